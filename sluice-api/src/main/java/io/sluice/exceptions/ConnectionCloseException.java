@@ -1,0 +1,17 @@
+package io.sluice.exceptions;
+
+import io.sluice.ErrorCode;
+
+/** CONNECTION_CLOSE (0x102): the peer is closing gracefully; no new streams are accepted. */
+public final class ConnectionCloseException extends SluiceException {
+  private static final long serialVersionUID = 1L;
+
+  public ConnectionCloseException(String message) {
+    super(ErrorCode.CONNECTION_CLOSE, message);
+  }
+
+  public ConnectionCloseException(String message, Throwable cause) {
+    super(ErrorCode.CONNECTION_CLOSE, message, cause);
+  }
+
+}

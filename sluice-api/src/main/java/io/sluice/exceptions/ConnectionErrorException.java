@@ -1,0 +1,17 @@
+package io.sluice.exceptions;
+
+import io.sluice.ErrorCode;
+
+/** CONNECTION_ERROR (0x101): the connection failed and is closed; every stream on it ends. */
+public final class ConnectionErrorException extends SluiceException {
+  private static final long serialVersionUID = 1L;
+
+  public ConnectionErrorException(String message) {
+    super(ErrorCode.CONNECTION_ERROR, message);
+  }
+
+  public ConnectionErrorException(String message, Throwable cause) {
+    super(ErrorCode.CONNECTION_ERROR, message, cause);
+  }
+
+}

@@ -1,0 +1,24 @@
+package io.sluice.exceptions;
+
+import io.sluice.ErrorCode;
+
+/**
+ * REJECTED (0x202): the request was not processed (no lease, too many streams, the connection is
+ * draining) and is safe to retry elsewhere.
+ */
+public final class RejectedException extends SluiceException {
+  private static final long serialVersionUID = 1L;
+
+  public RejectedException(String message) {
+    super(ErrorCode.REJECTED, message);
+  }
+
+  private RejectedException(String message, boolean stackless) {
+    super(ErrorCode.REJECTED, message, stackless);
+  }
+
+  /** A rejection without a stack trace, for paths a peer can trigger at will. */
+  public static RejectedException stackless(String message) {
+    return new RejectedException(message, true);
+  }
+}

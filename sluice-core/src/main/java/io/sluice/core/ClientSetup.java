@@ -1,0 +1,58 @@
+package io.sluice.core;
+
+import io.sluice.Message;
+import java.util.Objects;
+
+/**
+ * What a client puts in its SETUP frame besides the connection options: MIME types (opaque ASCII,
+ * at most 255 bytes each) and the setup payload, whose ownership passes to the connector.
+ */
+public final class ClientSetup {
+  /** rsocket-java's default MIME type. */
+  public static final String DEFAULT_MIME_TYPE = "application/binary";
+
+  private final String metadataMimeType;
+  private final String dataMimeType;
+  private final Message payload;
+
+  private ClientSetup(String metadataMimeType, String dataMimeType, Message payload) {
+    this.metadataMimeType = checkMime(metadataMimeType);
+    this.dataMimeType = checkMime(dataMimeType);
+    this.payload = payload;
+  }
+
+  public static ClientSetup defaults() {
+    return new ClientSetup(DEFAULT_MIME_TYPE, DEFAULT_MIME_TYPE, null);
+  }
+
+  /** @param payload the SETUP payload, or null for none; ownership passes to the connector */
+  public static ClientSetup of(String metadataMimeType, String dataMimeType, Message payload) {
+    return new ClientSetup(metadataMimeType, dataMimeType, payload);
+  }
+
+  public String metadataMimeType() {
+    return metadataMimeType;
+  }
+
+  public String dataMimeType() {
+    return dataMimeType;
+  }
+
+  /** The SETUP payload, or null. */
+  public Message payload() {
+    return payload;
+  }
+
+  private static String checkMime(String mime) {
+    Objects.requireNonNull(mime, "MIME type");
+    for (int i = 0; i < mime.length(); i++) {
+      if (mime.charAt(i) > 0x7F) {
+        throw new IllegalArgumentException("MIME type must be ASCII: " + mime);
+      }
+    }
+    if (mime.length() > 255) {
+      throw new IllegalArgumentException("MIME type longer than 255 bytes: " + mime);
+    }
+    return mime;
+  }
+}

@@ -1,0 +1,252 @@
+package io.sluice.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Protocol settings and resource limits of a connection. Immutable; build with {@link #builder()}.
+ * The defaults are meant to survive hostile peers without tuning: every buffer and table has a
+ * bound, and a peer that breaks one gets the RSocket error code for it and is cut off.
+ */
+public final class ConnectionOptions {
+  /** rsocket-java's smallest allowed MTU; smaller fragments would make little progress. */
+  public static final int MIN_MTU = 64;
+
+  private final Duration keepAliveInterval;
+  private final Duration keepAliveMaxLifetime;
+  private final int mtu;
+  private final int maxFrameSize;
+  private final int maxReassembledSize;
+  private final int maxActiveStreams;
+  private final int maxQueuedOutboundBytes;
+  private final Duration setupTimeout;
+  private final Duration drainTimeout;
+  private final int outboundWindow;
+  private final boolean lease;
+  private final int leaseTtlMillis;
+  private final int leaseRequests;
+
+  private ConnectionOptions(Builder b) {
+    this.keepAliveInterval = b.keepAliveInterval;
+    this.keepAliveMaxLifetime = b.keepAliveMaxLifetime;
+    this.mtu = b.mtu;
+    this.maxFrameSize = b.maxFrameSize;
+    this.maxReassembledSize = b.maxReassembledSize;
+    this.maxActiveStreams = b.maxActiveStreams;
+    this.maxQueuedOutboundBytes = b.maxQueuedOutboundBytes;
+    this.setupTimeout = b.setupTimeout;
+    this.drainTimeout = b.drainTimeout;
+    this.outboundWindow = b.outboundWindow;
+    this.lease = b.lease;
+    this.leaseTtlMillis = b.leaseTtlMillis;
+    this.leaseRequests = b.leaseRequests;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static ConnectionOptions defaults() {
+    return new Builder().build();
+  }
+
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Client: how often KEEPALIVE is sent. Server: unused (the client's SETUP decides). */
+  public Duration keepAliveInterval() {
+    return keepAliveInterval;
+  }
+
+  /** How long the peer may stay silent before the connection is closed. */
+  public Duration keepAliveMaxLifetime() {
+    return keepAliveMaxLifetime;
+  }
+
+  /** Largest outbound frame including its u24 length prefix; larger messages are fragmented. */
+  public int mtu() {
+    return mtu;
+  }
+
+  /** Largest inbound frame (without prefix); larger is a CONNECTION_ERROR. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** Largest inbound message rebuilt from fragments; larger fails the stream with INVALID. */
+  public int maxReassembledSize() {
+    return maxReassembledSize;
+  }
+
+  /** Most live streams per connection in each direction; more are REJECTED. */
+  public int maxActiveStreams() {
+    return maxActiveStreams;
+  }
+
+  /** Outbound bytes queued in the transport above which producers are paused and reads stop. */
+  public int maxQueuedOutboundBytes() {
+    return maxQueuedOutboundBytes;
+  }
+
+  /** Server: time allowed between accept and a valid SETUP. */
+  public Duration setupTimeout() {
+    return setupTimeout;
+  }
+
+  /** Graceful close: how long live streams may take to finish before the connection is cut. */
+  public Duration drainTimeout() {
+    return drainTimeout;
+  }
+
+  /**
+   * Most outbound messages a stream's producer is asked for at once, however much the peer
+   * requested: demand is a permission, never a reason to buffer.
+   */
+  public int outboundWindow() {
+    return outboundWindow;
+  }
+
+  /** Client: ask for leasing in SETUP. Server: accept clients that ask for it. */
+  public boolean lease() {
+    return lease;
+  }
+
+  /** Time-to-live of each LEASE this side grants. */
+  public int leaseTtlMillis() {
+    return leaseTtlMillis;
+  }
+
+  /** Requests allowed by each LEASE this side grants. */
+  public int leaseRequests() {
+    return leaseRequests;
+  }
+
+  /** Builder for {@link ConnectionOptions}; every setter checks its argument. */
+  public static final class Builder {
+    private Duration keepAliveInterval = Duration.ofSeconds(20);
+    private Duration keepAliveMaxLifetime = Duration.ofSeconds(90);
+    private int mtu = 64 * 1024;
+    private int maxFrameSize = 1024 * 1024;
+    private int maxReassembledSize = 16 * 1024 * 1024;
+    private int maxActiveStreams = 8192;
+    private int maxQueuedOutboundBytes = 4 * 1024 * 1024;
+    private Duration setupTimeout = Duration.ofSeconds(10);
+    private Duration drainTimeout = Duration.ofSeconds(30);
+    private int outboundWindow = 256;
+    private boolean lease;
+    private int leaseTtlMillis = 30_000;
+    private int leaseRequests = Integer.MAX_VALUE;
+
+    private Builder() {}
+
+    private Builder(ConnectionOptions o) {
+      keepAliveInterval = o.keepAliveInterval;
+      keepAliveMaxLifetime = o.keepAliveMaxLifetime;
+      mtu = o.mtu;
+      maxFrameSize = o.maxFrameSize;
+      maxReassembledSize = o.maxReassembledSize;
+      maxActiveStreams = o.maxActiveStreams;
+      maxQueuedOutboundBytes = o.maxQueuedOutboundBytes;
+      setupTimeout = o.setupTimeout;
+      drainTimeout = o.drainTimeout;
+      outboundWindow = o.outboundWindow;
+      lease = o.lease;
+      leaseTtlMillis = o.leaseTtlMillis;
+      leaseRequests = o.leaseRequests;
+    }
+
+    public Builder keepAlive(Duration interval, Duration maxLifetime) {
+      this.keepAliveInterval = positiveMillis(interval, "keepAlive interval");
+      this.keepAliveMaxLifetime = positiveMillis(maxLifetime, "keepAlive max lifetime");
+      return this;
+    }
+
+    /** 0 disables fragmentation; otherwise at least {@link #MIN_MTU} bytes. */
+    public Builder mtu(int mtu) {
+      if (mtu != 0 && mtu < MIN_MTU) {
+        throw new IllegalArgumentException("mtu must be 0 or at least " + MIN_MTU + ", got " + mtu);
+      }
+      if (mtu > 0xFFFFFF + 3) {
+        throw new IllegalArgumentException("mtu larger than the largest RSocket frame: " + mtu);
+      }
+      this.mtu = mtu;
+      return this;
+    }
+
+    public Builder maxFrameSize(int bytes) {
+      if (bytes < 64 || bytes > 0xFFFFFF) {
+        throw new IllegalArgumentException("maxFrameSize must be in [64, 16777215], got " + bytes);
+      }
+      this.maxFrameSize = bytes;
+      return this;
+    }
+
+    public Builder maxReassembledSize(int bytes) {
+      this.maxReassembledSize = positive(bytes, "maxReassembledSize");
+      return this;
+    }
+
+    public Builder maxActiveStreams(int streams) {
+      this.maxActiveStreams = positive(streams, "maxActiveStreams");
+      return this;
+    }
+
+    public Builder maxQueuedOutboundBytes(int bytes) {
+      this.maxQueuedOutboundBytes = positive(bytes, "maxQueuedOutboundBytes");
+      return this;
+    }
+
+    public Builder setupTimeout(Duration timeout) {
+      this.setupTimeout = positiveMillis(timeout, "setupTimeout");
+      return this;
+    }
+
+    public Builder drainTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "drainTimeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("drainTimeout must not be negative");
+      }
+      this.drainTimeout = timeout;
+      return this;
+    }
+
+    public Builder outboundWindow(int messages) {
+      this.outboundWindow = positive(messages, "outboundWindow");
+      return this;
+    }
+
+    public Builder lease(boolean lease) {
+      this.lease = lease;
+      return this;
+    }
+
+    public Builder leaseGrant(int ttlMillis, int requests) {
+      this.leaseTtlMillis = positive(ttlMillis, "lease ttl");
+      this.leaseRequests = positive(requests, "lease requests");
+      return this;
+    }
+
+    public ConnectionOptions build() {
+      if (keepAliveMaxLifetime.compareTo(keepAliveInterval) < 0) {
+        throw new IllegalArgumentException("keepAlive max lifetime is shorter than its interval");
+      }
+      return new ConnectionOptions(this);
+    }
+
+    private static int positive(int value, String what) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(what + " must be positive, got " + value);
+      }
+      return value;
+    }
+
+    private static Duration positiveMillis(Duration d, String what) {
+      Objects.requireNonNull(d, what);
+      if (d.toMillis() <= 0 || d.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(what + " must be in [1 ms, 2^31-1 ms], got " + d);
+      }
+      return d;
+    }
+  }
+}

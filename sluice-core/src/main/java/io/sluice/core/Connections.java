@@ -1,0 +1,72 @@
+package io.sluice.core;
+
+import io.sluice.Acceptor;
+import io.sluice.Requester;
+import io.sluice.Responder;
+import io.sluice.internal.SluiceConnection;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.ServerTransport;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The flavor-neutral way to open and serve RSocket connections; API flavors (reactor, futures, ...)
+ * wrap these two calls in their own builders.
+ */
+public final class Connections {
+  private Connections() {}
+
+  /**
+   * Connects a client. The future completes with the connection's requester once SETUP is sent (a
+   * client may send requests right after SETUP; a rejected SETUP then fails them and {@link
+   * Requester#onClose()}).
+   *
+   * @param setup MIME types and setup payload; ownership of the payload passes here
+   * @param responder makes the responder for the server's requests to this client
+   */
+  public static CompletableFuture<Requester> connect(
+      ClientTransport transport,
+      ConnectionOptions options,
+      ClientSetup setup,
+      Function<Requester, Responder> responder) {
+    Objects.requireNonNull(transport, "transport");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(setup, "setup");
+    Objects.requireNonNull(responder, "responder");
+    CompletableFuture<Requester> result = new CompletableFuture<>();
+    transport
+        .connect()
+        .whenComplete(
+            (t, error) -> {
+              if (error != null) {
+                if (setup.payload() != null) {
+                  setup.payload().release();
+                }
+                result.completeExceptionally(error);
+                return;
+              }
+              t.executor()
+                  .execute(
+                      () -> {
+                        try {
+                          result.complete(SluiceConnection.client(t, options, setup, responder));
+                        } catch (Throwable e) {
+                          t.close();
+                          result.completeExceptionally(e);
+                        }
+                      });
+            });
+    return result;
+  }
+
+  /** Serves connections: {@code acceptor} decides on each client's SETUP. */
+  public static CompletableFuture<ServerTransport.Bound> serve(
+      ServerTransport transport, ConnectionOptions options, Acceptor acceptor) {
+    Objects.requireNonNull(transport, "transport");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(acceptor, "acceptor");
+    return transport.bind((DuplexTransport t) -> SluiceConnection.server(t, options, acceptor));
+  }
+}

@@ -1,0 +1,1527 @@
+package io.sluice.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.Acceptor;
+import io.sluice.ErrorCode;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.Responder;
+import io.sluice.SetupInfo;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import io.sluice.exceptions.RejectedException;
+import io.sluice.exceptions.RejectedSetupException;
+import io.sluice.exceptions.SluiceException;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.FrameValidator;
+import io.sluice.internal.frame.Frames;
+import io.sluice.internal.frame.Setup;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * The RSocket protocol engine for one connection, both requester and responder (RSocket is
+ * symmetric).
+ *
+ * <p><b>Threads.</b> All state lives on the transport's event loop and is touched only there: no
+ * locks, no atomics on the per-message path. Calls from other threads are queued once in an MPSC
+ * queue and drained on the loop in order, batched (the shape of grpc-java's WriteQueue).
+ *
+ * <p><b>Writes.</b> Frames are encoded without flushing; one flush per inbound read batch or loop
+ * turn. On byte-stream transports, small frames are encoded back to back, each with its u24 length,
+ * into one pooled buffer per batch that goes to the transport as a single write; large payloads go
+ * as their own buffers without copying.
+ *
+ * <p><b>Memory.</b> Every table and buffer is bounded by {@link ConnectionOptions}: frame size,
+ * reassembled size, live streams, and queued outbound bytes (producers are asked for more only
+ * while the transport is writable, and reading stops while it is not).
+ */
+public final class SluiceConnection implements Requester, FrameReceiver {
+  private static final InternalLogger logger =
+      InternalLoggerFactory.getInstance(SluiceConnection.class);
+
+  static final int PAYLOAD_NEXT = Frames.FLAG_NEXT;
+  static final int PAYLOAD_COMPLETE = Frames.FLAG_COMPLETE;
+  static final int PAYLOAD_NEXT_COMPLETE = Frames.FLAG_NEXT | Frames.FLAG_COMPLETE;
+
+  /** Payloads up to this size are copied into the batch buffer; larger ones are written as is. */
+  private static final int COPY_THRESHOLD = 2048;
+
+  private static final int BATCH_SIZE = 64 * 1024;
+
+  private static final int AWAITING_SETUP = 0;
+  private static final int ESTABLISHED = 1;
+  private static final int DRAINING = 2;
+  private static final int CLOSED = 3;
+
+  final DuplexTransport transport;
+  final EventExecutor loop;
+  final ByteBufAllocator alloc;
+  final int outboundWindow;
+  private final ConnectionOptions options;
+  private final boolean client;
+  private final boolean prefixed;
+  private final int mtu;
+  private final Acceptor acceptor;
+  private Responder responder;
+
+  private int state;
+  private final IntObjectHashMap<StreamState> streams = new IntObjectHashMap<>();
+  private int activeRequesterStreams;
+  private int activeResponderStreams;
+  private int nextStreamId;
+
+  // Outbound batching.
+  private ByteBuf batch;
+  private boolean flushPending;
+  private boolean flushTaskScheduled;
+  private boolean inReadBatch;
+  private final Runnable flushTask = this::flushTaskRun;
+  private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
+
+  // Cross-thread commands.
+  private final Queue<Runnable> commands = PlatformDependent.newMpscQueue();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final Runnable drainTask = this::drainCommands;
+
+  // Keepalive.
+  private boolean heardFromPeer;
+  private long lastHeardNanos;
+  private long peerLifetimeNanos;
+  private ScheduledFuture<?> keepAliveTask;
+  private ScheduledFuture<?> setupTimeoutTask;
+  private ScheduledFuture<?> drainTimeoutTask;
+
+  // Lease: what the peer granted us (requester) and what we granted the peer (responder).
+  private boolean leaseEnabled;
+  private boolean leaseReceived;
+  private int leaseAllowed;
+  private long leaseExpiresNanos;
+  private int leaseGrantedLeft;
+  private long leaseGrantExpiresNanos;
+  private ScheduledFuture<?> leaseTask;
+
+  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  private Throwable closeCause;
+
+  private SluiceConnection(
+      DuplexTransport transport,
+      ConnectionOptions options,
+      boolean client,
+      Acceptor acceptor,
+      Responder responder) {
+    this.transport = transport;
+    this.loop = transport.executor();
+    this.alloc = transport.alloc();
+    this.options = options;
+    this.client = client;
+    this.prefixed = transport.framing() == DuplexTransport.Framing.LENGTH_PREFIXED;
+    this.mtu = options.mtu();
+    this.outboundWindow = options.outboundWindow();
+    this.acceptor = acceptor;
+    this.responder = responder;
+    this.nextStreamId = client ? 1 : 2;
+  }
+
+  /**
+   * Starts the client side of a connection: sends SETUP and is usable at once (RSocket lets a client
+   * send requests right after SETUP). Must be called on the transport's event loop.
+   *
+   * @param responderFactory makes the responder for the server's requests, given this requester
+   */
+  public static SluiceConnection client(
+      DuplexTransport transport,
+      ConnectionOptions options,
+      ClientSetup setup,
+      Function<Requester, Responder> responderFactory) {
+    SluiceConnection c = new SluiceConnection(transport, options, true, null, null);
+    c.responder = responderFactory.apply(c);
+    c.startClient(setup);
+    return c;
+  }
+
+  /** Starts the server side of a connection: waits for SETUP. Call on the event loop. */
+  public static SluiceConnection server(
+      DuplexTransport transport, ConnectionOptions options, Acceptor acceptor) {
+    SluiceConnection c = new SluiceConnection(transport, options, false, acceptor, null);
+    c.startServer();
+    return c;
+  }
+
+  // ===========================================================================================
+  // Lifecycle
+  // ===========================================================================================
+
+  private void startClient(ClientSetup setup) {
+    state = ESTABLISHED;
+    transport.start(this);
+    leaseEnabled = options.lease();
+    Message payload = setup.payload();
+    try {
+      ByteBuf metadata = payload != null && payload.hasMetadata() ? payload.metadata() : null;
+      ByteBuf data = payload != null ? payload.data() : Unpooled.EMPTY_BUFFER;
+      int size =
+          Setup.MIN_SIZE
+              + setup.metadataMimeType().length()
+              + setup.dataMimeType().length()
+              + Frames.payloadSize(metadata, data);
+      ByteBuf out = beginFrame(size);
+      Setup.write(
+          out,
+          options.lease(),
+          (int) options.keepAliveInterval().toMillis(),
+          (int) options.keepAliveMaxLifetime().toMillis(),
+          null,
+          setup.metadataMimeType(),
+          setup.dataMimeType(),
+          metadata,
+          data);
+      endFrame(out);
+    } finally {
+      if (payload != null) {
+        payload.release();
+      }
+    }
+    peerLifetimeNanos = options.keepAliveMaxLifetime().toNanos();
+    startKeepAlive(options.keepAliveInterval().toMillis(), true);
+    if (leaseEnabled) {
+      startLeaseGrants();
+    }
+    flushNow();
+  }
+
+  private void startServer() {
+    state = AWAITING_SETUP;
+    transport.start(this);
+    long timeout = options.setupTimeout().toMillis();
+    setupTimeoutTask =
+        loop.schedule(
+            () -> {
+              if (state == AWAITING_SETUP) {
+                connectionError(
+                    ErrorCode.INVALID_SETUP, "no SETUP within " + timeout + " ms", null);
+              }
+            },
+            timeout,
+            TimeUnit.MILLISECONDS);
+  }
+
+  private void startKeepAlive(long intervalMillis, boolean sendKeepAlives) {
+    lastHeardNanos = System.nanoTime();
+    keepAliveTask =
+        loop.scheduleAtFixedRate(
+            () -> keepAliveTick(sendKeepAlives),
+            intervalMillis,
+            intervalMillis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  private void keepAliveTick(boolean sendKeepAlive) {
+    if (state == CLOSED) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (heardFromPeer) {
+      heardFromPeer = false;
+      lastHeardNanos = now;
+    } else if (now - lastHeardNanos > peerLifetimeNanos) {
+      connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "no frame from the peer for "
+              + TimeUnit.NANOSECONDS.toMillis(now - lastHeardNanos)
+              + " ms (keepalive max lifetime)",
+          null);
+      return;
+    }
+    if (sendKeepAlive) {
+      ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8);
+      Frames.writeKeepAlive(out, true, 0, null);
+      endFrame(out);
+      flushNow();
+    }
+  }
+
+  private void startLeaseGrants() {
+    grantLease();
+    long period = Math.max(1, options.leaseTtlMillis() / 2);
+    leaseTask = loop.scheduleAtFixedRate(this::grantLease, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  private void grantLease() {
+    if (state == CLOSED) {
+      return;
+    }
+    leaseGrantedLeft = options.leaseRequests();
+    leaseGrantExpiresNanos =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.leaseTtlMillis());
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8);
+    Frames.writeLease(out, options.leaseTtlMillis(), options.leaseRequests(), null);
+    endFrame(out);
+    requestFlush();
+  }
+
+  @Override
+  public boolean isOpen() {
+    return state == ESTABLISHED || state == AWAITING_SETUP;
+  }
+
+  @Override
+  public void close() {
+    enqueueOrRun(this::doGracefulClose);
+  }
+
+  @Override
+  public void dispose() {
+    enqueueOrRun(() -> closeNow(new ConnectionErrorException("connection disposed")));
+  }
+
+  @Override
+  public CompletableFuture<Void> onClose() {
+    return closeFuture;
+  }
+
+  private void doGracefulClose() {
+    if (state == CLOSED || state == DRAINING) {
+      return;
+    }
+    if (state == AWAITING_SETUP) {
+      closeNow(null);
+      return;
+    }
+    sendError(0, ErrorCode.CONNECTION_CLOSE, "graceful close");
+    flushNow();
+    startDraining();
+  }
+
+  private void startDraining() {
+    state = DRAINING;
+    if (streams.isEmpty()) {
+      closeNow(null);
+      return;
+    }
+    long millis = options.drainTimeout().toMillis();
+    drainTimeoutTask =
+        loop.schedule(
+            () ->
+                closeNow(
+                    new ConnectionCloseException(
+                        "streams still live after the " + millis + " ms drain timeout")),
+            millis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** Sends ERROR on stream 0 and closes at once. */
+  void connectionError(int code, String message, Throwable cause) {
+    if (state == CLOSED) {
+      return;
+    }
+    sendError(0, code, message);
+    flushNow();
+    SluiceException local = SluiceException.from(code, message);
+    if (cause != null) {
+      local.initCause(cause);
+    }
+    closeNow(local);
+  }
+
+  /** Terminates every stream with {@code cause} (null: clean close) and closes the transport. */
+  private void closeNow(Throwable cause) {
+    if (state == CLOSED) {
+      return;
+    }
+    state = CLOSED;
+    closeCause = cause;
+    cancelTimers();
+    flushNow();
+    transport.close();
+    failAllStreams(cause != null ? cause : new ConnectionCloseException("connection closed"));
+  }
+
+  private void failAllStreams(Throwable cause) {
+    if (streams.isEmpty()) {
+      return;
+    }
+    List<StreamState> live = new ArrayList<>(streams.values());
+    for (StreamState s : live) {
+      boolean notify = !s.terminated;
+      s.terminate();
+      if (notify) {
+        notifyError(s, cause);
+      }
+    }
+  }
+
+  private void cancelTimers() {
+    cancel(keepAliveTask);
+    cancel(setupTimeoutTask);
+    cancel(drainTimeoutTask);
+    cancel(leaseTask);
+  }
+
+  private static void cancel(ScheduledFuture<?> f) {
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  @Override
+  public void onClosed() {
+    if (state != CLOSED) {
+      state = CLOSED;
+      cancelTimers();
+      failAllStreams(new ConnectionErrorException("connection closed by the peer"));
+    }
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
+    Runnable r;
+    while ((r = commands.poll()) != null) {
+      runCommand(r);
+    }
+    blocked.clear();
+    try {
+      if (responder != null) {
+        responder.onClose(closeCause);
+      }
+    } catch (Throwable t) {
+      logger.warn("Responder.onClose threw", t);
+    }
+    if (closeCause == null || closeCause instanceof ConnectionCloseException) {
+      closeFuture.complete(null);
+    } else {
+      closeFuture.completeExceptionally(closeCause);
+    }
+  }
+
+  // ===========================================================================================
+  // Cross-thread hand-off
+  // ===========================================================================================
+
+  /** True if the caller may act directly: on the loop with no queued command ahead of it. */
+  boolean inLoopInOrder() {
+    return loop.inEventLoop() && commands.isEmpty();
+  }
+
+  void enqueue(Runnable command) {
+    commands.offer(command);
+    if (drainScheduled.compareAndSet(false, true)) {
+      loop.execute(drainTask);
+    }
+  }
+
+  private void enqueueOrRun(Runnable command) {
+    if (inLoopInOrder()) {
+      command.run();
+    } else {
+      enqueue(command);
+    }
+  }
+
+  private void drainCommands() {
+    for (; ; ) {
+      Runnable r;
+      while ((r = commands.poll()) != null) {
+        runCommand(r);
+      }
+      drainScheduled.set(false);
+      if (commands.isEmpty() || !drainScheduled.compareAndSet(false, true)) {
+        break;
+      }
+    }
+    flushNow();
+  }
+
+  private static void runCommand(Runnable r) {
+    try {
+      r.run();
+    } catch (Throwable t) {
+      logger.warn("Unexpected failure of a queued stream operation", t);
+    }
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  @Override
+  public Executor executor() {
+    return loop;
+  }
+
+  // ===========================================================================================
+  // Requester
+  // ===========================================================================================
+
+  @Override
+  public void fireAndForget(Message request, StreamListener listener) {
+    enqueueOrRun(
+        () -> {
+          Throwable refused = refuseRequest();
+          if (refused != null) {
+            request.release();
+            safeError(listener, refused);
+            return;
+          }
+          int id = allocateStreamId();
+          sendPayload(id, FrameType.REQUEST_FNF, 0, 0, request);
+          safeComplete(listener);
+        });
+  }
+
+  @Override
+  public void metadataPush(Message metadata, StreamListener listener) {
+    enqueueOrRun(
+        () -> {
+          if (state != ESTABLISHED) {
+            metadata.release();
+            safeError(listener, closedException());
+            return;
+          }
+          try {
+            ByteBuf md = metadata.metadata();
+            ByteBuf out = beginFrame(Frames.HEADER_SIZE + md.readableBytes());
+            Frames.writeMetadataPush(out, md);
+            endFrame(out);
+          } finally {
+            metadata.release();
+          }
+          safeComplete(listener);
+        });
+  }
+
+  @Override
+  public StreamHandle requestResponse(Message request, StreamListener listener) {
+    StreamState s = new StreamState(this, FrameType.REQUEST_RESPONSE, true, listener);
+    enqueueOrRun(() -> startRequest(s, request, 1, false));
+    return s;
+  }
+
+  @Override
+  public StreamHandle requestStream(Message request, long initialRequest, StreamListener listener) {
+    StreamState s = new StreamState(this, FrameType.REQUEST_STREAM, true, listener);
+    enqueueOrRun(() -> startRequest(s, request, initialRequest, false));
+    return s;
+  }
+
+  @Override
+  public StreamHandle requestChannel(
+      Message first, boolean complete, long initialRequest, StreamListener listener) {
+    StreamState s = new StreamState(this, FrameType.REQUEST_CHANNEL, true, listener);
+    enqueueOrRun(() -> startRequest(s, first, initialRequest, complete));
+    return s;
+  }
+
+  private void startRequest(StreamState s, Message request, long initialRequest, boolean complete) {
+    if (s.terminated) { // canceled before it started
+      request.release();
+      return;
+    }
+    if (initialRequest <= 0) {
+      request.release();
+      s.terminated = true;
+      notifyError(
+          s, new IllegalArgumentException("initial request must be positive: " + initialRequest));
+      return;
+    }
+    Throwable refused = refuseRequest();
+    if (refused == null && activeRequesterStreams >= options.maxActiveStreams()) {
+      refused =
+          RejectedException.stackless(
+              "too many live requests on this connection (" + options.maxActiveStreams() + ")");
+    }
+    if (refused != null) {
+      request.release();
+      s.terminated = true;
+      notifyError(s, refused);
+      return;
+    }
+    s.id = allocateStreamId();
+    register(s);
+    int n;
+    if (initialRequest >= Integer.MAX_VALUE) {
+      s.inboundCredit = StreamState.UNBOUNDED;
+      s.inboundUnboundedSent = true;
+      n = Integer.MAX_VALUE;
+    } else {
+      s.inboundCredit = initialRequest;
+      n = (int) initialRequest;
+    }
+    int flags = 0;
+    if (s.kind == FrameType.REQUEST_CHANNEL && complete) {
+      flags |= Frames.FLAG_COMPLETE;
+      s.outboundDone = true;
+    }
+    sendPayload(s.id, s.kind, flags, n, request);
+    if (s.kind != FrameType.REQUEST_CHANNEL) {
+      s.outboundDone = true;
+    }
+  }
+
+  /** Why a new request cannot start now, or null if it can. */
+  private Throwable refuseRequest() {
+    if (state == DRAINING) {
+      return new ConnectionCloseException("connection is closing; no new requests");
+    }
+    if (state != ESTABLISHED) {
+      return closedException();
+    }
+    if (leaseEnabled) {
+      if (!leaseReceived) {
+        return RejectedException.stackless("no lease received from the peer yet");
+      }
+      if (leaseAllowed <= 0 || System.nanoTime() - leaseExpiresNanos > 0) {
+        return RejectedException.stackless("lease exhausted or expired");
+      }
+      leaseAllowed--;
+    }
+    return null;
+  }
+
+  private Throwable closedException() {
+    return closeCause != null
+        ? new ConnectionErrorException("connection closed: " + Errors.message(closeCause))
+        : new ConnectionErrorException("connection closed");
+  }
+
+  private int allocateStreamId() {
+    // Ids step by 2 from 1 (client) or 2 (server); past 2^31-1 they wrap, skipping live ids.
+    for (; ; ) {
+      int id = nextStreamId;
+      nextStreamId += 2;
+      if (nextStreamId <= 0) {
+        nextStreamId = client ? 1 : 2;
+      }
+      if (!streams.containsKey(id)) {
+        return id;
+      }
+    }
+  }
+
+  private void register(StreamState s) {
+    streams.put(s.id, s);
+    s.registered = true;
+    if (s.requester) {
+      activeRequesterStreams++;
+    } else {
+      activeResponderStreams++;
+    }
+  }
+
+  void unregister(StreamState s) {
+    if (!s.registered) {
+      return;
+    }
+    s.registered = false;
+    streams.remove(s.id);
+    if (s.requester) {
+      activeRequesterStreams--;
+    } else {
+      activeResponderStreams--;
+    }
+    if (state == DRAINING && streams.isEmpty()) {
+      closeNow(null);
+    }
+  }
+
+  void block(StreamState s) {
+    if (!s.blocked) {
+      s.blocked = true;
+      blocked.add(s);
+    }
+  }
+
+  // ===========================================================================================
+  // Inbound
+  // ===========================================================================================
+
+  @Override
+  public int maxFrameSize() {
+    return options.maxFrameSize();
+  }
+
+  @Override
+  public int maxQueuedOutboundBytes() {
+    return options.maxQueuedOutboundBytes();
+  }
+
+  @Override
+  public void onReadComplete() {
+    inReadBatch = false;
+    flushNow();
+  }
+
+  @Override
+  public void onWritabilityChanged(boolean writable) {
+    if (state == CLOSED) {
+      return;
+    }
+    // While we cannot write, we stop reading: a peer that floods requests and never reads the
+    // answers is paused instead of growing our outbound buffer.
+    transport.setReadEnabled(writable);
+    if (!writable) {
+      return;
+    }
+    int n = blocked.size();
+    for (int i = 0; i < n && transport.isWritable(); i++) {
+      StreamState s = blocked.poll();
+      s.blocked = false;
+      s.pump();
+    }
+    requestFlush();
+  }
+
+  @Override
+  public void onTransportError(Throwable cause) {
+    connectionError(ErrorCode.CONNECTION_ERROR, Errors.message(cause), cause);
+  }
+
+  @Override
+  public void onFrame(ByteBuf frame) {
+    if (state == CLOSED) {
+      return;
+    }
+    inReadBatch = true;
+    heardFromPeer = true;
+    try {
+      String malformed = FrameValidator.validate(frame);
+      if (malformed != null) {
+        if (malformed == FrameValidator.UNKNOWN_TYPE
+            && frame.readableBytes() >= Frames.HEADER_SIZE
+            && Frames.hasFlag(frame, Frames.FLAG_IGNORE)) {
+          return; // unknown type the peer says we may ignore
+        }
+        connectionError(ErrorCode.CONNECTION_ERROR, "malformed frame: " + malformed, null);
+        return;
+      }
+      if (state == AWAITING_SETUP) {
+        onSetupPhaseFrame(frame);
+        return;
+      }
+      int streamId = Frames.streamId(frame);
+      if (streamId == 0) {
+        onConnectionFrame(frame);
+      } else {
+        onStreamFrame(streamId, frame);
+      }
+    } catch (Throwable t) {
+      // Nothing a peer sends may escape the connection: a bug here becomes a connection error.
+      logger.warn("Unexpected failure handling {}", Frames.describe(frame), t);
+      connectionError(ErrorCode.CONNECTION_ERROR, "internal error", t);
+    }
+  }
+
+  // ---- setup ------------------------------------------------------------------------------
+
+  private void onSetupPhaseFrame(ByteBuf frame) {
+    int type = Frames.type(frame);
+    if (Frames.streamId(frame) != 0 || (type != FrameType.SETUP && type != FrameType.RESUME)) {
+      connectionError(
+          ErrorCode.INVALID_SETUP,
+          "first frame must be SETUP or RESUME on stream 0, got " + Frames.describe(frame),
+          null);
+      return;
+    }
+    if (type == FrameType.RESUME) {
+      connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
+      return;
+    }
+    if (Setup.majorVersion(frame) != Frames.MAJOR_VERSION) {
+      connectionError(
+          ErrorCode.UNSUPPORTED_SETUP,
+          "unsupported version " + Setup.majorVersion(frame) + "." + Setup.minorVersion(frame),
+          null);
+      return;
+    }
+    int keepAlive = Setup.keepAliveInterval(frame);
+    int lifetime = Setup.maxLifetime(frame);
+    if (keepAlive <= 0 || lifetime <= 0) {
+      connectionError(
+          ErrorCode.INVALID_SETUP,
+          "keepalive interval and max lifetime must be positive, got "
+              + keepAlive
+              + " and "
+              + lifetime,
+          null);
+      return;
+    }
+    if (Setup.resumeRequested(frame)) {
+      connectionError(ErrorCode.REJECTED_SETUP, "resumption is not supported", null);
+      return;
+    }
+    cancel(setupTimeoutTask);
+    ByteBuf md = Frames.metadata(frame);
+    Message payload =
+        Message.of(
+            md == null ? null : md.retain(), Frames.data(frame).retain());
+    SetupView view = new SetupView(frame, payload);
+    Responder accepted;
+    try {
+      accepted = acceptor.accept(view, this);
+      if (accepted == null) {
+        throw new RejectedSetupException("acceptor returned no responder");
+      }
+    } catch (Throwable t) {
+      int code = ErrorCode.REJECTED_SETUP;
+      if (t instanceof SluiceException
+          && ((SluiceException) t).errorCode() >= ErrorCode.INVALID_SETUP
+          && ((SluiceException) t).errorCode() <= ErrorCode.REJECTED_SETUP) {
+        code = ((SluiceException) t).errorCode();
+      }
+      connectionError(code, Errors.message(t), null);
+      return;
+    } finally {
+      payload.release();
+    }
+    responder = accepted;
+    state = ESTABLISHED;
+    peerLifetimeNanos = TimeUnit.MILLISECONDS.toNanos(lifetime);
+    // The server does not send keepalives (rsocket-java#1128), it only checks the client's.
+    startKeepAlive(keepAlive, false);
+    if (Setup.leaseRequested(frame)) {
+      leaseEnabled = true;
+      startLeaseGrants();
+    }
+  }
+
+  private static final class SetupView implements SetupInfo {
+    private final int major;
+    private final int minor;
+    private final int keepAlive;
+    private final int lifetime;
+    private final String metadataMime;
+    private final String dataMime;
+    private final boolean lease;
+    private final Message payload;
+
+    SetupView(ByteBuf frame, Message payload) {
+      major = Setup.majorVersion(frame);
+      minor = Setup.minorVersion(frame);
+      keepAlive = Setup.keepAliveInterval(frame);
+      lifetime = Setup.maxLifetime(frame);
+      metadataMime = Setup.metadataMimeType(frame);
+      dataMime = Setup.dataMimeType(frame);
+      lease = Setup.leaseRequested(frame);
+      this.payload = payload;
+    }
+
+    @Override
+    public int majorVersion() {
+      return major;
+    }
+
+    @Override
+    public int minorVersion() {
+      return minor;
+    }
+
+    @Override
+    public int keepAliveIntervalMillis() {
+      return keepAlive;
+    }
+
+    @Override
+    public int keepAliveMaxLifetimeMillis() {
+      return lifetime;
+    }
+
+    @Override
+    public String metadataMimeType() {
+      return metadataMime;
+    }
+
+    @Override
+    public String dataMimeType() {
+      return dataMime;
+    }
+
+    @Override
+    public boolean leaseRequested() {
+      return lease;
+    }
+
+    @Override
+    public Message payload() {
+      return payload;
+    }
+  }
+
+  // ---- stream 0 ---------------------------------------------------------------------------
+
+  private void onConnectionFrame(ByteBuf frame) {
+    int type = Frames.type(frame);
+    switch (type) {
+      case FrameType.KEEPALIVE:
+        if (Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
+          ByteBuf data = Frames.keepAliveData(frame);
+          ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8 + data.readableBytes());
+          Frames.writeKeepAlive(out, false, 0, data);
+          endFrame(out);
+        }
+        return;
+      case FrameType.ERROR:
+        onConnectionErrorFrame(frame);
+        return;
+      case FrameType.METADATA_PUSH:
+        {
+          ByteBuf md = Frames.metadata(frame);
+          Message m = Message.of(md == null ? Unpooled.EMPTY_BUFFER : md.retain(), Unpooled.EMPTY_BUFFER);
+          try {
+            responder.metadataPush(m);
+          } catch (Throwable t) {
+            logger.warn("Responder.metadataPush threw", t);
+          }
+          return;
+        }
+      case FrameType.LEASE:
+        if (leaseEnabled) {
+          leaseReceived = true;
+          leaseAllowed = Frames.leaseRequests(frame);
+          leaseExpiresNanos =
+              System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Frames.leaseTtl(frame));
+        }
+        return;
+      case FrameType.SETUP: // a second SETUP (server) or any SETUP (client) is ignored
+      case FrameType.RESUME_OK:
+      case FrameType.EXT:
+      case FrameType.CANCEL: // CANCEL, PAYLOAD and REQUEST_N on stream 0 are ignored (spec)
+      case FrameType.PAYLOAD:
+      case FrameType.REQUEST_N:
+        return;
+      case FrameType.RESUME:
+        connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
+        return;
+      default:
+        connectionError(
+            ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is not valid on stream 0", null);
+    }
+  }
+
+  private void onConnectionErrorFrame(ByteBuf frame) {
+    int code = Frames.errorCode(frame);
+    String message = Frames.errorMessage(frame);
+    if (code == ErrorCode.CONNECTION_CLOSE) {
+      if (state == ESTABLISHED) {
+        startDraining();
+      }
+      return;
+    }
+    if (!client && code >= ErrorCode.INVALID_SETUP && code <= ErrorCode.REJECTED_RESUME) {
+      return; // a server ignores setup-class errors (spec)
+    }
+    closeNow(SluiceException.from(code, message));
+  }
+
+  // ---- streams ------------------------------------------------------------------------------
+
+  private void onStreamFrame(int streamId, ByteBuf frame) {
+    int type = Frames.type(frame);
+    if (FrameType.isConnectionScoped(type)) {
+      if (type == FrameType.METADATA_PUSH) {
+        return; // METADATA_PUSH on a stream is ignored (spec)
+      }
+      connectionError(
+          ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is only valid on stream 0", null);
+      return;
+    }
+    StreamState s = streams.get(streamId);
+    if (s == null) {
+      if (FrameType.isRequest(type)) {
+        onNewRequest(streamId, type, frame);
+      }
+      // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec).
+      return;
+    }
+    switch (type) {
+      case FrameType.PAYLOAD:
+        onPayload(s, frame);
+        return;
+      case FrameType.REQUEST_N:
+        {
+          int n = Frames.requestN(frame);
+          if (n <= 0) {
+            streamViolation(s, "REQUEST_N must be positive");
+            return;
+          }
+          if (!s.requester || s.kind == FrameType.REQUEST_CHANNEL) {
+            s.onPeerRequest(n);
+          }
+          return;
+        }
+      case FrameType.CANCEL:
+        onCancelFrame(s);
+        return;
+      case FrameType.ERROR:
+        {
+          int code = Frames.errorCode(frame);
+          SluiceException e = SluiceException.from(code, Frames.errorMessage(frame));
+          boolean notify = !s.terminated;
+          s.terminate();
+          if (notify) {
+            notifyError(s, e);
+          }
+          return;
+        }
+      case FrameType.REQUEST_RESPONSE:
+      case FrameType.REQUEST_FNF:
+      case FrameType.REQUEST_STREAM:
+      case FrameType.REQUEST_CHANNEL:
+        return; // a request on an id in use is ignored (spec)
+      default:
+        return; // EXT
+    }
+  }
+
+  private void onCancelFrame(StreamState s) {
+    if (s.requester) {
+      // Only a channel requester has an outbound half the responder can cancel.
+      if (s.kind == FrameType.REQUEST_CHANNEL && !s.outboundDone) {
+        s.outboundDone = true;
+        notifyCancel(s);
+        if (s.inboundDone) {
+          s.terminate();
+        }
+      }
+      return;
+    }
+    boolean notify = !s.terminated;
+    s.terminate();
+    if (notify) {
+      notifyCancel(s);
+    }
+  }
+
+  private void onNewRequest(int streamId, int type, ByteBuf frame) {
+    boolean peerParity = client ? (streamId & 1) == 0 : (streamId & 1) == 1;
+    if (!peerParity) {
+      connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "request on stream " + streamId + " which has this side's parity",
+          null);
+      return;
+    }
+    if (state == DRAINING) {
+      if (type != FrameType.REQUEST_FNF) {
+        sendError(streamId, ErrorCode.REJECTED, "connection is closing");
+      }
+      return;
+    }
+    if (leaseEnabled) { // we granted leases: a request beyond them is REJECTED unprocessed
+      if (leaseGrantedLeft <= 0 || System.nanoTime() - leaseGrantExpiresNanos > 0) {
+        if (type != FrameType.REQUEST_FNF) {
+          sendError(streamId, ErrorCode.REJECTED, "no lease");
+        }
+        return;
+      }
+      leaseGrantedLeft--;
+    }
+    // FOLLOWS together with COMPLETE: FOLLOWS is ignored (spec).
+    boolean follows =
+        Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
+    if (type == FrameType.REQUEST_FNF && !follows) {
+      deliverFireAndForget(messageOf(frame));
+      return;
+    }
+    if (activeResponderStreams >= options.maxActiveStreams()) {
+      if (type != FrameType.REQUEST_FNF) {
+        sendError(
+            streamId,
+            ErrorCode.REJECTED,
+            "too many live streams (" + options.maxActiveStreams() + ")");
+      }
+      return;
+    }
+    int initialN = 0;
+    if (type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL) {
+      initialN = Frames.initialRequestN(frame);
+      if (initialN <= 0) {
+        sendError(streamId, ErrorCode.INVALID, "initial request N must be positive");
+        return;
+      }
+    }
+    int kind = type == FrameType.REQUEST_FNF ? FrameType.REQUEST_RESPONSE : type;
+    StreamState s = new StreamState(this, kind, false, null);
+    s.id = streamId;
+    register(s);
+    if (follows) {
+      s.startFragments(alloc, type, Frames.flags(frame), initialN);
+      appendFragmentOrFail(s, frame);
+      return;
+    }
+    startResponder(s, type, Frames.flags(frame), initialN, messageOf(frame));
+  }
+
+  private void deliverFireAndForget(Message m) {
+    try {
+      responder.fireAndForget(m);
+    } catch (Throwable t) {
+      logger.warn("Responder.fireAndForget threw", t);
+    }
+  }
+
+  private void startResponder(StreamState s, int type, int flags, int initialN, Message request) {
+    if (type == FrameType.REQUEST_FNF) {
+      s.terminate();
+      deliverFireAndForget(request);
+      return;
+    }
+    StreamListener l;
+    try {
+      switch (type) {
+        case FrameType.REQUEST_RESPONSE:
+          l = responder.requestResponse(request, s);
+          break;
+        case FrameType.REQUEST_STREAM:
+          l = responder.requestStream(request, s);
+          break;
+        default:
+          boolean complete = (flags & Frames.FLAG_COMPLETE) != 0;
+          if (complete) {
+            s.inboundDone = true;
+          }
+          l = responder.requestChannel(request, complete, s);
+          break;
+      }
+    } catch (Throwable t) {
+      s.listener = null;
+      s.doError(t);
+      return;
+    }
+    if (l == null) {
+      s.doError(new IllegalStateException("responder returned no StreamListener"));
+      return;
+    }
+    s.listener = l;
+    if (s.terminated) {
+      return;
+    }
+    s.onPeerRequest(type == FrameType.REQUEST_RESPONSE ? 1 : initialN);
+  }
+
+  private void onPayload(StreamState s, ByteBuf frame) {
+    int flags = Frames.flags(frame);
+    if (s.reassembling()) {
+      if (!appendFragmentOrFail(s, frame)) {
+        return;
+      }
+      if ((flags & Frames.FLAG_FOLLOWS) != 0 && (flags & Frames.FLAG_COMPLETE) == 0) {
+        return;
+      }
+      int completeFlag = flags & Frames.FLAG_COMPLETE;
+      int firstType = s.fragType;
+      int firstFlags = s.fragFlags;
+      Message m = s.takeFragments();
+      if (firstType != FrameType.PAYLOAD && !s.requester && s.listener == null) {
+        startResponder(s, firstType, firstFlags | completeFlag, s.fragInitialN, m);
+        return;
+      }
+      deliverPayload(s, Frames.FLAG_NEXT | completeFlag, m);
+      return;
+    }
+    if ((flags & Frames.FLAG_FOLLOWS) != 0 && (flags & Frames.FLAG_COMPLETE) == 0) {
+      s.startFragments(alloc, FrameType.PAYLOAD, flags, 0);
+      appendFragmentOrFail(s, frame);
+      return;
+    }
+    boolean next = (flags & Frames.FLAG_NEXT) != 0;
+    deliverPayload(s, flags, next ? messageOf(frame) : null);
+  }
+
+  private boolean appendFragmentOrFail(StreamState s, ByteBuf frame) {
+    ByteBuf metadata = Frames.metadata(frame);
+    ByteBuf data = Frames.data(frame);
+    boolean follows =
+        Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
+    if (follows && data.readableBytes() == 0 && (metadata == null || !metadata.isReadable())) {
+      streamViolation(s, "empty fragment");
+      return false;
+    }
+    if (!s.appendFragment(alloc, metadata, data, options.maxReassembledSize())) {
+      streamViolation(
+          s, "fragmented message larger than " + options.maxReassembledSize() + " bytes");
+      return false;
+    }
+    return true;
+  }
+
+  /** Delivers an inbound PAYLOAD's signals; {@code m} is null when there is no N flag. */
+  private void deliverPayload(StreamState s, int flags, Message m) {
+    boolean next = (flags & Frames.FLAG_NEXT) != 0;
+    boolean complete = (flags & Frames.FLAG_COMPLETE) != 0;
+    if (s.inboundDone || s.terminated || (!s.requester && s.kind != FrameType.REQUEST_CHANNEL)) {
+      if (m != null) {
+        m.release(); // no inbound half here (or it ended): ignore
+      }
+      return;
+    }
+    if (!next && !complete) {
+      streamViolation(s, "PAYLOAD with neither NEXT nor COMPLETE");
+      return;
+    }
+    if (next) {
+      if (s.kind == FrameType.REQUEST_RESPONSE) {
+        // Any PAYLOAD answering a request-response completes it (spec).
+        s.terminate();
+        notifyNext(s, m);
+        notifyComplete(s);
+        return;
+      }
+      if (s.inboundCredit != StreamState.UNBOUNDED) {
+        if (s.inboundCredit <= 0) {
+          m.release();
+          streamViolation(s, "peer sent more messages than it was granted");
+          return;
+        }
+        s.inboundCredit--;
+      }
+      notifyNext(s, m);
+    }
+    if (complete && !s.terminated) {
+      s.inboundDone = true;
+      if (s.outboundDone) {
+        s.terminate();
+      }
+      notifyComplete(s);
+    }
+  }
+
+  /** The peer broke a stream-level rule: end the stream, tell both sides. */
+  private void streamViolation(StreamState s, String what) {
+    boolean notify = !s.terminated && s.listener != null;
+    if (s.requester) {
+      sendCancel(s.id);
+    } else {
+      sendError(s.id, ErrorCode.INVALID, what);
+    }
+    s.terminate();
+    if (notify) {
+      notifyError(s, StreamState.invalid(what));
+    }
+  }
+
+  private Message messageOf(ByteBuf frame) {
+    ByteBuf md = Frames.metadata(frame);
+    ByteBuf data = Frames.data(frame);
+    return Message.of(md == null ? null : md.retain(), data.retain());
+  }
+
+  // ---- listener calls: a throwing listener fails its stream, never the connection ---------------
+
+  void notifyNext(StreamState s, Message m) {
+    try {
+      s.listener.onNext(m);
+    } catch (Throwable t) {
+      listenerFailed(s, t);
+    }
+  }
+
+  void notifyComplete(StreamState s) {
+    try {
+      s.listener.onComplete();
+    } catch (Throwable t) {
+      listenerFailed(s, t);
+    }
+  }
+
+  void notifyError(StreamState s, Throwable cause) {
+    if (s.listener == null) {
+      return;
+    }
+    try {
+      s.listener.onError(cause);
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onError threw", t);
+    }
+  }
+
+  void notifyRequest(StreamState s, long n) {
+    try {
+      s.listener.onRequest(n);
+    } catch (Throwable t) {
+      listenerFailed(s, t);
+    }
+  }
+
+  void notifyCancel(StreamState s) {
+    if (s.listener == null) {
+      return;
+    }
+    try {
+      s.listener.onCancel();
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onCancel threw", t);
+    }
+  }
+
+  private void listenerFailed(StreamState s, Throwable t) {
+    logger.debug("StreamListener threw; failing {}", s, t);
+    if (!s.terminated) {
+      s.failLocally(t);
+    }
+  }
+
+  private static void safeComplete(StreamListener l) {
+    try {
+      l.onComplete();
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onComplete threw", t);
+    }
+  }
+
+  private static void safeError(StreamListener l, Throwable cause) {
+    try {
+      l.onError(cause);
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onError threw", t);
+    }
+  }
+
+  // ===========================================================================================
+  // Outbound
+  // ===========================================================================================
+
+  /**
+   * Writes a request or PAYLOAD frame carrying {@code message} (null: no payload, for PAYLOAD C),
+   * fragmenting it above the MTU. Takes ownership of {@code message}.
+   */
+  void sendPayload(int streamId, int type, int flags, int initialN, Message message) {
+    if (state == CLOSED) {
+      if (message != null) {
+        message.release();
+      }
+      return;
+    }
+    ByteBuf metadata = message != null && message.hasMetadata() ? message.metadata() : null;
+    ByteBuf data = message != null ? message.data() : null;
+    int headerSize = Frames.requestHeaderSize(type);
+    int payloadSize = Frames.payloadSize(metadata, data);
+    int frameSize = headerSize + payloadSize;
+    if (metadata != null) {
+      flags |= Frames.FLAG_METADATA;
+    }
+    int limit = mtu > 0 ? mtu - 3 : Frames.MAX_FRAME_SIZE;
+    if (frameSize > limit) {
+      try {
+        writeFragments(streamId, type, flags, initialN, metadata, data, limit);
+      } finally {
+        message.release();
+      }
+      return;
+    }
+    if (payloadSize <= COPY_THRESHOLD) {
+      ByteBuf out = beginFrame(frameSize);
+      Frames.writeRequestHeader(out, streamId, type, flags, initialN);
+      Frames.writePayload(out, metadata, data);
+      endFrame(out);
+      if (message != null) {
+        message.release();
+      }
+      return;
+    }
+    // Large payload: header (and metadata length) in one small buffer, payload buffers as they are.
+    int headLength = headerSize + (metadata != null ? Frames.METADATA_LENGTH_SIZE : 0);
+    ByteBuf head;
+    if (prefixed) {
+      head = beginFrameHead(frameSize, headLength);
+    } else {
+      head = alloc.ioBuffer(headLength);
+    }
+    Frames.writeRequestHeader(head, streamId, type, flags, initialN);
+    if (metadata != null) {
+      Frames.writeU24(head, metadata.readableBytes());
+    }
+    if (prefixed) {
+      transport.write(head);
+      batch = null;
+      if (metadata != null) {
+        transport.write(metadata);
+      }
+      transport.write(data);
+    } else {
+      io.netty.buffer.CompositeByteBuf composite = alloc.compositeBuffer(3);
+      composite.addComponent(true, head);
+      if (metadata != null) {
+        composite.addComponent(true, metadata);
+      }
+      composite.addComponent(true, data);
+      transport.write(composite);
+    }
+    requestFlush();
+  }
+
+  private void writeFragments(
+      int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
+    ByteBuf md = metadata == null ? null : metadata.duplicate();
+    ByteBuf d = data == null ? Unpooled.EMPTY_BUFFER : data.duplicate();
+    boolean first = true;
+    int finalFlags = flags & (Frames.FLAG_COMPLETE);
+    while (true) {
+      int frameType = first ? type : FrameType.PAYLOAD;
+      int room = limit - Frames.requestHeaderSize(frameType);
+      boolean withMetadata = md != null && (first || md.isReadable());
+      if (withMetadata) {
+        room -= Frames.METADATA_LENGTH_SIZE;
+      }
+      int mdTake = withMetadata ? Math.min(room, md.readableBytes()) : 0;
+      room -= mdTake;
+      int dTake = Math.min(room, d.readableBytes());
+      boolean last = (md == null || md.readableBytes() == mdTake) && d.readableBytes() == dTake;
+      int f;
+      if (first) {
+        // The first fragment keeps the original type's flags, minus COMPLETE (F with C is invalid).
+        f = (flags & ~Frames.FLAG_COMPLETE & ~Frames.FLAG_METADATA) | Frames.FLAG_FOLLOWS;
+        if (last) {
+          f = flags & ~Frames.FLAG_METADATA;
+        }
+      } else {
+        f = Frames.FLAG_NEXT | (last ? finalFlags : Frames.FLAG_FOLLOWS);
+      }
+      if (withMetadata) {
+        f |= Frames.FLAG_METADATA;
+      }
+      int size = Frames.requestHeaderSize(frameType) + (withMetadata ? 3 + mdTake : 0) + dTake;
+      ByteBuf out = beginFrame(size);
+      Frames.writeRequestHeader(out, streamId, frameType, f, initialN);
+      if (withMetadata) {
+        Frames.writeU24(out, mdTake);
+        out.writeBytes(md, mdTake);
+      }
+      out.writeBytes(d, dTake);
+      endFrame(out);
+      if (last) {
+        return;
+      }
+      first = false;
+    }
+  }
+
+  void sendRequestN(int streamId, int n) {
+    if (state == CLOSED) {
+      return;
+    }
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 4);
+    Frames.writeRequestN(out, streamId, n);
+    endFrame(out);
+  }
+
+  void sendCancel(int streamId) {
+    if (state == CLOSED) {
+      return;
+    }
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE);
+    Frames.writeCancel(out, streamId);
+    endFrame(out);
+  }
+
+  void sendError(int streamId, int code, String message) {
+    if (state == CLOSED) {
+      return;
+    }
+    ByteBuf out = beginFrame(Frames.errorSize(message));
+    Frames.writeError(out, streamId, code, message);
+    endFrame(out);
+  }
+
+  /** Returns a buffer with room for one frame of {@code size} bytes (prefix already written). */
+  private ByteBuf beginFrame(int size) {
+    if (!prefixed) {
+      return alloc.ioBuffer(size);
+    }
+    return beginFrameHead(size, size);
+  }
+
+  /**
+   * Writes the u24 length of a frame of {@code size} bytes into the batch, making sure {@code
+   * room} bytes of it fit behind the prefix.
+   */
+  private ByteBuf beginFrameHead(int size, int room) {
+    ByteBuf b = batch;
+    if (b == null || b.writableBytes() < room + 3) {
+      if (b != null) {
+        transport.write(b);
+      }
+      b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
+    }
+    Frames.writeU24(b, size);
+    return b;
+  }
+
+  private void endFrame(ByteBuf out) {
+    if (!prefixed) {
+      transport.write(out);
+    }
+    requestFlush();
+  }
+
+  private void requestFlush() {
+    flushPending = true;
+    if (!inReadBatch && !flushTaskScheduled) {
+      flushTaskScheduled = true;
+      loop.execute(flushTask);
+    }
+  }
+
+  private void flushTaskRun() {
+    flushTaskScheduled = false;
+    flushNow();
+  }
+
+  private void flushNow() {
+    if (batch != null) {
+      ByteBuf b = batch;
+      batch = null;
+      if (b.isReadable()) {
+        transport.write(b);
+      } else {
+        b.release();
+      }
+      flushPending = true;
+    }
+    if (flushPending) {
+      flushPending = false;
+      transport.flush();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return (client ? "client" : "server")
+        + " connection to "
+        + transport.remoteAddress()
+        + " ("
+        + streams.size()
+        + " streams)";
+  }
+
+  /** Live streams, for tests and metrics. Call on the loop. */
+  public int activeStreams() {
+    return streams.size();
+  }
+
+  /** Convenience for tests: the error that closed the connection, if any. */
+  Throwable closeCause() {
+    return closeCause;
+  }
+}

@@ -1,0 +1,384 @@
+package io.sluice.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.sluice.Message;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.exceptions.ApplicationErrorException;
+import io.sluice.exceptions.InvalidException;
+import io.sluice.internal.frame.FrameType;
+import java.util.concurrent.Executor;
+
+/**
+ * The state of one live stream: both halves, request-n accounting in each direction, and the
+ * reassembly of a fragmented inbound message. Confined to the connection's event loop; the {@link
+ * StreamHandle} methods hop there when called from another thread.
+ *
+ * <p>Credits are kept as longs: {@link #UNBOUNDED} ({@link Long#MAX_VALUE}) means no limit, which
+ * is what a REQUEST_N of 2^31-1 (or credits summing to it) means on the wire.
+ */
+final class StreamState implements StreamHandle {
+  static final long UNBOUNDED = Long.MAX_VALUE;
+
+  final SluiceConnection conn;
+  final int kind; // FrameType.REQUEST_RESPONSE, REQUEST_STREAM or REQUEST_CHANNEL
+  final boolean requester;
+  int id;
+  StreamListener listener;
+
+  /** Credit granted to the peer for inbound messages, not yet used. */
+  long inboundCredit;
+  /** Credit granted to the peer that has not been sent yet (batched into one REQUEST_N). */
+  boolean inboundUnboundedSent;
+
+  boolean inboundDone;
+
+  /** Credit the peer granted us for outbound messages, not yet used. */
+  long peerCredit;
+  /** The part of {@link #peerCredit} already passed to the producer through onRequest. */
+  long producerCredit;
+
+  boolean outboundDone;
+  boolean terminated;
+  boolean registered;
+  boolean pumping;
+  boolean blocked;
+
+  // Reassembly of a fragmented inbound message (null when none is in progress).
+  CompositeByteBuf fragMetadata;
+  CompositeByteBuf fragData;
+  boolean fragHasMetadata;
+  int fragType;
+  int fragFlags;
+  int fragInitialN;
+  int fragSize;
+
+  StreamState(SluiceConnection conn, int kind, boolean requester, StreamListener listener) {
+    this.conn = conn;
+    this.kind = kind;
+    this.requester = requester;
+    this.listener = listener;
+  }
+
+  // ---- StreamHandle: any thread ---------------------------------------------------------------
+
+  @Override
+  public void request(long n) {
+    if (conn.inLoopInOrder()) {
+      doRequest(n);
+    } else {
+      conn.enqueue(() -> doRequest(n));
+    }
+  }
+
+  @Override
+  public void cancel() {
+    if (conn.inLoopInOrder()) {
+      doCancel();
+    } else {
+      conn.enqueue(this::doCancel);
+    }
+  }
+
+  @Override
+  public void next(Message message) {
+    if (conn.inLoopInOrder()) {
+      doNext(message, false);
+    } else {
+      conn.enqueue(() -> doNext(message, false));
+    }
+  }
+
+  @Override
+  public void nextAndComplete(Message message) {
+    if (conn.inLoopInOrder()) {
+      doNext(message, true);
+    } else {
+      conn.enqueue(() -> doNext(message, true));
+    }
+  }
+
+  @Override
+  public void complete() {
+    if (conn.inLoopInOrder()) {
+      doComplete();
+    } else {
+      conn.enqueue(this::doComplete);
+    }
+  }
+
+  @Override
+  public void error(Throwable cause) {
+    if (conn.inLoopInOrder()) {
+      doError(cause);
+    } else {
+      conn.enqueue(() -> doError(cause));
+    }
+  }
+
+  @Override
+  public Executor executor() {
+    return conn.loop;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return conn.alloc;
+  }
+
+  // ---- local operations, on the loop ----------------------------------------------------------
+
+  void doRequest(long n) {
+    if (terminated || inboundDone || kind == FrameType.REQUEST_RESPONSE) {
+      return;
+    }
+    if (n <= 0) {
+      doError(new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9), got " + n));
+      return;
+    }
+    if (inboundUnboundedSent) {
+      return;
+    }
+    long before = inboundCredit;
+    inboundCredit = addCap(inboundCredit, n);
+    if (inboundCredit >= Integer.MAX_VALUE) {
+      inboundCredit = UNBOUNDED;
+      inboundUnboundedSent = true;
+      conn.sendRequestN(id, Integer.MAX_VALUE);
+    } else {
+      conn.sendRequestN(id, (int) (inboundCredit - before));
+    }
+  }
+
+  void doCancel() {
+    if (terminated) {
+      return;
+    }
+    if (requester) {
+      conn.sendCancel(id);
+    } else if (!outboundDone) {
+      conn.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
+    }
+    terminate();
+  }
+
+  void doNext(Message message, boolean complete) {
+    if (terminated || outboundDone) {
+      message.release();
+      return;
+    }
+    if (kind == FrameType.REQUEST_RESPONSE) {
+      // Request-response: the responder's single answer completes the stream in one frame.
+      if (requester) {
+        message.release();
+        return;
+      }
+      outboundDone = true;
+      conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      terminate();
+      return;
+    }
+    if (producerCredit <= 0) {
+      message.release();
+      failLocally(
+          new IllegalStateException(
+              "sent a message beyond the demand the peer granted (Reactive Streams §1.1)"));
+      return;
+    }
+    producerCredit--;
+    if (peerCredit != UNBOUNDED) {
+      peerCredit--;
+    }
+    if (complete) {
+      outboundDone = true;
+      conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
+        terminate();
+      }
+      return;
+    }
+    conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT, 0, message);
+    if (producerCredit <= conn.outboundWindow >> 1) {
+      pump();
+    }
+  }
+
+  void doComplete() {
+    if (terminated || outboundDone) {
+      return;
+    }
+    if (requester && kind != FrameType.REQUEST_CHANNEL) {
+      return; // a request-response or request-stream requester has no outbound half to complete
+    }
+    outboundDone = true;
+    conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_COMPLETE, 0, null);
+    if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
+      terminate();
+    }
+  }
+
+  void doError(Throwable cause) {
+    if (terminated) {
+      return;
+    }
+    int code = Errors.streamCode(cause);
+    conn.sendError(id, code, Errors.message(cause));
+    boolean inboundOpen = !inboundDone;
+    terminate();
+    if (inboundOpen && (requester || kind == FrameType.REQUEST_CHANNEL)) {
+      conn.notifyError(this, cause);
+    }
+  }
+
+  /** A local failure (a misbehaving producer): tell the peer and the listener. */
+  void failLocally(Throwable cause) {
+    if (terminated) {
+      return;
+    }
+    if (requester) {
+      conn.sendCancel(id);
+    } else {
+      conn.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
+    }
+    terminate();
+    conn.notifyError(this, cause);
+  }
+
+  // ---- outbound demand: hand the producer min(peer credit, window), only while writable -------
+
+  void onPeerRequest(long n) {
+    if (terminated || outboundDone) {
+      return;
+    }
+    if (n >= Integer.MAX_VALUE || peerCredit == UNBOUNDED) {
+      peerCredit = UNBOUNDED;
+    } else {
+      peerCredit = addCap(peerCredit, n);
+      if (peerCredit >= Integer.MAX_VALUE) {
+        peerCredit = UNBOUNDED; // rsocket-java's convention: sums reaching 2^31-1 mean unbounded
+      }
+    }
+    pump();
+  }
+
+  void pump() {
+    if (pumping) {
+      return;
+    }
+    pumping = true;
+    try {
+      // Loops because a synchronous producer may use its grant inside onRequest; it stops once the
+      // producer holds more than half a window, the peer's credit is used up, or the transport
+      // is full (then the stream waits in the connection's blocked list for writability).
+      while (!terminated && !outboundDone) {
+        long cap = Math.min(peerCredit, conn.outboundWindow);
+        long add = cap - producerCredit;
+        if (add <= 0 || producerCredit > conn.outboundWindow >> 1) {
+          return;
+        }
+        if (!conn.transport.isWritable()) {
+          conn.block(this);
+          return;
+        }
+        producerCredit += add;
+        conn.notifyRequest(this, add);
+      }
+    } finally {
+      pumping = false;
+    }
+  }
+
+  // ---- inbound ------------------------------------------------------------------------------
+
+  /** Releases everything this stream holds and removes it from the connection. */
+  void terminate() {
+    if (terminated) {
+      return;
+    }
+    terminated = true;
+    inboundDone = true;
+    outboundDone = true;
+    releaseFragments();
+    conn.unregister(this);
+  }
+
+  void releaseFragments() {
+    if (fragData != null) {
+      fragData.release();
+      fragData = null;
+    }
+    if (fragMetadata != null) {
+      fragMetadata.release();
+      fragMetadata = null;
+    }
+  }
+
+  boolean reassembling() {
+    return fragData != null;
+  }
+
+  /** Starts reassembly with the first fragment. */
+  void startFragments(ByteBufAllocator alloc, int type, int flags, int initialN) {
+    fragType = type;
+    fragFlags = flags;
+    fragInitialN = initialN;
+    fragHasMetadata = false;
+    fragSize = 0;
+    fragData = alloc.compositeBuffer(Integer.MAX_VALUE);
+    fragMetadata = null;
+  }
+
+  /** Appends one fragment's parts; returns false if the message grew past the limit. */
+  boolean appendFragment(ByteBufAllocator alloc, ByteBuf metadata, ByteBuf data, int max) {
+    int add = (metadata == null ? 0 : metadata.readableBytes()) + data.readableBytes();
+    if ((long) fragSize + add > max) {
+      return false;
+    }
+    fragSize += add;
+    if (metadata != null) {
+      if (fragMetadata == null) {
+        fragMetadata = alloc.compositeBuffer(Integer.MAX_VALUE);
+      }
+      fragHasMetadata = true;
+      if (metadata.isReadable()) {
+        fragMetadata.addComponent(true, metadata.retain());
+      }
+    }
+    if (data.isReadable()) {
+      fragData.addComponent(true, data.retain());
+    }
+    return true;
+  }
+
+  /** Completes reassembly: the rebuilt message (owned by the caller). */
+  Message takeFragments() {
+    ByteBuf metadata = fragHasMetadata ? fragMetadata : null;
+    if (!fragHasMetadata && fragMetadata != null) {
+      fragMetadata.release();
+    }
+    Message m = Message.of(metadata, fragData);
+    fragData = null;
+    fragMetadata = null;
+    return m;
+  }
+
+  static long addCap(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  static InvalidException invalid(String message) {
+    return new InvalidException(message);
+  }
+
+  static ApplicationErrorException application(String message) {
+    return new ApplicationErrorException(message);
+  }
+
+  @Override
+  public String toString() {
+    return FrameType.name(kind) + (requester ? " requester" : " responder") + " stream " + id;
+  }
+}

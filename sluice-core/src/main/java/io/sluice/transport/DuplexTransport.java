@@ -1,0 +1,57 @@
+package io.sluice.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import java.net.SocketAddress;
+
+/**
+ * One established connection as the protocol core sees it: a duplex pipe of RSocket frames bound to
+ * one event loop. Implemented by each transport (TCP, local, websocket, HTTP/2, ...).
+ *
+ * <p><b>Threads.</b> Every method except {@link #executor()} and {@link #alloc()} is called on
+ * {@link #executor()} only; every {@link FrameReceiver} callback is made on it too.
+ *
+ * <p><b>Framing.</b> {@link Framing#LENGTH_PREFIXED} transports are byte streams: the core hands
+ * them buffers holding one or more frames, each preceded by its u24 length, encoded back to back so
+ * that many small frames go out in one write. {@link Framing#FRAME_PER_WRITE} transports preserve
+ * message boundaries (websocket: one binary message per frame; HTTP/2: the frame's stream id picks
+ * the HTTP/2 stream; local: the buffer itself crosses): each {@link #write} is exactly one frame
+ * without prefix.
+ */
+public interface DuplexTransport {
+
+  /** How frames are delimited on this transport. */
+  enum Framing {
+    LENGTH_PREFIXED,
+    FRAME_PER_WRITE
+  }
+
+  Framing framing();
+
+  /** The event loop this connection is confined to. */
+  EventExecutor executor();
+
+  ByteBufAllocator alloc();
+
+  /** Starts delivering inbound frames to {@code receiver}. Called once. */
+  void start(FrameReceiver receiver);
+
+  /** Queues {@code buf} for writing without flushing; takes ownership. */
+  void write(ByteBuf buf);
+
+  /** Flushes queued writes to the peer. */
+  void flush();
+
+  /** False while the queued outbound bytes are above the transport's high water mark. */
+  boolean isWritable();
+
+  /** Pauses or resumes reading from the peer (back-pressure when we cannot write). */
+  void setReadEnabled(boolean enabled);
+
+  /** Closes the connection; idempotent. {@link FrameReceiver#onClosed} follows. */
+  void close();
+
+  /** The peer's address, for logs; may be null. */
+  SocketAddress remoteAddress();
+}

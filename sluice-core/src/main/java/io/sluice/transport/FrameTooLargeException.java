@@ -1,0 +1,10 @@
+package io.sluice.transport;
+
+/** An inbound frame is larger than {@link FrameReceiver#maxFrameSize()}. */
+public final class FrameTooLargeException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public FrameTooLargeException(long size, int max) {
+    super("frame of " + size + " bytes exceeds the limit of " + max + " bytes", null, false, false);
+  }
+}

@@ -1,0 +1,247 @@
+package io.sluice.reactor.internal;
+
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.Message;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.exceptions.CanceledException;
+import io.sluice.reactor.ReactorResponder;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+
+/**
+ * Adapts a {@link ReactorResponder} to the core's {@link Responder}: each response publisher is
+ * subscribed by one object that forwards to the stream handle, pulling only the demand the core
+ * hands it.
+ */
+public final class ResponderAdapter implements Responder {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(ResponderAdapter.class);
+  private final ReactorResponder handler;
+
+  public ResponderAdapter(ReactorResponder handler) {
+    this.handler = handler;
+  }
+
+  @Override
+  public void fireAndForget(Message request) {
+    subscribeQuietly(handler.fireAndForget(request), "fireAndForget");
+  }
+
+  @Override
+  public void metadataPush(Message metadata) {
+    subscribeQuietly(handler.metadataPush(metadata), "metadataPush");
+  }
+
+  private static void subscribeQuietly(Mono<Void> mono, String what) {
+    if (mono == null) {
+      return;
+    }
+    mono.subscribe(null, e -> logger.debug("{} handler failed", what, e));
+  }
+
+  @Override
+  public StreamListener requestResponse(Message request, StreamHandle response) {
+    ResponseSubscriber s = new ResponseSubscriber(response, true);
+    subscribe(handler.requestResponse(request), s, response);
+    return s.listener;
+  }
+
+  @Override
+  public StreamListener requestStream(Message request, StreamHandle stream) {
+    ResponseSubscriber s = new ResponseSubscriber(stream, false);
+    subscribe(handler.requestStream(request), s, stream);
+    return s.listener;
+  }
+
+  @Override
+  public StreamListener requestChannel(Message first, boolean inboundComplete, StreamHandle channel) {
+    ChannelInbound inbound = new ChannelInbound(channel, inboundComplete);
+    ResponseSubscriber s = new ResponseSubscriber(channel, false);
+    s.inbound = inbound;
+    subscribe(handler.requestChannel(first, inbound), s, channel);
+    return s.listener;
+  }
+
+  private static void subscribe(Publisher<Message> p, ResponseSubscriber s, StreamHandle h) {
+    if (p == null) {
+      h.error(new NullPointerException("the responder returned a null publisher"));
+      return;
+    }
+    p.subscribe(s);
+  }
+
+  /**
+   * Subscribes to a response publisher and forwards to the handle. Demand comes only from the
+   * core ({@link StreamListener#onRequest}), parked until the subscription arrives.
+   */
+  static final class ResponseSubscriber extends Operators.DeferredSubscription
+      implements CoreSubscriber<Message> {
+    private final StreamHandle handle;
+    private final boolean single;
+    private boolean sent;
+    ChannelInbound inbound;
+    final StreamListener listener =
+        new StreamListener() {
+          @Override
+          public void onNext(Message message) {
+            if (inbound != null) {
+              inbound.next(message);
+            } else {
+              message.release();
+            }
+          }
+
+          @Override
+          public void onComplete() {
+            if (inbound != null) {
+              inbound.complete();
+            }
+          }
+
+          @Override
+          public void onError(Throwable cause) {
+            ResponseSubscriber.this.cancel();
+            if (inbound != null) {
+              inbound.fail(cause);
+            }
+          }
+
+          @Override
+          public void onRequest(long n) {
+            ResponseSubscriber.this.request(n);
+          }
+
+          @Override
+          public void onCancel() {
+            ResponseSubscriber.this.cancel();
+            if (inbound != null) {
+              inbound.fail(new CanceledException("the requester canceled the channel"));
+            }
+          }
+        };
+
+    ResponseSubscriber(StreamHandle handle, boolean single) {
+      this.handle = handle;
+      this.single = single;
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+      set(s);
+    }
+
+    @Override
+    public void onNext(Message m) {
+      if (single) {
+        sent = true;
+        handle.nextAndComplete(m);
+      } else {
+        handle.next(m);
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      handle.error(t);
+    }
+
+    @Override
+    public void onComplete() {
+      if (!single || !sent) {
+        handle.complete();
+      }
+    }
+  }
+
+  /** The inbound half of a responder's channel, handed to the handler as a Flux. */
+  static final class ChannelInbound extends Flux<Message> implements Subscription {
+    private final StreamHandle handle;
+    private CoreSubscriber<? super Message> actual; // guarded by this until set
+    private boolean terminated; // guarded by this
+    private Throwable error; // guarded by this
+    private volatile boolean canceled;
+
+    ChannelInbound(StreamHandle handle, boolean complete) {
+      this.handle = handle;
+      this.terminated = complete;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super Message> s) {
+      boolean deliverTerminal;
+      Throwable e;
+      synchronized (this) {
+        if (actual != null) {
+          Operators.error(s, new IllegalStateException("the channel's inbound allows one subscriber"));
+          return;
+        }
+        actual = s;
+        deliverTerminal = terminated;
+        e = error;
+      }
+      s.onSubscribe(this);
+      if (deliverTerminal) {
+        if (e != null) {
+          s.onError(e);
+        } else {
+          s.onComplete();
+        }
+      }
+    }
+
+    @Override
+    public void request(long n) {
+      if (!canceled) {
+        handle.request(n);
+      }
+    }
+
+    @Override
+    public void cancel() {
+      // No frame: the requester stops once its granted credit is used; what arrives is released.
+      canceled = true;
+    }
+
+    void next(Message m) {
+      CoreSubscriber<? super Message> a = actual;
+      if (canceled || a == null) {
+        m.release();
+        return;
+      }
+      a.onNext(m);
+    }
+
+    void complete() {
+      terminate(null);
+    }
+
+    void fail(Throwable t) {
+      terminate(t);
+    }
+
+    private void terminate(Throwable t) {
+      CoreSubscriber<? super Message> a;
+      synchronized (this) {
+        if (terminated) {
+          return;
+        }
+        terminated = true;
+        error = t;
+        a = actual;
+      }
+      if (a != null && !canceled) {
+        if (t != null) {
+          a.onError(t);
+        } else {
+          a.onComplete();
+        }
+      }
+    }
+  }
+}

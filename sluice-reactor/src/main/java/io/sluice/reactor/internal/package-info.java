@@ -1,0 +1,2 @@
+/** Publisher and subscriber types over the core stream handle. Internal. */
+package io.sluice.reactor.internal;

@@ -1,0 +1,219 @@
+package io.sluice.transport.local;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import io.sluice.transport.FrameTooLargeException;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One end of an in-JVM connection. Writes are collected until {@link #flush()}, then handed to the
+ * peer's loop as one batch of frame buffers. Bytes in flight (written here, not yet consumed by the
+ * peer) count against the high water mark, so writability behaves as on a socket.
+ */
+final class LocalDuplexTransport implements DuplexTransport {
+  private final EventExecutor loop;
+  private final ByteBufAllocator alloc;
+  private final SocketAddress localAddress;
+  private final SocketAddress remoteAddress;
+  private LocalDuplexTransport peer;
+
+  // Owned by this end's loop.
+  private FrameReceiver receiver;
+  private List<ByteBuf> pendingWrites = new ArrayList<>();
+  private final ArrayDeque<ByteBuf> inbound = new ArrayDeque<>();
+  private boolean readEnabled = true;
+  private boolean closed;
+  private boolean writable = true;
+  private int highWaterMark = 4 * 1024 * 1024;
+
+  /** Bytes this end sent that the peer has not consumed yet; written by both loops. */
+  private final AtomicLong inFlight = new AtomicLong();
+
+  LocalDuplexTransport(
+      EventExecutor loop, ByteBufAllocator alloc, SocketAddress local, SocketAddress remote) {
+    this.loop = loop;
+    this.alloc = alloc;
+    this.localAddress = local;
+    this.remoteAddress = remote;
+  }
+
+  static void pair(LocalDuplexTransport a, LocalDuplexTransport b) {
+    a.peer = b;
+    b.peer = a;
+  }
+
+  @Override
+  public Framing framing() {
+    return Framing.FRAME_PER_WRITE;
+  }
+
+  @Override
+  public EventExecutor executor() {
+    return loop;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  @Override
+  public void start(FrameReceiver receiver) {
+    this.receiver = receiver;
+    this.highWaterMark = receiver.maxQueuedOutboundBytes();
+    deliverInbound();
+  }
+
+  @Override
+  public void write(ByteBuf buf) {
+    if (closed) {
+      buf.release();
+      return;
+    }
+    pendingWrites.add(buf);
+    long now = inFlight.addAndGet(buf.readableBytes());
+    if (writable && now > highWaterMark) {
+      writable = false;
+      if (receiver != null) {
+        receiver.onWritabilityChanged(false);
+      }
+    }
+  }
+
+  @Override
+  public void flush() {
+    if (pendingWrites.isEmpty() || closed) {
+      return;
+    }
+    List<ByteBuf> batch = pendingWrites;
+    pendingWrites = new ArrayList<>();
+    LocalDuplexTransport p = peer;
+    p.loop.execute(() -> p.receive(batch, this));
+  }
+
+  /** On the peer's loop: frames from {@code sender}. */
+  private void receive(List<ByteBuf> batch, LocalDuplexTransport sender) {
+    if (closed) {
+      long bytes = 0;
+      for (ByteBuf b : batch) {
+        bytes += b.readableBytes();
+        b.release();
+      }
+      sender.consumed(bytes);
+      return;
+    }
+    inbound.addAll(batch);
+    deliverInbound();
+  }
+
+  private void deliverInbound() {
+    if (receiver == null || closed) {
+      return;
+    }
+    long consumed = 0;
+    boolean any = false;
+    ByteBuf frame;
+    while (readEnabled && !closed && (frame = inbound.poll()) != null) {
+      any = true;
+      consumed += frame.readableBytes();
+      try {
+        if (frame.readableBytes() > receiver.maxFrameSize()) {
+          receiver.onTransportError(
+              new FrameTooLargeException(frame.readableBytes(), receiver.maxFrameSize()));
+        } else {
+          receiver.onFrame(frame);
+        }
+      } finally {
+        frame.release();
+      }
+    }
+    if (consumed > 0) {
+      peer.consumedFromOtherLoop(consumed);
+    }
+    if (any && !closed) {
+      receiver.onReadComplete();
+    }
+  }
+
+  private void consumedFromOtherLoop(long bytes) {
+    long now = inFlight.addAndGet(-bytes);
+    if (!writable && now <= highWaterMark / 2) {
+      loop.execute(this::checkWritable);
+    }
+  }
+
+  private void consumed(long bytes) {
+    consumedFromOtherLoop(bytes);
+  }
+
+  private void checkWritable() {
+    if (!writable && !closed && inFlight.get() <= highWaterMark / 2) {
+      writable = true;
+      if (receiver != null) {
+        receiver.onWritabilityChanged(true);
+      }
+    }
+  }
+
+  @Override
+  public boolean isWritable() {
+    return writable;
+  }
+
+  @Override
+  public void setReadEnabled(boolean enabled) {
+    if (readEnabled == enabled) {
+      return;
+    }
+    readEnabled = enabled;
+    if (enabled) {
+      loop.execute(this::deliverInbound);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    flush();
+    closeLocally();
+    LocalDuplexTransport p = peer;
+    p.loop.execute(p::closeLocally);
+  }
+
+  private void closeLocally() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (ByteBuf b : pendingWrites) {
+      b.release();
+    }
+    pendingWrites.clear();
+    ByteBuf b;
+    while ((b = inbound.poll()) != null) {
+      b.release();
+    }
+    if (receiver != null) {
+      receiver.onClosed();
+    }
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return remoteAddress;
+  }
+
+  @Override
+  public String toString() {
+    return "local " + localAddress + " -> " + remoteAddress;
+  }
+}

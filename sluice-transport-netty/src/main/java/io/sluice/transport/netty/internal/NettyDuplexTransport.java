@@ -1,0 +1,163 @@
+package io.sluice.transport.netty.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import io.sluice.transport.FrameTooLargeException;
+import java.net.SocketAddress;
+import java.util.List;
+
+/**
+ * A byte-stream connection (TCP, optionally TLS) as a {@link DuplexTransport}: the last handler of
+ * the pipeline. Inbound, it splits the stream at u24 length prefixes and hands each frame to the
+ * engine directly, without a pipeline hop per frame; the length is checked against the limit
+ * before any of the frame is buffered. Outbound, the engine's batch buffers are written as they
+ * are. Everything runs on the channel's event loop.
+ */
+public final class NettyDuplexTransport extends ByteToMessageDecoder implements DuplexTransport {
+  private static final int LENGTH_SIZE = 3;
+
+  private final Channel channel;
+  private ChannelHandlerContext ctx;
+  private FrameReceiver receiver;
+  private int maxFrameSize;
+  private boolean failed;
+
+  public NettyDuplexTransport(Channel channel) {
+    this.channel = channel;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    super.handlerAdded(ctx);
+  }
+
+  @Override
+  public Framing framing() {
+    return Framing.LENGTH_PREFIXED;
+  }
+
+  @Override
+  public EventExecutor executor() {
+    return channel.eventLoop();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return channel.alloc();
+  }
+
+  @Override
+  public void start(FrameReceiver receiver) {
+    this.receiver = receiver;
+    this.maxFrameSize = receiver.maxFrameSize();
+    int high = receiver.maxQueuedOutboundBytes();
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(high / 2, high));
+    if (!channel.isActive()) {
+      receiver.onClosed();
+      return;
+    }
+    channel.config().setAutoRead(true);
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    FrameReceiver r = receiver;
+    while (!failed && r != null && in.readableBytes() >= LENGTH_SIZE) {
+      int start = in.readerIndex();
+      int length = in.getUnsignedMedium(start);
+      if (length > maxFrameSize) {
+        failed = true;
+        in.skipBytes(in.readableBytes());
+        r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+        return;
+      }
+      if (in.readableBytes() < LENGTH_SIZE + length) {
+        return;
+      }
+      ByteBuf frame = in.slice(start + LENGTH_SIZE, length);
+      in.readerIndex(start + LENGTH_SIZE + length);
+      r.onFrame(frame);
+      if (!channel.isActive()) {
+        in.skipBytes(in.readableBytes());
+        return;
+      }
+    }
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    // Not super.channelReadComplete: it would call read() while autoRead is off (we never emit
+    // messages down the pipeline), which would undo the back-pressure of setReadEnabled(false).
+    discardSomeReadBytes();
+    if (receiver != null) {
+      receiver.onReadComplete();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (receiver != null) {
+      receiver.onWritabilityChanged(channel.isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    super.channelInactive(ctx);
+    if (receiver != null) {
+      receiver.onClosed();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (receiver != null && channel.isActive()) {
+      receiver.onTransportError(cause);
+    } else {
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void write(ByteBuf buf) {
+    ctx.write(buf, ctx.voidPromise());
+  }
+
+  @Override
+  public void flush() {
+    ctx.flush();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return channel.isWritable();
+  }
+
+  @Override
+  public void setReadEnabled(boolean enabled) {
+    channel.config().setAutoRead(enabled);
+  }
+
+  @Override
+  public void close() {
+    ctx.flush();
+    ctx.close();
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+}

@@ -1,0 +1,2 @@
+/** Internal pieces of the netty transport. */
+package io.sluice.transport.netty.internal;
