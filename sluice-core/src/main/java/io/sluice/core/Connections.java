@@ -19,9 +19,9 @@ public final class Connections {
   private Connections() {}
 
   /**
-   * Connects a client. The future completes with the connection's requester once SETUP is sent (a
-   * client may send requests right after SETUP; a rejected SETUP then fails them and {@link
-   * Requester#onClose()}).
+   * Connects a client. The future completes with the connection's requester once requests may be
+   * sent: right after SETUP (a rejected SETUP then fails them and {@link Requester#onClose()}), or
+   * with {@link ConnectionOptions#lease()}, when the server's first LEASE arrives.
    *
    * @param setup MIME types and setup payload; ownership of the payload passes here
    * @param responder makes the responder for the server's requests to this client
@@ -51,7 +51,17 @@ public final class Connections {
                   .execute(
                       () -> {
                         try {
-                          result.complete(SluiceConnection.client(t, options, setup, responder));
+                          SluiceConnection c =
+                              SluiceConnection.client(t, options, setup, responder);
+                          c.ready()
+                              .whenComplete(
+                                  (v, e) -> {
+                                    if (e != null) {
+                                      result.completeExceptionally(e);
+                                    } else {
+                                      result.complete(c);
+                                    }
+                                  });
                         } catch (Throwable e) {
                           t.close();
                           result.completeExceptionally(e);

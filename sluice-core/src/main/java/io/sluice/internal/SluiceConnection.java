@@ -123,6 +123,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private ScheduledFuture<?> leaseTask;
 
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  /** Completes when requests may be sent: at once, or at the first LEASE when leasing. */
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private Throwable closeCause;
 
   private SluiceConnection(
@@ -207,6 +209,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     startKeepAlive(options.keepAliveInterval().toMillis(), true);
     if (leaseEnabled) {
       startLeaseGrants();
+    } else {
+      ready.complete(null);
     }
     flushNow();
   }
@@ -299,6 +303,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   @Override
   public CompletableFuture<Void> onClose() {
     return closeFuture;
+  }
+
+  /**
+   * Completes once this side may send requests: right after SETUP, or when leasing, at the peer's
+   * first LEASE. Fails if the connection closes first.
+   */
+  public CompletableFuture<Void> ready() {
+    return ready;
   }
 
   private void doGracefulClose() {
@@ -408,6 +420,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     } catch (Throwable t) {
       logger.warn("Responder.onClose threw", t);
     }
+    ready.completeExceptionally(
+        closeCause != null ? closeCause : new ConnectionErrorException("connection closed"));
     if (closeCause == null || closeCause instanceof ConnectionCloseException) {
       closeFuture.complete(null);
     } else {
@@ -898,6 +912,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       case FrameType.LEASE:
         if (leaseEnabled) {
           leaseReceived = true;
+          ready.complete(null);
           leaseAllowed = Frames.leaseRequests(frame);
           leaseExpiresNanos =
               System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Frames.leaseTtl(frame));

@@ -1,0 +1,86 @@
+package io.sluice.interop.peer;
+
+import io.rsocket.SocketAcceptor;
+import io.rsocket.core.RSocketServer;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.server.TcpServerTransport;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import reactor.core.publisher.Mono;
+
+/**
+ * The {@code server} mode: an rsocket-java TCP server implementing the echo contract of {@link
+ * EchoResponder}, accepting SETUP with any MIME types and with or without the lease flag.
+ */
+final class EchoServer {
+
+  private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
+
+  private final String host;
+  private final int port;
+  private final int mtu;
+  private final boolean exitOnStdinEof;
+
+  EchoServer(String host, int port, int mtu, boolean exitOnStdinEof) {
+    this.host = host;
+    this.port = port;
+    this.mtu = mtu;
+    this.exitOnStdinEof = exitOnStdinEof;
+  }
+
+  /**
+   * Binds, prints {@code LISTENING <port>} to {@code out}, then blocks until the server is closed
+   * (by stdin EOF when enabled, otherwise only by killing the process).
+   */
+  void run(PrintStream out) {
+    TcpServerTransport transport = TcpServerTransport.create(host, port);
+    int maxFrameLength = transport.maxFrameLength();
+    // Two otherwise identical servers: rsocket-java decides lease support per server, so the
+    // LeaseAwareAcceptor picks one per connection from the SETUP frame's lease flag.
+    LeaseAwareAcceptor acceptor =
+        new LeaseAwareAcceptor(
+            newServer(false).asConnectionAcceptor(maxFrameLength),
+            newServer(true).asConnectionAcceptor(maxFrameLength));
+
+    CloseableChannel channel = transport.start(acceptor).block(BIND_TIMEOUT);
+    if (channel == null) {
+      throw new IllegalStateException("server did not bind");
+    }
+    out.println("LISTENING " + channel.address().getPort());
+    out.flush();
+
+    if (exitOnStdinEof) {
+      Thread watcher = new Thread(() -> awaitEof(System.in, channel), "stdin-eof-watcher");
+      watcher.setDaemon(true);
+      watcher.start();
+    }
+    channel.onClose().block();
+  }
+
+  private RSocketServer newServer(boolean lease) {
+    // A fresh EchoResponder per connection keeps the fnf / metadata-push memory per connection.
+    SocketAcceptor perConnection = (setup, sendingSocket) -> Mono.just(new EchoResponder());
+    RSocketServer server = RSocketServer.create(perConnection);
+    if (mtu > 0) {
+      server.fragment(mtu);
+    }
+    if (lease) {
+      server.lease(spec -> spec.sender(Leases.generous()));
+    }
+    return server;
+  }
+
+  private static void awaitEof(InputStream in, CloseableChannel channel) {
+    byte[] buffer = new byte[256];
+    try {
+      while (in.read(buffer) >= 0) {
+        // Discard input; only the end of the stream matters.
+      }
+    } catch (IOException e) {
+      // Treat a broken stdin like EOF.
+    }
+    channel.dispose();
+  }
+}

@@ -1,0 +1,323 @@
+package io.sluice.cli;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.Message;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.exceptions.ApplicationErrorException;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.reactor.SluiceClient;
+import io.sluice.transport.ClientTransport;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+
+/**
+ * Exercises every case of the echo contract ({@link EchoResponder}) against any server that
+ * implements it, printing {@code PASS name} or {@code FAIL name: reason} per case and a closing
+ * {@code N passed, N failed}. Every wait is bounded, so it cannot hang.
+ */
+public final class EchoClient {
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  private final ClientTransport transport;
+  private final ConnectionOptions options;
+  private final boolean large;
+  private final int keepAliveMillis;
+  private final PrintStream out;
+  private int passed;
+  private int failed;
+
+  /**
+   * @param large also run the large-payload cases (1 MiB each way; needs the echo extensions)
+   * @param keepAliveMillis if positive, run the keepalive case: idle 3.5 intervals, then a request
+   */
+  public EchoClient(
+      ClientTransport transport,
+      ConnectionOptions options,
+      boolean large,
+      int keepAliveMillis,
+      PrintStream out) {
+    this.transport = transport;
+    this.options = options;
+    this.large = large;
+    this.keepAliveMillis = keepAliveMillis;
+    this.out = out;
+  }
+
+  /** Runs all cases; returns the number of failures. */
+  public int run() {
+    ReactorRequester r;
+    try {
+      r = SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
+    } catch (RuntimeException e) {
+      fail("connect", e);
+      return summary();
+    }
+    ByteBufAllocator alloc = r.alloc();
+    try {
+      check("request-response", () -> expect("echo:hello", rr(r, Message.utf8(alloc, "hello"))));
+      check(
+          "request-response-metadata",
+          () -> {
+            Message reply =
+                r.requestResponse(Message.utf8(alloc, "meta-1", "hello")).block(TIMEOUT);
+            try {
+              expect("echo:hello", Objects.requireNonNull(reply).dataUtf8());
+              expect("meta-1", reply.metadataUtf8());
+            } finally {
+              reply.release();
+            }
+          });
+      check(
+          "request-response-error",
+          () -> {
+            try {
+              Message m = r.requestResponse(Message.utf8(alloc, "error")).block(TIMEOUT);
+              if (m != null) {
+                m.release();
+              }
+              throw new AssertionError("expected an error, got a response");
+            } catch (ApplicationErrorException e) {
+              expect("boom", e.getMessage());
+            }
+          });
+      check(
+          "fire-and-forget",
+          () -> {
+            r.fireAndForget(Message.utf8(alloc, "hello-fnf")).block(TIMEOUT);
+            pollStats(r, "fnf=hello-fnf;");
+          });
+      check(
+          "metadata-push",
+          () -> {
+            r.metadataPush(Message.utf8(alloc, "hello-mp", "")).block(TIMEOUT);
+            pollStats(r, ";mp=hello-mp");
+          });
+      check(
+          "request-stream",
+          () ->
+              expect(
+                  List.of("abc-0", "abc-1", "abc-2", "abc-3", "abc-4"),
+                  strings(r.requestStream(Message.utf8(alloc, "abc")))));
+      check(
+          "request-stream-many",
+          () -> {
+            List<String> got = strings(r.requestStream(Message.utf8(alloc, "many")));
+            List<String> want = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+              want.add("many-" + i);
+            }
+            expect(want, got);
+          });
+      check("request-n-window", () -> requestNWindow(r));
+      check(
+          "cancel-mid-stream",
+          () -> {
+            List<String> got = strings(r.requestStream(Message.utf8(alloc, "many")).take(10));
+            List<String> want = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+              want.add("many-" + i);
+            }
+            expect(want, got);
+            expect("echo:after", rr(r, Message.utf8(alloc, "after")));
+          });
+      check(
+          "request-channel",
+          () ->
+              expect(
+                  List.of("echo:a", "echo:b", "echo:c"),
+                  strings(
+                      r.requestChannel(
+                          Flux.just("a", "b", "c").map(s -> Message.utf8(alloc, s))))));
+      if (large) {
+        check(
+            "large-request",
+            () -> {
+              ByteBuf big = EchoResponder.pattern(alloc, 1 << 20);
+              long sum = EchoResponder.checksum(big);
+              expect("len:" + (1 << 20) + ":" + sum, rr(r, Message.of(big)));
+            });
+        check(
+            "large-response",
+            () -> {
+              Message reply = r.requestResponse(Message.utf8(alloc, "big:" + (1 << 20))).block(TIMEOUT);
+              try {
+                ByteBuf data = Objects.requireNonNull(reply).data();
+                expect(1 << 20, data.readableBytes());
+                byte[] bytes = io.netty.buffer.ByteBufUtil.getBytes(data);
+                for (int i = 0; i < bytes.length; i++) {
+                  if ((bytes[i] & 0xFF) != i % 251) {
+                    throw new AssertionError("byte " + i + " differs");
+                  }
+                }
+              } finally {
+                if (reply != null) {
+                  reply.release();
+                }
+              }
+            });
+      }
+      if (keepAliveMillis > 0) {
+        check(
+            "keepalive",
+            () -> {
+              sleep((long) (keepAliveMillis * 3.5));
+              if (!r.isOpen()) {
+                throw new AssertionError("connection closed while idle");
+              }
+              expect("echo:alive", rr(r, Message.utf8(alloc, "alive")));
+            });
+      }
+    } finally {
+      r.dispose();
+    }
+    return summary();
+  }
+
+  private void requestNWindow(ReactorRequester r) throws Exception {
+    List<String> got = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    BaseSubscriber<Message> sub =
+        new BaseSubscriber<>() {
+          @Override
+          protected void hookOnSubscribe(Subscription s) {
+            // demand is driven from the test thread below
+          }
+
+          @Override
+          protected void hookOnNext(Message m) {
+            got.add(m.dataUtf8());
+            m.release();
+          }
+
+          @Override
+          protected void hookOnComplete() {
+            done.complete(null);
+          }
+
+          @Override
+          protected void hookOnError(Throwable t) {
+            done.completeExceptionally(t);
+          }
+        };
+    r.requestStream(Message.utf8(r.alloc(), "many")).subscribe(sub);
+    sub.request(1);
+    waitFor(() -> got.size() >= 1);
+    sleep(100); // give a misbehaving server the chance to send more than granted
+    expect(1, got.size());
+    sub.request(3);
+    waitFor(() -> got.size() >= 4);
+    sleep(100);
+    expect(4, got.size());
+    sub.request(Long.MAX_VALUE);
+    done.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    expect(1000, got.size());
+    expect("many-999", got.get(999));
+  }
+
+  private void pollStats(ReactorRequester r, String fragment) throws Exception {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    String stats = "";
+    while (System.nanoTime() < deadline) {
+      stats = rr(r, Message.utf8(r.alloc(), "stats"));
+      if (stats.contains(fragment)) {
+        return;
+      }
+      sleep(50);
+    }
+    throw new AssertionError("stats never showed '" + fragment + "', last: " + stats);
+  }
+
+  private static String rr(ReactorRequester r, Message m) {
+    Message reply = r.requestResponse(m).block(TIMEOUT);
+    if (reply == null) {
+      throw new AssertionError("empty response");
+    }
+    try {
+      return reply.dataUtf8();
+    } finally {
+      reply.release();
+    }
+  }
+
+  private static List<String> strings(Flux<Message> flux) {
+    return flux.map(
+            m -> {
+              try {
+                return m.dataUtf8();
+              } finally {
+                m.release();
+              }
+            })
+        .collectList()
+        .block(TIMEOUT);
+  }
+
+  private static void expect(Object want, Object got) {
+    if (!Objects.equals(want, got)) {
+      String w = String.valueOf(want);
+      String g = String.valueOf(got);
+      throw new AssertionError(
+          "expected " + abbreviate(w) + " but got " + abbreviate(g));
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 200 ? s.substring(0, 200) + "…(" + s.length() + " chars)" : s;
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier condition) throws Exception {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted");
+    }
+  }
+
+  interface Case {
+    void run() throws Exception;
+  }
+
+  private void check(String name, Case c) {
+    try {
+      c.run();
+      passed++;
+      out.println("PASS " + name);
+    } catch (Throwable t) {
+      fail(name, t);
+    }
+    out.flush();
+  }
+
+  private void fail(String name, Throwable t) {
+    failed++;
+    String reason = t.getMessage() != null ? t.getMessage() : t.toString();
+    out.println("FAIL " + name + ": " + reason.replace('\n', ' '));
+  }
+
+  private int summary() {
+    out.println(passed + " passed, " + failed + " failed");
+    out.flush();
+    return failed;
+  }
+}

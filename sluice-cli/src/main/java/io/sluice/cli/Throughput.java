@@ -1,0 +1,229 @@
+package io.sluice.cli;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.sluice.Message;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.reactor.ReactorResponder;
+import io.sluice.reactor.SluiceClient;
+import io.sluice.reactor.SluiceServer;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.local.LocalTransport;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.internal.EventLoops;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A server and a client in one JVM on 127.0.0.1, each on its own event loop thread, counting
+ * messages the client receives per second. Used by {@code ./sluice demo} (request-stream) and
+ * {@code ./sluice bench}. Bounded: it stops after the given seconds.
+ */
+final class Throughput {
+  enum Interaction {
+    STREAM,
+    RESPONSE
+  }
+
+  private final Interaction interaction;
+  private final String transport;
+  private final int payloadSize;
+  private final int inFlight;
+  private final ConnectionOptions options;
+
+  Throughput(
+      Interaction interaction,
+      String transport,
+      int payloadSize,
+      int inFlight,
+      ConnectionOptions options) {
+    this.interaction = interaction;
+    this.transport = transport;
+    this.payloadSize = payloadSize;
+    this.inFlight = inFlight;
+    this.options = options;
+  }
+
+  /**
+   * Runs for {@code warmupSeconds + seconds}, printing {@code received messages: N} each second
+   * (warm-up seconds are marked), and returns the per-second counts after warm-up.
+   */
+  List<Long> run(int warmupSeconds, int seconds, PrintStream out) throws InterruptedException {
+    // The payload never changes, so every message shares one unreleasable buffer: the encoder reads
+    // it without moving its indexes, and the benchmark measures Sluice, not the allocator.
+    byte[] bytes = new byte[payloadSize];
+    ByteBuf payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(payloadSize).writeBytes(bytes));
+    ReactorResponder responder =
+        new ReactorResponder() {
+          @Override
+          public Flux<Message> requestStream(Message request) {
+            request.release();
+            return Flux.generate(sink -> sink.next(Message.of(payload)));
+          }
+
+          @Override
+          public Mono<Message> requestResponse(Message request) {
+            request.release();
+            return Mono.just(Message.of(payload));
+          }
+        };
+    EventLoopGroup serverLoop = null;
+    EventLoopGroup clientLoop = null;
+    ServerTransport serverTransport;
+    ClientTransport clientTransport;
+    String localName = "bench-" + System.nanoTime();
+    if (transport.equals("local")) {
+      serverTransport = LocalTransport.server(localName);
+      clientTransport = LocalTransport.client(localName);
+    } else if (transport.equals("tcp")) {
+      serverLoop = EventLoops.newGroup(1, "sluice-server");
+      clientLoop = EventLoops.newGroup(1, "sluice-client");
+      serverTransport = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
+      clientTransport = null;
+    } else {
+      throw new Args.UsageException("unknown transport '" + transport + "' (tcp or local)");
+    }
+    ServerTransport.Bound server =
+        SluiceServer.builder(serverTransport)
+            .options(options)
+            .responder(responder)
+            .bind()
+            .block(Duration.ofSeconds(10));
+    if (clientTransport == null) {
+      int port = ((InetSocketAddress) server.address()).getPort();
+      clientTransport = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
+    }
+    ReactorRequester requester =
+        SluiceClient.builder(clientTransport).options(options).connect().block(Duration.ofSeconds(10));
+    AtomicLong received = new AtomicLong();
+    Runnable stop;
+    if (interaction == Interaction.STREAM) {
+      StreamCounter counter = new StreamCounter(received);
+      requester.requestStream(Message.empty()).subscribe(counter);
+      stop = counter::dispose;
+    } else {
+      Pipeline pipeline = new Pipeline(requester, received, payload);
+      requester.unwrap().executor().execute(pipeline::start);
+      stop = pipeline::stop;
+    }
+    List<Long> samples = new ArrayList<>();
+    long last = 0;
+    long next = System.nanoTime();
+    try {
+      for (int s = 0; s < warmupSeconds + seconds; s++) {
+        next += 1_000_000_000L;
+        long sleep = next - System.nanoTime();
+        if (sleep > 0) {
+          Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+        }
+        long now = received.get();
+        long delta = now - last;
+        last = now;
+        boolean warm = s < warmupSeconds;
+        out.println("received messages: " + delta + (warm ? " (warm-up)" : ""));
+        out.flush();
+        if (!warm) {
+          samples.add(delta);
+        }
+      }
+    } finally {
+      stop.run();
+      requester.dispose();
+      server.close();
+      if (serverLoop != null) {
+        serverLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      if (clientLoop != null) {
+        clientLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    }
+    return samples;
+  }
+
+  static long median(List<Long> samples) {
+    if (samples.isEmpty()) {
+      return 0;
+    }
+    List<Long> sorted = new ArrayList<>(samples);
+    Collections.sort(sorted);
+    return sorted.get(sorted.size() / 2);
+  }
+
+  /** Counts a stream's messages; asks for everything once. Runs on the client's loop. */
+  private static final class StreamCounter extends BaseSubscriber<Message> {
+    private final AtomicLong received;
+    private long count;
+
+    StreamCounter(AtomicLong received) {
+      this.received = received;
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription s) {
+      s.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    protected void hookOnNext(Message m) {
+      m.release();
+      received.lazySet(++count);
+    }
+  }
+
+  /** Keeps a fixed number of request-responses in flight, all issued on the client's loop. */
+  private final class Pipeline {
+    private final ReactorRequester requester;
+    private final AtomicLong received;
+    private final ByteBuf payload;
+    private long count;
+    private volatile boolean stopped;
+
+    Pipeline(ReactorRequester requester, AtomicLong received, ByteBuf payload) {
+      this.requester = requester;
+      this.received = received;
+      this.payload = payload;
+    }
+
+    void start() {
+      for (int i = 0; i < inFlight; i++) {
+        send();
+      }
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    private void send() {
+      if (stopped) {
+        return;
+      }
+      requester
+          .requestResponse(Message.of(payload))
+          .subscribe(
+              m -> {
+                m.release();
+                received.lazySet(++count);
+                send();
+              },
+              e -> {
+                if (!stopped) {
+                  System.err.println("request failed: " + e);
+                }
+              });
+    }
+  }
+}
