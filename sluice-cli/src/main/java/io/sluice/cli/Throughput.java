@@ -64,8 +64,8 @@ final class Throughput {
   List<Long> run(int warmupSeconds, int seconds, PrintStream out) throws InterruptedException {
     // The payload never changes, so every message shares one unreleasable buffer: the encoder reads
     // it without moving its indexes, and the benchmark measures Sluice, not the allocator.
-    byte[] bytes = new byte[payloadSize];
-    ByteBuf payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(payloadSize).writeBytes(bytes));
+    ByteBuf payloadOwner = Unpooled.directBuffer(payloadSize).writeZero(payloadSize);
+    ByteBuf payload = Unpooled.unreleasableBuffer(payloadOwner);
     ReactorResponder responder =
         new ReactorResponder() {
           @Override
@@ -149,6 +149,7 @@ final class Throughput {
       if (clientLoop != null) {
         clientLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
       }
+      payloadOwner.release();
     }
     return samples;
   }

@@ -1475,7 +1475,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     ByteBuf b = batch;
     if (b == null || b.writableBytes() < room + 3) {
       if (b != null) {
+        // A full batch goes to the socket now, so the kernel sends while we encode the next one.
         transport.write(b);
+        transport.flush();
       }
       b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
     }
@@ -1533,6 +1535,18 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   /** Live streams, for tests and metrics. Call on the loop. */
   public int activeStreams() {
     return streams.size();
+  }
+
+  /**
+   * Test hook: makes {@code id} the next stream id this requester tries, so tests can reach the
+   * wrap-around at 2^31-1 without opening a billion streams. It must have this side's parity
+   * (odd for a client, even for a server). Call on the loop.
+   */
+  void nextStreamIdForTest(int id) {
+    if (id <= 0 || (id & 1) != (client ? 1 : 0)) {
+      throw new IllegalArgumentException("not a " + (client ? "client" : "server") + " id: " + id);
+    }
+    nextStreamId = id;
   }
 
   /** Convenience for tests: the error that closed the connection, if any. */

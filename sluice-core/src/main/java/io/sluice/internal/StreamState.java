@@ -44,6 +44,15 @@ final class StreamState implements StreamHandle {
   boolean terminated;
   boolean registered;
   boolean pumping;
+  boolean pumpScheduled;
+
+  /**
+   * Windows a producer may be granted within one event-loop task. A synchronous producer (one
+   * that emits inside onRequest) would otherwise keep the loop busy until the transport is full,
+   * delaying reads, other streams and the flush; past this budget the pump yields and continues in
+   * a later task.
+   */
+  static final int PUMP_ROUNDS_PER_TASK = 4;
   boolean blocked;
 
   // Reassembly of a fragmented inbound message (null when none is in progress).
@@ -272,6 +281,7 @@ final class StreamState implements StreamHandle {
       // Loops because a synchronous producer may use its grant inside onRequest; it stops once the
       // producer holds more than half a window, the peer's credit is used up, or the transport
       // is full (then the stream waits in the connection's blocked list for writability).
+      int rounds = 0;
       while (!terminated && !outboundDone) {
         long cap = Math.min(peerCredit, conn.outboundWindow);
         long add = cap - producerCredit;
@@ -282,11 +292,26 @@ final class StreamState implements StreamHandle {
           conn.block(this);
           return;
         }
+        if (++rounds > PUMP_ROUNDS_PER_TASK) {
+          schedulePump();
+          return;
+        }
         producerCredit += add;
         conn.notifyRequest(this, add);
       }
     } finally {
       pumping = false;
+    }
+  }
+
+  private void schedulePump() {
+    if (!pumpScheduled) {
+      pumpScheduled = true;
+      conn.loop.execute(
+          () -> {
+            pumpScheduled = false;
+            pump();
+          });
     }
   }
 

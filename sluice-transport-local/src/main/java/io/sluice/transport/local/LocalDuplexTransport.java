@@ -71,6 +71,16 @@ final class LocalDuplexTransport implements DuplexTransport {
     deliverInbound();
   }
 
+  /**
+   * What one frame costs beyond its bytes (the buffer object, the list slot): counted so that
+   * floods of tiny frames hit the water mark too.
+   */
+  private static final int FRAME_OVERHEAD = 64;
+
+  private static long cost(ByteBuf frame) {
+    return frame.readableBytes() + FRAME_OVERHEAD;
+  }
+
   @Override
   public void write(ByteBuf buf) {
     if (closed) {
@@ -78,7 +88,7 @@ final class LocalDuplexTransport implements DuplexTransport {
       return;
     }
     pendingWrites.add(buf);
-    long now = inFlight.addAndGet(buf.readableBytes());
+    long now = inFlight.addAndGet(cost(buf));
     if (writable && now > highWaterMark) {
       writable = false;
       if (receiver != null) {
@@ -103,7 +113,7 @@ final class LocalDuplexTransport implements DuplexTransport {
     if (closed) {
       long bytes = 0;
       for (ByteBuf b : batch) {
-        bytes += b.readableBytes();
+        bytes += cost(b);
         b.release();
       }
       sender.consumed(bytes);
@@ -122,7 +132,7 @@ final class LocalDuplexTransport implements DuplexTransport {
     ByteBuf frame;
     while (readEnabled && !closed && (frame = inbound.poll()) != null) {
       any = true;
-      consumed += frame.readableBytes();
+      consumed += cost(frame);
       try {
         if (frame.readableBytes() > receiver.maxFrameSize()) {
           receiver.onTransportError(
@@ -142,9 +152,14 @@ final class LocalDuplexTransport implements DuplexTransport {
     }
   }
 
+  /**
+   * Called from the peer's loop. The wake-up is decided on the atomic counter alone (crossing the
+   * low water mark), never on {@link #writable}, which only this end's loop may read.
+   */
   private void consumedFromOtherLoop(long bytes) {
-    long now = inFlight.addAndGet(-bytes);
-    if (!writable && now <= highWaterMark / 2) {
+    long low = highWaterMark / 2;
+    long before = inFlight.getAndAdd(-bytes);
+    if (before > low && before - bytes <= low) {
       loop.execute(this::checkWritable);
     }
   }
