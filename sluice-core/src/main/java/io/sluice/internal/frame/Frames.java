@@ -84,12 +84,20 @@ public final class Frames {
     }
   }
 
-  /** The metadata bytes of a frame (a slice, not retained), or null if the M flag is clear. */
+  /**
+   * The metadata bytes of a frame (a slice, not retained), or null if the M flag is clear or the
+   * type carries no metadata (the M bit on other types is an unused flag, ignored on receive).
+   */
   public static ByteBuf metadata(ByteBuf frame) {
     if (!hasFlag(frame, FLAG_METADATA)) {
       return null;
     }
     int type = type(frame);
+    if (!FrameType.hasMetadataLength(type)
+        && type != FrameType.LEASE
+        && type != FrameType.METADATA_PUSH) {
+      return null;
+    }
     int start = frame.readerIndex() + payloadOffset(frame);
     if (type == FrameType.LEASE || type == FrameType.METADATA_PUSH) {
       return frame.slice(start, frame.writerIndex() - start);
@@ -98,10 +106,13 @@ public final class Frames {
     return frame.slice(start + METADATA_LENGTH_SIZE, length);
   }
 
-  /** The data bytes of a frame (a slice, not retained); empty for metadata-only frames. */
+  /**
+   * The data bytes of a payload-bearing frame (a slice, not retained); empty for other types (use
+   * {@link #keepAliveData} for KEEPALIVE).
+   */
   public static ByteBuf data(ByteBuf frame) {
     int type = type(frame);
-    if (type == FrameType.LEASE || type == FrameType.METADATA_PUSH) {
+    if (!FrameType.hasMetadataLength(type)) {
       return frame.slice(frame.writerIndex(), 0);
     }
     int start = frame.readerIndex() + payloadOffset(frame);
@@ -117,6 +128,10 @@ public final class Frames {
    */
   public static void writePayload(ByteBuf out, ByteBuf metadata, ByteBuf data) {
     if (metadata != null) {
+      if (metadata.readableBytes() > MAX_METADATA_LENGTH) {
+        throw new IllegalArgumentException(
+            "metadata of " + metadata.readableBytes() + " bytes does not fit the u24 length");
+      }
       writeU24(out, metadata.readableBytes());
       out.writeBytes(metadata, metadata.readerIndex(), metadata.readableBytes());
     }
@@ -142,7 +157,7 @@ public final class Frames {
       ByteBuf out, int streamId, int type, int flags, int initialRequestN) {
     writeHeader(out, streamId, type, flags);
     if (type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL) {
-      out.writeInt(initialRequestN);
+      out.writeInt(initialRequestN & 0x7FFFFFFF);
     }
   }
 
@@ -160,7 +175,7 @@ public final class Frames {
 
   public static void writeRequestN(ByteBuf out, int streamId, int n) {
     writeHeader(out, streamId, FrameType.REQUEST_N, 0);
-    out.writeInt(n);
+    out.writeInt(n & 0x7FFFFFFF);
   }
 
   public static void writeCancel(ByteBuf out, int streamId) {
