@@ -54,7 +54,7 @@ public final class Message implements ReferenceCounted, AutoCloseable {
 
   /** A message with UTF-8 data in an unpooled heap buffer: convenient for tests and examples. */
   public static Message utf8(CharSequence data) {
-    return utf8(Unpooled.EMPTY_BUFFER.alloc(), data);
+    return new Message(null, Unpooled.copiedBuffer(data, StandardCharsets.UTF_8));
   }
 
   /** An empty message: no metadata, zero-length data. */

@@ -97,11 +97,21 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean flushPending;
   private boolean flushTaskScheduled;
   private boolean inReadBatch;
+  // Reading back-pressure: unpaid bytes written since the transport became unwritable.
+  private long unpaidWhileUnwritable;
+  private boolean readPaused;
   private final Runnable flushTask = this::flushTaskRun;
   private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
 
   // Cross-thread commands.
   private final Queue<Runnable> commands = PlatformDependent.newMpscQueue();
+  /**
+   * True while the server's acceptor or the client's responder factory runs, before the
+   * connection is established (and, on a client, before SETUP is written): what they start through
+   * this requester (or the handles it returns) is queued like cross-thread work and runs once the
+   * current loop task is over, after acceptance (or fails if the connection was refused).
+   */
+  private boolean deferRequests;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drainCommands;
 
@@ -158,7 +168,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       ClientSetup setup,
       Function<Requester, Responder> responderFactory) {
     SluiceConnection c = new SluiceConnection(transport, options, true, null, null);
-    c.responder = responderFactory.apply(c);
+    c.deferRequests = true; // requests the factory makes must follow SETUP
+    try {
+      c.responder = responderFactory.apply(c);
+    } finally {
+      c.deferRequests = false;
+    }
     c.startClient(setup);
     return c;
   }
@@ -349,7 +364,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       return;
     }
     sendError(0, code, message);
-    flushNow();
+    // No flush before closeNow: a flush can report writability at once (netty fires it from
+    // inside flush), whose handler would pump producers and queue frames behind this ERROR.
+    // closeNow flushes after the state is CLOSED, when nothing can be added any more.
     SluiceException local = SluiceException.from(code, message);
     if (cause != null) {
       local.initCause(cause);
@@ -435,7 +452,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   /** True if the caller may act directly: on the loop with no queued command ahead of it. */
   boolean inLoopInOrder() {
-    return loop.inEventLoop() && commands.isEmpty();
+    return loop.inEventLoop() && commands.isEmpty() && !deferRequests;
   }
 
   void enqueue(Runnable command) {
@@ -660,6 +677,24 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
+  /**
+   * Counts an outbound frame a peer can make us write without paying for it with REQUEST_N
+   * credit: ERRORs and rejections, CANCELs, keepalive echoes, request-response answers. While the
+   * transport is unwritable, more than {@link ConnectionOptions#maxQueuedOutboundBytes()} of
+   * those stops reading until it is writable again: a peer that floods requests (or keepalives)
+   * and never reads the answers is paused instead of growing our outbound buffer.
+   */
+  void noteUnpaid(int bytes) {
+    if (transport.isWritable()) {
+      return;
+    }
+    unpaidWhileUnwritable += bytes;
+    if (!readPaused && unpaidWhileUnwritable > options.maxQueuedOutboundBytes()) {
+      readPaused = true;
+      transport.setReadEnabled(false);
+    }
+  }
+
   void block(StreamState s) {
     if (!s.blocked) {
       s.blocked = true;
@@ -692,11 +727,17 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
-    // While we cannot write, we stop reading: a peer that floods requests and never reads the
-    // answers is paused instead of growing our outbound buffer.
-    transport.setReadEnabled(writable);
+    // Unwritable alone does not stop reading: flow-controlled output is already paused by the
+    // pump, and two peers streaming both ways would each wait for the other to read, forever.
+    // Reading stops only once the peer made us queue too much it does not pay for with credit
+    // (see noteUnpaid).
     if (!writable) {
       return;
+    }
+    unpaidWhileUnwritable = 0;
+    if (readPaused) {
+      readPaused = false;
+      transport.setReadEnabled(true);
     }
     int n = blocked.size();
     for (int i = 0; i < n && transport.isWritable(); i++) {
@@ -792,6 +833,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
             md == null ? null : md.retain(), Frames.data(frame).retain());
     SetupView view = new SetupView(frame, payload);
     Responder accepted;
+    deferRequests = true; // requests the acceptor makes start once it has accepted
     try {
       accepted = acceptor.accept(view, this);
       if (accepted == null) {
@@ -807,6 +849,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       connectionError(code, Errors.message(t), null);
       return;
     } finally {
+      deferRequests = false;
       payload.release();
     }
     responder = accepted;
@@ -890,6 +933,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       case FrameType.KEEPALIVE:
         if (Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
           ByteBuf data = Frames.keepAliveData(frame);
+          noteUnpaid(Frames.HEADER_SIZE + 8 + data.readableBytes());
           ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8 + data.readableBytes());
           Frames.writeKeepAlive(out, false, 0, data);
           endFrame(out);
@@ -912,10 +956,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       case FrameType.LEASE:
         if (leaseEnabled) {
           leaseReceived = true;
-          ready.complete(null);
           leaseAllowed = Frames.leaseRequests(frame);
           leaseExpiresNanos =
               System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Frames.leaseTtl(frame));
+          // Last: dependents of ready() run right here and may send requests under this lease.
+          ready.complete(null);
         }
         return;
       case FrameType.SETUP: // a second SETUP (server) or any SETUP (client) is ignored
@@ -1291,7 +1336,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   private void listenerFailed(StreamState s, Throwable t) {
-    logger.debug("StreamListener threw; failing {}", s, t);
+    logger.warn("StreamListener threw; failing {}", s, t);
     if (!s.terminated) {
       s.failLocally(t);
     }
@@ -1445,6 +1490,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
+    noteUnpaid(Frames.HEADER_SIZE);
     ByteBuf out = beginFrame(Frames.HEADER_SIZE);
     Frames.writeCancel(out, streamId);
     endFrame(out);
@@ -1454,7 +1500,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
-    ByteBuf out = beginFrame(Frames.errorSize(message));
+    int size = Frames.errorSize(message);
+    noteUnpaid(size);
+    ByteBuf out = beginFrame(size);
     Frames.writeError(out, streamId, code, message);
     endFrame(out);
   }
@@ -1473,13 +1521,19 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   private ByteBuf beginFrameHead(int size, int room) {
     ByteBuf b = batch;
-    if (b == null || b.writableBytes() < room + 3) {
-      if (b != null) {
-        // A full batch goes to the socket now, so the kernel sends while we encode the next one.
-        transport.write(b);
-        transport.flush();
+    while (b == null || b.writableBytes() < room + 3) {
+      if (b == null) {
+        b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
+        break;
       }
-      b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
+      // A full batch goes to the socket now, so the kernel sends while we encode the next one.
+      // Detach it first: the flush can report writability at once (netty fires it from inside
+      // flush), and frames that handler encodes must go into a new batch, never into this one,
+      // which belongs to the transport now (and may already be released).
+      batch = null;
+      transport.write(b);
+      transport.flush();
+      b = batch; // null, or a batch a re-entrant writer started during the flush
     }
     Frames.writeU24(b, size);
     return b;

@@ -9,6 +9,7 @@ import io.sluice.StreamListener;
 import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.exceptions.InvalidException;
 import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.Frames;
 import java.util.concurrent.Executor;
 
 /**
@@ -169,6 +170,11 @@ final class StreamState implements StreamHandle {
       conn.sendCancel(id);
     } else if (!outboundDone) {
       conn.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
+    } else if (!inboundDone) {
+      // A channel responder that completed its half and cancels: only the requester's half is
+      // left, and CANCEL is how a responder stops it. Sending nothing would leave the requester
+      // waiting for credit, its stream live on both ends until the connection closes.
+      conn.sendCancel(id);
     }
     terminate();
   }
@@ -185,6 +191,8 @@ final class StreamState implements StreamHandle {
         return;
       }
       outboundDone = true;
+      // The answer may come before any demand: it is paid for by nothing but the request.
+      conn.noteUnpaid(Frames.HEADER_SIZE + message.size());
       conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
       terminate();
       return;
@@ -232,8 +240,14 @@ final class StreamState implements StreamHandle {
     if (terminated) {
       return;
     }
-    int code = Errors.streamCode(cause);
-    conn.sendError(id, code, Errors.message(cause));
+    if (requester && kind != FrameType.REQUEST_CHANNEL) {
+      // A request-response or request-stream requester has no outbound half to fail: the spec
+      // gives it only CANCEL to end the stream (an ERROR from it is a frame the responder does
+      // not expect).
+      conn.sendCancel(id);
+    } else {
+      conn.sendError(id, Errors.streamCode(cause), Errors.message(cause));
+    }
     boolean inboundOpen = !inboundDone;
     terminate();
     if (inboundOpen && (requester || kind == FrameType.REQUEST_CHANNEL)) {

@@ -4,6 +4,7 @@ import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -16,6 +17,11 @@ import reactor.core.publisher.Operators;
  * outbound publisher and asks it for one message; that message travels in REQUEST_CHANNEL with
  * initial N = the downstream demand so far. Further outbound messages are pulled from the
  * publisher only as the responder grants demand. Single-use.
+ *
+ * <p>Demand signalled inside the subscriber's {@code onSubscribe} is acted on once it returns, so
+ * no signal can reach the subscriber while {@code onSubscribe} still runs (§1.3). On a connection
+ * that is no longer open the subscriber fails at once (§1.4, §1.9). A canceled subscription
+ * forgets its subscriber (§3.13).
  */
 public final class RequestChannelFlux extends Flux<Message> {
   private final Inner inner;
@@ -31,8 +37,14 @@ public final class RequestChannelFlux extends Flux<Message> {
           actual, new IllegalStateException("a Sluice publisher allows only one subscriber"));
       return;
     }
+    if (!inner.requester.isOpen()) {
+      inner.done = true;
+      Operators.error(actual, StartableStream.notOpen(inner.requester));
+      return;
+    }
     inner.actual = actual;
     actual.onSubscribe(inner);
+    inner.afterOnSubscribe();
   }
 
   /** Downstream subscription and stream listener. Pre-start state is guarded by {@code this}. */
@@ -41,10 +53,11 @@ public final class RequestChannelFlux extends Flux<Message> {
     final Requester requester;
     final Publisher<Message> source;
     final Outbound outbound = new Outbound(this);
-    CoreSubscriber<? super Message> actual;
+    CoreSubscriber<? super Message> actual; // null once canceled
 
     private long demand; // guarded by this until the handle is published
     private boolean sourceSubscribed; // guarded by this
+    private boolean subscribing = true; // guarded by this: until onSubscribe has returned
     volatile boolean canceled;
     volatile boolean done;
     volatile StreamHandle handle;
@@ -67,7 +80,7 @@ public final class RequestChannelFlux extends Flux<Message> {
             } else if (demand >= 0) {
               demand = Operators.addCap(demand, n);
             }
-            if (!sourceSubscribed) {
+            if (!sourceSubscribed && !subscribing) {
               sourceSubscribed = true;
               subscribeNow = true;
             }
@@ -75,8 +88,7 @@ public final class RequestChannelFlux extends Flux<Message> {
         }
         if (subscribeNow) {
           if (n <= 0) {
-            done = true;
-            actual.onError(
+            fail(
                 new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n));
             return;
           }
@@ -87,6 +99,24 @@ public final class RequestChannelFlux extends Flux<Message> {
         }
       }
       h.request(n);
+    }
+
+    /** After the subscriber's onSubscribe returned: act on the demand it signalled in there. */
+    void afterOnSubscribe() {
+      long d;
+      synchronized (this) {
+        subscribing = false;
+        d = demand;
+        if (d == 0 || sourceSubscribed || canceled) {
+          return;
+        }
+        sourceSubscribed = true;
+      }
+      if (d < 0) {
+        fail(new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9)"));
+        return;
+      }
+      source.subscribe(outbound);
     }
 
     /** On the first outbound message: start the channel. */
@@ -118,22 +148,22 @@ public final class RequestChannelFlux extends Flux<Message> {
     }
 
     void fail(Throwable t) {
-      if (!done && !canceled) {
+      CoreSubscriber<? super Message> a = actual;
+      if (a != null && !done && !canceled) {
         done = true;
-        actual.onError(t);
+        actual = null;
+        a.onError(t);
       }
     }
 
     void completeEmpty() {
-      if (!done && !canceled) {
-        done = true;
-        actual.onComplete();
-      }
+      onComplete();
     }
 
     @Override
     public void cancel() {
       canceled = true;
+      actual = null;
       StreamHandle h = handle;
       if (h != null) {
         h.cancel();
@@ -144,18 +174,21 @@ public final class RequestChannelFlux extends Flux<Message> {
     // ---- StreamListener (event loop) ----
     @Override
     public void onNext(Message message) {
-      if (canceled || done) {
+      CoreSubscriber<? super Message> a = actual;
+      if (a == null || canceled || done) {
         message.release();
         return;
       }
-      actual.onNext(message);
+      a.onNext(message);
     }
 
     @Override
     public void onComplete() {
-      if (!done && !canceled) {
+      CoreSubscriber<? super Message> a = actual;
+      if (a != null && !done && !canceled) {
         done = true;
-        actual.onComplete();
+        actual = null;
+        a.onComplete();
       }
     }
 
@@ -202,6 +235,7 @@ public final class RequestChannelFlux extends Flux<Message> {
 
     @Override
     public void onNext(Message m) {
+      Objects.requireNonNull(m, "onNext(null) (Reactive Streams §2.13)");
       if (inner.canceled) {
         m.release();
         return;
@@ -216,6 +250,7 @@ public final class RequestChannelFlux extends Flux<Message> {
 
     @Override
     public void onError(Throwable t) {
+      Objects.requireNonNull(t, "onError(null) (Reactive Streams §2.13)");
       if (!firstSeen) {
         inner.fail(t);
         return;

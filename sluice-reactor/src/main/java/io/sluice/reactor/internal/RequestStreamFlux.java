@@ -23,11 +23,8 @@ public final class RequestStreamFlux extends Flux<Message> {
   }
 
   private static final class Inner extends StartableStream {
-    private final Requester requester;
-
     Inner(Requester requester, Message request) {
-      super(request);
-      this.requester = requester;
+      super(requester, request);
     }
 
     @Override

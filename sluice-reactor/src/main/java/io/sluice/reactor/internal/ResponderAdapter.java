@@ -8,6 +8,7 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.exceptions.CanceledException;
 import io.sluice.reactor.ReactorResponder;
+import java.util.Objects;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -138,6 +139,7 @@ public final class ResponderAdapter implements Responder {
 
     @Override
     public void onNext(Message m) {
+      Objects.requireNonNull(m, "onNext(null) (Reactive Streams §2.13)");
       if (single) {
         sent = true;
         handle.nextAndComplete(m);
@@ -148,6 +150,7 @@ public final class ResponderAdapter implements Responder {
 
     @Override
     public void onError(Throwable t) {
+      Objects.requireNonNull(t, "onError(null) (Reactive Streams §2.13)");
       handle.error(t);
     }
 
@@ -156,16 +159,31 @@ public final class ResponderAdapter implements Responder {
       if (!single || !sent) {
         handle.complete();
       }
+      if (inbound != null) {
+        inbound.outboundCompleted();
+      }
     }
   }
 
-  /** The inbound half of a responder's channel, handed to the handler as a Flux. */
+  /**
+   * The inbound half of a responder's channel, handed to the handler as a Flux.
+   *
+   * <p>The subscriber becomes visible to the loop only once its {@code onSubscribe} has returned,
+   * and positive demand signalled inside it is passed on only then, so no signal can reach it while
+   * {@code onSubscribe} runs (§1.3); a terminal signal arriving meanwhile is delivered after it. A
+   * canceled subscription forgets its subscriber (§3.13).
+   */
   static final class ChannelInbound extends Flux<Message> implements Subscription {
     private final StreamHandle handle;
-    private CoreSubscriber<? super Message> actual; // guarded by this until set
+    // Set once onSubscribe has returned; null again once canceled.
+    private CoreSubscriber<? super Message> actual;
+    private boolean subscribed; // guarded by this
+    private volatile boolean subscribing; // guarded by this when true
+    private long parkedDemand; // guarded by this: demand signalled inside onSubscribe
     private boolean terminated; // guarded by this
     private Throwable error; // guarded by this
     private volatile boolean canceled;
+    private volatile boolean outboundDone; // the handler's response completed
 
     ChannelInbound(StreamHandle handle, boolean complete) {
       this.handle = handle;
@@ -174,38 +192,81 @@ public final class ResponderAdapter implements Responder {
 
     @Override
     public void subscribe(CoreSubscriber<? super Message> s) {
-      boolean deliverTerminal;
-      Throwable e;
       synchronized (this) {
-        if (actual != null) {
+        if (subscribed) {
           Operators.error(s, new IllegalStateException("the channel's inbound allows one subscriber"));
           return;
         }
-        actual = s;
-        deliverTerminal = terminated;
-        e = error;
+        subscribed = true;
+        subscribing = true;
       }
       s.onSubscribe(this);
+      boolean deliverTerminal;
+      Throwable e;
+      long parked;
+      synchronized (this) {
+        subscribing = false;
+        if (!canceled) {
+          actual = s;
+        }
+        deliverTerminal = terminated;
+        e = error;
+        parked = parkedDemand;
+        parkedDemand = 0;
+      }
+      if (canceled) {
+        return;
+      }
       if (deliverTerminal) {
         if (e != null) {
           s.onError(e);
         } else {
           s.onComplete();
         }
+      } else if (parked > 0) {
+        handle.request(parked);
       }
     }
 
     @Override
     public void request(long n) {
-      if (!canceled) {
-        handle.request(n);
+      if (canceled) {
+        return;
       }
+      if (subscribing && n > 0) {
+        synchronized (this) {
+          if (subscribing) {
+            parkedDemand = Operators.addCap(parkedDemand, n);
+            return;
+          }
+        }
+      }
+      handle.request(n);
     }
 
     @Override
     public void cancel() {
-      // No frame: the requester stops once its granted credit is used; what arrives is released.
+      // No frame while the handler's response runs (a responder cannot stop only the requester's
+      // half then): the requester stops once its granted credit is used; what arrives is
+      // released. Once the response has completed, the requester is told (see outboundCompleted).
       canceled = true;
+      actual = null;
+      if (outboundDone) {
+        handle.cancel();
+      }
+    }
+
+    /**
+     * The handler's response completed. If the handler canceled this inbound half, nobody will
+     * read the requester's messages: cancel the stream, which tells the requester to stop sending
+     * (CANCEL) instead of leaving the channel live on both ends. (An inbound not subscribed yet is
+     * left alone: a handler may hand it to someone who subscribes later.)
+     */
+    void outboundCompleted() {
+      outboundDone = true;
+      if (canceled) {
+        handle.cancel();
+      }
     }
 
     void next(Message m) {

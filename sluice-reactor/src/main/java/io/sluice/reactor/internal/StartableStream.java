@@ -1,8 +1,11 @@
 package io.sluice.reactor.internal;
 
 import io.sluice.Message;
+import io.sluice.Requester;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.reactivestreams.Subscription;
@@ -18,6 +21,13 @@ import reactor.core.publisher.Operators;
  * <p>The stream starts on the first {@code request(n)}. The core's handle is published after the
  * start call returns, possibly after the loop already delivered signals; requests made in that gap
  * are parked in {@link #pending} and handed over by whichever side sees the handle last.
+ *
+ * <p>Demand signalled from inside the subscriber's {@code onSubscribe} is parked too, and the
+ * stream starts only once {@code onSubscribe} has returned: otherwise the loop could deliver the
+ * first signal while {@code onSubscribe} still runs on the subscribing thread (§1.3).
+ *
+ * <p>The subscriber is forgotten once the subscription is canceled (§3.13), so the loop reads
+ * {@link #actual} once per signal and drops signals when it is gone.
  */
 abstract class StartableStream implements Subscription, StreamListener {
   static final int FRESH = 0;
@@ -25,6 +35,8 @@ abstract class StartableStream implements Subscription, StreamListener {
   static final int STARTED = 2;
   static final int CANCELED = 3;
   static final int DONE = 4;
+  /** Inside the subscriber's onSubscribe. */
+  static final int SUBSCRIBING = 5;
 
   volatile int state;
   static final AtomicIntegerFieldUpdater<StartableStream> STATE =
@@ -35,22 +47,46 @@ abstract class StartableStream implements Subscription, StreamListener {
       AtomicLongFieldUpdater.newUpdater(StartableStream.class, "pending");
 
   volatile StreamHandle handle;
-  CoreSubscriber<? super Message> actual;
+  CoreSubscriber<? super Message> actual; // null once canceled
   Message request;
+  final Requester requester;
 
-  StartableStream(Message request) {
+  StartableStream(Requester requester, Message request) {
+    this.requester = requester;
     this.request = request;
   }
 
-  /** Subscribes {@code actual} if this publisher was never subscribed before. */
+  /**
+   * Subscribes {@code actual} if this publisher was never subscribed before. On a connection that
+   * is no longer open the subscriber fails at once (§1.4, §1.9), without waiting for demand.
+   */
   final void subscribeOnce(CoreSubscriber<? super Message> actual) {
-    if (!STATE.compareAndSet(this, FRESH, SUBSCRIBED)) {
+    if (!STATE.compareAndSet(this, FRESH, SUBSCRIBING)) {
       Operators.error(
           actual, new IllegalStateException("a Sluice publisher allows only one subscriber"));
       return;
     }
+    if (!requester.isOpen()) {
+      state = DONE;
+      releaseRequest();
+      Operators.error(actual, notOpen(requester));
+      return;
+    }
     this.actual = actual;
     actual.onSubscribe(this);
+    if (STATE.compareAndSet(this, SUBSCRIBING, SUBSCRIBED)) {
+      long parked = PENDING.getAndSet(this, 0);
+      if (parked > 0) {
+        request(parked);
+      }
+    }
+  }
+
+  /** The error for a request on a connection that is closed or closing. */
+  static Throwable notOpen(Requester requester) {
+    return requester.onClose().isDone()
+        ? new ConnectionErrorException("connection closed")
+        : new ConnectionCloseException("connection is closing; no new requests");
   }
 
   /** Starts the stream with the first demand; returns the core's handle. */
@@ -59,14 +95,27 @@ abstract class StartableStream implements Subscription, StreamListener {
   @Override
   public void request(long n) {
     if (n <= 0) {
-      if (STATE.compareAndSet(this, SUBSCRIBED, CANCELED)) {
+      if (STATE.compareAndSet(this, SUBSCRIBED, CANCELED)
+          || STATE.compareAndSet(this, SUBSCRIBING, CANCELED)) {
         releaseRequest();
-        actual.onError(
+        CoreSubscriber<? super Message> a = actual;
+        actual = null;
+        a.onError(
             new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n));
       } else {
         StreamHandle h = handle;
         if (h != null) {
           h.request(n); // the core fails the stream with the §3.9 error
+        }
+      }
+      return;
+    }
+    if (state == SUBSCRIBING) {
+      Operators.addCap(PENDING, this, n);
+      if (state != SUBSCRIBING) { // onSubscribe returned meanwhile: hand over what is parked
+        long parked = PENDING.getAndSet(this, 0);
+        if (parked > 0) {
+          request(parked);
         }
       }
       return;
@@ -103,13 +152,15 @@ abstract class StartableStream implements Subscription, StreamListener {
   @Override
   public void cancel() {
     int s = STATE.getAndSet(this, CANCELED);
-    if (s == SUBSCRIBED) {
+    if (s == SUBSCRIBED || s == SUBSCRIBING) {
       releaseRequest();
+      actual = null;
     } else if (s == STARTED) {
       StreamHandle h = handle;
       if (h != null) {
         h.cancel();
       }
+      actual = null;
       onCanceledByDownstream();
     } else if (s == DONE) {
       state = DONE;
@@ -131,17 +182,20 @@ abstract class StartableStream implements Subscription, StreamListener {
 
   @Override
   public void onNext(Message message) {
-    if (state == CANCELED) {
+    CoreSubscriber<? super Message> a = actual;
+    if (a == null || state == CANCELED) {
       message.release();
       return;
     }
-    actual.onNext(message);
+    a.onNext(message);
   }
 
   @Override
   public void onComplete() {
     if (STATE.compareAndSet(this, STARTED, DONE)) {
-      actual.onComplete();
+      CoreSubscriber<? super Message> a = actual;
+      actual = null;
+      a.onComplete();
     }
   }
 
@@ -152,7 +206,9 @@ abstract class StartableStream implements Subscription, StreamListener {
       if (s == SUBSCRIBED) {
         releaseRequest();
       }
-      actual.onError(cause);
+      CoreSubscriber<? super Message> a = actual;
+      actual = null;
+      a.onError(cause);
     }
   }
 }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of Sluice's inbound path (bytes -> u24 length splitter -> frame
+# validator -> protocol engine) with Jazzer, in its JUnit fuzzing mode (JAZZER_FUZZ=1).
+#
+#   sluice-fuzz/fuzz.sh            # 60 s, what CI runs
+#   sluice-fuzz/fuzz.sh 30m        # a longer run (Jazzer durations: 90s, 10m, 2h, "1h 30m")
+#
+# Seeds: src/test/resources/io/sluice/fuzz/InboundFuzzTestInputs/fuzzInbound/ (committed).
+# Inputs that reach new coverage accumulate in sluice-fuzz/.cifuzz-corpus/ (not committed; kept
+# between runs on the same machine). A failing input is saved as crash-<sha1> (a hang as
+# timeout-<sha1>) into the inputs directory above and the script exits non-zero: minimize it
+# (see README.md), move it to regressions/ under a descriptive name, and fix the bug.
+#
+# Environment: SLUICE_FUZZ_TIMEOUT (s, default 30) is libFuzzer's per-input time limit;
+# SLUICE_FUZZ_MAX_LEN (default 8192) the largest input libFuzzer makes (larger corpus files are
+# cut to it); SLUICE_FUZZ_ARGS adds further Maven arguments (e.g. -Djazzer.keep_going=5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration="${1:-60s}"
+timeout="${SLUICE_FUZZ_TIMEOUT:-30}"
+max_len="${SLUICE_FUZZ_MAX_LEN:-8192}"
+
+# The leak detector stays off while fuzzing: InboundHarness counts every buffer of each input
+# itself (exactly, at once), and PARANOID records a stack trace on every buffer access, which
+# costs most of the speed. Plain `mvn test` (regression mode) keeps PARANOID.
+JAZZER_FUZZ=1 exec mvn -B -pl sluice-fuzz -am test \
+  -Dtest=InboundFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dsluice.test.argLine="-Dio.netty.leakDetection.level=disabled -Xmx1g -Xss4m" \
+  -Djazzer.max_duration="$duration" \
+  -Djazzer.internal.arg.0=sluice-fuzz \
+  -Djazzer.internal.arg.1=-timeout="$timeout" \
+  -Djazzer.internal.arg.2=-max_len="$max_len" \
+  ${SLUICE_FUZZ_ARGS:-}
