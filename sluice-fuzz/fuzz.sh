@@ -13,7 +13,9 @@
 #
 # Environment: SLUICE_FUZZ_TIMEOUT (s, default 30) is libFuzzer's per-input time limit;
 # SLUICE_FUZZ_MAX_LEN (default 8192) the largest input libFuzzer makes (larger corpus files are
-# cut to it); SLUICE_FUZZ_ARGS adds further Maven arguments (e.g. -Djazzer.keep_going=5).
+# cut to it); SLUICE_FUZZ_SEED (default: random) fixes libFuzzer's seed, which CI does so that
+# its run is reproducible; SLUICE_FUZZ_ARGS adds further Maven arguments (e.g.
+# -Djazzer.keep_going=5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,4 +33,5 @@ JAZZER_FUZZ=1 exec mvn -B -pl sluice-fuzz -am test \
   -Djazzer.internal.arg.0=sluice-fuzz \
   -Djazzer.internal.arg.1=-timeout="$timeout" \
   -Djazzer.internal.arg.2=-max_len="$max_len" \
+  ${SLUICE_FUZZ_SEED:+-Djazzer.internal.arg.3=-seed="$SLUICE_FUZZ_SEED"} \
   ${SLUICE_FUZZ_ARGS:-}

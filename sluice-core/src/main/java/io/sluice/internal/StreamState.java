@@ -287,7 +287,9 @@ final class StreamState implements StreamHandle {
   }
 
   void pump() {
-    if (pumping) {
+    // No listener yet: the request is still being reassembled from fragments. Credit the peer
+    // grants meanwhile is kept in peerCredit and handed over when the responder starts.
+    if (pumping || listener == null) {
       return;
     }
     pumping = true;
