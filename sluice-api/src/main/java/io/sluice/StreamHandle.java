@@ -26,8 +26,9 @@ public interface StreamHandle {
   void request(long n);
 
   /**
-   * Ends the stream from this side: the peer is told (CANCEL from a requester, ERROR[CANCELED]
-   * from a responder), buffered fragments are released, and no signal reaches the listener after
+   * Ends the stream from this side: the peer is told (CANCEL from a requester; from a responder,
+   * ERROR[CANCELED] while its own half is open, or CANCEL when only the requester's half of a
+   * channel is left), buffered fragments are released, and no signal reaches the listener after
    * this returns on the event loop.
    */
   void cancel();

@@ -84,7 +84,13 @@ public final class ConnectionOptions {
     return maxActiveStreams;
   }
 
-  /** Outbound bytes queued in the transport above which producers are paused and reads stop. */
+  /**
+   * Outbound bytes queued in the transport above which producers are paused (the transport's high
+   * water mark). Reading stops too, but only once more than this much output that flow control
+   * does not bound (errors, rejections, keepalive echoes, request-response answers) piles up while
+   * unwritable: a peer that floods requests and never reads is paused, while two peers streaming
+   * both ways never wait on each other.
+   */
   public int maxQueuedOutboundBytes() {
     return maxQueuedOutboundBytes;
   }

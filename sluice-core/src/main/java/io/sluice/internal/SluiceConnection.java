@@ -55,7 +55,8 @@ import java.util.function.Function;
  *
  * <p><b>Memory.</b> Every table and buffer is bounded by {@link ConnectionOptions}: frame size,
  * reassembled size, live streams, and queued outbound bytes (producers are asked for more only
- * while the transport is writable, and reading stops while it is not).
+ * while the transport is writable; reading stops while it is not only once the peer has made us
+ * queue output that flow control does not bound, see {@code noteUnpaid}).
  */
 public final class SluiceConnection implements Requester, FrameReceiver {
   private static final InternalLogger logger =
@@ -383,8 +384,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     closeCause = cause;
     cancelTimers();
     flushNow();
-    transport.close();
+    // Streams first: a transport may report the close at once (the local one does), completing
+    // onClose(), which must not come before the streams' last signals.
     failAllStreams(cause != null ? cause : new ConnectionCloseException("connection closed"));
+    transport.close();
   }
 
   private void failAllStreams(Throwable cause) {
@@ -672,6 +675,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     } else {
       activeResponderStreams--;
     }
+    if (state == DRAINING && streams.isEmpty()) {
+      // Not right here: a stream is unregistered before its last signals reach its listener (the
+      // final message, onComplete), and the connection must close after those, not before.
+      loop.execute(this::closeIfDrained);
+    }
+  }
+
+  private void closeIfDrained() {
     if (state == DRAINING && streams.isEmpty()) {
       closeNow(null);
     }

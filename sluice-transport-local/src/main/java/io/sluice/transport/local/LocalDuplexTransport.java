@@ -2,7 +2,10 @@ package io.sluice.transport.local;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
 import io.sluice.transport.FrameTooLargeException;
@@ -18,6 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * peer) count against the high water mark, so writability behaves as on a socket.
  */
 final class LocalDuplexTransport implements DuplexTransport {
+  private static final InternalLogger logger =
+      InternalLoggerFactory.getInstance(LocalDuplexTransport.class);
+
   private final EventExecutor loop;
   private final ByteBufAllocator alloc;
   private final SocketAddress localAddress;
@@ -141,7 +147,7 @@ final class LocalDuplexTransport implements DuplexTransport {
           receiver.onFrame(frame);
         }
       } finally {
-        frame.release();
+        releaseInbound(frame);
       }
     }
     if (consumed > 0) {
@@ -149,6 +155,19 @@ final class LocalDuplexTransport implements DuplexTransport {
     }
     if (any && !closed) {
       receiver.onReadComplete();
+    }
+  }
+
+  /**
+   * Releases a frame the receiver has seen. A receiver (or the application behind it) that
+   * released it once too often makes this throw; that bug must not escape into the executor, whose
+   * thread would die and take down every local connection sharing it.
+   */
+  private static void releaseInbound(ByteBuf frame) {
+    try {
+      frame.release();
+    } catch (IllegalReferenceCountException e) {
+      logger.warn("An inbound frame was released once too often by its receiver", e);
     }
   }
 
