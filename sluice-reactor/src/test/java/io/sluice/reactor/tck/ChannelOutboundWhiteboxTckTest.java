@@ -1,56 +1,8 @@
 package io.sluice.reactor.tck;
 
-import io.sluice.Message;
-import java.util.concurrent.ExecutorService;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
-import org.testng.annotations.AfterClass;
-import org.testng.annotations.BeforeClass;
-
-/**
- * TCK whitebox verification of the subscriber RequestChannelFlux puts on the user's outbound
- * publisher, forwarding the first message into {@code requestChannel} and the rest into the stream
- * handle of a fake core {@link FakeStream}. The probe sees what the subscriber forwards (the fake
- * core reports it); the puppet's demand and cancel come from the peer, through the stream's
- * listener. Elements are pooled messages the fake core releases, so the class is leak-checked in
- * full.
- */
-public class ChannelOutboundWhiteboxTckTest extends SubscriberWhiteboxVerification<Message> {
-  static {
-    Tck.init();
-  }
-
-  private final TestEnvironment env;
-  private ExecutorService loop;
-
+/** TCK whitebox verification of the subscriber RequestChannelFlux puts on the user's outbound publisher (first message into requestChannel, the rest into the stream). */
+public class ChannelOutboundWhiteboxTckTest extends SubscriberWhiteboxTck {
   public ChannelOutboundWhiteboxTckTest() {
-    this(Tck.env());
-  }
-
-  private ChannelOutboundWhiteboxTckTest(TestEnvironment env) {
-    super(env);
-    this.env = env;
-  }
-
-  @BeforeClass
-  public void startLoop() {
-    loop = SubscriberVerifications.newLoop();
-  }
-
-  @AfterClass(alwaysRun = true)
-  public void stopLoopAndCheckLeaks() throws InterruptedException {
-    SubscriberVerifications.shutdown(loop);
-    Tck.assertNoLeaks(this);
-  }
-
-  @Override
-  public Subscriber<Message> createSubscriber(WhiteboxSubscriberProbe<Message> probe) {
-    return SubscriberSupport.whitebox(SubscriberSupport.channelOutbound(env, probe, loop), probe);
-  }
-
-  @Override
-  public Message createElement(int element) {
-    return Messages.pooled("e" + element);
+    super(SubscriberSupport::channelOutbound);
   }
 }

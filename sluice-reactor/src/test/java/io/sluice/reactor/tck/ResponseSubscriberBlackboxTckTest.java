@@ -1,62 +1,8 @@
 package io.sluice.reactor.tck;
 
-import io.sluice.Message;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.tck.SubscriberBlackboxVerification;
-import org.testng.annotations.AfterClass;
-import org.testng.annotations.BeforeClass;
-
-/**
- * TCK blackbox verification of the subscriber ResponderAdapter puts on a responder's response
- * publisher (ResponseSubscriber, stream mode: request-stream and request-channel responses),
- * forwarding into a fake core {@link FakeStream}. The TCK drives the subscriber object itself;
- * {@link #triggerRequest} grants it demand from the peer, through the stream's listener. Elements
- * are pooled messages the fake core releases, so the class is leak-checked in full.
- */
-public class ResponseSubscriberBlackboxTckTest extends SubscriberBlackboxVerification<Message> {
-  static {
-    Tck.init();
-  }
-
-  private ExecutorService loop;
-  private final Map<Subscriber<?>, FakeStream> streams = new ConcurrentHashMap<>();
-
+/** TCK blackbox verification of ResponderAdapter's ResponseSubscriber (stream mode: the subscriber on a responder's request-stream and request-channel responses). */
+public class ResponseSubscriberBlackboxTckTest extends SubscriberBlackboxTck {
   public ResponseSubscriberBlackboxTckTest() {
-    super(Tck.env());
-  }
-
-  @BeforeClass
-  public void startLoop() {
-    loop = SubscriberVerifications.newLoop();
-  }
-
-  @AfterClass(alwaysRun = true)
-  public void stopLoopAndCheckLeaks() throws InterruptedException {
-    streams.clear();
-    SubscriberVerifications.shutdown(loop);
-    Tck.assertNoLeaks(this);
-  }
-
-  @Override
-  public Subscriber<Message> createSubscriber() {
-    SubscriberSupport.Wired w = SubscriberSupport.responseSubscriber(env, null, loop);
-    streams.put(w.subscriber, w.stream);
-    return w.subscriber;
-  }
-
-  @Override
-  public void triggerRequest(Subscriber<? super Message> subscriber) {
-    FakeStream stream = streams.get(subscriber);
-    if (stream != null) {
-      stream.grant(1);
-    }
-  }
-
-  @Override
-  public Message createElement(int element) {
-    return Messages.pooled("e" + element);
+    super(SubscriberSupport::responseSubscriber);
   }
 }

@@ -76,6 +76,12 @@ final class SubscriberSupport {
     }
   }
 
+  /** Builds one subscriber under test, wired to a fake core: {@link #responseSubscriber} or {@link #channelOutbound}. */
+  @FunctionalInterface
+  interface Wiring {
+    Wired wire(TestEnvironment env, SubscriberProbe<Message> probe, Executor loop);
+  }
+
   @SuppressWarnings("unchecked")
   static Wired responseSubscriber(
       TestEnvironment env, SubscriberProbe<Message> probe, Executor loop) {
