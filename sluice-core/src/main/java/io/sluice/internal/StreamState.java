@@ -64,6 +64,7 @@ final class StreamState implements StreamHandle {
   int fragFlags;
   int fragInitialN;
   int fragSize;
+  int fragCount;
 
   StreamState(SluiceConnection conn, int kind, boolean requester, StreamListener listener) {
     this.conn = conn;
@@ -347,6 +348,8 @@ final class StreamState implements StreamHandle {
 
   void releaseFragments() {
     if (fragData != null) {
+      conn.reassemblyReleased(fragSize);
+      fragSize = 0;
       fragData.release();
       fragData = null;
     }
@@ -367,6 +370,7 @@ final class StreamState implements StreamHandle {
     fragInitialN = initialN;
     fragHasMetadata = false;
     fragSize = 0;
+    fragCount = 0;
     fragData = alloc.compositeBuffer(Integer.MAX_VALUE);
     fragMetadata = null;
   }
@@ -378,6 +382,7 @@ final class StreamState implements StreamHandle {
       return false;
     }
     fragSize += add;
+    fragCount++;
     if (metadata != null) {
       if (fragMetadata == null) {
         fragMetadata = alloc.compositeBuffer(Integer.MAX_VALUE);
@@ -400,6 +405,8 @@ final class StreamState implements StreamHandle {
       fragMetadata.release();
     }
     Message m = Message.of(metadata, fragData);
+    conn.reassemblyReleased(fragSize);
+    fragSize = 0;
     fragData = null;
     fragMetadata = null;
     return m;
