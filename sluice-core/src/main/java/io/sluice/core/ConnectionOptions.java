@@ -219,7 +219,7 @@ public final class ConnectionOptions {
     private Duration keepAliveMaxLifetime = Duration.ofSeconds(90);
     private int mtu = 64 * 1024;
     private int maxFrameSize = 1024 * 1024;
-    private int maxReassembledSize = 16 * 1024 * 1024;
+    private int maxReassembledSize = 4 * 1024 * 1024;
     private int maxActiveStreams = 8192;
     private int maxQueuedOutboundBytes = 4 * 1024 * 1024;
     private Duration setupTimeout = Duration.ofSeconds(10);
@@ -228,7 +228,7 @@ public final class ConnectionOptions {
     private boolean lease;
     private int leaseTtlMillis = 30_000;
     private int leaseRequests = Integer.MAX_VALUE;
-    private int maxReassemblyBytes = 32 * 1024 * 1024;
+    private int maxReassemblyBytes = 8 * 1024 * 1024;
     private int maxFragmentsPerMessage = 8192;
     private Duration writeStallTimeout = Duration.ofSeconds(30);
     private int maxKeepAliveDataSize = 1024;

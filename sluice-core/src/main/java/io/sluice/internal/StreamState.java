@@ -389,13 +389,31 @@ final class StreamState implements StreamHandle {
       }
       fragHasMetadata = true;
       if (metadata.isReadable()) {
-        fragMetadata.addComponent(true, metadata.retain());
+        fragMetadata.addComponent(true, keep(alloc, metadata));
       }
     }
     if (data.isReadable()) {
-      fragData.addComponent(true, data.retain());
+      fragData.addComponent(true, keep(alloc, data));
     }
     return true;
+  }
+
+  /**
+   * Keeps a fragment's part: a retained slice when it fills at least half of the read buffer it
+   * was cut from, otherwise a copy. A slice pins its whole read buffer, so a peer trickling tiny
+   * fragments, one per read, would otherwise pin far more memory than the reassembly budget
+   * counts.
+   */
+  private static ByteBuf keep(ByteBufAllocator alloc, ByteBuf part) {
+    int size = part.readableBytes();
+    ByteBuf root = part.unwrap();
+    int capacity = root != null ? root.capacity() : part.capacity();
+    if (size >= capacity >>> 1) {
+      return part.retain();
+    }
+    ByteBuf copy = alloc.buffer(size);
+    copy.writeBytes(part, part.readerIndex(), size);
+    return copy;
   }
 
   /** Completes reassembly: the rebuilt message (owned by the caller). */
