@@ -36,6 +36,8 @@ final class Attacker implements AutoCloseable {
   long framesRead;
   long bytesRead;
   long framesSent;
+  /** Stream ERRORs received beyond the first 20 kept in {@link #errors}. */
+  long moreStreamErrors;
   /** Reading saw the server close (EOF) or reset the connection. */
   boolean closed;
   /** A write failed: the server closed the connection. */
@@ -228,8 +230,10 @@ final class Attacker implements AutoCloseable {
           int code = (acc[f + 6] & 0xFF) << 24 | (acc[f + 7] & 0xFF) << 16 | (acc[f + 8] & 0xFF) << 8
               | (acc[f + 9] & 0xFF);
           String message = new String(acc, f + 10, len - 10, StandardCharsets.UTF_8);
-          if (errors.size() < 1000) {
+          if (streamId == 0 || errors.size() < 20) {
             errors.add(new Error(streamId, code, message));
+          } else {
+            moreStreamErrors++;
           }
         }
       }

@@ -173,7 +173,9 @@ abstract class HostileTestBase {
   static String expectConnectionError(Attacker a, int code, String messagePart) throws IOException {
     assertThat(a.awaitClosed(Duration.ofSeconds(30))).as("server closed the attacker").isTrue();
     Attacker.Error e = a.connectionError();
-    assertThat(e).as("an ERROR on stream 0; got %s", a.errors).isNotNull();
+    assertThat(e)
+        .as("an ERROR on stream 0; got %s (+%s more stream errors)", a.errors, a.moreStreamErrors)
+        .isNotNull();
     assertThat(e.code()).as("error code of %s", e).isEqualTo(code);
     if (messagePart != null) {
       assertThat(e.message()).contains(messagePart);
