@@ -92,6 +92,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private int activeRequesterStreams;
   private int activeResponderStreams;
   private int nextStreamId;
+  /** Highest stream id the peer has opened (or tried to); ids above it were never used. */
+  private int maxPeerStreamId;
+  /** This side's stream ids wrapped past 2^31-1: every id of ours may have been used. */
+  private boolean ownIdsWrapped;
 
   // Outbound batching.
   private ByteBuf batch;
@@ -103,8 +107,16 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean readPaused;
   private final Runnable flushTask = this::flushTaskRun;
   private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
-  /** Closes the connection when the transport stays unwritable too long (null while writable). */
+  /**
+   * Checks for a write stall; at most one is scheduled, and writability changes neither schedule
+   * nor cancel one each time (a busy stream flips writability often): the check reschedules itself
+   * while the transport is unwritable and lets go when it is writable.
+   */
   private ScheduledFuture<?> writeStallTask;
+  /** When the transport last became unwritable (valid while it is unwritable). */
+  private long unwritableSinceNanos;
+  /** The transport's outbound progress when the stall clock last (re)started; -1 if unknown. */
+  private long progressAtStallMark;
   /** A keepalive echo was queued since the transport became unwritable: drop further ones. */
   private boolean echoQueuedWhileUnwritable;
 
@@ -670,6 +682,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       nextStreamId += 2;
       if (nextStreamId <= 0) {
         nextStreamId = client ? 1 : 2;
+        ownIdsWrapped = true;
       }
       if (!streams.containsKey(id)) {
         return id;
@@ -766,15 +779,16 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     // Reading stops only once the peer made us queue too much it does not pay for with credit
     // (see noteUnpaid).
     if (!writable) {
+      unwritableSinceNanos = System.nanoTime();
+      progressAtStallMark = transport.outboundProgress();
       if (writeStallTask == null) {
-        long millis = options.writeStallTimeout().toMillis();
-        writeStallTask = loop.schedule(this::writeStalled, millis, TimeUnit.MILLISECONDS);
+        writeStallTask =
+            loop.schedule(
+                this::checkWriteStall,
+                options.writeStallTimeout().toNanos(),
+                TimeUnit.NANOSECONDS);
       }
       return;
-    }
-    if (writeStallTask != null) {
-      writeStallTask.cancel(false);
-      writeStallTask = null;
     }
     echoQueuedWhileUnwritable = false;
     unpaidWhileUnwritable = 0;
@@ -791,16 +805,31 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     requestFlush();
   }
 
-  private void writeStalled() {
+  private void checkWriteStall() {
     writeStallTask = null;
-    if (state != CLOSED && !transport.isWritable()) {
-      connectionError(
-          ErrorCode.CONNECTION_ERROR,
-          "the peer read nothing for "
-              + options.writeStallTimeout().toMillis()
-              + " ms while our output was queued (write stall timeout)",
-          null);
+    if (state == CLOSED || transport.isWritable()) {
+      return;
     }
+    long now = System.nanoTime();
+    long timeout = options.writeStallTimeout().toNanos();
+    long progress = transport.outboundProgress();
+    if (progress > progressAtStallMark) {
+      // A slow reader, not a stalled one: the peer took some of our output. Start over.
+      progressAtStallMark = progress;
+      unwritableSinceNanos = now;
+    }
+    long stalled = now - unwritableSinceNanos;
+    if (stalled < timeout) {
+      writeStallTask =
+          loop.schedule(this::checkWriteStall, timeout - stalled, TimeUnit.NANOSECONDS);
+      return;
+    }
+    connectionError(
+        ErrorCode.CONNECTION_ERROR,
+        "the peer read nothing for "
+            + TimeUnit.NANOSECONDS.toMillis(stalled)
+            + " ms while our output was queued (write stall timeout)",
+        null);
   }
 
   /**
@@ -1118,8 +1147,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (s == null) {
       if (FrameType.isRequest(type)) {
         onNewRequest(streamId, type, frame);
-      } else {
-        // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec).
+      } else if (neverUsed(streamId)) {
+        // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec). Only ids
+        // that were never opened count against the budget: frames for a stream that ended are
+        // normal races (PAYLOADs in flight after our CANCEL, a REQUEST_N after our COMPLETE), and
+        // dropping them costs one table lookup.
         countIgnored();
       }
       return;
@@ -1191,8 +1223,20 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
+  /** True if no stream was ever opened with {@code streamId} on this connection. */
+  private boolean neverUsed(int streamId) {
+    boolean peerParity = client ? (streamId & 1) == 0 : (streamId & 1) == 1;
+    if (peerParity) {
+      return streamId > maxPeerStreamId;
+    }
+    return !ownIdsWrapped && streamId >= nextStreamId;
+  }
+
   private void onNewRequest(int streamId, int type, ByteBuf frame) {
     boolean peerParity = client ? (streamId & 1) == 0 : (streamId & 1) == 1;
+    if (peerParity && streamId > maxPeerStreamId) {
+      maxPeerStreamId = streamId;
+    }
     if (!peerParity) {
       connectionError(
           ErrorCode.CONNECTION_ERROR,

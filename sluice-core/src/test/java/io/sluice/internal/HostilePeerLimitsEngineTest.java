@@ -185,6 +185,29 @@ class HostilePeerLimitsEngineTest extends EngineTestBase {
   }
 
   @Test
+  void lateFramesForStreamsThatEndedAreNotCounted() {
+    Producers.Counting producer = new Producers.Counting(-1);
+    acceptedServer(opts().maxIgnoredFramesPerSecond(10).build(), producer);
+    assertStillServes(1);
+    // REQUEST_N, CANCEL and PAYLOAD for stream 1, which ended: a normal race, dropped uncounted.
+    transport.inject(times(300, i -> i % 3 == 0 ? Wire.requestN(1, 5) : i % 3 == 1 ? Wire.cancel(1) : Wire.next(1, "late")));
+    assertStillServes(3);
+  }
+
+  @Test
+  void lateFramesForOurCanceledStreamAreNotCounted() {
+    client(opts().maxIgnoredFramesPerSecond(10).build());
+    Recorder r = new Recorder();
+    Loop.run(loop, () -> conn.requestStream(msg("s"), Long.MAX_VALUE, r).cancel());
+    assertThat(transport.next(FrameType.REQUEST_STREAM).streamId()).isEqualTo(1);
+    assertThat(transport.next(FrameType.CANCEL).streamId()).isEqualTo(1);
+    transport.inject(times(500, i -> Wire.next(1, "in flight")));
+    // Frames for stream 3, which this client never opened, do count.
+    transport.inject(times(500, i -> Wire.next(3, "bogus")));
+    assertThat(assertConnectionError()).contains("ignored");
+  }
+
+  @Test
   void floodOfRequestsOnALiveIdIsAConnectionError() {
     Producers.Counting producer = new Producers.Counting(-1);
     producer.emit = false;

@@ -75,17 +75,21 @@ class FloodAttacksTest extends HostileTestBase {
 
   @Test
   void requestChannelIgnoringRequestN() throws Exception {
+    byte[] open = Attacker.prefixed(FrameBuilder.requestChannel(1, 1).data("x").toBytes());
     byte[] p = Attacker.prefixed(FrameBuilder.payload(1, true, false).data("unasked").toBytes());
     scenario(
-        "R8 request-channel ignores request-n",
+        "R8 request-channels ignore request-n (20 unasked PAYLOADs each)",
         port -> {
           try (Attacker a = Attacker.connect(port).setup()) {
-            a.sendFully(Attacker.prefixed(FrameBuilder.requestChannel(1, 1).data("x").toBytes()));
-            a.flood(FLOOD, true, batches(2000, i -> p));
+            // A new channel per 21 frames: each one's firehose is a stream violation.
+            a.flood(FLOOD, true, batches(2100, i -> {
+              int id = 2 * (i / 21) + 1;
+              return Attacker.withStreamId(i % 21 == 0 ? open : p, id);
+            }));
             String outcome = expectConnectionError(a, CONNECTION_ERROR, "ignored or invalid");
             assertThat(a.errors.get(0).streamId()).isEqualTo(1);
             assertThat(a.errors.get(0).code()).isEqualTo(INVALID);
-            return a.errors.get(0) + ", then " + outcome;
+            return a.errors.get(0).toString().replace("on 1:", "on each:") + ", then " + outcome;
           }
         });
   }
