@@ -123,9 +123,9 @@ final class Soak {
       // Cancels after a few items.
       op =
           r.requestStream(Message.utf8(alloc, "1000000"))
+              .doOnCancel(cancels::incrementAndGet)
               .take(1 + kind % 7)
               .doOnNext(Message::release)
-              .doOnCancel(cancels::incrementAndGet)
               .then();
     } else if (kind < 75) {
       op = r.requestStream(Message.utf8(alloc, "error")).doOnNext(Message::release).then();
@@ -138,9 +138,9 @@ final class Soak {
       // Cancels the channel midway.
       op =
           r.requestChannel(Flux.range(0, 1000).map(i -> Message.utf8(alloc, "c" + i)))
+              .doOnCancel(cancels::incrementAndGet)
               .take(3)
               .doOnNext(Message::release)
-              .doOnCancel(cancels::incrementAndGet)
               .then();
     } else if (kind < 99) {
       op = r.fireAndForget(Message.utf8(alloc, "fnf"));
