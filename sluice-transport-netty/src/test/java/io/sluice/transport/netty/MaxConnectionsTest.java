@@ -45,6 +45,7 @@ class MaxConnectionsTest {
       // server would not notice a client's close): its slot is free again.
       io.sluice.transport.DuplexTransport first = accepted.poll();
       first.executor().execute(first::close);
+      a.setSoTimeout(10_000);
       assertThat(a.getInputStream().read()).isEqualTo(-1);
       Socket again = null;
       for (int attempt = 0; attempt < 100 && again == null; attempt++) {
