@@ -14,4 +14,13 @@ public final class ConnectionErrorException extends SluiceException {
     super(ErrorCode.CONNECTION_ERROR, message, cause);
   }
 
+
+  private ConnectionErrorException(String message, boolean stackless) {
+    super(ErrorCode.CONNECTION_ERROR, message, stackless);
+  }
+
+  /** A connection error without a stack trace, for limits a peer can breach at will. */
+  public static ConnectionErrorException stackless(String message) {
+    return new ConnectionErrorException(message, true);
+  }
 }

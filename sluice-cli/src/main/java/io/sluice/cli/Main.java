@@ -30,6 +30,9 @@ public final class Main {
           "  bench   [--interaction stream|response] [--seconds N] [--warmup N] [--payload-size B]",
           "          [--in-flight K] [--transport tcp|local]",
           "          Sluice-only throughput in one JVM; prints per-second counts and the median",
+          "  soak    [--minutes M]",
+          "          mixed interactions with cancellations and errors against one server (not in CI);",
+          "          prints heap, direct memory and live streams every 10 s",
           "",
           "JAVA_OPTS is passed to the JVM by the ./sluice script.");
 
@@ -52,6 +55,8 @@ public final class Main {
           return client(argv, out);
         case "bench":
           return bench(argv, out);
+        case "soak":
+          return new Soak().run(positive(Args.parse(argv, 1, Set.of("minutes"), Set.of()).getInt("minutes", 10), "minutes"), out);
         default:
           err.println("unknown command '" + argv[0] + "'\n\n" + USAGE);
           return 2;

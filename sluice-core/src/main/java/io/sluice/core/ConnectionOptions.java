@@ -25,6 +25,16 @@ public final class ConnectionOptions {
   private final boolean lease;
   private final int leaseTtlMillis;
   private final int leaseRequests;
+  private final int maxReassemblyBytes;
+  private final int maxFragmentsPerMessage;
+  private final Duration writeStallTimeout;
+  private final int maxKeepAliveDataSize;
+  private final int maxKeepAlivesPerSecond;
+  private final int maxMetadataPushSize;
+  private final int maxMetadataPushesPerSecond;
+  private final int maxRequestNPerSecond;
+  private final int maxCancelsPerSecond;
+  private final int maxIgnoredFramesPerSecond;
 
   private ConnectionOptions(Builder b) {
     this.keepAliveInterval = b.keepAliveInterval;
@@ -40,6 +50,16 @@ public final class ConnectionOptions {
     this.lease = b.lease;
     this.leaseTtlMillis = b.leaseTtlMillis;
     this.leaseRequests = b.leaseRequests;
+    this.maxReassemblyBytes = b.maxReassemblyBytes;
+    this.maxFragmentsPerMessage = b.maxFragmentsPerMessage;
+    this.writeStallTimeout = b.writeStallTimeout;
+    this.maxKeepAliveDataSize = b.maxKeepAliveDataSize;
+    this.maxKeepAlivesPerSecond = b.maxKeepAlivesPerSecond;
+    this.maxMetadataPushSize = b.maxMetadataPushSize;
+    this.maxMetadataPushesPerSecond = b.maxMetadataPushesPerSecond;
+    this.maxRequestNPerSecond = b.maxRequestNPerSecond;
+    this.maxCancelsPerSecond = b.maxCancelsPerSecond;
+    this.maxIgnoredFramesPerSecond = b.maxIgnoredFramesPerSecond;
   }
 
   public static Builder builder() {
@@ -128,13 +148,78 @@ public final class ConnectionOptions {
     return leaseRequests;
   }
 
+  /**
+   * Bytes of all partly reassembled inbound messages of the connection together; more is a
+   * CONNECTION_ERROR (many streams each just below {@link #maxReassembledSize()} would otherwise
+   * add up).
+   */
+  public int maxReassemblyBytes() {
+    return maxReassemblyBytes;
+  }
+
+  /** Most fragments one inbound message may arrive in; more fails the stream with INVALID. */
+  public int maxFragmentsPerMessage() {
+    return maxFragmentsPerMessage;
+  }
+
+  /**
+   * How long the transport may stay unwritable (the peer does not read what we queued) before the
+   * connection is closed with CONNECTION_ERROR.
+   */
+  public Duration writeStallTimeout() {
+    return writeStallTimeout;
+  }
+
+  /** Largest data of an inbound KEEPALIVE; larger is a CONNECTION_ERROR. */
+  public int maxKeepAliveDataSize() {
+    return maxKeepAliveDataSize;
+  }
+
+  /** Most inbound KEEPALIVE frames per second; more is a CONNECTION_ERROR. */
+  public int maxKeepAlivesPerSecond() {
+    return maxKeepAlivesPerSecond;
+  }
+
+  /** Largest inbound METADATA_PUSH metadata; larger is a CONNECTION_ERROR. */
+  public int maxMetadataPushSize() {
+    return maxMetadataPushSize;
+  }
+
+  /** Most inbound METADATA_PUSH frames per second; more is a CONNECTION_ERROR. */
+  public int maxMetadataPushesPerSecond() {
+    return maxMetadataPushesPerSecond;
+  }
+
+  /** Most inbound REQUEST_N frames per second (all streams together); more is a CONNECTION_ERROR. */
+  public int maxRequestNPerSecond() {
+    return maxRequestNPerSecond;
+  }
+
+  /**
+   * Most inbound CANCEL frames per second (the rapid-reset pattern: request, cancel, repeat); more
+   * is a CONNECTION_ERROR.
+   */
+  public int maxCancelsPerSecond() {
+    return maxCancelsPerSecond;
+  }
+
+  /**
+   * Most inbound frames per second that the spec says to ignore or that break a stream-level rule
+   * (frames for unknown stream ids, requests on live ids, frames on stream 0 that belong to a
+   * stream, unknown types with the I flag, empty or excess fragments, ...); more is a
+   * CONNECTION_ERROR.
+   */
+  public int maxIgnoredFramesPerSecond() {
+    return maxIgnoredFramesPerSecond;
+  }
+
   /** Builder for {@link ConnectionOptions}; every setter checks its argument. */
   public static final class Builder {
     private Duration keepAliveInterval = Duration.ofSeconds(20);
     private Duration keepAliveMaxLifetime = Duration.ofSeconds(90);
     private int mtu = 64 * 1024;
     private int maxFrameSize = 1024 * 1024;
-    private int maxReassembledSize = 16 * 1024 * 1024;
+    private int maxReassembledSize = 4 * 1024 * 1024;
     private int maxActiveStreams = 8192;
     private int maxQueuedOutboundBytes = 4 * 1024 * 1024;
     private Duration setupTimeout = Duration.ofSeconds(10);
@@ -143,6 +228,16 @@ public final class ConnectionOptions {
     private boolean lease;
     private int leaseTtlMillis = 30_000;
     private int leaseRequests = Integer.MAX_VALUE;
+    private int maxReassemblyBytes = 8 * 1024 * 1024;
+    private int maxFragmentsPerMessage = 8192;
+    private Duration writeStallTimeout = Duration.ofSeconds(30);
+    private int maxKeepAliveDataSize = 1024;
+    private int maxKeepAlivesPerSecond = 16;
+    private int maxMetadataPushSize = 64 * 1024;
+    private int maxMetadataPushesPerSecond = 1000;
+    private int maxRequestNPerSecond = 100_000;
+    private int maxCancelsPerSecond = 10_000;
+    private int maxIgnoredFramesPerSecond = 10_000;
 
     private Builder() {}
 
@@ -160,6 +255,16 @@ public final class ConnectionOptions {
       lease = o.lease;
       leaseTtlMillis = o.leaseTtlMillis;
       leaseRequests = o.leaseRequests;
+      maxReassemblyBytes = o.maxReassemblyBytes;
+      maxFragmentsPerMessage = o.maxFragmentsPerMessage;
+      writeStallTimeout = o.writeStallTimeout;
+      maxKeepAliveDataSize = o.maxKeepAliveDataSize;
+      maxKeepAlivesPerSecond = o.maxKeepAlivesPerSecond;
+      maxMetadataPushSize = o.maxMetadataPushSize;
+      maxMetadataPushesPerSecond = o.maxMetadataPushesPerSecond;
+      maxRequestNPerSecond = o.maxRequestNPerSecond;
+      maxCancelsPerSecond = o.maxCancelsPerSecond;
+      maxIgnoredFramesPerSecond = o.maxIgnoredFramesPerSecond;
     }
 
     public Builder keepAlive(Duration interval, Duration maxLifetime) {
@@ -230,6 +335,72 @@ public final class ConnectionOptions {
     public Builder leaseGrant(int ttlMillis, int requests) {
       this.leaseTtlMillis = positive(ttlMillis, "lease ttl");
       this.leaseRequests = positive(requests, "lease requests");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxReassemblyBytes()}. */
+    public Builder maxReassemblyBytes(int bytes) {
+      this.maxReassemblyBytes = positive(bytes, "maxReassemblyBytes");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxFragmentsPerMessage()}. */
+    public Builder maxFragmentsPerMessage(int fragments) {
+      if (fragments < 2) {
+        throw new IllegalArgumentException("maxFragmentsPerMessage must be at least 2, got " + fragments);
+      }
+      this.maxFragmentsPerMessage = fragments;
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#writeStallTimeout()}. */
+    public Builder writeStallTimeout(Duration timeout) {
+      this.writeStallTimeout = positiveMillis(timeout, "writeStallTimeout");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxKeepAliveDataSize()}; 0 allows only empty data. */
+    public Builder maxKeepAliveDataSize(int bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("maxKeepAliveDataSize must not be negative, got " + bytes);
+      }
+      this.maxKeepAliveDataSize = bytes;
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxKeepAlivesPerSecond()}. */
+    public Builder maxKeepAlivesPerSecond(int frames) {
+      this.maxKeepAlivesPerSecond = positive(frames, "maxKeepAlivesPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxMetadataPushSize()}. */
+    public Builder maxMetadataPushSize(int bytes) {
+      this.maxMetadataPushSize = positive(bytes, "maxMetadataPushSize");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxMetadataPushesPerSecond()}. */
+    public Builder maxMetadataPushesPerSecond(int frames) {
+      this.maxMetadataPushesPerSecond = positive(frames, "maxMetadataPushesPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxRequestNPerSecond()}. */
+    public Builder maxRequestNPerSecond(int frames) {
+      this.maxRequestNPerSecond = positive(frames, "maxRequestNPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxCancelsPerSecond()}. */
+    public Builder maxCancelsPerSecond(int frames) {
+      this.maxCancelsPerSecond = positive(frames, "maxCancelsPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxIgnoredFramesPerSecond()}. */
+    public Builder maxIgnoredFramesPerSecond(int frames) {
+      this.maxIgnoredFramesPerSecond = positive(frames, "maxIgnoredFramesPerSecond");
       return this;
     }
 

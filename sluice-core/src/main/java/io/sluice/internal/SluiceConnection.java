@@ -92,6 +92,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private int activeRequesterStreams;
   private int activeResponderStreams;
   private int nextStreamId;
+  /** Highest stream id the peer has opened (or tried to); ids above it were never used. */
+  private int maxPeerStreamId;
+  /** This side's stream ids wrapped past 2^31-1: every id of ours may have been used. */
+  private boolean ownIdsWrapped;
 
   // Outbound batching.
   private ByteBuf batch;
@@ -103,6 +107,26 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean readPaused;
   private final Runnable flushTask = this::flushTaskRun;
   private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
+  /**
+   * Checks for a write stall; at most one is scheduled, and writability changes neither schedule
+   * nor cancel one each time (a busy stream flips writability often): the check reschedules itself
+   * while the transport is unwritable and lets go when it is writable.
+   */
+  private ScheduledFuture<?> writeStallTask;
+  /** When the transport last became unwritable (valid while it is unwritable). */
+  private long unwritableSinceNanos;
+  /** The transport's outbound progress when the stall clock last (re)started; -1 if unknown. */
+  private long progressAtStallMark;
+  /** A keepalive echo was queued since the transport became unwritable: drop further ones. */
+  private boolean echoQueuedWhileUnwritable;
+
+  // Inbound budgets (see ConnectionOptions): per-second frame counts and reassembled bytes.
+  private final RateBudget keepAliveBudget;
+  private final RateBudget metadataPushBudget;
+  private final RateBudget requestNBudget;
+  private final RateBudget cancelBudget;
+  private final RateBudget ignoredBudget;
+  private long reassemblyBytes;
 
   // Cross-thread commands.
   private final Queue<Runnable> commands = PlatformDependent.newMpscQueue();
@@ -155,6 +179,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     this.acceptor = acceptor;
     this.responder = responder;
     this.nextStreamId = client ? 1 : 2;
+    this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond());
+    this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond());
+    this.requestNBudget = new RateBudget(options.maxRequestNPerSecond());
+    this.cancelBudget = new RateBudget(options.maxCancelsPerSecond());
+    this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond());
   }
 
   /**
@@ -368,9 +397,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     // No flush before closeNow: a flush can report writability at once (netty fires it from
     // inside flush), whose handler would pump producers and queue frames behind this ERROR.
     // closeNow flushes after the state is CLOSED, when nothing can be added any more.
-    SluiceException local = SluiceException.from(code, message);
+    SluiceException local;
     if (cause != null) {
+      local = SluiceException.from(code, message);
       local.initCause(cause);
+    } else if (code == ErrorCode.CONNECTION_ERROR) {
+      local = ConnectionErrorException.stackless(message); // a limit the peer can breach at will
+    } else {
+      local = SluiceException.from(code, message);
     }
     closeNow(local);
   }
@@ -409,6 +443,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     cancel(setupTimeoutTask);
     cancel(drainTimeoutTask);
     cancel(leaseTask);
+    cancel(writeStallTask);
   }
 
   private static void cancel(ScheduledFuture<?> f) {
@@ -647,6 +682,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       nextStreamId += 2;
       if (nextStreamId <= 0) {
         nextStreamId = client ? 1 : 2;
+        ownIdsWrapped = true;
       }
       if (!streams.containsKey(id)) {
         return id;
@@ -743,8 +779,18 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     // Reading stops only once the peer made us queue too much it does not pay for with credit
     // (see noteUnpaid).
     if (!writable) {
+      unwritableSinceNanos = System.nanoTime();
+      progressAtStallMark = transport.outboundProgress();
+      if (writeStallTask == null) {
+        writeStallTask =
+            loop.schedule(
+                this::checkWriteStall,
+                options.writeStallTimeout().toNanos(),
+                TimeUnit.NANOSECONDS);
+      }
       return;
     }
+    echoQueuedWhileUnwritable = false;
     unpaidWhileUnwritable = 0;
     if (readPaused) {
       readPaused = false;
@@ -757,6 +803,56 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       s.pump();
     }
     requestFlush();
+  }
+
+  private void checkWriteStall() {
+    writeStallTask = null;
+    if (state == CLOSED || transport.isWritable()) {
+      return;
+    }
+    long now = System.nanoTime();
+    long timeout = options.writeStallTimeout().toNanos();
+    long progress = transport.outboundProgress();
+    if (progress > progressAtStallMark) {
+      // A slow reader, not a stalled one: the peer took some of our output. Start over.
+      progressAtStallMark = progress;
+      unwritableSinceNanos = now;
+    }
+    long stalled = now - unwritableSinceNanos;
+    if (stalled < timeout) {
+      writeStallTask =
+          loop.schedule(this::checkWriteStall, timeout - stalled, TimeUnit.NANOSECONDS);
+      return;
+    }
+    connectionError(
+        ErrorCode.CONNECTION_ERROR,
+        "the peer read nothing for "
+            + TimeUnit.NANOSECONDS.toMillis(stalled)
+            + " ms while our output was queued (write stall timeout)",
+        null);
+  }
+
+  /**
+   * Counts one frame of a rate-limited kind; on a breach sends ERROR[CONNECTION_ERROR], closes,
+   * and returns true (the caller drops the frame).
+   */
+  private boolean overBudget(RateBudget budget, String what) {
+    if (budget.take()) {
+      return false;
+    }
+    connectionError(
+        ErrorCode.CONNECTION_ERROR,
+        "more than " + budget.limit() + " " + what + " per second",
+        null);
+    return true;
+  }
+
+  /**
+   * Counts a frame the spec lets us ignore, or one that broke a stream-level rule: harmless one by
+   * one, but a peer sending floods of them is cut off.
+   */
+  private void countIgnored() {
+    overBudget(ignoredBudget, "ignored or invalid frames");
   }
 
   @Override
@@ -777,6 +873,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         if (malformed == FrameValidator.UNKNOWN_TYPE
             && frame.readableBytes() >= Frames.HEADER_SIZE
             && Frames.hasFlag(frame, Frames.FLAG_IGNORE)) {
+          countIgnored();
           return; // unknown type the peer says we may ignore
         }
         connectionError(ErrorCode.CONNECTION_ERROR, "malformed frame: " + malformed, null);
@@ -942,7 +1039,24 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     int type = Frames.type(frame);
     switch (type) {
       case FrameType.KEEPALIVE:
+        if (overBudget(keepAliveBudget, "KEEPALIVE frames")) {
+          return;
+        }
+        if (Frames.keepAliveData(frame).readableBytes() > options.maxKeepAliveDataSize()) {
+          connectionError(
+              ErrorCode.CONNECTION_ERROR,
+              "KEEPALIVE data larger than " + options.maxKeepAliveDataSize() + " bytes",
+              null);
+          return;
+        }
         if (Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
+          if (!transport.isWritable()) {
+            // At most one echo waits for a peer that does not read: the rest are dropped.
+            if (echoQueuedWhileUnwritable) {
+              return;
+            }
+            echoQueuedWhileUnwritable = true;
+          }
           ByteBuf data = Frames.keepAliveData(frame);
           noteUnpaid(Frames.HEADER_SIZE + 8 + data.readableBytes());
           ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8 + data.readableBytes());
@@ -955,7 +1069,17 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         return;
       case FrameType.METADATA_PUSH:
         {
+          if (overBudget(metadataPushBudget, "METADATA_PUSH frames")) {
+            return;
+          }
           ByteBuf md = Frames.metadata(frame);
+          if (md != null && md.readableBytes() > options.maxMetadataPushSize()) {
+            connectionError(
+                ErrorCode.CONNECTION_ERROR,
+                "METADATA_PUSH larger than " + options.maxMetadataPushSize() + " bytes",
+                null);
+            return;
+          }
           Message m = Message.of(md == null ? Unpooled.EMPTY_BUFFER : md.retain(), Unpooled.EMPTY_BUFFER);
           try {
             responder.metadataPush(m);
@@ -980,6 +1104,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       case FrameType.CANCEL: // CANCEL, PAYLOAD and REQUEST_N on stream 0 are ignored (spec)
       case FrameType.PAYLOAD:
       case FrameType.REQUEST_N:
+        countIgnored();
         return;
       case FrameType.RESUME:
         connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
@@ -1011,6 +1136,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     int type = Frames.type(frame);
     if (FrameType.isConnectionScoped(type)) {
       if (type == FrameType.METADATA_PUSH) {
+        countIgnored();
         return; // METADATA_PUSH on a stream is ignored (spec)
       }
       connectionError(
@@ -1021,8 +1147,13 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (s == null) {
       if (FrameType.isRequest(type)) {
         onNewRequest(streamId, type, frame);
+      } else if (neverUsed(streamId)) {
+        // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec). Only ids
+        // that were never opened count against the budget: frames for a stream that ended are
+        // normal races (PAYLOADs in flight after our CANCEL, a REQUEST_N after our COMPLETE), and
+        // dropping them costs one table lookup.
+        countIgnored();
       }
-      // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec).
       return;
     }
     switch (type) {
@@ -1031,6 +1162,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         return;
       case FrameType.REQUEST_N:
         {
+          if (overBudget(requestNBudget, "REQUEST_N frames")) {
+            return;
+          }
           int n = Frames.requestN(frame);
           if (n <= 0) {
             streamViolation(s, "REQUEST_N must be positive");
@@ -1042,6 +1176,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
           return;
         }
       case FrameType.CANCEL:
+        if (overBudget(cancelBudget, "CANCEL frames")) {
+          return;
+        }
         onCancelFrame(s);
         return;
       case FrameType.ERROR:
@@ -1059,8 +1196,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       case FrameType.REQUEST_FNF:
       case FrameType.REQUEST_STREAM:
       case FrameType.REQUEST_CHANNEL:
+        countIgnored();
         return; // a request on an id in use is ignored (spec)
       default:
+        countIgnored();
         return; // EXT
     }
   }
@@ -1084,8 +1223,20 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
+  /** True if no stream was ever opened with {@code streamId} on this connection. */
+  private boolean neverUsed(int streamId) {
+    boolean peerParity = client ? (streamId & 1) == 0 : (streamId & 1) == 1;
+    if (peerParity) {
+      return streamId > maxPeerStreamId;
+    }
+    return !ownIdsWrapped && streamId >= nextStreamId;
+  }
+
   private void onNewRequest(int streamId, int type, ByteBuf frame) {
     boolean peerParity = client ? (streamId & 1) == 0 : (streamId & 1) == 1;
+    if (peerParity && streamId > maxPeerStreamId) {
+      maxPeerStreamId = streamId;
+    }
     if (!peerParity) {
       connectionError(
           ErrorCode.CONNECTION_ERROR,
@@ -1229,11 +1380,27 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       streamViolation(s, "empty fragment");
       return false;
     }
+    if (s.fragCount >= options.maxFragmentsPerMessage()) {
+      streamViolation(
+          s, "fragmented message in more than " + options.maxFragmentsPerMessage() + " fragments");
+      return false;
+    }
+    int add = (metadata == null ? 0 : metadata.readableBytes()) + data.readableBytes();
+    if (reassemblyBytes + add > options.maxReassemblyBytes()) {
+      connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "fragmented messages in progress hold more than "
+              + options.maxReassemblyBytes()
+              + " bytes",
+          null);
+      return false;
+    }
     if (!s.appendFragment(alloc, metadata, data, options.maxReassembledSize())) {
       streamViolation(
           s, "fragmented message larger than " + options.maxReassembledSize() + " bytes");
       return false;
     }
+    reassemblyBytes += add;
     return true;
   }
 
@@ -1245,6 +1412,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       if (m != null) {
         m.release(); // no inbound half here (or it ended): ignore
       }
+      countIgnored();
       return;
     }
     if (!next && !complete) {
@@ -1290,6 +1458,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (notify) {
       notifyError(s, StreamState.invalid(what));
     }
+    countIgnored();
   }
 
   private Message messageOf(ByteBuf frame) {
@@ -1595,6 +1764,16 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         + " ("
         + streams.size()
         + " streams)";
+  }
+
+  /** Reassembly gave back {@code bytes} (message complete or dropped). */
+  void reassemblyReleased(int bytes) {
+    reassemblyBytes -= bytes;
+  }
+
+  /** Bytes held by fragmented messages still being reassembled, for tests. Call on the loop. */
+  long reassemblyBytes() {
+    return reassemblyBytes;
   }
 
   /** Live streams, for tests and metrics. Call on the loop. */

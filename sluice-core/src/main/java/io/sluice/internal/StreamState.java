@@ -64,6 +64,7 @@ final class StreamState implements StreamHandle {
   int fragFlags;
   int fragInitialN;
   int fragSize;
+  int fragCount;
 
   StreamState(SluiceConnection conn, int kind, boolean requester, StreamListener listener) {
     this.conn = conn;
@@ -347,6 +348,8 @@ final class StreamState implements StreamHandle {
 
   void releaseFragments() {
     if (fragData != null) {
+      conn.reassemblyReleased(fragSize);
+      fragSize = 0;
       fragData.release();
       fragData = null;
     }
@@ -367,6 +370,7 @@ final class StreamState implements StreamHandle {
     fragInitialN = initialN;
     fragHasMetadata = false;
     fragSize = 0;
+    fragCount = 0;
     fragData = alloc.compositeBuffer(Integer.MAX_VALUE);
     fragMetadata = null;
   }
@@ -378,19 +382,38 @@ final class StreamState implements StreamHandle {
       return false;
     }
     fragSize += add;
+    fragCount++;
     if (metadata != null) {
       if (fragMetadata == null) {
         fragMetadata = alloc.compositeBuffer(Integer.MAX_VALUE);
       }
       fragHasMetadata = true;
       if (metadata.isReadable()) {
-        fragMetadata.addComponent(true, metadata.retain());
+        fragMetadata.addComponent(true, keep(alloc, metadata));
       }
     }
     if (data.isReadable()) {
-      fragData.addComponent(true, data.retain());
+      fragData.addComponent(true, keep(alloc, data));
     }
     return true;
+  }
+
+  /**
+   * Keeps a fragment's part: a retained slice when it fills at least half of the read buffer it
+   * was cut from, otherwise a copy. A slice pins its whole read buffer, so a peer trickling tiny
+   * fragments, one per read, would otherwise pin far more memory than the reassembly budget
+   * counts.
+   */
+  private static ByteBuf keep(ByteBufAllocator alloc, ByteBuf part) {
+    int size = part.readableBytes();
+    ByteBuf root = part.unwrap();
+    int capacity = root != null ? root.capacity() : part.capacity();
+    if (size >= capacity >>> 1) {
+      return part.retain();
+    }
+    ByteBuf copy = alloc.buffer(size);
+    copy.writeBytes(part, part.readerIndex(), size);
+    return copy;
   }
 
   /** Completes reassembly: the rebuilt message (owned by the caller). */
@@ -400,6 +423,8 @@ final class StreamState implements StreamHandle {
       fragMetadata.release();
     }
     Message m = Message.of(metadata, fragData);
+    conn.reassemblyReleased(fragSize);
+    fragSize = 0;
     fragData = null;
     fragMetadata = null;
     return m;

@@ -46,6 +46,15 @@ public interface DuplexTransport {
   /** False while the queued outbound bytes are above the transport's high water mark. */
   boolean isWritable();
 
+  /**
+   * Bytes of output the socket has taken so far (written minus still queued), or -1 if the
+   * transport cannot tell. The core uses it to tell a slow reader (the number grows now and then)
+   * from a peer that reads nothing at all (the write-stall timeout).
+   */
+  default long outboundProgress() {
+    return -1;
+  }
+
   /** Pauses or resumes reading from the peer (back-pressure when we cannot write). */
   void setReadEnabled(boolean enabled);
 

@@ -100,13 +100,13 @@ class KeepAliveEngineTest extends EngineTestBase {
   @Test
   void anInboundFrameKeepsTheConnectionAlive() throws Exception {
     server(opts().build(), new Responder() {});
-    // Lifetime 2 s, frames every ~20 ms for 2.5 s: only a stall of the test thread longer than the
-    // whole lifetime could close it.
+    // Lifetime 2 s, frames every ~100 ms for 2.5 s: only a stall of the test thread longer than
+    // the whole lifetime could close it (and fewer than maxKeepAlivesPerSecond).
     transport.inject(Wire.setup(50, 2000));
     long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
     while (System.nanoTime() < end) {
       transport.inject(Wire.keepAlive(false, 0, null));
-      Thread.sleep(20);
+      Thread.sleep(100);
     }
     assertThat(transport.isClosed()).isFalse();
     transport.assertNothingSent();

@@ -15,41 +15,68 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
  * Serves RSocket over TCP (epoll when available, NIO otherwise), optionally with TLS. Immutable:
  * each {@code with*} returns a new instance.
+ *
+ * <p>At most {@link #DEFAULT_MAX_CONNECTIONS} connections are open at once unless {@link
+ * #withMaxConnections} says otherwise; a connection over the cap is closed as soon as it is
+ * accepted, before any per-connection state is built.
  */
 public final class TcpServerTransport implements ServerTransport {
   private final InetSocketAddress address;
   private final EventLoopGroup group;
   private final SslContext ssl;
+  private final int maxConnections;
 
-  private TcpServerTransport(InetSocketAddress address, EventLoopGroup group, SslContext ssl) {
+  /** Open connections per bound server unless {@link #withMaxConnections} says otherwise. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+  private TcpServerTransport(
+      InetSocketAddress address, EventLoopGroup group, SslContext ssl, int maxConnections) {
     this.address = address;
     this.group = group;
     this.ssl = ssl;
+    this.maxConnections = maxConnections;
   }
 
   /** Listens on {@code host:port}; port 0 picks a free port ({@link Bound#address()} tells). */
   public static TcpServerTransport create(String host, int port) {
-    return new TcpServerTransport(new InetSocketAddress(host, port), null, null);
+    return new TcpServerTransport(
+        new InetSocketAddress(host, port), null, null, DEFAULT_MAX_CONNECTIONS);
   }
 
   /** Uses {@code group} for accepted connections instead of the shared default group. */
   public TcpServerTransport withEventLoopGroup(EventLoopGroup group) {
-    return new TcpServerTransport(address, Objects.requireNonNull(group, "group"), ssl);
+    return new TcpServerTransport(
+        address, Objects.requireNonNull(group, "group"), ssl, maxConnections);
   }
 
   /** Serves TLS with {@code ssl} (a server context). */
   public TcpServerTransport withSsl(SslContext ssl) {
-    return new TcpServerTransport(address, group, Objects.requireNonNull(ssl, "ssl"));
+    return new TcpServerTransport(
+        address, group, Objects.requireNonNull(ssl, "ssl"), maxConnections);
+  }
+
+  /**
+   * Most connections open at once on the bound server; connections beyond it are closed on
+   * accept, without a reply.
+   */
+  public TcpServerTransport withMaxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
+    }
+    return new TcpServerTransport(address, group, ssl, maxConnections);
   }
 
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
+    AtomicInteger open = new AtomicInteger();
+    int max = maxConnections;
     ServerBootstrap b =
         new ServerBootstrap()
             .group(loops)
@@ -61,6 +88,12 @@ public final class TcpServerTransport implements ServerTransport {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (open.incrementAndGet() > max) {
+                      open.decrementAndGet();
+                      ch.close();
+                      return;
+                    }
+                    ch.closeFuture().addListener(f -> open.decrementAndGet());
                     if (ssl != null) {
                       ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
                     }

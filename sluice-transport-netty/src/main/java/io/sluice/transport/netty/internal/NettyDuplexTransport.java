@@ -28,6 +28,8 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   private FrameReceiver receiver;
   private int maxFrameSize;
   private boolean failed;
+  /** Bytes handed to the pipeline so far, for {@link #outboundProgress()}. */
+  private long written;
 
   public NettyDuplexTransport(Channel channel) {
     this.channel = channel;
@@ -132,6 +134,7 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
 
   @Override
   public void write(ByteBuf buf) {
+    written += buf.readableBytes();
     ctx.write(buf, ctx.voidPromise());
   }
 
@@ -143,6 +146,12 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   @Override
   public boolean isWritable() {
     return channel.isWritable();
+  }
+
+  @Override
+  public long outboundProgress() {
+    io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
+    return written - (b == null ? 0 : b.totalPendingWriteBytes());
   }
 
   @Override

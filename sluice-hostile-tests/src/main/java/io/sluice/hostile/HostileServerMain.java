@@ -1,0 +1,317 @@
+package io.sluice.hostile;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import io.sluice.Message;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.internal.SluiceConnection;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A Sluice TCP server for the hostile-peer suite and the soak, meant to run in its own JVM with a
+ * small heap. Serves {@link TestResponder} on 127.0.0.1 and talks over stdio:
+ *
+ * <ul>
+ *   <li>prints {@code LISTENING <port>} once bound;
+ *   <li>prints {@code CLOSED <remote port> <cause>} when an established connection closes with an
+ *       error;
+ *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
+ *       peaks since the last {@code reset}, heap after a GC, open connections, live streams);
+ *   <li>{@code reset} clears the peaks; {@code quit} exits.
+ * </ul>
+ *
+ * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
+ * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; everything
+ * else keeps its default, so the suite tests the defaults.
+ */
+public final class HostileServerMain {
+  private static final PrintStream out = System.out;
+  private static final Set<SluiceConnection> live = ConcurrentHashMap.newKeySet();
+  private static final AtomicInteger open = new AtomicInteger();
+  private static volatile long peakHeap;
+  private static volatile long peakDirect;
+  private static volatile int peakConnections;
+
+  private HostileServerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    ConnectionOptions.Builder options = ConnectionOptions.builder();
+    int maxConnections = TcpServerTransport.DEFAULT_MAX_CONNECTIONS;
+    for (String a : args) {
+      String[] kv = a.split("=", 2);
+      long v = Long.parseLong(kv[1]);
+      switch (kv[0]) {
+        case "setupTimeoutMs":
+          options.setupTimeout(Duration.ofMillis(v));
+          break;
+        case "writeStallTimeoutMs":
+          options.writeStallTimeout(Duration.ofMillis(v));
+          break;
+        case "maxConnections":
+          maxConnections = (int) v;
+          break;
+        default:
+          throw new IllegalArgumentException("unknown option " + a);
+      }
+    }
+    ConnectionOptions opts = options.build();
+    ServerTransport.Bound bound =
+        TcpServerTransport.create("127.0.0.1", 0)
+            .withMaxConnections(maxConnections)
+            .bind(
+                t -> {
+                  SocketAddress remote = t.remoteAddress();
+                  peakConnections = Math.max(peakConnections, open.incrementAndGet());
+                  SluiceConnection c =
+                      SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder());
+                  live.add(c);
+                  c.onClose()
+                      .whenComplete(
+                          (v, e) -> {
+                            live.remove(c);
+                            open.decrementAndGet();
+                            if (e != null) {
+                              out.println("CLOSED " + port(remote) + " " + e);
+                            }
+                          });
+                })
+            .get(10, TimeUnit.SECONDS);
+    Thread sampler = new Thread(HostileServerMain::sample, "sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+    out.println("LISTENING " + ((InetSocketAddress) bound.address()).getPort());
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      switch (line.trim()) {
+        case "stats":
+          out.println(stats());
+          break;
+        case "reset":
+          peakHeap = heapUsed();
+          peakDirect = directUsed();
+          peakConnections = open.get();
+          out.println("RESET");
+          break;
+        case "quit":
+          bound.close();
+          System.exit(0);
+          break;
+        default:
+          out.println("ERR unknown command " + line);
+      }
+    }
+    System.exit(0); // stdin closed: the parent went away
+  }
+
+  private static int port(SocketAddress a) {
+    return a instanceof InetSocketAddress ? ((InetSocketAddress) a).getPort() : -1;
+  }
+
+  private static void sample() {
+    for (; ; ) {
+      long h = heapUsed();
+      if (h > peakHeap) {
+        peakHeap = h;
+      }
+      long d = directUsed();
+      if (d > peakDirect) {
+        peakDirect = d;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  static long heapUsed() {
+    Runtime r = Runtime.getRuntime();
+    return r.totalMemory() - r.freeMemory();
+  }
+
+  /**
+   * Direct memory in use: netty's own counter (buffers it allocates without a cleaner, which the
+   * JDK does not see) plus the JDK's direct buffer pool.
+   */
+  static long directUsed() {
+    long netty = Math.max(0, PlatformDependent.usedDirectMemory());
+    long jdk = 0;
+    for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (b.getName().equals("direct")) {
+        jdk = b.getMemoryUsed();
+      }
+    }
+    return netty + jdk;
+  }
+
+  private static String stats() {
+    int streams = 0;
+    for (SluiceConnection c : live) {
+      try {
+        streams += c.executor() instanceof io.netty.util.concurrent.EventExecutor
+            ? ((io.netty.util.concurrent.EventExecutor) c.executor())
+                .submit(c::activeStreams)
+                .get(5, TimeUnit.SECONDS)
+            : 0;
+      } catch (Exception e) {
+        // closed meanwhile
+      }
+    }
+    long heapNow = heapUsed();
+    System.gc();
+    long heapAfterGc = heapUsed();
+    return "STATS heap=" + heapNow
+        + " heapAfterGc=" + heapAfterGc
+        + " peakHeap=" + peakHeap
+        + " direct=" + directUsed()
+        + " peakDirect=" + peakDirect
+        + " connections=" + open.get()
+        + " peakConnections=" + peakConnections
+        + " streams=" + streams;
+  }
+
+  /**
+   * What the server answers. Request-response: {@code big} gets 1 KiB, anything else {@code
+   * echo:<data>}. Request-stream: endless 64-byte items as demanded ({@code count:K}: K items, then
+   * complete). Request-channel: echoes each inbound message, asking the peer for one more only when
+   * it has room to answer.
+   */
+  static final class TestResponder implements Responder {
+    private static final byte[] BIG = new byte[1024];
+    private static final byte[] ITEM = new byte[64];
+
+    @Override
+    public StreamListener requestResponse(Message request, StreamHandle response) {
+      String d = request.dataUtf8();
+      request.release();
+      ByteBuf reply =
+          d.equals("big")
+              ? response.alloc().buffer(BIG.length).writeBytes(BIG)
+              : response.alloc().buffer().writeBytes(("echo:" + d).getBytes(StandardCharsets.UTF_8));
+      response.nextAndComplete(Message.of(reply));
+      return Quiet.INSTANCE;
+    }
+
+    @Override
+    public StreamListener requestStream(Message request, StreamHandle stream) {
+      String d = request.dataUtf8();
+      request.release();
+      long total = d.startsWith("count:") ? Long.parseLong(d.substring(6)) : Long.MAX_VALUE;
+      return new Quiet() {
+        long sent;
+
+        @Override
+        public void onRequest(long n) {
+          for (long i = 0; i < n && sent < total; i++) {
+            sent++;
+            ByteBuf b = stream.alloc().buffer(ITEM.length).writeBytes(ITEM);
+            if (sent == total) {
+              stream.nextAndComplete(Message.of(b));
+            } else {
+              stream.next(Message.of(b));
+            }
+          }
+        }
+      };
+    }
+
+    @Override
+    public StreamListener requestChannel(Message first, boolean inboundComplete, StreamHandle ch) {
+      return new Quiet() {
+        Message held = first;
+        long credit;
+        boolean inboundDone = inboundComplete;
+
+        @Override
+        public void onRequest(long n) {
+          credit += n;
+          if (held != null) {
+            Message m = held;
+            held = null;
+            echo(m);
+          }
+        }
+
+        private void echo(Message m) {
+          credit--;
+          ch.next(m);
+          if (inboundDone) {
+            ch.complete();
+          } else if (credit > 0) {
+            ch.request(1);
+          }
+        }
+
+        @Override
+        public void onNext(Message m) {
+          if (credit <= 0) {
+            m.release(); // cannot happen: we asked for one only with room to answer
+            return;
+          }
+          echo(m);
+        }
+
+        @Override
+        public void onComplete() {
+          inboundDone = true;
+          if (held == null) {
+            ch.complete();
+          }
+        }
+
+        @Override
+        public void onCancel() {
+          release();
+        }
+
+        @Override
+        public void onError(Throwable cause) {
+          release();
+        }
+
+        private void release() {
+          if (held != null) {
+            held.release();
+            held = null;
+          }
+        }
+      };
+    }
+  }
+
+  /** A listener that ignores every signal (and releases what it is given). */
+  static class Quiet implements StreamListener {
+    static final Quiet INSTANCE = new Quiet();
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {}
+  }
+}

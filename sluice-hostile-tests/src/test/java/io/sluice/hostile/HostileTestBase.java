@@ -1,0 +1,185 @@
+package io.sluice.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Message;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.reactor.SluiceClient;
+import io.sluice.transport.netty.TcpClientTransport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * One child-JVM server per test class; each scenario runs an attack against it while a
+ * well-behaved client completes a request-response and a request-stream on its own connection,
+ * then checks the server is alive with bounded memory. The attack keeps going until the
+ * well-behaved client is done (and at least a minimum time), so "during the attack" holds by
+ * construction, not by timing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class HostileTestBase {
+  /** Direct memory the server may hold at its peak: well below its 64 MiB maximum. */
+  static final long DIRECT_BOUND = 48L << 20;
+  /** Heap the server may retain after the attack (after a GC): well below its 256 MiB maximum. */
+  static final long RETAINED_HEAP_BOUND = 64L << 20;
+
+  static final Duration MIN_ATTACK = Duration.ofSeconds(2);
+  static final Duration GUARD = Duration.ofSeconds(60);
+
+  ServerProcess server;
+  private final List<String> rows = new ArrayList<>();
+
+  /** Options for {@link HostileServerMain}; defaults except short timeouts to keep runs short. */
+  String[] serverOptions() {
+    return new String[] {"setupTimeoutMs=2000", "writeStallTimeoutMs=2000"};
+  }
+
+  @BeforeAll
+  void startServer() throws Exception {
+    server = new ServerProcess(serverOptions());
+  }
+
+  @AfterAll
+  void stopServer() throws Exception {
+    try {
+      assertThat(server.alarms).as("leak or OOM reports of the server").isEmpty();
+    } finally {
+      server.close();
+      writeReport();
+    }
+  }
+
+  /** One attack connection (or a burst of them); returns what the attacker saw. */
+  @FunctionalInterface
+  interface Attack {
+    String run(int port) throws Exception;
+  }
+
+  /**
+   * Runs {@code attack} over and over until the well-behaved client is done and {@link
+   * #MIN_ATTACK} has passed; returns the outcome of the first run (asserted by the attack itself).
+   */
+  String scenario(String name, Attack attack) throws Exception {
+    server.resetPeaks();
+    AtomicBoolean clientDone = new AtomicBoolean();
+    CompletableFuture<String> first = new CompletableFuture<>();
+    long start = System.nanoTime();
+    Thread attacker =
+        new Thread(
+            () -> {
+              try {
+                int runs = 0;
+                do {
+                  String outcome = attack.run(server.port);
+                  if (runs++ == 0) {
+                    first.complete(outcome);
+                  }
+                } while (!(clientDone.get() && System.nanoTime() - start > MIN_ATTACK.toNanos())
+                    && System.nanoTime() - start < GUARD.toNanos());
+                first.complete("no run");
+              } catch (Throwable t) {
+                first.completeExceptionally(t);
+              }
+            },
+            "attacker-" + name);
+    attacker.start();
+    try {
+      Attacker.sleep(200); // let the attack get going
+      wellBehavedClient();
+      if (!attacker.isAlive() && first.isCompletedExceptionally()) {
+        first.get(); // the attack's own failure
+      }
+      assertThat(attacker.isAlive()).as("the attack is still running").isTrue();
+    } finally {
+      clientDone.set(true);
+      attacker.join(GUARD.toMillis() + 30_000);
+    }
+    String outcome = first.get(1, TimeUnit.SECONDS);
+    assertThat(server.isAlive()).as("server alive after " + name).isTrue();
+    ServerProcess.Stats stats = server.stats();
+    rows.add(
+        String.format(
+            "| %s | %.1f | %.1f | %.1f | %s |",
+            name,
+            stats.peakHeap() / 1048576.0,
+            stats.heapAfterGc() / 1048576.0,
+            stats.peakDirect() / 1048576.0,
+            outcome));
+    System.out.println("[hostile] " + name + ": " + stats + "; attacker saw: " + outcome);
+    assertThat(stats.peakDirect()).as("peak direct memory during " + name).isLessThan(DIRECT_BOUND);
+    assertThat(stats.heapAfterGc()).as("heap retained after " + name).isLessThan(RETAINED_HEAP_BOUND);
+    return outcome;
+  }
+
+  /** A request-response and a 100-item request-stream on a fresh connection (hang guard 30 s). */
+  void wellBehavedClient() {
+    ReactorRequester r =
+        SluiceClient.builder(TcpClientTransport.create("127.0.0.1", server.port))
+            .connect()
+            .block(Duration.ofSeconds(30));
+    try {
+      Message reply = r.requestResponse(Message.utf8(r.alloc(), "hello")).block(Duration.ofSeconds(30));
+      try {
+        assertThat(reply.dataUtf8()).isEqualTo("echo:hello");
+      } finally {
+        reply.release();
+      }
+      Long items =
+          r.requestStream(Message.utf8(r.alloc(), "count:100"))
+              .doOnNext(Message::release)
+              .count()
+              .block(Duration.ofSeconds(30));
+      assertThat(items).isEqualTo(100);
+    } finally {
+      r.dispose();
+    }
+  }
+
+  private void writeReport() {
+    Path report = Paths.get("target", "hostile-report.md");
+    try {
+      Files.createDirectories(report.getParent());
+      StringBuilder b = new StringBuilder();
+      b.append("\n## ").append(getClass().getSimpleName()).append('\n');
+      b.append("| scenario | peak heap MiB | heap after GC MiB | peak direct MiB | attacker got |\n");
+      b.append("|---|---|---|---|---|\n");
+      for (String r : rows) {
+        b.append(r).append('\n');
+      }
+      Files.writeString(
+          report, b.toString(), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // ---- helpers for attacks -------------------------------------------------------------------
+
+  /** Asserts the attacker got ERROR[code] on stream 0 and the connection was closed. */
+  static String expectConnectionError(Attacker a, int code, String messagePart) throws IOException {
+    assertThat(a.awaitClosed(Duration.ofSeconds(30))).as("server closed the attacker").isTrue();
+    Attacker.Error e = a.connectionError();
+    assertThat(e)
+        .as("an ERROR on stream 0; got %s (+%s more stream errors)", a.errors, a.moreStreamErrors)
+        .isNotNull();
+    assertThat(e.code()).as("error code of %s", e).isEqualTo(code);
+    if (messagePart != null) {
+      assertThat(e.message()).contains(messagePart);
+    }
+    return e.toString();
+  }
+}
