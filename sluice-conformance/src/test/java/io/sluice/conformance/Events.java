@@ -16,6 +16,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class Events implements StreamListener {
   private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+  private Runnable onFirstRequest;
+
+  /** Runs {@code hook} (on the event loop) when the first demand arrives. */
+  Events onFirstRequest(Runnable hook) {
+    this.onFirstRequest = hook;
+    return this;
+  }
 
   @Override
   public void onNext(Message message) {
@@ -46,6 +53,11 @@ final class Events implements StreamListener {
   @Override
   public void onRequest(long n) {
     events.add("request:" + n);
+    Runnable hook = onFirstRequest;
+    onFirstRequest = null;
+    if (hook != null) {
+      hook.run();
+    }
   }
 
   @Override
@@ -62,6 +74,16 @@ final class Events implements StreamListener {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
+    }
+  }
+
+  /** The next event that is not a demand signal ({@code request:<n>}). */
+  String takeSignal() {
+    for (; ; ) {
+      String e = take();
+      if (!e.startsWith("request:")) {
+        return e;
+      }
     }
   }
 

@@ -14,7 +14,8 @@ import java.util.function.Consumer;
 /**
  * A responder that answers nothing by itself: it records each request (copied to text, the message
  * released) with its stream handle, and the test drives the answer. An optional hook runs on the
- * event loop as each stream starts, for behaviour that must happen before the next frame is read.
+ * event loop when each stream first sees demand (a producer may only emit then), so what it does
+ * happens before the next inbound frame is read.
  */
 final class Recorder implements Responder {
 
@@ -26,7 +27,7 @@ final class Recorder implements Responder {
   private final BlockingQueue<String> closes = new LinkedBlockingQueue<>();
   private volatile Consumer<Call> onStart = c -> {};
 
-  /** Runs {@code hook} on the event loop when each stream starts. */
+  /** Runs {@code hook} on the event loop when each stream first sees demand. */
   Recorder onStart(Consumer<Call> hook) {
     this.onStart = hook;
     return this;
@@ -39,10 +40,11 @@ final class Recorder implements Responder {
     } finally {
       m.release();
     }
-    calls.add(c);
-    if (handle != null) {
-      onStart.accept(c);
+    if (events != null) {
+      Consumer<Call> hook = onStart;
+      events.onFirstRequest(() -> hook.accept(c));
     }
+    calls.add(c);
     return c;
   }
 

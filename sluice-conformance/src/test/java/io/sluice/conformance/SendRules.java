@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The send-side rules that hold for every frame, checked on each frame Sluice sends in this suite
- * (rules 2, 3, 4, 5, 22, 31, 36, 37 and 51 of docs/conformance.md).
+ * (rules 2, 3, 4, 5, 22, 25, 31, 36, 37 and 51 of docs/conformance.md).
  */
 final class SendRules {
   private SendRules() {}
@@ -62,6 +62,12 @@ final class SendRules {
     }
     if (f.type() == KEEPALIVE && f.keepAlivePosition() != 0) {
       broken.add("rule 22: KEEPALIVE position is not 0 without resumption");
+    }
+    if (f.type() == REQUEST_N && f.requestN() <= 0) {
+      broken.add("rule 25: REQUEST_N not positive");
+    }
+    if ((f.type() == REQUEST_STREAM || f.type() == REQUEST_CHANNEL) && f.initialRequestN() <= 0) {
+      broken.add("rule 25: initial request N not positive");
     }
     if (f.type() == PAYLOAD && !f.has(N) && !f.has(C)) {
       broken.add("rule 31: PAYLOAD with neither N nor C");
