@@ -3,7 +3,6 @@ package io.sluice.conformance;
 import static io.sluice.conformance.WireFrame.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.StreamListener;
 import io.sluice.exceptions.RejectedSetupException;
 import io.sluice.test.FrameBuilder;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -167,9 +166,5 @@ class SetupRulesTest extends ConformanceTestBase {
     RawPeer later = established(wire, new Recorder());
     later.send(FrameBuilder.resume(new byte[] {9, 9}, 0, 0));
     later.assertConnectionErrorAndClose(REJECTED_RESUME);
-  }
-
-  static StreamListener ignore() {
-    return new Events();
   }
 }
