@@ -86,6 +86,15 @@ class SetupRulesTest extends ConformanceTestBase {
     RawPeer wrongVersion = rawClient(wire, options().build(), new Recorder());
     wrongVersion.send(FrameBuilder.setup().version(2, 0));
     wrongVersion.assertConnectionErrorAndClose(UNSUPPORTED_SETUP);
+
+    // A SETUP that cannot be parsed is an invalid SETUP, not a generic connection error.
+    RawPeer brokenMime = rawClient(wire, options().build(), new Recorder());
+    brokenMime.send(FrameBuilder.setup().declaredMetadataMimeLength(200));
+    brokenMime.assertConnectionErrorAndClose(INVALID_SETUP);
+
+    RawPeer cutShort = rawClient(wire, options().build(), new Recorder());
+    cutShort.send(FrameBuilder.setup().truncate(12));
+    cutShort.assertConnectionErrorAndClose(INVALID_SETUP);
   }
 
   @ParameterizedTest(name = "{0}")
