@@ -313,6 +313,14 @@ class StreamRulesTest extends ConformanceTestBase {
     peer.assertQuiet();
     List<Recorder.Call> calls = responder.pending();
     assertThat(calls).extracting(Recorder.Call::data).containsExactly("first");
+
+    // Also while the id is in use by a request still being reassembled from fragments.
+    peer.send(FrameBuilder.requestStream(3, 1).data("frag-").follows(true));
+    peer.send(FrameBuilder.requestResponse(3).data("same id mid-fragments"));
+    peer.send(FrameBuilder.payload(3).data("ment"));
+    assertThat(responder.take().data()).isEqualTo("frag-ment");
+    peer.assertQuiet();
+    assertThat(responder.pending()).isEmpty();
   }
 
   @ParameterizedTest(name = "{0}")
