@@ -876,7 +876,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
           countIgnored();
           return; // unknown type the peer says we may ignore
         }
-        connectionError(ErrorCode.CONNECTION_ERROR, "malformed frame: " + malformed, null);
+        // Before establishment a broken frame is a broken SETUP: answer with a setup-class code.
+        int code = state == AWAITING_SETUP ? ErrorCode.INVALID_SETUP : ErrorCode.CONNECTION_ERROR;
+        connectionError(code, "malformed frame: " + malformed, null);
         return;
       }
       if (state == AWAITING_SETUP) {

@@ -205,12 +205,12 @@ class SetupEngineTest extends EngineTestBase {
   }
 
   @Test
-  void truncatedSetupIsConnectionError() {
+  void truncatedSetupIsInvalidSetup() {
     server(opts().build(), new Responder() {});
     ByteBuf f = Wire.setup();
     f.writerIndex(f.readerIndex() + 12);
     transport.inject(f);
-    assertRefused(ErrorCode.CONNECTION_ERROR, ConnectionErrorException.class);
+    assertRefused(ErrorCode.INVALID_SETUP, InvalidSetupException.class);
   }
 
   @Test

@@ -34,6 +34,8 @@ import reactor.core.publisher.Mono;
  *   <li>request-channel: every inbound payload {@code D}, including the first, is answered with
  *       {@code echo:D}; completes when the inbound side completes.
  *   <li>fire-and-forget / metadata-push: remembered for {@code stats}.
+ *   <li>on a connection whose SETUP metadata MIME type is composite metadata, request-response
+ *       is routed instead (see {@link Routing}).
  * </ul>
  */
 final class EchoResponder implements RSocket {
@@ -51,6 +53,17 @@ final class EchoResponder implements RSocket {
 
   private final AtomicReference<String> lastFireAndForget = new AtomicReference<>("");
   private final AtomicReference<String> lastMetadataPush = new AtomicReference<>("");
+
+  /** Whether request metadata is composite metadata to route by (see {@link Routing}). */
+  private final boolean routed;
+
+  EchoResponder() {
+    this(false);
+  }
+
+  EchoResponder(boolean routed) {
+    this.routed = routed;
+  }
 
   @Override
   public Mono<Void> fireAndForget(Payload payload) {
@@ -81,6 +94,9 @@ final class EchoResponder implements RSocket {
       metadata = Payloads.metadataOrNull(payload);
     } finally {
       payload.release();
+    }
+    if (routed) {
+      return Mono.fromCallable(() -> Routing.answer(metadata == null ? new byte[0] : metadata, data));
     }
     return Mono.fromCallable(() -> answer(data, metadata));
   }

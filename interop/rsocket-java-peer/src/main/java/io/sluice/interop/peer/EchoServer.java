@@ -61,7 +61,9 @@ final class EchoServer {
 
   private RSocketServer newServer(boolean lease) {
     // A fresh EchoResponder per connection keeps the fnf / metadata-push memory per connection.
-    SocketAcceptor perConnection = (setup, sendingSocket) -> Mono.just(new EchoResponder());
+    SocketAcceptor perConnection =
+        (setup, sendingSocket) ->
+            Mono.just(new EchoResponder(Routing.COMPOSITE.equals(setup.metadataMimeType())));
     RSocketServer server = RSocketServer.create(perConnection);
     if (mtu > 0) {
       server.fragment(mtu);

@@ -17,6 +17,10 @@ import java.util.Iterator;
  *     Runs every case of the echo contract against a server, printing "PASS &lt;case&gt;" or
  *     "FAIL &lt;case&gt;: &lt;reason&gt;" per case and "&lt;n&gt; passed, &lt;m&gt; failed" at the end.
  *     Exit status 0 if all passed, 1 otherwise.
+ *
+ * route-client --host H --port P --route R [--data D]
+ *     Sends one request-response routed by composite metadata (see RouteClient) and prints the
+ *     answer. Exit status 0 if one arrived, 1 otherwise.
  * </pre>
  *
  * <p>Exit status 2 means bad usage, 3 an unexpected error in server mode.
@@ -32,6 +36,7 @@ public final class PeerMain {
           "usage:",
           "  server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof]",
           "  client --host H --port P [--mtu N] [--lease] [--keepalive-ms K]",
+          "  route-client --host H --port P --route R [--data D]",
           "--mtu 0 (default) disables fragmentation; otherwise it must be at least 64.");
 
   private PeerMain() {}
@@ -62,6 +67,8 @@ public final class PeerMain {
         return new ConformanceClient(
                 options.host, options.port, options.mtu, options.lease, options.keepAliveMs)
             .run(out);
+      case "route-client":
+        return new RouteClient(options.host, options.port, options.route, options.data).run(out);
       default:
         throw new AssertionError(options.mode);
     }
@@ -76,6 +83,8 @@ public final class PeerMain {
     boolean lease;
     long keepAliveMs;
     boolean exitOnStdinEof;
+    String route;
+    String data = "";
 
     static Options parse(String[] args) {
       if (args.length == 0) {
@@ -84,7 +93,8 @@ public final class PeerMain {
       Options options = new Options();
       options.mode = args[0];
       boolean server = options.mode.equals("server");
-      boolean client = options.mode.equals("client");
+      boolean routeClient = options.mode.equals("route-client");
+      boolean client = options.mode.equals("client") || routeClient;
       if (!server && !client) {
         throw new IllegalArgumentException("unknown mode '" + options.mode + "'");
       }
@@ -109,11 +119,19 @@ public final class PeerMain {
             options.exitOnStdinEof = true;
             break;
           case "--lease":
-            requireMode(client, option);
+            requireMode(client && !routeClient, option);
             options.lease = true;
             break;
+          case "--route":
+            requireMode(routeClient, option);
+            options.route = value(option, it);
+            break;
+          case "--data":
+            requireMode(routeClient, option);
+            options.data = value(option, it);
+            break;
           case "--keepalive-ms":
-            requireMode(client, option);
+            requireMode(client && !routeClient, option);
             options.keepAliveMs = intValue(option, it, 1, Integer.MAX_VALUE);
             break;
           default:
@@ -122,6 +140,9 @@ public final class PeerMain {
       }
       if (options.port < 0) {
         throw new IllegalArgumentException("--port is required");
+      }
+      if (routeClient && options.route == null) {
+        throw new IllegalArgumentException("route-client needs --route");
       }
       if (client && options.port == 0) {
         throw new IllegalArgumentException("client needs a non-zero --port");
