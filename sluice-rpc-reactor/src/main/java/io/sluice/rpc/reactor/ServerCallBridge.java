@@ -10,6 +10,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * Runs one server call of a reactor handler. It is the call's listener, the subscriber of the
@@ -26,6 +27,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
   private final Function<Req, Publisher<Resp>> single;
   private final Operators.DeferredSubscription upstream = new Operators.DeferredSubscription();
   private final RequestFlux<Req> requests;
+  private final Context context;
   private boolean gotRequest;
 
   @SuppressWarnings("unchecked")
@@ -35,6 +37,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       Function<Req, ? extends Publisher<Resp>> single,
       Function<Flux<Req>, ? extends Publisher<Resp>> streaming) {
     this.call = call;
+    this.context = Context.of(ReactorRpc.CALL_METADATA, call.metadata());
     this.kind = kind;
     this.single = (Function<Req, Publisher<Resp>>) single;
     if (streaming != null) {
@@ -96,6 +99,11 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
   @Override
   public void onReady(long n) {
     upstream.request(n);
+  }
+
+  @Override
+  public Context currentContext() {
+    return context;
   }
 
   // Subscriber of the handler's responses, any thread (serialized by Reactive Streams rules).
