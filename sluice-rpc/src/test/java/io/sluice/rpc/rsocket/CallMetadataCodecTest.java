@@ -53,6 +53,18 @@ class CallMetadataCodecTest {
   }
 
   @Test
+  void exampleOfTheWireFormatPage() {
+    CallMetadata m =
+        CallMetadata.of("demo.Greeter", "SayHello", Headers.of("client-id", "a1"), 250, true, 0);
+    assertThat(ByteBufUtil.hexDump(encode(m)))
+        .isEqualTo(
+            "01070c64656d6f2e47726565746572"
+                + "0853617948656c6c6f"
+                + "000000fa"
+                + "0109636c69656e742d696400026131");
+  }
+
+  @Test
   void largestTimeoutRoundTrips() {
     CallMetadata m = CallMetadata.of("s", "m", Headers.EMPTY, CallMetadata.MAX_TIMEOUT_MILLIS, false, 0);
     assertThat(decode(encode(m)).timeoutMillis()).isEqualTo(0xFFFF_FFFFL);
