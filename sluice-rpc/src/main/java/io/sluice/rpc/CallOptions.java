@@ -10,21 +10,39 @@ import java.util.Objects;
  */
 public final class CallOptions {
   /** No headers, no timeout, idempotent flag from the method's declaration. */
-  public static final CallOptions DEFAULT = new CallOptions(Headers.EMPTY, null, null);
+  public static final CallOptions DEFAULT =
+      new CallOptions(Headers.EMPTY, null, null, RpcInstrumentation.NONE);
 
   private final Headers headers;
   private final Duration timeout;
   private final Boolean idempotent;
+  private final RpcInstrumentation instrumentation;
 
-  private CallOptions(Headers headers, Duration timeout, Boolean idempotent) {
+  private CallOptions(
+      Headers headers, Duration timeout, Boolean idempotent, RpcInstrumentation instrumentation) {
     this.headers = headers;
     this.timeout = timeout;
     this.idempotent = idempotent;
+    this.instrumentation = instrumentation;
+  }
+
+  /**
+   * Observes the client side of each call: start, first response, end with status and latency
+   * (DEADLINE_EXCEEDED when the client's timer ends it, CANCELLED when the subscriber cancels).
+   */
+  public CallOptions withInstrumentation(RpcInstrumentation instrumentation) {
+    return new CallOptions(
+        headers, timeout, idempotent, Objects.requireNonNull(instrumentation, "instrumentation"));
+  }
+
+  /** The client-side instrumentation; {@link RpcInstrumentation#NONE} by default. */
+  public RpcInstrumentation instrumentation() {
+    return instrumentation;
   }
 
   /** Headers sent with every call. */
   public CallOptions withHeaders(Headers headers) {
-    return new CallOptions(Objects.requireNonNull(headers, "headers"), timeout, idempotent);
+    return new CallOptions(Objects.requireNonNull(headers, "headers"), timeout, idempotent, instrumentation);
   }
 
   /**
@@ -40,12 +58,12 @@ public final class CallOptions {
     if (timeout.toMillis() > CallMetadata.MAX_TIMEOUT_MILLIS) {
       throw new IllegalArgumentException("timeout is longer than 2^32-1 ms: " + timeout);
     }
-    return new CallOptions(headers, timeout, idempotent);
+    return new CallOptions(headers, timeout, idempotent, instrumentation);
   }
 
   /** No timeout. */
   public CallOptions withoutTimeout() {
-    return new CallOptions(headers, null, idempotent);
+    return new CallOptions(headers, null, idempotent, instrumentation);
   }
 
   /**
@@ -54,7 +72,7 @@ public final class CallOptions {
    * declared so.
    */
   public CallOptions withIdempotent(boolean idempotent) {
-    return new CallOptions(headers, timeout, idempotent);
+    return new CallOptions(headers, timeout, idempotent, instrumentation);
   }
 
   public Headers headers() {

@@ -6,6 +6,7 @@ import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
@@ -13,6 +14,7 @@ import io.sluice.rpc.rsocket.RpcErrors;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -24,7 +26,8 @@ import reactor.core.publisher.Mono;
  * <p>Every returned publisher is cold: the call starts on subscription, and each subscription is a
  * new call. Failures arrive as {@link StatusException}. With a timeout in the {@link CallOptions},
  * the deadline is sent to the server, and when it passes first on the client the call fails with
- * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled.
+ * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled. The options' {@link
+ * CallOptions#instrumentation()} observes each call.
  */
 public final class ReactorClientCalls {
   private ReactorClientCalls() {}
@@ -33,30 +36,27 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
-    Mono<Resp> call =
-        Mono.defer(
-            () -> {
-              CallMetadata md = options.metadata(method);
-              return requester
-                  .requestResponse(ProtoMessages.first(requester.alloc(), md, request))
-                  .map(m -> ProtoMessages.parse(method.responseParser(), m));
-            });
-    return deadline(call, options).onErrorMap(ReactorClientCalls::toStatus);
+    return call(
+            method,
+            options,
+            md ->
+                requester
+                    .requestResponse(ProtoMessages.first(requester.alloc(), md, request))
+                    .map(m -> ProtoMessages.parse(method.responseParser(), m)))
+        .singleOrEmpty();
   }
 
   /** A server-streaming call (request-stream). */
   public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
-    Flux<Resp> call =
-        Flux.defer(
-            () -> {
-              CallMetadata md = options.metadata(method);
-              return requester
-                  .requestStream(ProtoMessages.first(requester.alloc(), md, request))
-                  .map(m -> ProtoMessages.parse(method.responseParser(), m));
-            });
-    return deadline(call, options).onErrorMap(ReactorClientCalls::toStatus);
+    return call(
+        method,
+        options,
+        md ->
+            requester
+                .requestStream(ProtoMessages.first(requester.alloc(), md, request))
+                .map(m -> ProtoMessages.parse(method.responseParser(), m)));
   }
 
   /**
@@ -65,7 +65,8 @@ public final class ReactorClientCalls {
    */
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
-    return channel(requester, method, options, requests).singleOrEmpty()
+    return channel(requester, method, options, requests)
+        .singleOrEmpty()
         .switchIfEmpty(
             Mono.error(
                 () -> StatusException.of(Status.Code.INTERNAL, method.fullName() + " completed without a response")));
@@ -80,68 +81,109 @@ public final class ReactorClientCalls {
   private static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> channel(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
     Objects.requireNonNull(requests, "requests");
-    Flux<Resp> call =
-        Flux.defer(
-            () -> {
-              CallMetadata md = options.metadata(method);
-              boolean[] first = {true};
-              boolean[] sent = {false};
-              Flux<Message> outbound =
-                  Flux.from(requests)
-                      .map(
-                          r -> {
-                            sent[0] = true;
-                            if (first[0]) {
-                              first[0] = false;
-                              return ProtoMessages.first(requester.alloc(), md, r);
-                            }
-                            return ProtoMessages.next(requester.alloc(), r);
-                          });
-              return requester
-                  .requestChannel(outbound)
-                  .map(m -> ProtoMessages.parse(method.responseParser(), m))
-                  .concatWith(
-                      Mono.defer(
-                          () ->
-                              sent[0]
-                                  ? Mono.empty()
-                                  : Mono.error(
-                                      StatusException.of(
-                                          Status.Code.INVALID_ARGUMENT,
-                                          method.fullName() + " needs at least one request message"))));
-            });
-    return deadline(call, options).onErrorMap(ReactorClientCalls::toStatus);
+    return call(
+        method,
+        options,
+        md -> {
+          boolean[] first = {true};
+          Flux<Message> outbound =
+              Flux.from(requests)
+                  .map(
+                      r -> {
+                        if (first[0]) {
+                          first[0] = false;
+                          return ProtoMessages.first(requester.alloc(), md, r);
+                        }
+                        return ProtoMessages.next(requester.alloc(), r);
+                      });
+          return requester
+              .requestChannel(outbound)
+              .map(m -> ProtoMessages.parse(method.responseParser(), m))
+              .concatWith(
+                  Mono.defer(
+                      () ->
+                          first[0]
+                              ? Mono.error(
+                                  StatusException.of(
+                                      Status.Code.INVALID_ARGUMENT,
+                                      method.fullName() + " needs at least one request message"))
+                              : Mono.empty()));
+        });
   }
 
   /** A fire-and-forget call: completes once the request is handed to the transport. */
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Void> fireAndForget(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
-    return Mono.defer(
-            () ->
-                requester.fireAndForget(
-                    ProtoMessages.first(requester.alloc(), options.metadata(method), request)))
-        .onErrorMap(ReactorClientCalls::toStatus);
+    return call(
+            method,
+            options,
+            md ->
+                requester
+                    .fireAndForget(ProtoMessages.first(requester.alloc(), md, request))
+                    .thenMany(Flux.<Void>empty()))
+        .then();
   }
 
-  private static <T> Mono<T> deadline(Mono<T> call, CallOptions options) {
-    Duration timeout = options.timeout();
-    return timeout == null ? call : call.timeout(timeout);
-  }
-
-  private static <T> Flux<T> deadline(Flux<T> call, CallOptions options) {
-    Duration timeout = options.timeout();
-    if (timeout == null) {
-      return call;
-    }
-    // One deadline for the whole call, not one per element.
+  /**
+   * One call: builds its metadata at subscription, applies the deadline to the whole call (not per
+   * message), maps failures to {@link StatusException}, and reports to the instrumentation.
+   */
+  private static <T> Flux<T> call(
+      MethodDescriptor<?, ?> method, CallOptions options, Function<CallMetadata, Publisher<T>> start) {
     return Flux.defer(
         () -> {
-          long deadline = System.nanoTime() + timeout.toNanos();
-          return call.timeout(
-              Mono.delay(timeout),
-              item -> Mono.delay(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+          CallMetadata md = options.metadata(method);
+          Flux<T> f = Flux.from(start.apply(md));
+          Duration timeout = options.timeout();
+          if (timeout != null) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            f =
+                f.timeout(
+                    Mono.delay(timeout),
+                    item -> Mono.delay(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+          }
+          f = f.onErrorMap(ReactorClientCalls::toStatus);
+          RpcInstrumentation instrumentation = options.instrumentation();
+          return instrumentation == RpcInstrumentation.NONE ? f : observe(f, instrumentation, md, method);
         });
+  }
+
+  private static <T> Flux<T> observe(
+      Flux<T> f, RpcInstrumentation instrumentation, CallMetadata md, MethodDescriptor<?, ?> method) {
+    RpcInstrumentation.CallObserver observer;
+    try {
+      observer = instrumentation.onCallStart(md, method);
+    } catch (RuntimeException e) {
+      return f;
+    }
+    long start = System.nanoTime();
+    boolean[] seen = {false, false}; // first response, ended
+    return f.doOnNext(
+            x -> {
+              if (!seen[0]) {
+                seen[0] = true;
+                safely(() -> observer.onFirstResponse(System.nanoTime() - start));
+              }
+            })
+        .doOnError(e -> end(observer, seen, RpcErrors.fromThrowable(e), start))
+        .doOnComplete(() -> end(observer, seen, Status.OK, start))
+        .doOnCancel(() -> end(observer, seen, Status.of(Status.Code.CANCELLED, "cancelled by the client"), start));
+  }
+
+  private static void end(RpcInstrumentation.CallObserver o, boolean[] seen, Status status, long start) {
+    if (!seen[1]) {
+      seen[1] = true;
+      safely(() -> o.onEnd(status, System.nanoTime() - start));
+    }
+  }
+
+  private static void safely(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
   }
 
   private static Throwable toStatus(Throwable t) {

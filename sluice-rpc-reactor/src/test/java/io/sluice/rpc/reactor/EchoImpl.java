@@ -32,6 +32,9 @@ final class EchoImpl implements ReactorEchoService {
       String[] p = a.split(":", 3);
       return Mono.error(StatusException.of(Status.Code.fromValue(Integer.parseInt(p[1])), p[2]));
     }
+    if (a.equals("empty")) {
+      return Mono.empty();
+    }
     if (a.equals("throw")) {
       throw new IllegalStateException("handler threw");
     }

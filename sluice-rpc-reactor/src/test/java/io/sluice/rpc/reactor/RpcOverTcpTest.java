@@ -286,6 +286,63 @@ class RpcOverTcpTest {
   }
 
   @Test
+  void bidiDeadlineCancelsTheServerHandler() throws InterruptedException {
+    ReactorEchoServiceClient timed = client.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(300)));
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    assertThatThrownBy(
+            () ->
+                timed.chat(Flux.just(req("a"), req("b", "sleep")).concatWith(Flux.never()))
+                    .doOnNext(r -> seen.add(r.getText()))
+                    .blockLast(WAIT))
+        .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    assertThat(seen).containsExactly("echo:a");
+    assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
+  }
+
+  @Test
+  void unaryHandlerWithoutAResponseIsInternal() {
+    assertThatThrownBy(() -> client.say(req("x", "empty")).block(WAIT))
+        .satisfies(
+            t -> {
+              StatusException e = statusOf(t);
+              assertThat(e.code()).isEqualTo(Status.Code.INTERNAL);
+              assertThat(e.status().description()).contains("completed without a response");
+            });
+  }
+
+  @Test
+  void clientInstrumentationSeesTheCall() throws InterruptedException {
+    BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+    RpcInstrumentation clientSide =
+        (md, method) -> {
+          seen.add("start " + method.fullName() + " timeout=" + md.timeoutMillis());
+          return new RpcInstrumentation.CallObserver() {
+            @Override
+            public void onFirstResponse(long nanos) {
+              seen.add("first");
+            }
+
+            @Override
+            public void onEnd(Status status, long nanos) {
+              seen.add("end " + status.code());
+            }
+          };
+        };
+    ReactorEchoServiceClient observed =
+        client.withOptions(CallOptions.DEFAULT.withInstrumentation(clientSide).withTimeout(Duration.ofSeconds(30)));
+    observed.repeat(EchoRequest.newBuilder().setText("i").setCount(3).build()).blockLast(WAIT);
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("start sluice.test.echo.EchoService/Repeat timeout=30000");
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("first");
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("end OK");
+
+    ReactorEchoServiceClient timed =
+        client.withOptions(CallOptions.DEFAULT.withInstrumentation(clientSide).withTimeout(Duration.ofMillis(100)));
+    assertThatThrownBy(() -> timed.say(req("x", "sleep")).block(WAIT)).isInstanceOf(StatusException.class);
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).startsWith("start sluice.test.echo.EchoService/Say");
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("end DEADLINE_EXCEEDED");
+  }
+
+  @Test
   void serverEnforcesTheDeadlineItReceived() throws InterruptedException {
     // A raw call that carries a 200 ms deadline but sets no timer of its own: only the server acts.
     CallMetadata md =
