@@ -39,7 +39,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   // Event-loop state (fire-and-forget: the calling thread, guarded by the call's own monitor).
   private Message firstPending;
-  private Listener<Req> listener;
+  private volatile Listener<Req> listener;
   private long requestedBeforeStart;
   private volatile boolean inboundComplete;
   private boolean halfCloseDelivered;
@@ -91,9 +91,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       releasePending();
       return;
     }
-    synchronized (this) {
-      listener = l;
-    }
+    listener = l;
     long n = requestedBeforeStart;
     requestedBeforeStart = 0;
     if (n > 0) {
@@ -262,13 +260,8 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     return true;
   }
 
-  /** Returns true if this call ended it (so the caller tells the listener). */
-  private boolean close0(Status status) {
-    return closeOnce(status);
-  }
-
+  /** Ends the call without telling the peer (it already knows: it cancelled or failed). */
   private boolean closeQuietly(Status status) {
-    // Ends the call without telling the peer (it already knows: it cancelled or failed).
     if (!closed.compareAndSet(false, true)) {
       return false;
     }
@@ -286,7 +279,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   }
 
   private void deadlinePassed() {
-    if (close0(
+    if (closeOnce(
         Status.of(
             Status.Code.DEADLINE_EXCEEDED,
             "deadline of " + metadata.timeoutMillis() + " ms exceeded on the server"))) {
