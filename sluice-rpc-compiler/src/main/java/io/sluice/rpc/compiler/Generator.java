@@ -23,7 +23,29 @@ public final class Generator {
   /** Field number of {@code (sluice.method)} in {@code google.protobuf.MethodOptions}. */
   public static final int METHOD_OPTIONS_FIELD = 52701;
 
+  private static final int SERVICE_FIELD = 6; // FileDescriptorProto.service
+  private static final int METHOD_FIELD = 2; // ServiceDescriptorProto.method
+
   private Generator() {}
+
+  /** Leading comments by source path ("6,0,2,1" = method 1 of service 0). */
+  private static Map<String, String> comments(FileDescriptorProto file) {
+    Map<String, String> out = new HashMap<>();
+    for (com.google.protobuf.DescriptorProtos.SourceCodeInfo.Location l :
+        file.getSourceCodeInfo().getLocationList()) {
+      if (l.hasLeadingComments() && !l.getLeadingComments().isBlank()) {
+        StringBuilder key = new StringBuilder();
+        for (int i = 0; i < l.getPathCount(); i++) {
+          if (i > 0) {
+            key.append(',');
+          }
+          key.append(l.getPath(i));
+        }
+        out.put(key.toString(), l.getLeadingComments().strip());
+      }
+    }
+    return out;
+  }
 
   /** Generates code for every service of the files to generate; errors go into the response. */
   public static CodeGeneratorResponse generate(CodeGeneratorRequest request) {
@@ -42,10 +64,14 @@ public final class Generator {
         if (file == null) {
           throw new IllegalArgumentException("file to generate " + fileName + " is not in the request");
         }
-        for (ServiceDescriptorProto service : file.getServiceList()) {
+        Map<String, String> comments = comments(file);
+        for (int si = 0; si < file.getServiceCount(); si++) {
+          ServiceDescriptorProto service = file.getService(si);
           List<Method> methods = new ArrayList<>();
-          for (MethodDescriptorProto m : service.getMethodList()) {
-            methods.add(Method.of(file, service, m, names));
+          for (int mi = 0; mi < service.getMethodCount(); mi++) {
+            Method m = Method.of(file, service, service.getMethod(mi), names);
+            m.comment = comments.getOrDefault(SERVICE_FIELD + "," + si + "," + METHOD_FIELD + "," + mi, "");
+            methods.add(m);
           }
           out.addAllFile(new ReactorGenerator(file, service, methods, options).files());
         }
@@ -66,6 +92,8 @@ public final class Generator {
     final String responseType;
     final boolean idempotent;
     final int rank;
+    /** The method's leading comment in the .proto, or empty. */
+    String comment = "";
 
     enum Kind {
       UNARY,

@@ -159,11 +159,26 @@ final class ReactorGenerator {
       b.append("          .build();\n");
     }
     for (Generator.Method m : methods) {
-      b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+      if (m.comment.isEmpty()) {
+        b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+      } else {
+        b.append("\n  /**\n");
+        for (String line : m.comment.split("\n", -1)) {
+          String l = javadocSafe(line.strip());
+          b.append(l.isEmpty() ? "   *\n" : "   * " + l + "\n");
+        }
+        b.append("   *\n   * <p>{@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(".\n   */\n");
+      }
       b.append("  ").append(signature(m)).append(";\n");
     }
     b.append("}\n");
     return b.toString();
+  }
+
+  /** Proto comment text made safe inside a javadoc comment. */
+  private static String javadocSafe(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        .replace("*/", "*&#47;").replace("@", "&#64;").replace("\\u", "\\\\u");
   }
 
   private String client() {
