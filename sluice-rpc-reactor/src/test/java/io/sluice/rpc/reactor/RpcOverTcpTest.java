@@ -417,6 +417,22 @@ class RpcOverTcpTest {
   }
 
   @Test
+  void oversizedCallMetadataIsRefused() {
+    String big = "v".repeat(5000);
+    ReactorEchoServiceClient heavy =
+        client.withOptions(CallOptions.DEFAULT.withHeaders(Headers.of("a", big, "b", big)));
+    assertThatThrownBy(() -> heavy.say(req("x")).block(WAIT))
+        .satisfies(
+            t -> {
+              StatusException e = statusOf(t);
+              assertThat(e.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+              assertThat(e.status().description()).contains("exceeds the limit of 8192");
+            });
+    ReactorEchoServiceClient fits = client.withOptions(CallOptions.DEFAULT.withHeaders(Headers.of("a", big)));
+    assertThat(fits.say(req("", "headers")).block(WAIT).getText()).isEqualTo("a=" + big);
+  }
+
+  @Test
   void callWithoutMetadataIsInvalidArgument() {
     Message m = Message.of(ALLOC.buffer().writeBytes(new byte[] {1, 2, 3}));
     Throwable error = requester.requestResponse(m).doOnNext(Message::release).then().materialize().block(WAIT).getThrowable();

@@ -50,16 +50,33 @@ public final class RpcResponder implements Responder {
         public void onError(Throwable cause) {}
       };
 
+  /** Default cap on the encoded call metadata of one call (like gRPC's 8 KiB header list). */
+  public static final int DEFAULT_MAX_CALL_METADATA_BYTES = 8192;
+
   private final ServiceRegistry registry;
   private final RpcInstrumentation instrumentation;
+  private final int maxCallMetadataBytes;
 
   public RpcResponder(ServiceRegistry registry) {
     this(registry, RpcInstrumentation.NONE);
   }
 
   public RpcResponder(ServiceRegistry registry, RpcInstrumentation instrumentation) {
+    this(registry, instrumentation, DEFAULT_MAX_CALL_METADATA_BYTES);
+  }
+
+  /**
+   * @param maxCallMetadataBytes calls whose call metadata is larger are refused with
+   *     RESOURCE_EXHAUSTED before it is decoded
+   */
+  public RpcResponder(
+      ServiceRegistry registry, RpcInstrumentation instrumentation, int maxCallMetadataBytes) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.instrumentation = Objects.requireNonNull(instrumentation, "instrumentation");
+    if (maxCallMetadataBytes < 4) {
+      throw new IllegalArgumentException("maxCallMetadataBytes must be at least 4, got " + maxCallMetadataBytes);
+    }
+    this.maxCallMetadataBytes = maxCallMetadataBytes;
   }
 
   /** An acceptor that serves {@code registry} on every connection. */
@@ -128,6 +145,12 @@ public final class RpcResponder implements Responder {
       if (!request.hasMetadata()) {
         throw StatusException.of(
             Status.Code.INVALID_ARGUMENT, "the first frame of an RPC call carries no call metadata");
+      }
+      int size = request.metadata().readableBytes();
+      if (size > maxCallMetadataBytes) {
+        throw StatusException.of(
+            Status.Code.RESOURCE_EXHAUSTED,
+            "call metadata of " + size + " bytes exceeds the limit of " + maxCallMetadataBytes);
       }
       md = CallMetadataCodec.decode(request.metadata());
     } catch (StatusException e) {
