@@ -71,7 +71,9 @@ class RpcOverTcpTest {
   static void start() throws Exception {
     RpcInstrumentation instrumentation =
         (md, method) -> {
-          String name = md.method();
+          // Tests tag their calls with header "t" so late events of other tests never match.
+          String tag = md.headers().get("t");
+          String name = md.method() + (tag == null ? "" : "#" + tag);
           events.add("start " + name + " idempotent=" + md.idempotent() + " rank=" + md.rank());
           return new RpcInstrumentation.CallObserver() {
             @Override
@@ -200,8 +202,8 @@ class RpcOverTcpTest {
 
   @Test
   void idempotentFlagAndRankTravelWithTheCall() throws InterruptedException {
-    client.lookup(Echo.newBuilder().setText("k").build()).block(WAIT);
-    assertThat(awaitEvent("start Lookup")).isEqualTo("start Lookup idempotent=true rank=7");
+    tagged("rank").lookup(Echo.newBuilder().setText("k").build()).block(WAIT);
+    assertThat(awaitEvent("start Lookup#rank")).isEqualTo("start Lookup#rank idempotent=true rank=7");
   }
 
   @Test
@@ -340,13 +342,15 @@ class RpcOverTcpTest {
     assertThatThrownBy(() -> timed.say(req("x", "sleep")).block(WAIT)).isInstanceOf(StatusException.class);
     assertThat(seen.poll(10, TimeUnit.SECONDS)).startsWith("start sluice.test.echo.EchoService/Say");
     assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("end DEADLINE_EXCEEDED");
+    assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
   }
 
   @Test
   void serverEnforcesTheDeadlineItReceived() throws InterruptedException {
     // A raw call that carries a 200 ms deadline but sets no timer of its own: only the server acts.
     CallMetadata md =
-        CallMetadata.of(ReactorEchoService.SERVICE, ReactorEchoService.METHOD_SAY, Headers.EMPTY, 200, false, 0);
+        CallMetadata.of(
+            ReactorEchoService.SERVICE, ReactorEchoService.METHOD_SAY, Headers.of("t", "deadline"), 200, false, 0);
     Throwable error =
         requester
             .requestResponse(ProtoMessages.first(ALLOC, md, req("x", "sleep")))
@@ -358,15 +362,15 @@ class RpcOverTcpTest {
     Status status = RpcErrors.fromThrowable(error);
     assertThat(status.code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
-    assertThat(awaitEvent("end Say")).isEqualTo("end Say DEADLINE_EXCEEDED");
+    assertThat(awaitEvent("end Say#deadline")).isEqualTo("end Say#deadline DEADLINE_EXCEEDED");
   }
 
   @Test
   void clientCancelCancelsTheServerHandler() throws InterruptedException {
-    EchoReply first = client.repeat(req("x", "sleep")).blockFirst(WAIT); // take(1) cancels the rest
+    EchoReply first = tagged("cancel").repeat(req("x", "sleep")).blockFirst(WAIT); // cancels the rest
     assertThat(first.getText()).isEqualTo("first");
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
-    assertThat(awaitEvent("end Repeat")).isEqualTo("end Repeat CANCELLED");
+    assertThat(awaitEvent("end Repeat#cancel")).isEqualTo("end Repeat#cancel CANCELLED");
   }
 
   @Test
@@ -452,17 +456,17 @@ class RpcOverTcpTest {
 
   @Test
   void instrumentationSeesStartFirstResponseAndEnd() throws InterruptedException {
-    client.say(req("observed")).block(WAIT);
-    // Filtered by method: a fire-and-forget from an earlier test may still be reporting.
-    assertThat(awaitEvent("start Say")).isEqualTo("start Say idempotent=false rank=0");
-    assertThat(awaitEvent("first Say")).isEqualTo("first Say");
-    assertThat(awaitEvent("end Say")).isEqualTo("end Say OK");
+    tagged("ok").say(req("observed")).block(WAIT);
+    assertThat(awaitEvent("start Say#ok")).isEqualTo("start Say#ok idempotent=false rank=0");
+    assertThat(awaitEvent("first Say#ok")).isEqualTo("first Say#ok");
+    assertThat(awaitEvent("end Say#ok")).isEqualTo("end Say#ok OK");
   }
 
   @Test
   void instrumentationSeesErrors() throws InterruptedException {
-    assertThatThrownBy(() -> client.say(req("x", "fail:7:denied")).block(WAIT)).isInstanceOf(StatusException.class);
-    assertThat(awaitEvent("end Say")).isEqualTo("end Say PERMISSION_DENIED");
+    assertThatThrownBy(() -> tagged("err").say(req("x", "fail:7:denied")).block(WAIT))
+        .isInstanceOf(StatusException.class);
+    assertThat(awaitEvent("end Say#err")).isEqualTo("end Say#err PERMISSION_DENIED");
   }
 
   @Test
@@ -476,11 +480,15 @@ class RpcOverTcpTest {
     assertThat(n).isEqualTo(500);
   }
 
+  private static ReactorEchoServiceClient tagged(String tag) {
+    return client.withOptions(CallOptions.DEFAULT.withHeaders(Headers.of("t", tag)));
+  }
+
   private static String awaitEvent(String prefix) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < end) {
       String e = events.poll(100, TimeUnit.MILLISECONDS);
-      if (e != null && e.startsWith(prefix)) {
+      if (e != null && (e.equals(prefix) || e.startsWith(prefix + " "))) {
         return e;
       }
     }
