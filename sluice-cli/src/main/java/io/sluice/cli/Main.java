@@ -23,6 +23,9 @@ public final class Main {
           "commands:",
           "  demo    [--seconds N] [--payload-size B] [--transport tcp|local]",
           "          a server and a client on 127.0.0.1; prints 'received messages: N' each second",
+          "  demo --rpc [--seconds N]",
+          "          the protobuf RPC example service; prints unary calls/s and streamed messages/s",
+          "  protoc  ARGS...  protoc with protoc-gen-sluice and Sluice's .proto imports (the ./sluice script)",
           "  server  --transport tcp --host H --port P [--mtu B]",
           "          the echo responder other RSocket implementations test against; runs until killed",
           "  client  --transport tcp --host H --port P [--mtu B] [--lease] [--large] [--keepalive-ms K]",
@@ -71,8 +74,11 @@ public final class Main {
   }
 
   private static int demo(String[] argv, PrintStream out) throws InterruptedException {
-    Args a = Args.parse(argv, 1, Set.of("seconds", "payload-size", "transport"), Set.of());
+    Args a = Args.parse(argv, 1, Set.of("seconds", "payload-size", "transport"), Set.of("rpc"));
     int seconds = positive(a.getInt("seconds", 10), "seconds");
+    if (a.flag("rpc")) {
+      return RpcDemoCommand.run(seconds, out);
+    }
     int size = nonNegative(a.getInt("payload-size", 16), "payload-size");
     String transport = a.get("transport", "tcp");
     out.println(

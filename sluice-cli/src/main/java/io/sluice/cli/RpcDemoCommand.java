@@ -1,0 +1,21 @@
+package io.sluice.cli;
+
+import io.sluice.examples.rpc.RpcDemo;
+import java.io.PrintStream;
+
+/** {@code sluice demo --rpc}: runs the Greeter RPC example from sluice-examples. */
+final class RpcDemoCommand {
+  private RpcDemoCommand() {}
+
+  static int run(int seconds, PrintStream out) throws InterruptedException {
+    try {
+      RpcDemo.run(seconds, out);
+      return 0;
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      out.println("sluice demo --rpc failed: " + e);
+      return 1;
+    }
+  }
+}

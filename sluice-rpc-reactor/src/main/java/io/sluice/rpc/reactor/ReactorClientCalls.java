@@ -1,0 +1,195 @@
+package io.sluice.rpc.reactor;
+
+import com.google.protobuf.MessageLite;
+import io.sluice.Message;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.RpcInstrumentation;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import io.sluice.rpc.rsocket.ProtoMessages;
+import io.sluice.rpc.rsocket.RpcErrors;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Client side of the reactor flavor: starts calls over a {@link ReactorRequester}. Generated
+ * {@code Reactor*Client} classes delegate here.
+ *
+ * <p>Every returned publisher is cold: the call starts on subscription, and each subscription is a
+ * new call. Failures arrive as {@link StatusException}. With a timeout in the {@link CallOptions},
+ * the deadline is sent to the server, and when it passes first on the client the call fails with
+ * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled. The options' {@link
+ * CallOptions#instrumentation()} observes each call.
+ */
+public final class ReactorClientCalls {
+  private ReactorClientCalls() {}
+
+  /** A unary call (request-response). */
+  public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    Objects.requireNonNull(request, "request");
+    return call(
+            method,
+            options,
+            md ->
+                requester
+                    .requestResponse(ProtoMessages.first(requester.alloc(), md, request))
+                    .map(m -> ProtoMessages.parse(method.responseParser(), m)))
+        .singleOrEmpty();
+  }
+
+  /** A server-streaming call (request-stream). */
+  public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> serverStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    Objects.requireNonNull(request, "request");
+    return call(
+        method,
+        options,
+        md ->
+            requester
+                .requestStream(ProtoMessages.first(requester.alloc(), md, request))
+                .map(m -> ProtoMessages.parse(method.responseParser(), m)));
+  }
+
+  /**
+   * A client-streaming call (request-channel). At least one request is needed: an empty {@code
+   * requests} fails the call with INVALID_ARGUMENT without contacting the server.
+   */
+  public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> clientStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
+    return channel(requester, method, options, requests)
+        .singleOrEmpty()
+        .switchIfEmpty(
+            Mono.error(
+                () -> StatusException.of(Status.Code.INTERNAL, method.fullName() + " completed without a response")));
+  }
+
+  /** A bidi-streaming call (request-channel). At least one request is needed, as above. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> bidiStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
+    return channel(requester, method, options, requests);
+  }
+
+  private static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> channel(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
+    Objects.requireNonNull(requests, "requests");
+    return call(
+        method,
+        options,
+        md -> {
+          boolean[] first = {true};
+          Flux<Message> outbound =
+              Flux.from(requests)
+                  .map(
+                      r -> {
+                        if (first[0]) {
+                          first[0] = false;
+                          return ProtoMessages.first(requester.alloc(), md, r);
+                        }
+                        return ProtoMessages.next(requester.alloc(), r);
+                      });
+          return requester
+              .requestChannel(outbound)
+              .map(m -> ProtoMessages.parse(method.responseParser(), m))
+              .concatWith(
+                  Mono.defer(
+                      () ->
+                          first[0]
+                              ? Mono.error(
+                                  StatusException.of(
+                                      Status.Code.INVALID_ARGUMENT,
+                                      method.fullName() + " needs at least one request message"))
+                              : Mono.empty()));
+        });
+  }
+
+  /** A fire-and-forget call: completes once the request is handed to the transport. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Mono<Void> fireAndForget(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    Objects.requireNonNull(request, "request");
+    return call(
+            method,
+            options,
+            md ->
+                requester
+                    .fireAndForget(ProtoMessages.first(requester.alloc(), md, request))
+                    .thenMany(Flux.<Void>empty()))
+        .then();
+  }
+
+  /**
+   * One call: builds its metadata at subscription, applies the deadline to the whole call (not per
+   * message), maps failures to {@link StatusException}, and reports to the instrumentation.
+   */
+  private static <T> Flux<T> call(
+      MethodDescriptor<?, ?> method, CallOptions options, Function<CallMetadata, Publisher<T>> start) {
+    return Flux.defer(
+        () -> {
+          CallMetadata md = options.metadata(method);
+          Flux<T> f = Flux.from(start.apply(md));
+          Duration timeout = options.timeout();
+          if (timeout != null) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            f =
+                f.timeout(
+                    Mono.delay(timeout),
+                    item -> Mono.delay(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+          }
+          f = f.onErrorMap(ReactorClientCalls::toStatus);
+          RpcInstrumentation instrumentation = options.instrumentation();
+          return instrumentation == RpcInstrumentation.NONE ? f : observe(f, instrumentation, md, method);
+        });
+  }
+
+  private static <T> Flux<T> observe(
+      Flux<T> f, RpcInstrumentation instrumentation, CallMetadata md, MethodDescriptor<?, ?> method) {
+    RpcInstrumentation.CallObserver observer;
+    try {
+      observer = instrumentation.onCallStart(md, method);
+    } catch (RuntimeException e) {
+      return f;
+    }
+    long start = System.nanoTime();
+    boolean[] seen = {false, false}; // first response, ended
+    return f.doOnNext(
+            x -> {
+              if (!seen[0]) {
+                seen[0] = true;
+                safely(() -> observer.onFirstResponse(System.nanoTime() - start));
+              }
+            })
+        .doOnError(e -> end(observer, seen, RpcErrors.fromThrowable(e), start))
+        .doOnComplete(() -> end(observer, seen, Status.OK, start))
+        .doOnCancel(() -> end(observer, seen, Status.of(Status.Code.CANCELLED, "cancelled by the client"), start));
+  }
+
+  private static void end(RpcInstrumentation.CallObserver o, boolean[] seen, Status status, long start) {
+    if (!seen[1]) {
+      seen[1] = true;
+      safely(() -> o.onEnd(status, System.nanoTime() - start));
+    }
+  }
+
+  private static void safely(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+
+  private static Throwable toStatus(Throwable t) {
+    if (t instanceof TimeoutException) {
+      return StatusException.of(Status.Code.DEADLINE_EXCEEDED, "deadline exceeded on the client");
+    }
+    return RpcErrors.toStatusException(t);
+  }
+}

@@ -1,0 +1,54 @@
+package io.sluice.rpc.reactor;
+
+import com.google.protobuf.MessageLite;
+import io.sluice.rpc.MethodKind;
+import io.sluice.rpc.ServerCallHandler;
+import java.util.Objects;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Builds flavor-neutral {@link ServerCallHandler}s from project-reactor functions; generated
+ * {@code Reactor*Server} classes use it. Each call subscribes once to what the function returns,
+ * requests responses as the caller grants demand, and cancels that subscription when the call is
+ * cancelled (caller cancel, connection loss, or deadline).
+ */
+public final class ReactorServerCalls {
+  private ReactorServerCalls() {}
+
+  /** A unary method: one request, one response (request-response). */
+  public static <Req extends MessageLite, Resp extends MessageLite> ServerCallHandler<Req, Resp> unary(
+      Function<Req, Mono<Resp>> method) {
+    Objects.requireNonNull(method, "method");
+    return call -> new ServerCallBridge<>(call, MethodKind.UNARY, method::apply, null);
+  }
+
+  /** A server-streaming method: one request, a stream of responses (request-stream). */
+  public static <Req extends MessageLite, Resp extends MessageLite>
+      ServerCallHandler<Req, Resp> serverStreaming(Function<Req, Flux<Resp>> method) {
+    Objects.requireNonNull(method, "method");
+    return call -> new ServerCallBridge<>(call, MethodKind.SERVER_STREAMING, method::apply, null);
+  }
+
+  /** A client-streaming method: a stream of requests, one response (request-channel). */
+  public static <Req extends MessageLite, Resp extends MessageLite>
+      ServerCallHandler<Req, Resp> clientStreaming(Function<Flux<Req>, Mono<Resp>> method) {
+    Objects.requireNonNull(method, "method");
+    return call -> new ServerCallBridge<>(call, MethodKind.CLIENT_STREAMING, null, method::apply);
+  }
+
+  /** A bidi-streaming method: streams both ways (request-channel). */
+  public static <Req extends MessageLite, Resp extends MessageLite>
+      ServerCallHandler<Req, Resp> bidiStreaming(Function<Flux<Req>, Flux<Resp>> method) {
+    Objects.requireNonNull(method, "method");
+    return call -> new ServerCallBridge<>(call, MethodKind.BIDI_STREAMING, null, method::apply);
+  }
+
+  /** A fire-and-forget method: one request, no response (fire-and-forget). */
+  public static <Req extends MessageLite, Resp extends MessageLite>
+      ServerCallHandler<Req, Resp> fireAndForget(Function<Req, Mono<Void>> method) {
+    Objects.requireNonNull(method, "method");
+    return call -> new ServerCallBridge<Req, Resp>(call, MethodKind.FIRE_AND_FORGET, r -> method.apply(r).then(Mono.<Resp>empty()), null);
+  }
+}

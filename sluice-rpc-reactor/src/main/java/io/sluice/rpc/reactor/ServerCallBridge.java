@@ -1,0 +1,137 @@
+package io.sluice.rpc.reactor;
+
+import com.google.protobuf.MessageLite;
+import io.sluice.rpc.MethodKind;
+import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.Status;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+/**
+ * Runs one server call of a reactor handler. It is the call's listener, the subscriber of the
+ * handler's response publisher, and (for client-streaming methods) the source of the request Flux.
+ *
+ * <p>Listener callbacks arrive on the event loop; the response publisher may signal on any thread.
+ * The response subscription is a {@link Operators.DeferredSubscription}, so demand that arrives
+ * before the handler's publisher subscribes is kept and handed over.
+ */
+final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
+    implements ServerCall.Listener<Req>, CoreSubscriber<Resp> {
+  private final ServerCall<Req, Resp> call;
+  private final MethodKind kind;
+  private final Function<Req, Publisher<Resp>> single;
+  private final Operators.DeferredSubscription upstream = new Operators.DeferredSubscription();
+  private final RequestFlux<Req> requests;
+  private final Context context;
+  private boolean gotRequest;
+
+  @SuppressWarnings("unchecked")
+  ServerCallBridge(
+      ServerCall<Req, Resp> call,
+      MethodKind kind,
+      Function<Req, ? extends Publisher<Resp>> single,
+      Function<Flux<Req>, ? extends Publisher<Resp>> streaming) {
+    this.call = call;
+    this.context = Context.of(ReactorRpc.CALL_METADATA, call.metadata());
+    this.kind = kind;
+    this.single = (Function<Req, Publisher<Resp>>) single;
+    if (streaming != null) {
+      requests = new RequestFlux<>(call);
+      subscribeTo(() -> streaming.apply(requests));
+    } else {
+      requests = null;
+      call.request(1);
+    }
+  }
+
+  private void subscribeTo(java.util.function.Supplier<? extends Publisher<Resp>> body) {
+    Publisher<Resp> p;
+    try {
+      p = body.get();
+      if (p == null) {
+        throw new NullPointerException("the handler returned null");
+      }
+    } catch (Throwable e) {
+      call.close(Status.fromThrowable(e));
+      return;
+    }
+    p.subscribe(this);
+  }
+
+  // ServerCall.Listener, on the event loop.
+
+  @Override
+  public void onMessage(Req message) {
+    if (requests != null) {
+      requests.onMessage(message);
+      return;
+    }
+    if (gotRequest) {
+      call.close(Status.of(Status.Code.INTERNAL, "more than one request for a single-request method"));
+      return;
+    }
+    gotRequest = true;
+    subscribeTo(() -> single.apply(message));
+  }
+
+  @Override
+  public void onHalfClose() {
+    if (requests != null) {
+      requests.onHalfClose();
+    } else if (!gotRequest) {
+      call.close(Status.of(Status.Code.INVALID_ARGUMENT, "call ended without a request"));
+    }
+  }
+
+  @Override
+  public void onCancel() {
+    upstream.cancel();
+    if (requests != null) {
+      requests.onCancel();
+    }
+  }
+
+  @Override
+  public void onReady(long n) {
+    upstream.request(n);
+  }
+
+  @Override
+  public Context currentContext() {
+    return context;
+  }
+
+  // Subscriber of the handler's responses, any thread (serialized by Reactive Streams rules).
+
+  @Override
+  public void onSubscribe(Subscription s) {
+    if (kind == MethodKind.FIRE_AND_FORGET) {
+      upstream.set(s);
+      s.request(Long.MAX_VALUE); // nobody downstream: consume whatever the handler emits
+      return;
+    }
+    upstream.set(s);
+  }
+
+  @Override
+  public void onNext(Resp resp) {
+    if (resp != null) {
+      call.sendMessage(resp);
+    }
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    call.close(Status.fromThrowable(t));
+  }
+
+  @Override
+  public void onComplete() {
+    call.close(Status.OK);
+  }
+}

@@ -1,0 +1,102 @@
+package io.sluice.rpc;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Client-side options of calls: headers, a timeout (sent as the call's deadline), and the
+ * idempotent flag. Immutable; the {@code with*} methods return copies. Generated clients take them
+ * through {@code withOptions(CallOptions)}.
+ */
+public final class CallOptions {
+  /** No headers, no timeout, idempotent flag from the method's declaration. */
+  public static final CallOptions DEFAULT =
+      new CallOptions(Headers.EMPTY, null, null, RpcInstrumentation.NONE);
+
+  private final Headers headers;
+  private final Duration timeout;
+  private final Boolean idempotent;
+  private final RpcInstrumentation instrumentation;
+
+  private CallOptions(
+      Headers headers, Duration timeout, Boolean idempotent, RpcInstrumentation instrumentation) {
+    this.headers = headers;
+    this.timeout = timeout;
+    this.idempotent = idempotent;
+    this.instrumentation = instrumentation;
+  }
+
+  /**
+   * Observes the client side of each call: start, first response, end with status and latency
+   * (DEADLINE_EXCEEDED when the client's timer ends it, CANCELLED when the subscriber cancels).
+   */
+  public CallOptions withInstrumentation(RpcInstrumentation instrumentation) {
+    return new CallOptions(
+        headers, timeout, idempotent, Objects.requireNonNull(instrumentation, "instrumentation"));
+  }
+
+  /** The client-side instrumentation; {@link RpcInstrumentation#NONE} by default. */
+  public RpcInstrumentation instrumentation() {
+    return instrumentation;
+  }
+
+  /** Headers sent with every call. */
+  public CallOptions withHeaders(Headers headers) {
+    return new CallOptions(Objects.requireNonNull(headers, "headers"), timeout, idempotent, instrumentation);
+  }
+
+  /**
+   * Each call must end within {@code timeout} of its start: the server is told, cancels the
+   * handler when it passes, and the client fails the call with DEADLINE_EXCEEDED and cancels the
+   * stream. Whole milliseconds travel on the wire (rounded up).
+   */
+  public CallOptions withTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    if (timeout.toMillis() > CallMetadata.MAX_TIMEOUT_MILLIS) {
+      throw new IllegalArgumentException("timeout is longer than 2^32-1 ms: " + timeout);
+    }
+    return new CallOptions(headers, timeout, idempotent, instrumentation);
+  }
+
+  /** No timeout. */
+  public CallOptions withoutTimeout() {
+    return new CallOptions(headers, null, idempotent, instrumentation);
+  }
+
+  /**
+   * Overrides the idempotent flag sent with calls (by default each method's declared {@code
+   * (sluice.method).idempotent}). A server refuses a call flagged idempotent to a method that is not
+   * declared so.
+   */
+  public CallOptions withIdempotent(boolean idempotent) {
+    return new CallOptions(headers, timeout, idempotent, instrumentation);
+  }
+
+  public Headers headers() {
+    return headers;
+  }
+
+  /** The timeout, or null. */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /** The idempotent flag for {@code method}: the override if set, the declaration otherwise. */
+  public boolean idempotent(MethodDescriptor<?, ?> method) {
+    return idempotent != null ? idempotent : method.idempotent();
+  }
+
+  /** The metadata of a call to {@code method} starting now. */
+  public CallMetadata metadata(MethodDescriptor<?, ?> method) {
+    long ms = CallMetadata.NO_TIMEOUT;
+    if (timeout != null) {
+      long nanos = timeout.toNanos();
+      ms = Math.min(CallMetadata.MAX_TIMEOUT_MILLIS, (nanos + 999_999) / 1_000_000);
+    }
+    return CallMetadata.of(
+        method.service(), method.method(), headers, ms, idempotent(method), method.rank());
+  }
+}

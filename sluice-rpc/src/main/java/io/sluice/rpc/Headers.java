@@ -1,0 +1,173 @@
+package io.sluice.rpc;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Call headers: an ordered list of ASCII key/value pairs, keys may repeat. Immutable.
+ *
+ * <p>Keys are 1..255 characters of lower-case letters, digits, {@code -}, {@code _} and {@code .}
+ * (the characters gRPC allows in metadata keys). Values are 0..65535 printable ASCII characters
+ * (0x20..0x7E). At most 255 pairs per call. Bad input fails with {@link IllegalArgumentException}
+ * when the headers are built, never on the wire.
+ */
+public final class Headers {
+  /** Most pairs one call can carry. */
+  public static final int MAX_ENTRIES = 255;
+
+  /** Longest key. */
+  public static final int MAX_KEY_LENGTH = 255;
+
+  /** Longest value. */
+  public static final int MAX_VALUE_LENGTH = 65535;
+
+  /** No headers. */
+  public static final Headers EMPTY = new Headers(List.of());
+
+  private final List<Map.Entry<String, String>> entries;
+
+  private Headers(List<Map.Entry<String, String>> entries) {
+    this.entries = entries;
+  }
+
+  /** Headers from alternating keys and values: {@code Headers.of("k1", "v1", "k2", "v2")}. */
+  public static Headers of(String... keysAndValues) {
+    if (keysAndValues.length % 2 != 0) {
+      throw new IllegalArgumentException("Headers.of takes key, value pairs; got an odd count");
+    }
+    Builder b = builder();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      b.add(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return b.build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The first value of {@code key}, or null. */
+  public String get(String key) {
+    for (Map.Entry<String, String> e : entries) {
+      if (e.getKey().equals(key)) {
+        return e.getValue();
+      }
+    }
+    return null;
+  }
+
+  /** Every value of {@code key}, in order. */
+  public List<String> getAll(String key) {
+    List<String> out = new ArrayList<>(1);
+    for (Map.Entry<String, String> e : entries) {
+      if (e.getKey().equals(key)) {
+        out.add(e.getValue());
+      }
+    }
+    return out;
+  }
+
+  /** All pairs in order. */
+  public List<Map.Entry<String, String>> entries() {
+    return entries;
+  }
+
+  public int size() {
+    return entries.size();
+  }
+
+  public boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /** A builder starting with these headers. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.entries.addAll(entries);
+    return b;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Headers && ((Headers) o).entries.equals(entries);
+  }
+
+  @Override
+  public int hashCode() {
+    return entries.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return entries.toString();
+  }
+
+  /** Checks a key; returns it. */
+  static String checkKey(String key) {
+    Objects.requireNonNull(key, "header key");
+    if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
+      throw new IllegalArgumentException(
+          "header key must have 1.." + MAX_KEY_LENGTH + " characters, got " + key.length());
+    }
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+      if (!ok) {
+        throw new IllegalArgumentException(
+            "header key '" + key + "' has a character outside [a-z0-9-_.] at index " + i);
+      }
+    }
+    return key;
+  }
+
+  /** Checks a value; returns it. */
+  static String checkValue(String key, String value) {
+    Objects.requireNonNull(value, "header value");
+    if (value.length() > MAX_VALUE_LENGTH) {
+      throw new IllegalArgumentException(
+          "header '" + key + "' value is longer than " + MAX_VALUE_LENGTH + " characters");
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7E) {
+        throw new IllegalArgumentException(
+            "header '" + key + "' value has a non-printable-ASCII character at index " + i);
+      }
+    }
+    return value;
+  }
+
+  /** Collects headers; not thread-safe. */
+  public static final class Builder {
+    private final List<Map.Entry<String, String>> entries = new ArrayList<>();
+
+    private Builder() {}
+
+    /** Adds a pair (keys may repeat). */
+    public Builder add(String key, String value) {
+      checkKey(key);
+      checkValue(key, value);
+      if (entries.size() == MAX_ENTRIES) {
+        throw new IllegalArgumentException("more than " + MAX_ENTRIES + " headers");
+      }
+      entries.add(Map.entry(key, value));
+      return this;
+    }
+
+    /** Adds every pair of {@code other}. */
+    public Builder addAll(Headers other) {
+      for (Map.Entry<String, String> e : other.entries) {
+        add(e.getKey(), e.getValue());
+      }
+      return this;
+    }
+
+    public Headers build() {
+      return entries.isEmpty() ? EMPTY : new Headers(Collections.unmodifiableList(new ArrayList<>(entries)));
+    }
+  }
+}

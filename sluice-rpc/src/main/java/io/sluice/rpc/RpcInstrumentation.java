@@ -1,0 +1,38 @@
+package io.sluice.rpc;
+
+/**
+ * Observes calls (metrics, tracing, logs). {@link #onCallStart} is called when a call starts; the
+ * returned {@link CallObserver} then sees its first response and its end. Called on the
+ * connection's event loop: keep it cheap and never block. Exceptions thrown here are ignored.
+ */
+@FunctionalInterface
+public interface RpcInstrumentation {
+
+  /** Observes nothing. */
+  RpcInstrumentation NONE = (metadata, method) -> CallObserver.NONE;
+
+  /**
+   * A call started.
+   *
+   * @param metadata what the call carried (service, method, headers, deadline, ...)
+   * @param method the method, or null when no such method exists (the call then ends with
+   *     UNIMPLEMENTED)
+   */
+  CallObserver onCallStart(CallMetadata metadata, MethodDescriptor<?, ?> method);
+
+  /** Follows one call. */
+  interface CallObserver {
+    /** Observes nothing. */
+    CallObserver NONE = new CallObserver() {};
+
+    /** The first response message was sent (not called for calls without one). */
+    default void onFirstResponse(long nanosSinceStart) {}
+
+    /**
+     * The call ended: {@link Status.Code#OK} on completion, {@link Status.Code#CANCELLED} when the
+     * caller cancelled, {@link Status.Code#DEADLINE_EXCEEDED} when its deadline passed, the error's
+     * status otherwise.
+     */
+    default void onEnd(Status status, long nanosSinceStart) {}
+  }
+}

@@ -1,0 +1,58 @@
+package io.sluice.rpc;
+
+import com.google.protobuf.MessageLite;
+
+/**
+ * The server's end of one call, as a transport hands it to a method's {@link ServerCallHandler}:
+ * transport- and flavor-neutral (the RSocket dispatcher implements it today; a gRPC transport can
+ * implement it too). A stream of requests comes in as {@link #request(long) requested}, a stream of
+ * responses goes out as the {@link Listener#onReady(long) peer allows}, and a {@link Status} ends
+ * the call.
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread. {@link Listener} callbacks come on
+ * the connection's event loop, one at a time, and must not block.
+ *
+ * @param <Req> request message type
+ * @param <Resp> response message type
+ */
+public interface ServerCall<Req extends MessageLite, Resp extends MessageLite> {
+
+  /** What the caller sent before its first message: service, method, headers, deadline, ... */
+  CallMetadata metadata();
+
+  /** The method being called. */
+  MethodDescriptor<Req, Resp> method();
+
+  /** Asks for {@code n} more request messages ({@link Listener#onMessage}). */
+  void request(long n);
+
+  /**
+   * Sends one response. Only within the demand signalled by {@link Listener#onReady(long)}; for a
+   * unary or client-streaming method, at most one. Ignored after the call ended.
+   */
+  void sendMessage(Resp message);
+
+  /** Ends the call with {@code status}: OK completes it, anything else fails it. Idempotent. */
+  void close(Status status);
+
+  /** True once the call has ended (closed, cancelled, or past its deadline). */
+  boolean isClosed();
+
+  /** Receives a call's inbound signals. */
+  interface Listener<Req> {
+    /** One request message, within the requested count. */
+    void onMessage(Req message);
+
+    /** The caller sends no more requests. */
+    void onHalfClose();
+
+    /**
+     * The call ended without the handler closing it: the caller cancelled, the connection
+     * dropped, or the deadline passed. Stop working on it; sends are now ignored.
+     */
+    void onCancel();
+
+    /** The caller allows {@code n} more responses (sums saturate at {@link Long#MAX_VALUE}). */
+    void onReady(long n);
+  }
+}

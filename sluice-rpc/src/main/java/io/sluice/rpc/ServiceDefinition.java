@@ -1,0 +1,73 @@
+package io.sluice.rpc;
+
+import com.google.protobuf.MessageLite;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A service ready to be served: its name and a handler per method. Generated server classes build
+ * one from a service implementation. Immutable.
+ */
+public final class ServiceDefinition implements BindableService {
+  private final String name;
+  private final Map<String, ServerMethodDefinition<?, ?>> methods;
+
+  private ServiceDefinition(String name, Map<String, ServerMethodDefinition<?, ?>> methods) {
+    this.name = name;
+    this.methods = Collections.unmodifiableMap(new LinkedHashMap<>(methods));
+  }
+
+  public static Builder builder(String service) {
+    return new Builder(CallMetadata.checkName("service", service));
+  }
+
+  /** The fully qualified proto service name. */
+  public String name() {
+    return name;
+  }
+
+  /** The method named {@code method}, or null. */
+  public ServerMethodDefinition<?, ?> method(String method) {
+    return methods.get(method);
+  }
+
+  public Collection<ServerMethodDefinition<?, ?>> methods() {
+    return methods.values();
+  }
+
+  @Override
+  public ServiceDefinition bindService() {
+    return this;
+  }
+
+  /** Collects methods; not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private final Map<String, ServerMethodDefinition<?, ?>> methods = new LinkedHashMap<>();
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /** Adds a method of this service; each method once. */
+    public <Req extends MessageLite, Resp extends MessageLite> Builder add(
+        MethodDescriptor<Req, Resp> method, ServerCallHandler<Req, Resp> handler) {
+      Objects.requireNonNull(method, "method");
+      if (!method.service().equals(name)) {
+        throw new IllegalArgumentException(
+            "method " + method.fullName() + " does not belong to service " + name);
+      }
+      if (methods.putIfAbsent(method.method(), ServerMethodDefinition.of(method, handler)) != null) {
+        throw new IllegalArgumentException("method " + method.fullName() + " added twice");
+      }
+      return this;
+    }
+
+    public ServiceDefinition build() {
+      return new ServiceDefinition(name, methods);
+    }
+  }
+}

@@ -1,0 +1,199 @@
+package io.sluice.rpc.rsocket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * Encodes and decodes {@link CallMetadata} as the RSocket metadata of a call's first frame. The
+ * layout (docs/rpc-wire-format.md):
+ *
+ * <pre>
+ * u8  version (1)
+ * u8  flags: 0x01 idempotent, 0x02 has-deadline, 0x04 has-headers, 0x08 has-rank (others 0)
+ * u8  service length (1..255), service (ASCII)
+ * u8  method length (1..255), method (ASCII)
+ * u32 timeout in ms                         if has-deadline
+ * i32 rank                                  if has-rank
+ * u8  header count (1..255)                 if has-headers, then per header:
+ *     u8 key length (1..255), key (ASCII), u16 value length, value (ASCII)
+ * </pre>
+ *
+ * All numbers are big-endian. Stateless and thread-safe.
+ */
+public final class CallMetadataCodec {
+  /** The format version this codec writes and reads. */
+  public static final int VERSION = 1;
+
+  public static final int FLAG_IDEMPOTENT = 0x01;
+  public static final int FLAG_DEADLINE = 0x02;
+  public static final int FLAG_HEADERS = 0x04;
+  public static final int FLAG_RANK = 0x08;
+  private static final int KNOWN_FLAGS = FLAG_IDEMPOTENT | FLAG_DEADLINE | FLAG_HEADERS | FLAG_RANK;
+
+  private CallMetadataCodec() {}
+
+  /** The encoded size of {@code m} in bytes. */
+  public static int size(CallMetadata m) {
+    int n = 2 + 1 + m.service().length() + 1 + m.method().length();
+    if (m.hasTimeout()) {
+      n += 4;
+    }
+    if (m.rank() != 0) {
+      n += 4;
+    }
+    if (!m.headers().isEmpty()) {
+      n += 1;
+      for (Map.Entry<String, String> e : m.headers().entries()) {
+        n += 1 + e.getKey().length() + 2 + e.getValue().length();
+      }
+    }
+    return n;
+  }
+
+  /** Encodes {@code m} into a new buffer from {@code alloc}; the caller owns it. */
+  public static ByteBuf encode(ByteBufAllocator alloc, CallMetadata m) {
+    int size = size(m);
+    ByteBuf buf = alloc.buffer(size, size);
+    try {
+      encode(m, buf);
+      return buf;
+    } catch (RuntimeException e) {
+      buf.release();
+      throw e;
+    }
+  }
+
+  /** Appends the encoding of {@code m} to {@code out}. */
+  public static void encode(CallMetadata m, ByteBuf out) {
+    int flags = 0;
+    if (m.idempotent()) {
+      flags |= FLAG_IDEMPOTENT;
+    }
+    if (m.hasTimeout()) {
+      flags |= FLAG_DEADLINE;
+    }
+    if (!m.headers().isEmpty()) {
+      flags |= FLAG_HEADERS;
+    }
+    if (m.rank() != 0) {
+      flags |= FLAG_RANK;
+    }
+    out.writeByte(VERSION);
+    out.writeByte(flags);
+    writeShort8(out, m.service());
+    writeShort8(out, m.method());
+    if (m.hasTimeout()) {
+      out.writeInt((int) m.timeoutMillis());
+    }
+    if (m.rank() != 0) {
+      out.writeInt(m.rank());
+    }
+    if (!m.headers().isEmpty()) {
+      out.writeByte(m.headers().size());
+      for (Map.Entry<String, String> e : m.headers().entries()) {
+        writeShort8(out, e.getKey());
+        out.writeShort(e.getValue().length());
+        out.writeCharSequence(e.getValue(), StandardCharsets.US_ASCII);
+      }
+    }
+  }
+
+  private static void writeShort8(ByteBuf out, String s) {
+    out.writeByte(s.length());
+    out.writeCharSequence(s, StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Decodes call metadata from the readable bytes of {@code in} (its indexes are left alone).
+   *
+   * @throws StatusException with {@link Status.Code#INVALID_ARGUMENT} when the bytes are not valid
+   *     call metadata (wrong version, unknown flags, truncated, trailing bytes, bad names)
+   */
+  public static CallMetadata decode(ByteBuf in) {
+    int i = in.readerIndex();
+    int end = in.writerIndex();
+    try {
+      if (end - i < 4) {
+        throw bad("call metadata is " + (end - i) + " bytes, at least 4 needed");
+      }
+      int version = in.getUnsignedByte(i++);
+      if (version != VERSION) {
+        throw bad("call metadata version " + version + " is not supported (this side speaks " + VERSION + ")");
+      }
+      int flags = in.getUnsignedByte(i++);
+      if ((flags & ~KNOWN_FLAGS) != 0) {
+        throw bad("call metadata has unknown flags 0x" + Integer.toHexString(flags & ~KNOWN_FLAGS));
+      }
+      int len = in.getUnsignedByte(i++);
+      String service = ascii(in, i, len, end, "service");
+      i += len;
+      need(in, i, 1, end, "method length");
+      len = in.getUnsignedByte(i++);
+      String method = ascii(in, i, len, end, "method");
+      i += len;
+      long timeout = CallMetadata.NO_TIMEOUT;
+      if ((flags & FLAG_DEADLINE) != 0) {
+        need(in, i, 4, end, "deadline");
+        timeout = in.getUnsignedInt(i);
+        i += 4;
+      }
+      int rank = 0;
+      if ((flags & FLAG_RANK) != 0) {
+        need(in, i, 4, end, "rank");
+        rank = in.getInt(i);
+        i += 4;
+      }
+      Headers headers = Headers.EMPTY;
+      if ((flags & FLAG_HEADERS) != 0) {
+        need(in, i, 1, end, "header count");
+        int count = in.getUnsignedByte(i++);
+        if (count == 0) {
+          throw bad("has-headers flag with 0 headers");
+        }
+        Headers.Builder b = Headers.builder();
+        for (int h = 0; h < count; h++) {
+          need(in, i, 1, end, "header key length");
+          int kl = in.getUnsignedByte(i++);
+          String key = ascii(in, i, kl, end, "header key");
+          i += kl;
+          need(in, i, 2, end, "header value length");
+          int vl = in.getUnsignedShort(i);
+          i += 2;
+          need(in, i, vl, end, "header value");
+          String value = in.toString(i, vl, StandardCharsets.US_ASCII);
+          i += vl;
+          b.add(key, value);
+        }
+        headers = b.build();
+      }
+      if (i != end) {
+        throw bad("call metadata has " + (end - i) + " trailing bytes");
+      }
+      return CallMetadata.of(service, method, headers, timeout, (flags & FLAG_IDEMPOTENT) != 0, rank);
+    } catch (IllegalArgumentException e) {
+      throw new StatusException(
+          Status.of(Status.Code.INVALID_ARGUMENT, "bad call metadata: " + e.getMessage()));
+    }
+  }
+
+  private static void need(ByteBuf in, int i, int n, int end, String what) {
+    if (end - i < n) {
+      throw bad("call metadata is truncated in the " + what);
+    }
+  }
+
+  private static String ascii(ByteBuf in, int i, int len, int end, String what) {
+    need(in, i, len, end, what);
+    return in.toString(i, len, StandardCharsets.US_ASCII);
+  }
+
+  private static IllegalArgumentException bad(String message) {
+    return new IllegalArgumentException(message);
+  }
+}

@@ -1,0 +1,88 @@
+package io.sluice.rpc.rsocket;
+
+import io.sluice.exceptions.ApplicationErrorException;
+import io.sluice.exceptions.CanceledException;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import io.sluice.exceptions.InvalidException;
+import io.sluice.exceptions.RejectedException;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+
+/**
+ * Carries a {@link Status} in RSocket ERROR frames and back (docs/rpc-wire-format.md): a failed
+ * call ends with ERROR code APPLICATION_ERROR whose UTF-8 data is {@code <code>:<description>},
+ * the status code as a decimal number (e.g. {@code 12:unknown service demo.Nope}).
+ */
+public final class RpcErrors {
+  private RpcErrors() {}
+
+  /** The error data for {@code status}. */
+  public static String encode(Status status) {
+    return status.code().value() + ":" + status.description();
+  }
+
+  /** The exception to fail a stream with for {@code status} (not for OK). */
+  public static ApplicationErrorException toWire(Status status) {
+    return new ApplicationErrorException(encode(status));
+  }
+
+  /**
+   * Parses error data written by {@link #encode}; text in any other form becomes {@link
+   * Status.Code#UNKNOWN} with the whole text as description.
+   */
+  public static Status decode(String data) {
+    if (data == null) {
+      return Status.Code.UNKNOWN.toStatus();
+    }
+    int colon = data.indexOf(':');
+    if (colon > 0 && colon <= 2) {
+      int code = 0;
+      for (int i = 0; i < colon; i++) {
+        char c = data.charAt(i);
+        if (c < '0' || c > '9') {
+          return Status.of(Status.Code.UNKNOWN, data);
+        }
+        code = code * 10 + (c - '0');
+      }
+      if (code <= 16) {
+        return Status.of(Status.Code.fromValue(code), data.substring(colon + 1));
+      }
+    }
+    return Status.of(Status.Code.UNKNOWN, data);
+  }
+
+  /**
+   * The status of a failure seen by a client: an RPC status from APPLICATION_ERROR, CANCELLED for
+   * RSocket CANCELED, UNAVAILABLE for REJECTED and connection errors, INTERNAL for INVALID, the
+   * status of a {@link StatusException}, UNKNOWN otherwise.
+   */
+  public static Status fromThrowable(Throwable t) {
+    if (t instanceof StatusException) {
+      return ((StatusException) t).status();
+    }
+    if (t instanceof ApplicationErrorException) {
+      return decode(t.getMessage());
+    }
+    if (t instanceof CanceledException) {
+      return Status.of(Status.Code.CANCELLED, t.getMessage());
+    }
+    if (t instanceof RejectedException
+        || t instanceof ConnectionErrorException
+        || t instanceof ConnectionCloseException) {
+      return Status.of(Status.Code.UNAVAILABLE, t.getMessage());
+    }
+    if (t instanceof InvalidException) {
+      return Status.of(Status.Code.INTERNAL, t.getMessage());
+    }
+    return Status.fromThrowable(t);
+  }
+
+  /** {@link #fromThrowable} as an exception (the same instance for a {@link StatusException}). */
+  public static StatusException toStatusException(Throwable t) {
+    if (t instanceof StatusException) {
+      return (StatusException) t;
+    }
+    return new StatusException(fromThrowable(t), t);
+  }
+}

@@ -1,0 +1,219 @@
+package io.sluice.rpc.rsocket;
+
+import io.sluice.Acceptor;
+import io.sluice.Message;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.MethodKind;
+import io.sluice.rpc.RpcInstrumentation;
+import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.ServiceRegistry;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import java.util.Objects;
+
+/**
+ * The RPC dispatcher for RSocket: a {@link Responder} that serves every service of a {@link
+ * ServiceRegistry} on one connection. Per call it decodes the call metadata of the first frame,
+ * finds the method, checks the interaction and the idempotent flag, arms the deadline, and drives
+ * the method's flavor-neutral {@link io.sluice.rpc.ServerCallHandler} through a {@link
+ * io.sluice.rpc.ServerCall}.
+ *
+ * <p>Errors end the call with ERROR[APPLICATION_ERROR] carrying the status ({@link RpcErrors}):
+ * UNIMPLEMENTED for an unknown service or method or the wrong interaction, INVALID_ARGUMENT for bad
+ * call metadata, FAILED_PRECONDITION for an idempotent-flagged call to a method not declared
+ * idempotent, DEADLINE_EXCEEDED when the deadline passes (the handler is then cancelled).
+ *
+ * <p>One instance may serve any number of connections; it holds no per-connection state.
+ *
+ * <pre>{@code
+ * Connections.serve(TcpServerTransport.create("127.0.0.1", 7878), ConnectionOptions.defaults(),
+ *     RpcResponder.acceptor(ServiceRegistry.builder().add(new ReactorGreeterServer(impl)).build()));
+ * }</pre>
+ */
+public final class RpcResponder implements Responder {
+  /** The listener of a call refused before it started: releases what still arrives. */
+  private static final StreamListener NOOP =
+      new StreamListener() {
+        @Override
+        public void onNext(Message message) {
+          message.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+      };
+
+  /** Default cap on the encoded call metadata of one call (like gRPC's 8 KiB header list). */
+  public static final int DEFAULT_MAX_CALL_METADATA_BYTES = 8192;
+
+  private final ServiceRegistry registry;
+  private final RpcInstrumentation instrumentation;
+  private final int maxCallMetadataBytes;
+
+  public RpcResponder(ServiceRegistry registry) {
+    this(registry, RpcInstrumentation.NONE);
+  }
+
+  public RpcResponder(ServiceRegistry registry, RpcInstrumentation instrumentation) {
+    this(registry, instrumentation, DEFAULT_MAX_CALL_METADATA_BYTES);
+  }
+
+  /**
+   * @param maxCallMetadataBytes calls whose call metadata is larger are refused with
+   *     RESOURCE_EXHAUSTED before it is decoded
+   */
+  public RpcResponder(
+      ServiceRegistry registry, RpcInstrumentation instrumentation, int maxCallMetadataBytes) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.instrumentation = Objects.requireNonNull(instrumentation, "instrumentation");
+    if (maxCallMetadataBytes < 4) {
+      throw new IllegalArgumentException("maxCallMetadataBytes must be at least 4, got " + maxCallMetadataBytes);
+    }
+    this.maxCallMetadataBytes = maxCallMetadataBytes;
+  }
+
+  /** An acceptor that serves {@code registry} on every connection. */
+  public static Acceptor acceptor(ServiceRegistry registry) {
+    return acceptor(registry, RpcInstrumentation.NONE);
+  }
+
+  /** An acceptor that serves {@code registry} on every connection, observed by {@code instrumentation}. */
+  public static Acceptor acceptor(ServiceRegistry registry, RpcInstrumentation instrumentation) {
+    RpcResponder responder = new RpcResponder(registry, instrumentation);
+    return (setup, requester) -> responder;
+  }
+
+  /** The interaction a call arrived with. */
+  enum Interaction {
+    FIRE_AND_FORGET("fire-and-forget"),
+    RESPONSE("request-response"),
+    STREAM("request-stream"),
+    CHANNEL("request-channel");
+
+    final String wireName;
+
+    Interaction(String wireName) {
+      this.wireName = wireName;
+    }
+
+    static Interaction of(MethodKind kind) {
+      switch (kind) {
+        case UNARY:
+          return RESPONSE;
+        case SERVER_STREAMING:
+          return STREAM;
+        case FIRE_AND_FORGET:
+          return FIRE_AND_FORGET;
+        default:
+          return CHANNEL;
+      }
+    }
+  }
+
+  @Override
+  public void fireAndForget(Message request) {
+    start(request, null, Interaction.FIRE_AND_FORGET, true);
+  }
+
+  @Override
+  public StreamListener requestResponse(Message request, StreamHandle response) {
+    return start(request, response, Interaction.RESPONSE, true);
+  }
+
+  @Override
+  public StreamListener requestStream(Message request, StreamHandle stream) {
+    return start(request, stream, Interaction.STREAM, true);
+  }
+
+  @Override
+  public StreamListener requestChannel(Message first, boolean inboundComplete, StreamHandle channel) {
+    return start(first, channel, Interaction.CHANNEL, inboundComplete);
+  }
+
+  private StreamListener start(
+      Message request, StreamHandle handle, Interaction interaction, boolean inboundComplete) {
+    long startNanos = System.nanoTime();
+    CallMetadata md;
+    try {
+      if (!request.hasMetadata()) {
+        throw StatusException.of(
+            Status.Code.INVALID_ARGUMENT, "the first frame of an RPC call carries no call metadata");
+      }
+      int size = request.metadata().readableBytes();
+      if (size > maxCallMetadataBytes) {
+        throw StatusException.of(
+            Status.Code.RESOURCE_EXHAUSTED,
+            "call metadata of " + size + " bytes exceeds the limit of " + maxCallMetadataBytes);
+      }
+      md = CallMetadataCodec.decode(request.metadata());
+    } catch (StatusException e) {
+      request.release();
+      fail(handle, e.status());
+      return NOOP;
+    }
+    ServerMethodDefinition<?, ?> def = registry.lookup(md.service(), md.method());
+    RpcInstrumentation.CallObserver observer =
+        observe(md, def == null ? null : def.method());
+    Status refusal = null;
+    if (def == null) {
+      refusal =
+          registry.service(md.service()) == null
+              ? Status.of(Status.Code.UNIMPLEMENTED, "unknown service " + md.service())
+              : Status.of(Status.Code.UNIMPLEMENTED, "unknown method " + md.service() + "/" + md.method());
+    } else if (Interaction.of(def.method().kind()) != interaction) {
+      refusal =
+          Status.of(
+              Status.Code.UNIMPLEMENTED,
+              def.method().fullName() + " is " + def.method().kind() + " and is called with "
+                  + Interaction.of(def.method().kind()).wireName + ", not " + interaction.wireName);
+    } else if (md.idempotent() && !def.method().idempotent()) {
+      refusal =
+          Status.of(
+              Status.Code.FAILED_PRECONDITION,
+              "call flagged idempotent but " + def.method().fullName() + " is not declared idempotent");
+    } else if (md.hasTimeout() && md.timeoutMillis() == 0) {
+      refusal = Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline already passed on arrival");
+    }
+    if (refusal != null) {
+      request.release();
+      fail(handle, refusal);
+      end(observer, refusal, startNanos);
+      return NOOP;
+    }
+    RsocketServerCall<?, ?> call =
+        new RsocketServerCall<>(
+            def, md, handle, observer, startNanos, interaction, request, inboundComplete);
+    call.start();
+    return call;
+  }
+
+  private static void fail(StreamHandle handle, Status status) {
+    if (handle != null) {
+      handle.error(RpcErrors.toWire(status));
+    }
+  }
+
+  private RpcInstrumentation.CallObserver observe(CallMetadata md, MethodDescriptor<?, ?> method) {
+    try {
+      RpcInstrumentation.CallObserver o = instrumentation.onCallStart(md, method);
+      return o == null ? RpcInstrumentation.CallObserver.NONE : o;
+    } catch (RuntimeException e) {
+      return RpcInstrumentation.CallObserver.NONE;
+    }
+  }
+
+  static void end(RpcInstrumentation.CallObserver observer, Status status, long startNanos) {
+    try {
+      observer.onEnd(status, System.nanoTime() - startNanos);
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+}
