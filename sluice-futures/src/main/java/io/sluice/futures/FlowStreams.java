@@ -148,6 +148,19 @@ public final class FlowStreams {
         if (canceled) {
           return;
         }
+        // Demand used up: completion (or the iterator's failure) needs no demand (§1.4/§1.5), so
+        // look ahead without taking the next message.
+        try {
+          if (!it.hasNext()) {
+            canceled = true;
+            subscriber.onComplete();
+            return;
+          }
+        } catch (Throwable t) {
+          canceled = true;
+          subscriber.onError(t);
+          return;
+        }
         if (r != Long.MAX_VALUE && e != 0) {
           requested.addAndGet(-e);
         }
