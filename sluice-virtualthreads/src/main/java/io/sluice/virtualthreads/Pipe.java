@@ -67,8 +67,12 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     handle = h;
   }
 
+  /** The handler's thread, interrupted on the peer's cancel (also one that came before it ran). */
   void worker(Thread t) {
     worker = t;
+    if (t != null && isCanceled()) {
+      t.interrupt();
+    }
   }
 
   // ---- StreamListener (event loop) ----
