@@ -89,9 +89,8 @@ public final class MutinyRequester {
   }
 
   public Multi<Message> requestStream(Message request) {
-    return Multi.createFrom()
-        .publisher(
-            RequesterPublisher.requestStream(requester, Objects.requireNonNull(request, "request")));
+    return new PublisherMulti(
+        RequesterPublisher.requestStream(requester, Objects.requireNonNull(request, "request")));
   }
 
   /**
@@ -100,7 +99,7 @@ public final class MutinyRequester {
    * sending anything.
    */
   public Multi<Message> requestChannel(Flow.Publisher<Message> outbound) {
-    return Multi.createFrom().publisher(RequesterPublisher.requestChannel(requester, outbound));
+    return new PublisherMulti(RequesterPublisher.requestChannel(requester, outbound));
   }
 
   public ByteBufAllocator alloc() {

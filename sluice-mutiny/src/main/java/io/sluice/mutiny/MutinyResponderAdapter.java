@@ -70,7 +70,7 @@ final class MutinyResponderAdapter implements Responder {
   public StreamListener requestChannel(Message first, boolean inboundComplete, StreamHandle channel) {
     InboundPublisher inbound = new InboundPublisher(channel, inboundComplete);
     ResponseSubscriber s = new ResponseSubscriber(channel, inbound);
-    Multi<Message> rest = Multi.createFrom().publisher((java.util.concurrent.Flow.Publisher<Message>) inbound);
+    Multi<Message> rest = new PublisherMulti(inbound);
     return ResponseSubscriber.subscribe(handler.requestChannel(first, rest), s);
   }
 
