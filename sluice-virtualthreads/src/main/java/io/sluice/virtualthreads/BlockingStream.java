@@ -15,7 +15,8 @@ import java.util.stream.StreamSupport;
  *
  * <p>An error from the peer is thrown by {@link #hasNext()} (a {@link
  * io.sluice.exceptions.SluiceException} for RSocket errors). An interrupt while waiting throws
- * {@link java.util.concurrent.CancellationException} and keeps the thread's interrupt status.
+ * {@link java.util.concurrent.CancellationException} and keeps the thread's interrupt status; on
+ * the requester side it also cancels the stream.
  *
  * <p>Each message returned by {@link #next()} belongs to the caller, which releases it. Meant for
  * one consuming thread.

@@ -6,7 +6,6 @@ import io.sluice.StreamListener;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -265,6 +264,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         } catch (InterruptedException e) {
           message.release();
           Thread.currentThread().interrupt();
+          if (closeCancels) {
+            close(); // a requester's interrupted wait cancels its stream
+          }
           throw new CancellationException("interrupted while waiting for the peer's demand");
         }
       }
@@ -328,9 +330,12 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   private void awaitChange() {
     try {
-      changed.await(1, TimeUnit.DAYS);
+      changed.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      if (closeCancels) {
+        close(); // a requester's interrupted wait cancels its stream
+      }
       throw new CancellationException("interrupted while waiting for the next message");
     }
   }
