@@ -4,7 +4,7 @@ import io.grpc.stub.StreamObserver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
-import io.reactivex.rxjava3.subscribers.DefaultSubscriber;
+import io.reactivex.rxjava3.subscribers.DisposableSubscriber;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -143,8 +143,8 @@ public final class FlavorThroughput {
         }
       case "rxjava":
         {
-          DefaultSubscriber<Message> s =
-              new DefaultSubscriber<>() {
+          DisposableSubscriber<Message> s =
+              new DisposableSubscriber<>() {
                 long n;
 
                 @Override
@@ -165,7 +165,7 @@ public final class FlavorThroughput {
                 public void onComplete() {}
               };
           new RxRequester(requester).requestStream(req).subscribe(s);
-          return s::cancel;
+          return s::dispose;
         }
       case "futures":
       case "mutiny":
