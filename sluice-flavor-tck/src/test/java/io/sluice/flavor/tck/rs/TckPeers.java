@@ -45,13 +45,26 @@ final class TckPeers implements AutoCloseable {
   private final Queue<Requester> serverSides = new ConcurrentLinkedQueue<>();
   final Requester client;
   final Requester closedClient;
+  private final io.netty.buffer.ByteBufAllocator clientAlloc;
 
   TckPeers() {
+    this(new ResponderAdapter(new CountingResponder()), true);
+  }
+
+  /**
+   * @param responder the server's responder
+   * @param serverSends whether the messages under test travel from the server (then it allocates
+   *     untracked frames) or from the client (then the client does)
+   */
+  TckPeers(Responder responder, boolean serverSends) {
     String name = "sluice-flavor-tck-" + COUNTER.incrementAndGet();
-    Responder responder = new ResponderAdapter(new CountingResponder());
+    clientAlloc = serverSends ? PooledByteBufAllocator.DEFAULT : UntrackedHeapAllocator.INSTANCE;
     bound =
         Connections.serve(
-                LocalTransport.server(name, loops, UntrackedHeapAllocator.INSTANCE),
+                LocalTransport.server(
+                    name,
+                    loops,
+                    serverSends ? UntrackedHeapAllocator.INSTANCE : PooledByteBufAllocator.DEFAULT),
                 ConnectionOptions.defaults(),
                 (setup, requester) -> {
                   serverSides.add(requester);
@@ -66,7 +79,7 @@ final class TckPeers implements AutoCloseable {
 
   private Requester connect(String name) {
     return Connections.connect(
-            LocalTransport.client(name, loops, PooledByteBufAllocator.DEFAULT),
+            LocalTransport.client(name, loops, clientAlloc),
             ConnectionOptions.defaults(),
             ClientSetup.defaults(),
             r -> new Responder() {})
