@@ -1,0 +1,53 @@
+package io.sluice.flavor.tck.rs;
+
+import io.sluice.Message;
+import io.sluice.reactor.ReactorRequester;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * For the TCK of a responder's channel inbound: the client opens a channel whose first message is
+ * {@code inbound:<key>} and which then offers n more messages (made only when pulled, from the
+ * untracked allocator, as the server's inbound subscriber asks for them) and completes; the server
+ * hands the channel's inbound publisher to {@link #offer} and answers with nothing.
+ */
+final class InboundChannels<P> {
+  private static final AtomicInteger KEYS = new AtomicInteger();
+  private final Map<String, CompletableFuture<P>> waiting = new ConcurrentHashMap<>();
+
+  /** Called by the server's channel handler; returns true if {@code first} named a waiting key. */
+  boolean offer(Message first, P inbound) {
+    String data = first.dataUtf8();
+    first.release();
+    CompletableFuture<P> f = waiting.remove(data.substring("inbound:".length()));
+    if (f == null) {
+      return false;
+    }
+    f.complete(inbound);
+    return true;
+  }
+
+  /** Opens a channel carrying {@code elements} messages after the first; returns its inbound. */
+  P open(TckPeers peers, long elements) {
+    String key = Integer.toString(KEYS.incrementAndGet());
+    CompletableFuture<P> f = new CompletableFuture<>();
+    waiting.put(key, f);
+    ReactorRequester r = new ReactorRequester(peers.client);
+    Flux<Message> outbound =
+        Flux.concat(
+            Mono.fromSupplier(() -> Message.utf8(r.alloc(), "inbound:" + key)),
+            Flux.range(0, (int) Math.min(elements, Integer.MAX_VALUE))
+                .map(i -> Message.utf8(r.alloc(), "m" + i)));
+    r.requestChannel(outbound).subscribe(Message::release, e -> {});
+    try {
+      return f.get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("the server did not receive the channel", e);
+    }
+  }
+}

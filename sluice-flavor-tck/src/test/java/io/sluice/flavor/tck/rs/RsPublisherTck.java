@@ -1,0 +1,68 @@
+package io.sluice.flavor.tck.rs;
+
+import io.sluice.Message;
+import java.lang.reflect.Method;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import org.reactivestreams.tck.PublisherVerification;
+import org.testng.annotations.AfterClass;
+import org.testng.annotations.AfterMethod;
+import org.testng.annotations.BeforeClass;
+import org.testng.annotations.BeforeMethod;
+
+/** The TCK's {@link PublisherVerification} for a flavor's Reactive Streams publishers. */
+abstract class RsPublisherTck extends PublisherVerification<Message> {
+  static {
+    TckPeers.init();
+  }
+
+  TckPeers peers;
+  final Leftovers<Publisher<Message>> leftovers = new Leftovers<>();
+
+  RsPublisherTck() {
+    super(TckPeers.env(), TckPeers.PUBLISHER_REFERENCE_GC_TIMEOUT_MILLIS);
+  }
+
+  @BeforeClass
+  public void startPeers() {
+    peers = new TckPeers();
+  }
+
+  @AfterClass(alwaysRun = true)
+  public void closePeersAndCheckLeaks() {
+    if (peers != null) {
+      peers.close();
+    }
+    TckPeers.assertNoLeaks(this);
+  }
+
+  @BeforeMethod
+  public void noteTest(Method test) {
+    leftovers.noteTest(test.getName());
+  }
+
+  @AfterMethod(alwaysRun = true)
+  public void subscribeAndCancelLeftovers() {
+    leftovers.cancelAll(
+        p ->
+            p.subscribe(
+                new Subscriber<Message>() {
+                  @Override
+                  public void onSubscribe(Subscription s) {
+                    s.cancel();
+                  }
+
+                  @Override
+                  public void onNext(Message m) {
+                    m.release();
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {}
+
+                  @Override
+                  public void onComplete() {}
+                }));
+  }
+}

@@ -1,0 +1,313 @@
+package io.sluice.grpcstub;
+
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.flavor.RequesterPublisher;
+
+/**
+ * One client call: the {@link ClientCallStreamObserver} the application sees (the request side of
+ * a channel, or the handle passed to {@link ClientResponseObserver#beforeStart}) and the core's
+ * {@link StreamListener} (its {@link #listener}, a separate object only because the two interfaces
+ * share method names with different meanings).
+ *
+ * <p><b>Inbound flow control.</b> By default (gRPC's automatic flow control) the peer is granted
+ * {@link GrpcRequester#WINDOW} messages, topped up as they are delivered. After {@code
+ * disableAutoRequestWithInitial(n)} (or {@code disableAutoInboundFlowControl()}, which is n = 1) in
+ * {@code beforeStart}, each {@code request(n)} becomes a REQUEST_N; a request-stream whose initial
+ * n is 0 is sent with the first {@code request(n)}. A channel always asks for at least one message
+ * in its REQUEST_CHANNEL frame (RSocket has no zero initial demand there).
+ *
+ * <p><b>Outbound.</b> See {@link Outbound}: {@code isReady()} reflects the responder's demand.
+ */
+final class ClientCall extends ClientCallStreamObserver<Message> {
+  enum Kind {
+    RESPONSE,
+    STREAM,
+    CHANNEL
+  }
+
+  private final Requester requester;
+  private final Kind kind;
+  private final StreamObserver<Message> responses;
+  private final Outbound outbound = new Outbound();
+  private Message request; // RESPONSE/STREAM before start; guarded by this
+  private boolean auto = true; // set in beforeStart only
+  private int initial = GrpcRequester.WINDOW;
+  private boolean inBeforeStart;
+  private volatile StreamHandle handle;
+  private boolean started; // guarded by this
+  private boolean done; // event loop: the response observer saw a terminal signal
+  private volatile boolean cancelled;
+  private int delivered; // event loop: messages since the last top-up (auto mode)
+
+  ClientCall(Requester requester, Kind kind, Message request, StreamObserver<Message> responses) {
+    this.requester = requester;
+    this.kind = kind;
+    this.request = request;
+    this.responses = responses;
+  }
+
+  /** Lets a {@link ClientResponseObserver} configure the call, then starts it (not channels). */
+  @SuppressWarnings("unchecked")
+  void begin() {
+    if (responses instanceof ClientResponseObserver) {
+      inBeforeStart = true;
+      try {
+        ((ClientResponseObserver<Message, Message>) responses).beforeStart(this);
+      } finally {
+        inBeforeStart = false;
+      }
+    }
+    if (kind != Kind.CHANNEL && !cancelled && (kind == Kind.RESPONSE || initial > 0)) {
+      startSingleRequest(initial);
+    }
+  }
+
+  private void startSingleRequest(long n) {
+    Message m;
+    synchronized (this) {
+      if (started || request == null) {
+        return;
+      }
+      started = true;
+      m = request;
+      request = null;
+    }
+    if (!requester.isOpen()) {
+      m.release();
+      failResponses(RequesterPublisher.notOpen(requester));
+      return;
+    }
+    StreamHandle h =
+        kind == Kind.RESPONSE
+            ? requester.requestResponse(m, listener)
+            : requester.requestStream(m, n, listener);
+    handle = h;
+    if (cancelled) {
+      h.cancel();
+    }
+  }
+
+  // ---- the request side (StreamObserver<Message>): channels only ----
+
+  @Override
+  public void onNext(Message value) {
+    if (kind != Kind.CHANNEL) {
+      value.release();
+      throw new IllegalStateException("only a channel's request observer sends messages");
+    }
+    boolean first;
+    synchronized (this) {
+      first = !started;
+      started = true;
+    }
+    if (cancelled) {
+      value.release();
+      return;
+    }
+    if (first) {
+      if (!requester.isOpen()) {
+        value.release();
+        failResponses(RequesterPublisher.notOpen(requester));
+        return;
+      }
+      StreamHandle h = requester.requestChannel(value, false, Math.max(1, initial), listener);
+      handle = h;
+      outbound.handle(h);
+      if (cancelled) {
+        h.cancel();
+      }
+      return;
+    }
+    outbound.next(value);
+  }
+
+  @Override
+  public void onCompleted() {
+    if (kind != Kind.CHANNEL) {
+      return;
+    }
+    boolean empty;
+    synchronized (this) {
+      empty = !started;
+      started = true;
+    }
+    if (empty) {
+      // Nothing sent: a channel needs a first message, so the call ends here, empty.
+      completeResponses();
+      return;
+    }
+    outbound.complete();
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    if (kind == Kind.CHANNEL && this.handle != null) {
+      // gRPC: an error on the request side cancels the call.
+      outbound.error(t);
+    }
+    cancel("the client failed the request stream", t);
+  }
+
+  private void completeResponses() {
+    Runnable r =
+        () -> {
+          if (!done) {
+            done = true;
+            responses.onCompleted();
+          }
+        };
+    r.run();
+  }
+
+  // ---- ClientCallStreamObserver ----
+
+  @Override
+  public void cancel(String message, Throwable cause) {
+    if (cancelled) {
+      return;
+    }
+    cancelled = true;
+    Message m;
+    synchronized (this) {
+      m = request;
+      request = null;
+    }
+    if (m != null) {
+      m.release();
+    }
+    outbound.close();
+    StreamHandle h = handle;
+    if (h != null) {
+      h.cancel();
+      h.executor().execute(() -> failResponses(cancelledStatus(message, cause)));
+    } else {
+      failResponses(cancelledStatus(message, cause));
+    }
+  }
+
+  private static Throwable cancelledStatus(String message, Throwable cause) {
+    return Status.CANCELLED.withDescription(message).withCause(cause).asRuntimeException();
+  }
+
+  private void failResponses(Throwable t) {
+    if (!done) {
+      done = true;
+      responses.onError(t);
+    }
+  }
+
+  @Override
+  public boolean isReady() {
+    if (kind != Kind.CHANNEL || cancelled) {
+      return false;
+    }
+    synchronized (this) {
+      if (!started) {
+        return true; // the first message rides in REQUEST_CHANNEL
+      }
+    }
+    return outbound.isReady();
+  }
+
+  @Override
+  public void setOnReadyHandler(Runnable onReadyHandler) {
+    outbound.onReadyHandler(onReadyHandler);
+  }
+
+  @Override
+  public void disableAutoInboundFlowControl() {
+    disableAutoRequestWithInitial(1);
+  }
+
+  @Override
+  public void disableAutoRequestWithInitial(int request) {
+    if (!inBeforeStart && kind != Kind.CHANNEL) {
+      throw new IllegalStateException("disable automatic flow control in beforeStart()");
+    }
+    if (request < 0) {
+      throw new IllegalArgumentException("initial request must be >= 0: " + request);
+    }
+    auto = false;
+    initial = request;
+  }
+
+  @Override
+  public void request(int count) {
+    if (count <= 0) {
+      throw new IllegalArgumentException("request(n) needs n > 0: " + count);
+    }
+    StreamHandle h = handle;
+    if (h != null) {
+      h.request(count);
+      return;
+    }
+    if (kind == Kind.STREAM && !inBeforeStart) {
+      startSingleRequest(count); // a stream deferred by an initial request of 0
+    } else if (kind == Kind.STREAM || kind == Kind.CHANNEL) {
+      synchronized (this) {
+        long sum = (long) initial + count;
+        initial = (int) Math.min(Integer.MAX_VALUE, sum);
+      }
+    }
+  }
+
+  @Override
+  public void setMessageCompression(boolean enable) {}
+
+  // ---- StreamListener (event loop) ----
+
+  final StreamListener listener =
+      new StreamListener() {
+        @Override
+        public void onNext(Message m) {
+          if (done || cancelled) {
+            m.release();
+            return;
+          }
+          responses.onNext(m);
+          if (auto && kind != Kind.RESPONSE && ++delivered >= GrpcRequester.WINDOW / 2) {
+            StreamHandle h = handle; // null only until the start call returns: top up later
+            if (h != null) {
+              h.request(delivered);
+              delivered = 0;
+            }
+          }
+        }
+
+        @Override
+        public void onComplete() {
+          if (kind != Kind.CHANNEL) {
+            outbound.close();
+          }
+          if (!done && !cancelled) {
+            done = true;
+            responses.onCompleted();
+          }
+        }
+
+        @Override
+        public void onError(Throwable cause) {
+          outbound.close();
+          if (!cancelled) {
+            failResponses(GrpcErrors.toStatus(cause));
+          }
+        }
+
+        @Override
+        public void onRequest(long n) {
+          outbound.onRequest(n);
+        }
+
+        @Override
+        public void onCancel() {
+          outbound.close(); // the responder stopped our half; later onNext calls are released
+        }
+      };
+}

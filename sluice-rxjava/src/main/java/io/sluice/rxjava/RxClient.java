@@ -1,0 +1,50 @@
+package io.sluice.rxjava;
+
+import io.reactivex.rxjava3.core.Single;
+import io.sluice.Responder;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.core.Connections;
+import io.sluice.transport.ClientTransport;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Connects to an RSocket server with the rxjava3 API.
+ *
+ * <pre>{@code
+ * RxRequester requester = RxClient.connect(TcpClientTransport.create("127.0.0.1", 7878)).blockingGet();
+ * Message reply = requester.requestResponse(Message.utf8(requester.alloc(), "hi")).blockingGet();
+ * }</pre>
+ */
+public final class RxClient {
+  private RxClient() {}
+
+  /** Connects (when subscribed) with default options; requests from the server are refused. */
+  public static Single<RxRequester> connect(ClientTransport transport) {
+    return connect(transport, ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
+  }
+
+  /** Connects when subscribed; {@code responder} handles the server's requests (may return null). */
+  public static Single<RxRequester> connect(
+      ClientTransport transport,
+      ConnectionOptions options,
+      ClientSetup setup,
+      Function<RxRequester, RxResponder> responder) {
+    Objects.requireNonNull(responder, "responder");
+    return Single.defer(
+        () ->
+            Single.fromCompletionStage(
+                Connections.connect(
+                        transport,
+                        options,
+                        setup,
+                        r -> toResponder(responder.apply(new RxRequester(r))))
+                    .thenApply(RxRequester::new)));
+  }
+
+  /** The core {@link Responder} serving requests with {@code handler}; null means defaults. */
+  public static Responder toResponder(RxResponder handler) {
+    return new RxResponderAdapter(handler != null ? handler : new RxResponder() {});
+  }
+}

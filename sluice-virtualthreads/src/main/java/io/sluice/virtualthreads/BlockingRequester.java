@@ -1,0 +1,230 @@
+package io.sluice.virtualthreads;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Starts interactions with the peer as blocking calls, meant to be made from virtual threads (on
+ * a platform thread they block it just the same). Thread-safe.
+ *
+ * <p>Errors are thrown as they arrive: RSocket errors as {@link
+ * io.sluice.exceptions.SluiceException} subclasses (unchecked). An interrupt while waiting cancels
+ * the stream and throws {@link CancellationException}, keeping the thread's interrupt status.
+ *
+ * <p><b>Ownership.</b> Every method takes ownership of the message it is given, also when it
+ * throws. Returned messages belong to the caller, which releases them.
+ */
+public final class BlockingRequester {
+  /** Inbound credit kept granted to the peer by default: 64 messages. */
+  public static final int DEFAULT_PREFETCH = 64;
+
+  private final Requester requester;
+
+  public BlockingRequester(Requester requester) {
+    this.requester = Objects.requireNonNull(requester, "requester");
+  }
+
+  /** Sends a fire-and-forget and waits until it is handed to the transport. */
+  public void fireAndForget(Message request) {
+    Objects.requireNonNull(request, "request");
+    Done d = new Done();
+    requester.fireAndForget(request, d);
+    await(d, null);
+  }
+
+  /** Sends a metadata push and waits until it is handed to the transport. */
+  public void metadataPush(Message metadata) {
+    Objects.requireNonNull(metadata, "metadata");
+    Done d = new Done();
+    requester.metadataPush(metadata, d);
+    await(d, null);
+  }
+
+  /**
+   * A request-response: waits for and returns the response ({@code null} if the responder completed
+   * without one).
+   */
+  public Message requestResponse(Message request) {
+    Objects.requireNonNull(request, "request");
+    if (!requester.isOpen()) {
+      request.release();
+      throw notOpen();
+    }
+    Response r = new Response();
+    StreamHandle h = requester.requestResponse(request, r);
+    return await(r, h);
+  }
+
+  /** A request-stream with {@link #DEFAULT_PREFETCH}. */
+  public BlockingStream requestStream(Message request) {
+    return requestStream(request, DEFAULT_PREFETCH);
+  }
+
+  /**
+   * A request-stream: the peer is granted {@code prefetch} messages at once, and more as the
+   * returned iterator is consumed. Close the iterator (try-with-resources) to cancel early.
+   */
+  public BlockingStream requestStream(Message request, int prefetch) {
+    Objects.requireNonNull(request, "request");
+    Pipe p;
+    try {
+      p = new Pipe(prefetch, true, false, true).noOutbound();
+    } catch (IllegalArgumentException e) {
+      request.release();
+      throw e;
+    }
+    if (!requester.isOpen()) {
+      request.release();
+      throw notOpen();
+    }
+    p.handle(requester.requestStream(request, prefetch, p));
+    return p;
+  }
+
+  /** A request-channel with {@link #DEFAULT_PREFETCH}. */
+  public BlockingChannel requestChannel(Message first) {
+    return requestChannel(first, DEFAULT_PREFETCH);
+  }
+
+  /**
+   * A request-channel whose first message is {@code first}, sent at once with an initial demand of
+   * {@code prefetch}. Send the rest with {@link BlockingChannel#send}, end with {@link
+   * BlockingChannel#complete()}, read the answers from {@link BlockingChannel#inbound()}.
+   */
+  public BlockingChannel requestChannel(Message first, int prefetch) {
+    Objects.requireNonNull(first, "first");
+    ChannelPipe p;
+    try {
+      p = new ChannelPipe(prefetch);
+    } catch (IllegalArgumentException e) {
+      first.release();
+      throw e;
+    }
+    if (!requester.isOpen()) {
+      first.release();
+      throw notOpen();
+    }
+    p.handle(requester.requestChannel(first, false, prefetch, p));
+    return p;
+  }
+
+  public ByteBufAllocator alloc() {
+    return requester.alloc();
+  }
+
+  public boolean isOpen() {
+    return requester.isOpen();
+  }
+
+  /** Graceful close: CONNECTION_CLOSE, then live streams drain. */
+  public void close() {
+    requester.close();
+  }
+
+  /** Immediate close. */
+  public void dispose() {
+    requester.dispose();
+  }
+
+  /** Completes when the connection is closed. */
+  public CompletableFuture<Void> onClose() {
+    return requester.onClose();
+  }
+
+  public Requester unwrap() {
+    return requester;
+  }
+
+  private RuntimeException notOpen() {
+    return requester.onClose().isDone()
+        ? new ConnectionErrorException("connection closed")
+        : new ConnectionCloseException("connection is closing; no new requests");
+  }
+
+  private static <T> T await(CompletableFuture<T> f, StreamHandle h) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      if (h != null) {
+        h.cancel();
+      }
+      f.cancel(false);
+      Thread.currentThread().interrupt();
+      throw new CancellationException("interrupted while waiting");
+    } catch (ExecutionException e) {
+      throw Pipe.propagate(e.getCause());
+    }
+  }
+
+  /** Completes when a fire-and-forget or metadata-push is sent. */
+  private static final class Done extends CompletableFuture<Void> implements StreamListener {
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {
+      complete(null);
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      completeExceptionally(cause);
+    }
+  }
+
+  /** The response of a request-response; a response after cancel is released. */
+  private static final class Response extends CompletableFuture<Message> implements StreamListener {
+    private Message response; // event loop only
+
+    @Override
+    public void onNext(Message message) {
+      if (response != null || isDone()) {
+        message.release();
+        return;
+      }
+      response = message;
+    }
+
+    @Override
+    public void onComplete() {
+      Message m = response;
+      response = null;
+      if (!complete(m) && m != null) {
+        m.release();
+      }
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      Message m = response;
+      response = null;
+      if (m != null) {
+        m.release();
+      }
+      completeExceptionally(cause);
+    }
+  }
+
+  /** A requester's channel: closing the inbound iterator cancels the whole channel. */
+  static final class ChannelPipe extends Pipe implements BlockingChannel {
+    ChannelPipe(int prefetch) {
+      super(prefetch, true, false, true);
+    }
+
+    @Override
+    public BlockingStream inbound() {
+      return this;
+    }
+  }
+}

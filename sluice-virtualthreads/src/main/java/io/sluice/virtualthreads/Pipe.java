@@ -1,0 +1,352 @@
+package io.sluice.virtualthreads;
+
+import io.sluice.Message;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import java.util.ArrayDeque;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One stream as seen by blocking threads: the core's listener (signals from the event loop) and
+ * both blocking halves, the inbound iterator and the outbound sender. The inbound buffer never
+ * holds more than the credit granted to the peer ({@code prefetch}); the sender waits for the
+ * peer's demand. A {@link ReentrantLock}, not {@code synchronized}, so virtual threads parked here
+ * never pin their carrier.
+ */
+class Pipe implements StreamListener, BlockingStream, BlockingSink {
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final ArrayDeque<Message> inbox = new ArrayDeque<>();
+  private final int prefetch;
+  private final int refill;
+  private volatile StreamHandle handle;
+  private boolean inboundDone; // the peer completed (or failed) its half
+  private Throwable error; // the stream failed
+  private boolean closed; // the local consumer closed the inbound half
+  private boolean peerCanceled;
+  private boolean outboundDone;
+  private long demand; // outbound credit from the peer
+  private int consumed; // inbound messages taken since the last REQUEST_N
+  private boolean inboundRequested; // the initial inbound credit was granted
+  private volatile Thread worker; // interrupted when the peer cancels (server handlers)
+  /**
+   * What {@link #close()} cancels: a requester's stream or channel is canceled (CANCEL ends both
+   * halves of a channel); a responder cannot cancel only the requester's half while its own
+   * response runs, so there close only stops reading and the adapter cancels once the response
+   * has ended.
+   */
+  private final boolean closeCancels;
+
+  /**
+   * @param prefetch inbound credit kept granted to the peer
+   * @param inboundRequested whether the initial credit was already granted (requester side)
+   * @param inboundDone whether nothing will arrive (request-stream responder: no inbound half)
+   */
+  Pipe(int prefetch, boolean inboundRequested, boolean inboundDone, boolean closeCancels) {
+    this.closeCancels = closeCancels;
+    if (prefetch < 1) {
+      throw new IllegalArgumentException("prefetch must be at least 1: " + prefetch);
+    }
+    this.prefetch = prefetch;
+    this.refill = Math.max(1, prefetch / 2);
+    this.inboundRequested = inboundRequested;
+    this.inboundDone = inboundDone;
+  }
+
+  /** This stream has no outbound half (a requester's request-stream). */
+  Pipe noOutbound() {
+    outboundDone = true;
+    return this;
+  }
+
+  void handle(StreamHandle h) {
+    handle = h;
+  }
+
+  /** The handler's thread, interrupted on the peer's cancel (also one that came before it ran). */
+  void worker(Thread t) {
+    worker = t;
+    if (t != null && isCanceled()) {
+      t.interrupt();
+    }
+  }
+
+  // ---- StreamListener (event loop) ----
+
+  @Override
+  public void onNext(Message message) {
+    lock.lock();
+    try {
+      if (closed || error != null) {
+        message.release();
+        return;
+      }
+      inbox.add(message);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    lock.lock();
+    try {
+      inboundDone = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void onError(Throwable cause) {
+    lock.lock();
+    try {
+      if (error == null) {
+        error = cause;
+      }
+      inboundDone = true;
+      outboundDone = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    Thread w = worker;
+    if (w != null) {
+      w.interrupt();
+    }
+  }
+
+  @Override
+  public void onRequest(long n) {
+    lock.lock();
+    try {
+      long d = demand + n;
+      demand = d < 0 ? Long.MAX_VALUE : d;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void onCancel() {
+    lock.lock();
+    try {
+      peerCanceled = true;
+      outboundDone = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    Thread w = worker;
+    if (w != null) {
+      w.interrupt();
+    }
+  }
+
+  // ---- BlockingStream (inbound) ----
+
+  @Override
+  public boolean hasNext() {
+    long grant = 0;
+    lock.lock();
+    try {
+      if (!inboundRequested && !closed && !inboundDone) {
+        inboundRequested = true;
+        grant = prefetch;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (grant > 0) {
+      handle.request(grant);
+    }
+    lock.lock();
+    try {
+      while (inbox.isEmpty()) {
+        if (closed) {
+          return false;
+        }
+        if (error != null) {
+          throw propagate(error);
+        }
+        if (inboundDone) {
+          return false;
+        }
+        awaitChange();
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Message next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("the stream has ended");
+    }
+    Message m;
+    int grant = 0;
+    lock.lock();
+    try {
+      m = inbox.poll();
+      if (++consumed >= refill && !inboundDone) {
+        grant = consumed;
+        consumed = 0;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (grant > 0) {
+      handle.request(grant);
+    }
+    return m;
+  }
+
+  @Override
+  public void close() {
+    boolean cancel;
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      cancel = closeCancels && error == null && !(inboundDone && outboundDone);
+      releaseInbox();
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    if (cancel) {
+      cancelStream();
+    }
+  }
+
+  /** True if the peer's half has ended (completed, failed) or was canceled locally. */
+  boolean inboundEnded() {
+    lock.lock();
+    try {
+      return inboundDone || error != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void cancelStream() {
+    StreamHandle h = handle;
+    if (h != null) {
+      h.cancel();
+    }
+  }
+
+  private void releaseInbox() {
+    for (Message m; (m = inbox.poll()) != null; ) {
+      m.release();
+    }
+  }
+
+  // ---- BlockingSink (outbound) ----
+
+  @Override
+  public void send(Message message) {
+    lock.lock();
+    try {
+      while (demand == 0 && !outboundDone) {
+        try {
+          changed.await();
+        } catch (InterruptedException e) {
+          message.release();
+          Thread.currentThread().interrupt();
+          if (closeCancels) {
+            close(); // a requester's interrupted wait cancels its stream
+          }
+          throw new CancellationException("interrupted while waiting for the peer's demand");
+        }
+      }
+      if (outboundDone) {
+        message.release();
+        throw ended();
+      }
+      if (demand != Long.MAX_VALUE) {
+        demand--;
+      }
+    } finally {
+      lock.unlock();
+    }
+    handle.next(message);
+  }
+
+  @Override
+  public void complete() {
+    lock.lock();
+    try {
+      if (outboundDone) {
+        return;
+      }
+      outboundDone = true;
+    } finally {
+      lock.unlock();
+    }
+    handle.complete();
+  }
+
+  @Override
+  public void error(Throwable cause) {
+    lock.lock();
+    try {
+      outboundDone = true;
+    } finally {
+      lock.unlock();
+    }
+    handle.error(cause);
+  }
+
+  @Override
+  public boolean isCanceled() {
+    lock.lock();
+    try {
+      return peerCanceled || error != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private RuntimeException ended() {
+    if (error != null) {
+      return propagate(error);
+    }
+    if (peerCanceled) {
+      return new CancellationException("the peer canceled the stream");
+    }
+    return new IllegalStateException("the outbound half is already complete");
+  }
+
+  private void awaitChange() {
+    try {
+      changed.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      if (closeCancels) {
+        close(); // a requester's interrupted wait cancels its stream
+      }
+      throw new CancellationException("interrupted while waiting for the next message");
+    }
+  }
+
+  static RuntimeException propagate(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      return r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new java.util.concurrent.CompletionException(t);
+  }
+}
