@@ -293,7 +293,8 @@ class HostilePeerLimitsEngineTest extends EngineTestBase {
     assertThat(first.errorCode()).isEqualTo(ErrorCode.INVALID);
     assertThat(first.errorMessage()).contains("empty fragment");
     assertThat(assertConnectionErrorAfterOthers()).contains("ignored or invalid");
-    assertThat(producer.events).isEmpty();
+    // No request reached the handler; the connection's close may or may not have reached it yet.
+    assertThat(producer.events).allMatch(e -> e.startsWith("close:"));
   }
 
   // ---- write stall -------------------------------------------------------------------------------
