@@ -72,10 +72,13 @@ final class PipeTransport implements DuplexTransport {
     while ((b = inFlight.poll()) != null) {
       try {
         while (b.isReadable()) {
+          // Lends the batch narrowed to each frame, as the TCP transport lends its read buffer.
           int length = b.readUnsignedMedium();
-          ByteBuf frame = b.slice(b.readerIndex(), length);
-          b.skipBytes(length);
-          receiver.onFrame(frame);
+          int start = b.readerIndex();
+          int writerIndex = b.writerIndex();
+          b.setIndex(start, start + length);
+          receiver.onFrame(b);
+          b.setIndex(start + length, writerIndex);
         }
       } finally {
         b.release();
