@@ -1201,11 +1201,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         return;
       }
       int completeFlag = flags & Frames.FLAG_COMPLETE;
-      int firstType = s.fragType;
-      int firstFlags = s.fragFlags;
+      int firstType = s.fragType();
+      int firstFlags = s.fragFlags();
+      int firstInitialN = s.fragInitialN();
       Message m = s.takeFragments();
       if (firstType != FrameType.PAYLOAD && !s.requester && s.listener == null) {
-        startResponder(s, firstType, firstFlags | completeFlag, s.fragInitialN, m);
+        startResponder(s, firstType, firstFlags | completeFlag, firstInitialN, m);
         return;
       }
       deliverPayload(s, Frames.FLAG_NEXT | completeFlag, m);
