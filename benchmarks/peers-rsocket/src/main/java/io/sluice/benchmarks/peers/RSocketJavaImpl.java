@@ -84,10 +84,14 @@ final class RSocketJavaImpl implements Impl {
     RSocket rs = connect(port);
     switch (interaction) {
       case "stream":
-        rs.requestStream(payload).subscribe(new Counting(received));
+        // limitRate: REQUEST_N of `window` at a time. rsocket-java has no outbound window of its
+        // own; with an unbounded request its responder emits without end on the event loop.
+        rs.requestStream(payload).limitRate(window).subscribe(new Counting(received));
         break;
       case "channel":
-        rs.requestChannel(Flux.<Payload>generate(s -> s.next(payload))).subscribe(new Counting(received));
+        rs.requestChannel(Flux.<Payload>generate(s -> s.next(payload)))
+            .limitRate(window)
+            .subscribe(new Counting(received));
         break;
       case "rr":
         Flux.range(0, Integer.MAX_VALUE)

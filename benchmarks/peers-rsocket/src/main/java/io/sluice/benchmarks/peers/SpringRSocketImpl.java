@@ -117,13 +117,20 @@ final class SpringRSocketImpl implements Impl {
     RSocketRequester requester = connect(port);
     switch (interaction) {
       case "stream":
-        requester.route("stream").data(msg).retrieveFlux(Msg.class).subscribe(new Counting(received));
+        // limitRate: REQUEST_N of `window` at a time (see RSocketJavaImpl).
+        requester
+            .route("stream")
+            .data(msg)
+            .retrieveFlux(Msg.class)
+            .limitRate(window)
+            .subscribe(new Counting(received));
         break;
       case "channel":
         requester
             .route("channel")
             .data(Flux.<Msg>generate(s -> s.next(msg)), Msg.class)
             .retrieveFlux(Msg.class)
+            .limitRate(window)
             .subscribe(new Counting(received));
         break;
       case "rr":
