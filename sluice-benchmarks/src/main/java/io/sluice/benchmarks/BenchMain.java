@@ -168,6 +168,9 @@ public final class BenchMain {
     if (perSecond >= 1_000_000) {
       return String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6);
     }
-    return String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+    if (perSecond >= 10_000) {
+      return String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+    }
+    return perSecond + "/s";
   }
 }
