@@ -1354,11 +1354,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         return;
       }
       int completeFlag = flags & Frames.FLAG_COMPLETE;
-      int firstType = s.fragType;
-      int firstFlags = s.fragFlags;
+      int firstType = s.fragType();
+      int firstFlags = s.fragFlags();
+      int firstInitialN = s.fragInitialN();
       Message m = s.takeFragments();
       if (firstType != FrameType.PAYLOAD && !s.requester && s.listener == null) {
-        startResponder(s, firstType, firstFlags | completeFlag, s.fragInitialN, m);
+        startResponder(s, firstType, firstFlags | completeFlag, firstInitialN, m);
         return;
       }
       deliverPayload(s, Frames.FLAG_NEXT | completeFlag, m);
@@ -1382,7 +1383,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       streamViolation(s, "empty fragment");
       return false;
     }
-    if (s.fragCount >= options.maxFragmentsPerMessage()) {
+    if (s.fragCount() >= options.maxFragmentsPerMessage()) {
       streamViolation(
           s, "fragmented message in more than " + options.maxFragmentsPerMessage() + " fragments");
       return false;

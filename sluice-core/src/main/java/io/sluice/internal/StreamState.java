@@ -56,15 +56,24 @@ final class StreamState implements StreamHandle {
   static final int PUMP_ROUNDS_PER_TASK = 4;
   boolean blocked;
 
-  // Reassembly of a fragmented inbound message (null when none is in progress).
-  CompositeByteBuf fragMetadata;
-  CompositeByteBuf fragData;
-  boolean fragHasMetadata;
-  int fragType;
-  int fragFlags;
-  int fragInitialN;
-  int fragSize;
-  int fragCount;
+  /**
+   * Reassembly of a fragmented inbound message; null when none is in progress. A separate object
+   * because few streams ever see a fragment, while every stream (one per request-response) would
+   * otherwise carry its fields.
+   */
+  private Fragments frag;
+
+  /** The state of one reassembly. */
+  private static final class Fragments {
+    CompositeByteBuf metadata;
+    CompositeByteBuf data;
+    boolean hasMetadata;
+    int type;
+    int flags;
+    int initialN;
+    int size;
+    int count;
+  }
 
   StreamState(SluiceConnection conn, int kind, boolean requester, StreamListener listener) {
     this.conn = conn;
@@ -347,53 +356,71 @@ final class StreamState implements StreamHandle {
   }
 
   void releaseFragments() {
-    if (fragData != null) {
-      conn.reassemblyReleased(fragSize);
-      fragSize = 0;
-      fragData.release();
-      fragData = null;
-    }
-    if (fragMetadata != null) {
-      fragMetadata.release();
-      fragMetadata = null;
+    if (frag != null) {
+      Fragments f = frag;
+      frag = null;
+      conn.reassemblyReleased(f.size);
+      f.data.release();
+      if (f.metadata != null) {
+        f.metadata.release();
+      }
     }
   }
 
   boolean reassembling() {
-    return fragData != null;
+    return frag != null;
   }
 
   /** Starts reassembly with the first fragment. */
   void startFragments(ByteBufAllocator alloc, int type, int flags, int initialN) {
-    fragType = type;
-    fragFlags = flags;
-    fragInitialN = initialN;
-    fragHasMetadata = false;
-    fragSize = 0;
-    fragCount = 0;
-    fragData = alloc.compositeBuffer(Integer.MAX_VALUE);
-    fragMetadata = null;
+    Fragments f = new Fragments();
+    f.type = type;
+    f.flags = flags;
+    f.initialN = initialN;
+    f.data = alloc.compositeBuffer(Integer.MAX_VALUE);
+    frag = f;
+  }
+
+  /** The frame type of the first fragment of the reassembly in progress. */
+  int fragType() {
+    return frag.type;
+  }
+
+  /** The flags of the first fragment of the reassembly in progress. */
+  int fragFlags() {
+    return frag.flags;
+  }
+
+  /** The number of fragments of the reassembly in progress so far. */
+  int fragCount() {
+    return frag == null ? 0 : frag.count;
+  }
+
+  /** The initial request N of the first fragment of the reassembly in progress. */
+  int fragInitialN() {
+    return frag.initialN;
   }
 
   /** Appends one fragment's parts; returns false if the message grew past the limit. */
   boolean appendFragment(ByteBufAllocator alloc, ByteBuf metadata, ByteBuf data, int max) {
+    Fragments f = frag;
     int add = (metadata == null ? 0 : metadata.readableBytes()) + data.readableBytes();
-    if ((long) fragSize + add > max) {
+    if ((long) f.size + add > max) {
       return false;
     }
-    fragSize += add;
-    fragCount++;
+    f.size += add;
+    f.count++;
     if (metadata != null) {
-      if (fragMetadata == null) {
-        fragMetadata = alloc.compositeBuffer(Integer.MAX_VALUE);
+      if (f.metadata == null) {
+        f.metadata = alloc.compositeBuffer(Integer.MAX_VALUE);
       }
-      fragHasMetadata = true;
+      f.hasMetadata = true;
       if (metadata.isReadable()) {
-        fragMetadata.addComponent(true, keep(alloc, metadata));
+        f.metadata.addComponent(true, keep(alloc, metadata));
       }
     }
     if (data.isReadable()) {
-      fragData.addComponent(true, keep(alloc, data));
+      f.data.addComponent(true, keep(alloc, data));
     }
     return true;
   }
@@ -418,16 +445,14 @@ final class StreamState implements StreamHandle {
 
   /** Completes reassembly: the rebuilt message (owned by the caller). */
   Message takeFragments() {
-    ByteBuf metadata = fragHasMetadata ? fragMetadata : null;
-    if (!fragHasMetadata && fragMetadata != null) {
-      fragMetadata.release();
+    Fragments f = frag;
+    frag = null;
+    ByteBuf metadata = f.hasMetadata ? f.metadata : null;
+    if (!f.hasMetadata && f.metadata != null) {
+      f.metadata.release();
     }
-    Message m = Message.of(metadata, fragData);
-    conn.reassemblyReleased(fragSize);
-    fragSize = 0;
-    fragData = null;
-    fragMetadata = null;
-    return m;
+    conn.reassemblyReleased(f.size);
+    return Message.of(metadata, f.data);
   }
 
   static long addCap(long a, long b) {

@@ -23,7 +23,8 @@ public interface FrameReceiver {
 
   /**
    * One inbound frame, without length prefix. The buffer is borrowed: valid only during the call;
-   * the receiver retains what it keeps. The receiver never throws.
+   * the receiver retains slices of what it keeps, never the buffer itself, and leaves its indexes
+   * alone (a transport may lend its read buffer narrowed to the frame). The receiver never throws.
    */
   void onFrame(ByteBuf frame);
 

@@ -84,9 +84,17 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
       if (in.readableBytes() < LENGTH_SIZE + length) {
         return;
       }
-      ByteBuf frame = in.slice(start + LENGTH_SIZE, length);
-      in.readerIndex(start + LENGTH_SIZE + length);
-      r.onFrame(frame);
+      // The frame is lent as the cumulation itself, narrowed to the frame's bytes, instead of as a
+      // new slice: one object less per inbound frame. The receiver only reads it and retains
+      // slices of it (FrameReceiver#onFrame), so restoring the indexes afterwards is safe.
+      int end = start + LENGTH_SIZE + length;
+      int writerIndex = in.writerIndex();
+      in.setIndex(start + LENGTH_SIZE, end);
+      try {
+        r.onFrame(in);
+      } finally {
+        in.setIndex(end, writerIndex);
+      }
       if (!channel.isActive()) {
         in.skipBytes(in.readableBytes());
         return;

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# ./sluice bench ... and ./sluice jmh ... land here (see the ./sluice script).
+# Builds sluice-benchmarks (and what it depends on) and the standalone rsocket-java / Spring RSocket
+# peer jar when missing or older than their sources, then runs the benchmark front door.
+# Nothing here runs during `mvn verify`: the peer pom is not in the root module list.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bench="$root/sluice-benchmarks"
+peers="$root/benchmarks/peers-rsocket"
+peers_jar="$peers/target/peers-rsocket.jar"
+java_bin="${SLUICE_JAVA:-java}"
+
+stale() { # stale <stamp file> <dir>...: true when the stamp is missing or a source/pom is newer
+  local stamp="$1"
+  shift
+  [ -f "$stamp" ] || return 0
+  [ -n "$(find "$@" \( -path '*/src/main/*' -o -path '*/src/harness/*' -o -name pom.xml \) \
+    -not -path '*/target/*' -newer "$stamp" -print -quit 2>/dev/null)" ]
+}
+
+if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root/sluice-core" \
+  "$root/sluice-transport-netty" "$root/sluice-reactor" "$bench"; then
+  echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
+  (cd "$root" && mvn -q -B -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
+    echo "sluice: build of sluice-benchmarks failed" >&2
+    exit 1
+  }
+fi
+
+if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; then
+  echo "sluice: building the rsocket-java / Spring RSocket peers (first run or sources changed)..." >&2
+  (cd "$peers" && mvn -q -B -Dmaven.test.skip=true package >&2) || {
+    echo "sluice: build of benchmarks/peers-rsocket failed" >&2
+    exit 1
+  }
+fi
+
+cp="$bench/target/classes:$(cat "$bench/target/classpath.txt")"
+cd "$root"
+# shellcheck disable=SC2086
+exec "$java_bin" ${JAVA_OPTS:-} -Dsluice.bench.peers="$peers_jar" -cp "$cp" \
+  io.sluice.benchmarks.BenchMain "$@"

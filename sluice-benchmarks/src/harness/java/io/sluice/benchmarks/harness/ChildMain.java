@@ -1,0 +1,173 @@
+package io.sluice.benchmarks.harness;
+
+import com.sun.management.ThreadMXBean;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The two child processes of a benchmark run, driven by the orchestrator over stdin/stdout.
+ *
+ * <p>{@code server --impl I --interaction X --size N}: prints {@code LISTENING <port>}; then reads
+ * commands from stdin: {@code MARK} notes the bytes allocated so far by the server's event-loop
+ * threads, {@code REPORT} prints {@code ALLOC <bytes since MARK>}; end of stdin exits. For {@code
+ * fnf} it prints {@code received messages: N} every second from the first message on.
+ *
+ * <p>{@code client --impl I --interaction X --size N --port P --window W --seconds T}: prints
+ * {@code received messages: N} every second for T seconds, then exits. With {@code --latency
+ * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line.
+ */
+public final class ChildMain {
+  private ChildMain() {}
+
+  /** Runs {@code server} or {@code client} with the implementation {@code impls} gives a name. */
+  public static int run(String[] argv, Function<String, Impl> impls) throws Exception {
+    PrintStream out = System.out;
+    if (argv[0].equals("server")) {
+      Args a = Args.parse(argv, 1, Set.of("impl", "interaction", "size"), Set.of());
+      Impl impl = impls.apply(a.get("impl", ""));
+      String interaction = a.get("interaction", "stream");
+      int size = a.getInt("size", 8, 0, 1 << 20);
+      Counter fnf = new Counter();
+      int port = impl.serve(interaction, size, fnf);
+      out.println("LISTENING " + port);
+      out.flush();
+      if (interaction.equals("fnf")) {
+        Thread ticker = new Thread(() -> tick(fnf, out), "bench-ticker");
+        ticker.setDaemon(true);
+        ticker.start();
+      }
+      serveControl(impl.serverLoopPrefix(), out);
+      return 0;
+    }
+    Args a =
+        Args.parse(
+            argv,
+            1,
+            Set.of("impl", "interaction", "size", "port", "window", "seconds", "warmup", "concurrency"),
+            Set.of("latency"));
+    Impl impl = impls.apply(a.get("impl", ""));
+    String interaction = a.get("interaction", "stream");
+    int size = a.getInt("size", 8, 0, 1 << 20);
+    int port = a.getInt("port", 0, 1, 65535);
+    int seconds = a.getInt("seconds", 10, 1, 86400);
+    if (a.flag("latency")) {
+      latency(impl, port, interaction, size, a.getInt("concurrency", 1, 1, 4096),
+          a.getInt("warmup", 10, 0, 86400), seconds, out);
+      return 0;
+    }
+    Counter received = new Counter();
+    impl.load(port, interaction, size, a.getInt("window", 512, 1, 1 << 20), received);
+    long last = 0;
+    long next = System.nanoTime();
+    for (int s = 0; s < seconds; s++) {
+      next += TimeUnit.SECONDS.toNanos(1);
+      sleepUntil(next);
+      long now = received.get();
+      out.println("received messages: " + (now - last));
+      out.flush();
+      last = now;
+    }
+    return 0;
+  }
+
+  private static void latency(
+      Impl impl, int port, String interaction, int size, int concurrency, int warmup, int seconds,
+      PrintStream out) throws Exception {
+    Recorder recorder = new Recorder(3);
+    impl.latency(port, interaction, size, concurrency, recorder::recordValue);
+    Histogram total = null;
+    long next = System.nanoTime();
+    for (int s = 0; s < warmup + seconds; s++) {
+      next += TimeUnit.SECONDS.toNanos(1);
+      sleepUntil(next);
+      Histogram h = recorder.getIntervalHistogram();
+      boolean warm = s < warmup;
+      out.println("completed operations: " + h.getTotalCount() + (warm ? " (warm-up)" : ""));
+      out.flush();
+      if (!warm) {
+        if (total == null) {
+          total = h.copy();
+        } else {
+          total.add(h);
+        }
+      }
+    }
+    out.printf(
+        "LATENCY p50_us=%.1f p95_us=%.1f p99_us=%.1f ops_per_sec=%d%n",
+        total.getValueAtPercentile(50) / 1000.0,
+        total.getValueAtPercentile(95) / 1000.0,
+        total.getValueAtPercentile(99) / 1000.0,
+        total.getTotalCount() / seconds);
+    out.flush();
+  }
+
+  private static void tick(Counter counter, PrintStream out) {
+    try {
+      while (counter.get() == 0) {
+        Thread.sleep(5);
+      }
+      long last = 0;
+      long next = System.nanoTime();
+      while (true) {
+        next += TimeUnit.SECONDS.toNanos(1);
+        sleepUntil(next);
+        long now = counter.get();
+        out.println("received messages: " + (now - last));
+        out.flush();
+        last = now;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void serveControl(String loopPrefix, PrintStream out) throws Exception {
+    ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    Map<Long, Long> mark = new HashMap<>();
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.equals("MARK")) {
+        mark = loopAllocations(mx, loopPrefix);
+      } else if (line.equals("REPORT")) {
+        long bytes = 0;
+        for (Map.Entry<Long, Long> e : loopAllocations(mx, loopPrefix).entrySet()) {
+          bytes += e.getValue() - mark.getOrDefault(e.getKey(), 0L);
+        }
+        out.println("ALLOC " + bytes);
+        out.flush();
+      }
+    }
+  }
+
+  private static Map<Long, Long> loopAllocations(ThreadMXBean mx, String prefix) {
+    Map<Long, Long> result = new HashMap<>();
+    long[] ids = mx.getAllThreadIds();
+    ThreadInfo[] infos = mx.getThreadInfo(ids);
+    for (int i = 0; i < ids.length; i++) {
+      if (infos[i] != null && infos[i].getThreadName().startsWith(prefix)) {
+        result.put(ids[i], mx.getThreadAllocatedBytes(ids[i]));
+      }
+    }
+    return result;
+  }
+
+  private static void sleepUntil(long deadline) throws InterruptedException {
+    long sleep = deadline - System.nanoTime();
+    if (sleep > 0) {
+      Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+    }
+  }
+}

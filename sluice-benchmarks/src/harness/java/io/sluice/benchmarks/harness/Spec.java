@@ -1,0 +1,35 @@
+package io.sluice.benchmarks.harness;
+
+import java.util.List;
+
+/** What one benchmark run measures; shared by the orchestrator and the child processes. */
+public final class Spec {
+  /** The implementations the harness knows. */
+  public static final List<String> IMPLS = List.of("sluice", "grpc-java", "rsocket-java", "spring-rsocket");
+
+  /** Throughput interactions; {@code stream24} (a request-stream of 24) is for latency mode only. */
+  public static final List<String> INTERACTIONS = List.of("fnf", "rr", "stream", "channel");
+
+  public static final List<Integer> SIZES = List.of(4, 8, 128, 140, 512);
+
+  /** The messages a latency-mode request-stream carries. */
+  public static final int STREAM24 = 24;
+
+  private Spec() {}
+
+  /** Each peer at its own best window: gRPC unary peaks near 64 calls in flight, the others at 512. */
+  public static int defaultWindow(String impl, String interaction) {
+    return impl.equals("grpc-java") && interaction.equals("rr") ? 64 : 512;
+  }
+
+  /** Checks an interaction name; {@code latency} allows {@code stream24}. */
+  public static void checkInteraction(String interaction, boolean latency) {
+    if (latency ? !(interaction.equals("rr") || interaction.equals("stream24"))
+        : !INTERACTIONS.contains(interaction)) {
+      throw new Args.UsageException(
+          "--interaction must be one of "
+              + (latency ? "[rr, stream24]" : INTERACTIONS.toString())
+              + ", got '" + interaction + "'");
+    }
+  }
+}

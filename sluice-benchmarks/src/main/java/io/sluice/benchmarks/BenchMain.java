@@ -1,0 +1,176 @@
+package io.sluice.benchmarks;
+
+import io.sluice.benchmarks.grpc.GrpcImpl;
+import io.sluice.benchmarks.harness.Args;
+import io.sluice.benchmarks.harness.ChildMain;
+import io.sluice.benchmarks.harness.Impl;
+import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.sluice.SluiceImpl;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Entry point of {@code ./sluice bench} and {@code ./sluice jmh}; also the server and client child
+ * processes of the {@code sluice} and {@code grpc-java} impls. Exit codes: 0 done, 1 failed, 2 usage.
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: sluice bench --impl I --interaction X --size N [--seconds S] [--warmup S] [--window W]",
+          "       sluice bench --compare [--seconds S] [--warmup S]",
+          "       sluice bench --latency [--impl I | --compare] [--size N] [--seconds S] [--warmup S]",
+          "       sluice jmh [JMH options, e.g. -prof gc]",
+          "",
+          "  --impl         " + String.join(" | ", Spec.IMPLS) + " (default sluice)",
+          "  --interaction  fnf | rr | stream | channel (default stream)",
+          "  --size         payload bytes, e.g. " + Spec.SIZES + " (default 8)",
+          "  --seconds      measured seconds (default 10); --warmup seconds before them (default 30)",
+          "  --window       outstanding requests for rr/fnf (default: 64 for grpc-java rr, else 512)",
+          "  --compare      every impl for stream/rr/channel at 8 and 140 bytes, then a ratio table",
+          "  --latency      request-stream of 24 (concurrency 1) and rr at concurrency 1, 4, 8:",
+          "                 p50/p95/p99 in microseconds and operations per second",
+          "",
+          "Server and client run as separate JVMs on 127.0.0.1 over one connection, pinned to CPU 0",
+          "and CPU 1 with taskset when available. Each prints 'received messages: N' per second and",
+          "ends with 'RESULT impl=.. interaction=.. size=.. msgs_per_sec=<median> ...'.",
+          "SLUICE_BENCH_JAVA_OPTS / _SERVER_OPTS / _CLIENT_OPTS add JVM options to the children.");
+
+  public static void main(String[] argv) throws Exception {
+    System.exit(run(argv, System.out, System.err));
+  }
+
+  static Impl impl(String name) {
+    switch (name) {
+      case "sluice":
+        return new SluiceImpl();
+      case "grpc-java":
+        return new GrpcImpl();
+      default:
+        throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
+    }
+  }
+
+  static int run(String[] argv, PrintStream out, PrintStream err) throws Exception {
+    if (argv.length > 0 && (argv[0].equals("server") || argv[0].equals("client"))) {
+      return ChildMain.run(argv, BenchMain::impl);
+    }
+    if (argv.length > 0 && argv[0].equals("jmh")) {
+      org.openjdk.jmh.Main.main(Arrays.copyOfRange(argv, 1, argv.length));
+      return 0;
+    }
+    int from = argv.length > 0 && argv[0].equals("bench") ? 1 : 0;
+    try {
+      if (Arrays.asList(argv).contains("--help")) {
+        out.println(USAGE);
+        return 0;
+      }
+      Args a =
+          Args.parse(
+              argv,
+              from,
+              Set.of("impl", "interaction", "size", "seconds", "warmup", "window"),
+              Set.of("compare", "latency"));
+      int seconds = a.getInt("seconds", 10, 1, 3600);
+      int warmup = a.getInt("warmup", 30, 0, 3600);
+      Orchestrator o = new Orchestrator(out);
+      out.println(
+          "# server and client JVMs on 127.0.0.1, "
+              + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
+              + "; warm-up " + warmup + " s, measured " + seconds + " s");
+      if (a.flag("latency")) {
+        List<String> impls = a.flag("compare") ? Spec.IMPLS : List.of(checkImpl(a.get("impl", "sluice")));
+        int size = a.getInt("size", 8, 0, 1 << 20);
+        List<String> lines = new ArrayList<>();
+        for (String impl : impls) {
+          lines.add(o.latency(impl, "stream24", size, 1, warmup, seconds));
+          for (int c : new int[] {1, 4, 8}) {
+            lines.add(o.latency(impl, "rr", size, c, warmup, seconds));
+          }
+        }
+        out.println();
+        lines.forEach(out::println);
+        return 0;
+      }
+      if (a.flag("compare")) {
+        return compare(o, warmup, seconds, out);
+      }
+      String impl = checkImpl(a.get("impl", "sluice"));
+      String interaction = a.get("interaction", "stream");
+      Spec.checkInteraction(interaction, false);
+      int size = a.getInt("size", 8, 0, 1 << 20);
+      int window = a.getInt("window", Spec.defaultWindow(impl, interaction), 1, 1 << 20);
+      o.throughput(impl, interaction, size, window, warmup, seconds);
+      return 0;
+    } catch (Args.UsageException e) {
+      err.println("sluice bench: " + e.getMessage() + "\n\n" + USAGE);
+      return 2;
+    } catch (IllegalStateException e) {
+      err.println("sluice bench: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static String checkImpl(String impl) {
+    if (!Spec.IMPLS.contains(impl)) {
+      throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
+    }
+    return impl;
+  }
+
+  private static int compare(Orchestrator o, int warmup, int seconds, PrintStream out)
+      throws Exception {
+    Map<String, Map<String, Orchestrator.Result>> rows = new LinkedHashMap<>();
+    for (String interaction : List.of("stream", "rr", "channel")) {
+      for (int size : List.of(8, 140)) {
+        Map<String, Orchestrator.Result> row = new LinkedHashMap<>();
+        for (String impl : Spec.IMPLS) {
+          out.println("## " + impl + " " + interaction + " " + size + " B");
+          row.put(impl, o.throughput(impl, interaction, size,
+              Spec.defaultWindow(impl, interaction), warmup, seconds));
+        }
+        rows.put(interaction + " " + size + " B", row);
+      }
+    }
+    out.println();
+    out.println("| interaction | sluice | grpc-java | rsocket-java | spring-rsocket"
+        + " | sluice/grpc | sluice/rsocket | sluice/spring | sluice B/msg |");
+    out.println("|---|---|---|---|---|---|---|---|---|");
+    for (Map.Entry<String, Map<String, Orchestrator.Result>> e : rows.entrySet()) {
+      Map<String, Orchestrator.Result> row = e.getValue();
+      long s = row.get("sluice").median();
+      StringBuilder line = new StringBuilder("| " + e.getKey());
+      for (String impl : Spec.IMPLS) {
+        line.append(" | ").append(rate(row.get(impl).median()));
+      }
+      for (String peer : List.of("grpc-java", "rsocket-java", "spring-rsocket")) {
+        long p = row.get(peer).median();
+        line.append(" | ").append(p == 0 ? "n/a" : String.format(Locale.ROOT, "%.1fx", (double) s / p));
+      }
+      line.append(String.format(Locale.ROOT, " | %.1f |", row.get("sluice").bytesPerMessage()));
+      out.println(line);
+    }
+    out.println();
+    out.println("messages/s are medians of the per-second counts; ratios are ratios of medians;"
+        + " 'B/msg' is bytes allocated on Sluice's server event loop per message.");
+    return 0;
+  }
+
+  private static String rate(long perSecond) {
+    if (perSecond >= 1_000_000) {
+      return String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6);
+    }
+    if (perSecond >= 10_000) {
+      return String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+    }
+    return perSecond + "/s";
+  }
+}

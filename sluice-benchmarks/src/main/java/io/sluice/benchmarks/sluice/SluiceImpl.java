@@ -1,0 +1,429 @@
+package io.sluice.benchmarks.sluice;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.benchmarks.harness.Counter;
+import io.sluice.benchmarks.harness.Impl;
+import io.sluice.benchmarks.harness.Spec;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.core.Connections;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.internal.EventLoops;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Sluice through its flavor-neutral core SPI ({@link Connections}, {@link Responder}, {@link
+ * StreamListener}): raw messages, default {@link ConnectionOptions}, TCP with one event loop per
+ * side. The payload is one immutable buffer shared by every message, as the other impls share one
+ * immutable byte array / ByteString; it is still copied into the socket's batch buffer per message.
+ */
+public final class SluiceImpl implements Impl {
+  private static final String SERVER_LOOP = "sluice-server-loop";
+
+  private static ByteBuf payload(int size) {
+    return Unpooled.unreleasableBuffer(Unpooled.directBuffer(size).writeZero(size));
+  }
+
+  @Override
+  public String serverLoopPrefix() {
+    return SERVER_LOOP;
+  }
+
+  @Override
+  public int serve(String interaction, int size, Counter fnfReceived) throws Exception {
+    ByteBuf payload = payload(size);
+    EventLoopGroup loop = EventLoops.newGroup(1, SERVER_LOOP);
+    ServerTransport.Bound bound =
+        Connections.serve(
+                TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop),
+                ConnectionOptions.defaults(),
+                (setup, requester) -> new BenchResponder(payload, fnfReceived))
+            .get(10, TimeUnit.SECONDS);
+    return ((InetSocketAddress) bound.address()).getPort();
+  }
+
+  private static Requester connect(int port) throws Exception {
+    EventLoopGroup loop = EventLoops.newGroup(1, "sluice-client-loop");
+    return Connections.connect(
+            TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop),
+            ConnectionOptions.defaults(),
+            ClientSetup.defaults(),
+            r -> new Responder() {})
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void load(int port, String interaction, int size, int window, Counter received)
+      throws Exception {
+    ByteBuf payload = payload(size);
+    Requester requester = connect(port);
+    switch (interaction) {
+      case "stream":
+        requester.executor().execute(
+            () -> requester.requestStream(Message.of(payload), Long.MAX_VALUE, new Receiver(received)));
+        break;
+      case "channel":
+        requester.executor().execute(() -> {
+          ChannelSender sender = new ChannelSender(payload, received);
+          sender.handle = requester.requestChannel(Message.of(payload), false, Long.MAX_VALUE, sender);
+        });
+        break;
+      case "rr":
+        RequestLoop rr = new RequestLoop(requester, payload, received);
+        requester.executor().execute(() -> rr.start(window));
+        break;
+      case "fnf":
+        FnfLoop fnf = new FnfLoop(requester, payload, window);
+        requester.executor().execute(fnf::pump);
+        break;
+      default:
+        throw new IllegalArgumentException(interaction);
+    }
+  }
+
+  @Override
+  public void latency(int port, String interaction, int size, int concurrency, LatencySink sink)
+      throws Exception {
+    ByteBuf payload = payload(size);
+    Requester requester = connect(port);
+    boolean stream = interaction.equals("stream24");
+    requester.executor().execute(() -> {
+      for (int i = 0; i < concurrency; i++) {
+        new TimedOp(requester, payload, stream, sink).start();
+      }
+    });
+  }
+
+  /** Serves every interaction; one instance per connection, confined to its event loop. */
+  private static final class BenchResponder implements Responder {
+    private final ByteBuf payload;
+    private final Counter fnfReceived;
+
+    BenchResponder(ByteBuf payload, Counter fnfReceived) {
+      this.payload = payload;
+      this.fnfReceived = fnfReceived;
+    }
+
+    @Override
+    public void fireAndForget(Message request) {
+      request.release();
+      fnfReceived.increment();
+    }
+
+    @Override
+    public StreamListener requestResponse(Message request, StreamHandle response) {
+      request.release();
+      response.nextAndComplete(Message.of(payload));
+      return NOOP;
+    }
+
+    @Override
+    public StreamListener requestStream(Message request, StreamHandle stream) {
+      // The request says how many messages: empty = unending, otherwise a latency-mode stream.
+      ByteBuf d = request.data();
+      long count =
+          d.readableBytes() == 1 && d.getByte(d.readerIndex()) == Spec.STREAM24
+              ? Spec.STREAM24
+              : Long.MAX_VALUE;
+      request.release();
+      return new Producer(stream, payload, count);
+    }
+
+    @Override
+    public StreamListener requestChannel(Message first, boolean inboundComplete, StreamHandle channel) {
+      return new Echo(channel, first);
+    }
+  }
+
+  private static final StreamListener NOOP =
+      new StreamListener() {
+        @Override
+        public void onNext(Message message) {
+          message.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+      };
+
+  /** Sends as many messages as the core grants (it grants at most its outbound window at a time). */
+  private static final class Producer implements StreamListener {
+    private final StreamHandle stream;
+    private final ByteBuf payload;
+    private long remaining;
+
+    Producer(StreamHandle stream, ByteBuf payload, long count) {
+      this.stream = stream;
+      this.payload = payload;
+      this.remaining = count;
+    }
+
+    @Override
+    public void onRequest(long n) {
+      for (long i = 0; i < n && remaining > 0; i++) {
+        if (--remaining == 0) {
+          stream.nextAndComplete(Message.of(payload));
+        } else {
+          stream.next(Message.of(payload));
+        }
+      }
+    }
+
+    @Override
+    public void onCancel() {
+      remaining = 0;
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {
+      remaining = 0;
+    }
+  }
+
+  /** Echoes a channel: asks the requester for as many messages as it may send back. */
+  private static final class Echo implements StreamListener {
+    private final StreamHandle channel;
+    private Message first;
+
+    Echo(StreamHandle channel, Message first) {
+      this.channel = channel;
+      this.first = first;
+    }
+
+    @Override
+    public void onRequest(long n) {
+      long grant = n;
+      if (first != null) {
+        channel.next(first);
+        first = null;
+        grant--;
+      }
+      if (grant > 0) {
+        channel.request(grant);
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      channel.next(message);
+    }
+
+    @Override
+    public void onComplete() {
+      channel.complete();
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      if (first != null) {
+        first.release();
+        first = null;
+      }
+    }
+
+    @Override
+    public void onCancel() {
+      onError(null);
+    }
+  }
+
+  /** Counts and releases what arrives. */
+  private static final class Receiver implements StreamListener {
+    private final Counter received;
+
+    Receiver(Counter received) {
+      this.received = received;
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+      received.increment();
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {
+      System.err.println("stream failed: " + cause);
+    }
+  }
+
+  /** The client half of a channel: sends what the server asks for, counts the echoes. */
+  private static final class ChannelSender implements StreamListener {
+    private final ByteBuf payload;
+    private final Counter received;
+    StreamHandle handle;
+
+    ChannelSender(ByteBuf payload, Counter received) {
+      this.payload = payload;
+      this.received = received;
+    }
+
+    @Override
+    public void onRequest(long n) {
+      for (long i = 0; i < n; i++) {
+        handle.next(Message.of(payload));
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+      received.increment();
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {
+      System.err.println("channel failed: " + cause);
+    }
+  }
+
+  /**
+   * Keeps {@code window} request-responses outstanding with one shared listener: each completion
+   * starts the next request. Runs on the client's event loop.
+   */
+  private static final class RequestLoop implements StreamListener {
+    private final Requester requester;
+    private final ByteBuf payload;
+    private final Counter received;
+
+    RequestLoop(Requester requester, ByteBuf payload, Counter received) {
+      this.requester = requester;
+      this.payload = payload;
+      this.received = received;
+    }
+
+    void start(int window) {
+      for (int i = 0; i < window; i++) {
+        requester.requestResponse(Message.of(payload), this);
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+      received.increment();
+    }
+
+    @Override
+    public void onComplete() {
+      requester.requestResponse(Message.of(payload), this);
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      System.err.println("request failed: " + cause);
+    }
+  }
+
+  /**
+   * Fire-and-forget with at most {@code window} sends not yet handed to the transport. Completions
+   * may arrive inside the send, so sending is a loop that yields the event loop after each window.
+   */
+  private static final class FnfLoop implements StreamListener {
+    private final Requester requester;
+    private final ByteBuf payload;
+    private final int window;
+    private int outstanding;
+
+    FnfLoop(Requester requester, ByteBuf payload, int window) {
+      this.requester = requester;
+      this.payload = payload;
+      this.window = window;
+    }
+
+    void pump() {
+      int sent = 0;
+      while (outstanding < window && sent < window) {
+        outstanding++;
+        sent++;
+        requester.fireAndForget(Message.of(payload), this);
+      }
+      requester.executor().execute(this::pump);
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {
+      outstanding--;
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      outstanding--;
+    }
+  }
+
+  /** One latency-mode operation at a time, restarted on completion. */
+  private static final class TimedOp implements StreamListener {
+    private static final ByteBuf STREAM24_REQUEST =
+        Unpooled.unreleasableBuffer(Unpooled.directBuffer(1).writeByte(Spec.STREAM24));
+    private final Requester requester;
+    private final ByteBuf payload;
+    private final boolean stream;
+    private final LatencySink sink;
+    private long started;
+
+    TimedOp(Requester requester, ByteBuf payload, boolean stream, LatencySink sink) {
+      this.requester = requester;
+      this.payload = payload;
+      this.stream = stream;
+      this.sink = sink;
+    }
+
+    void start() {
+      started = System.nanoTime();
+      if (stream) {
+        requester.requestStream(Message.of(STREAM24_REQUEST), Long.MAX_VALUE, this);
+      } else {
+        requester.requestResponse(Message.of(payload), this);
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {
+      sink.record(System.nanoTime() - started);
+      start();
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      System.err.println("operation failed: " + cause);
+    }
+  }
+}
