@@ -291,13 +291,16 @@ final class FlavorGenerator {
     b.append("/**\n");
     b.append(" * Calls {@code ").append(fullServiceName).append("} over a Sluice connection. Thread-safe; each\n");
     if (flavor == Flavor.GRPC) {
-      b.append(" * method call starts a new call. Failed calls end with {@code onError} and a\n");
+      b.append(" * method call starts a new call. Failed calls end with {@code onError} and an\n");
+      b.append(" * {@link io.grpc.StatusRuntimeException} (its cause is the Sluice status).\n");
     } else if (flavor == Flavor.BLOCKING) {
       b.append(" * method call is a new call that blocks the calling (virtual) thread. Failed calls throw\n");
     } else {
       b.append(" * returned future or publisher is a new call. Failed calls signal\n");
     }
-    b.append(" * {@link io.sluice.rpc.StatusException}.\n");
+    if (flavor != Flavor.GRPC) {
+      b.append(" * {@link io.sluice.rpc.StatusException}.\n");
+    }
     b.append(" */\n");
     annotation(b);
     b.append("public final class ").append(client).append(" implements ").append(ifaceRef).append(" {\n");
