@@ -28,8 +28,8 @@ import java.util.stream.Stream;
 /**
  * The Greeter example in the futures, gRPC StreamObserver, RxJava and Mutiny flavors: for each
  * flavor, serves its implementation ({@link FlavorGreeters}) on 127.0.0.1 and calls every method
- * with that flavor's generated client; then a gRPC stub calls the futures server, since every
- * flavor speaks the same wire format.
+ * with that flavor's generated client; a gRPC stub also calls the futures server and a futures
+ * client the gRPC-style server, since every flavor speaks the same wire format.
  */
 public final class RpcFlavorsExample {
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -116,6 +116,8 @@ public final class RpcFlavorsExample {
       chatter.onNext(name("Ed"));
       chatter.onCompleted();
       lines.add("grpc bidi: " + chat.get(10, TimeUnit.SECONDS));
+      lines.add("futures client -> grpc server: "
+          + new FuturesGreeterClient(s.connection.unwrap()).sayHello(name("Gus")).get(10, TimeUnit.SECONDS).getMessage());
     }
 
     // RxJava.

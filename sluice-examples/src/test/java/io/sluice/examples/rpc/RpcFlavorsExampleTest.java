@@ -25,6 +25,7 @@ class RpcFlavorsExampleTest {
             "grpc server-stream: hello Bob | hello Bob",
             "grpc client-stream: hello Cy, Di",
             "grpc bidi: hi Ed",
+            "futures client -> grpc server: hello Gus",
             "rxjava unary: hello Ada",
             "rxjava server-stream: [hello Bob, hello Bob]",
             "rxjava client-stream: hello Cy, Di",

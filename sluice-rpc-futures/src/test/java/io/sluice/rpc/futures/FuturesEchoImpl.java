@@ -21,6 +21,8 @@ import sluice.test.echo.FuturesEchoService;
 final class FuturesEchoImpl implements FuturesEchoService {
   final BlockingQueue<String> notes = new LinkedBlockingQueue<>();
   volatile CountDownLatch cancelled = new CountDownLatch(1);
+  /** Counted down when a "sleep" call reaches its handler. */
+  volatile CountDownLatch started = new CountDownLatch(1);
 
   static EchoReply reply(String text, int index) {
     return EchoReply.newBuilder().setText(text).setIndex(index).build();
@@ -37,6 +39,7 @@ final class FuturesEchoImpl implements FuturesEchoService {
       CountDownLatch latch = cancelled;
       CompletableFuture<EchoReply> never = new CompletableFuture<>();
       never.whenComplete((v, e) -> latch.countDown());
+      started.countDown();
       return never;
     }
     if (a.equals("headers")) {

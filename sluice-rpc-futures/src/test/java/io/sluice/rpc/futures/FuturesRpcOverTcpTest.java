@@ -86,6 +86,7 @@ class FuturesRpcOverTcpTest {
   @BeforeEach
   void reset() {
     echo.cancelled = new CountDownLatch(1);
+    echo.started = new CountDownLatch(1);
   }
 
   private static EchoRequest req(String text) {
@@ -176,6 +177,14 @@ class FuturesRpcOverTcpTest {
     FuturesEchoServiceClient timed = client.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200)));
     assertThatThrownBy(() -> timed.say(req("", "sleep")).get(10, TimeUnit.SECONDS))
         .satisfies(t -> assertThat(codeOf(t)).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void cancellingTheFutureCancelsTheCallOnTheServer() throws Exception {
+    java.util.concurrent.CompletableFuture<EchoReply> call = client.say(req("", "sleep"));
+    assertThat(echo.started.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(call.cancel(true)).isTrue();
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
