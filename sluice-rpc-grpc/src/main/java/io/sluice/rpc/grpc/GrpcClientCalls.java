@@ -1,13 +1,19 @@
 package io.sluice.rpc.grpc;
 
 import com.google.protobuf.MessageLite;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -17,15 +23,27 @@ import reactor.core.publisher.Sinks;
  * method call is a new call; a failed call ends with {@code onError(StatusRuntimeException)}
  * carrying the status code (the Sluice {@link io.sluice.rpc.StatusException} is its cause).
  * Responses are delivered as they arrive (no flow control towards the observer, as in grpc-java's
- * default); a request observer buffers what is written before the connection takes it.
+ * default); a request observer buffers what is written before the connection takes it. A response
+ * observer that is a {@link ClientResponseObserver} gets a {@link ClientCallStreamObserver} in
+ * {@code beforeStart}; its {@code cancel(message, cause)} cancels the call (the server handler is
+ * cancelled) and ends the observer with CANCELLED.
  */
 public final class GrpcClientCalls {
   private GrpcClientCalls() {}
 
-  private static <T> void subscribe(Publisher<T> p, StreamObserver<? super T> responses) {
+  /**
+   * Starts the call: gives a {@link ClientResponseObserver} its {@link ClientCallStreamObserver}
+   * (whose {@code cancel} cancels the call) first, as grpc-java does, then subscribes.
+   */
+  @SuppressWarnings("unchecked")
+  private static <Req, T> void start(
+      Publisher<T> p, StreamObserver<? super T> responses, RequestObserver<Req> requests) {
     Objects.requireNonNull(responses, "responses");
-    reactor.core.publisher.Flux.from(p)
-        .subscribe(responses::onNext, e -> responses.onError(GrpcStatuses.toGrpc(e)), responses::onCompleted);
+    Responses<T> call = new Responses<>(responses);
+    if (responses instanceof ClientResponseObserver) {
+      ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
+    }
+    Flux.from(p).subscribe(call);
   }
 
   /** A unary call (request-response). */
@@ -35,7 +53,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    subscribe(ReactorClientCalls.unary(requester, method, options, request), responses);
+    start(ReactorClientCalls.unary(requester, method, options, request), responses, null);
   }
 
   /** A server-streaming call (request-stream). */
@@ -45,7 +63,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    subscribe(ReactorClientCalls.serverStreaming(requester, method, options, request), responses);
+    start(ReactorClientCalls.serverStreaming(requester, method, options, request), responses, null);
   }
 
   /** A client-streaming call (request-channel): write at least one request, then {@code onCompleted}. */
@@ -55,7 +73,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    subscribe(ReactorClientCalls.clientStreaming(requester, method, options, requests.sink.asFlux()), responses);
+    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.sink.asFlux()), responses, requests);
     return requests;
   }
 
@@ -66,7 +84,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    subscribe(ReactorClientCalls.bidiStreaming(requester, method, options, requests.sink.asFlux()), responses);
+    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.sink.asFlux()), responses, requests);
     return requests;
   }
 
@@ -80,9 +98,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    Objects.requireNonNull(responses, "responses");
-    ReactorClientCalls.fireAndForget(requester, method, options, request)
-        .subscribe(null, e -> responses.onError(GrpcStatuses.toGrpc(e)), responses::onCompleted);
+    start(ReactorClientCalls.fireAndForget(requester, method, options, request).<Resp>then(Mono.empty()), responses, null);
   }
 
   /** The caller's side of a request stream; like any StreamObserver, not for concurrent use. */
@@ -102,6 +118,103 @@ public final class GrpcClientCalls {
     @Override
     public void onCompleted() {
       sink.tryEmitComplete();
+    }
+  }
+
+  /** Delivers the call's signals to the caller's observer, at most one terminal signal. */
+  private static final class Responses<T> extends BaseSubscriber<T> {
+    private final StreamObserver<? super T> observer;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    Responses(StreamObserver<? super T> observer) {
+      this.observer = observer;
+    }
+
+    @Override
+    protected void hookOnNext(T value) {
+      if (!done.get()) {
+        observer.onNext(value);
+      }
+    }
+
+    @Override
+    protected void hookOnError(Throwable t) {
+      if (done.compareAndSet(false, true)) {
+        observer.onError(GrpcStatuses.toGrpc(t));
+      }
+    }
+
+    @Override
+    protected void hookOnComplete() {
+      if (done.compareAndSet(false, true)) {
+        observer.onCompleted();
+      }
+    }
+
+    void cancelCall(String message, Throwable cause) {
+      dispose();
+      if (done.compareAndSet(false, true)) {
+        observer.onError(
+            io.grpc.Status.CANCELLED
+                .withDescription(message == null ? "cancelled by the client" : message)
+                .withCause(cause)
+                .asRuntimeException());
+      }
+    }
+  }
+
+  /** What {@code ClientResponseObserver.beforeStart} receives: cancel, and the request stream. */
+  private static final class Control<Req> extends ClientCallStreamObserver<Req> {
+    private final Responses<?> call;
+    private final RequestObserver<Req> requests;
+
+    Control(Responses<?> call, RequestObserver<Req> requests) {
+      this.call = call;
+      this.requests = requests;
+    }
+
+    @Override
+    public void cancel(String message, Throwable cause) {
+      call.cancelCall(message, cause);
+    }
+
+    @Override
+    public boolean isReady() {
+      return !call.isDisposed();
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {}
+
+    @Override
+    public void disableAutoInboundFlowControl() {}
+
+    @Override
+    public void request(int count) {}
+
+    @Override
+    public void setMessageCompression(boolean enable) {}
+
+    private RequestObserver<Req> requests() {
+      if (requests == null) {
+        throw new IllegalStateException("a single-request call has no request stream");
+      }
+      return requests;
+    }
+
+    @Override
+    public void onNext(Req value) {
+      requests().onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      requests().onError(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      requests().onCompleted();
     }
   }
 }

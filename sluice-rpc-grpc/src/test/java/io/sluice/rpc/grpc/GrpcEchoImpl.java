@@ -19,6 +19,8 @@ import sluice.test.echo.GrpcEchoServiceImplBase;
 final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
   final BlockingQueue<String> notes = new LinkedBlockingQueue<>();
   volatile CountDownLatch cancelled = new CountDownLatch(1);
+  /** Counted down when a "sleep" call reaches its handler. */
+  volatile CountDownLatch started = new CountDownLatch(1);
 
   static EchoReply reply(String text, int index) {
     return EchoReply.newBuilder().setText(text).setIndex(index).build();
@@ -35,6 +37,7 @@ final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
     if (a.equals("sleep")) {
       CountDownLatch latch = cancelled;
       ((ServerCallStreamObserver<EchoReply>) responses).setOnCancelHandler(latch::countDown);
+      started.countDown();
       return;
     }
     if (a.equals("headers")) {

@@ -85,6 +85,7 @@ class GrpcRpcOverTcpTest {
   @BeforeEach
   void reset() {
     echo.cancelled = new CountDownLatch(1);
+    echo.started = new CountDownLatch(1);
   }
 
   private static EchoRequest req(String text) {
@@ -214,6 +215,37 @@ class GrpcRpcOverTcpTest {
     Recorder<EchoReply> r = new Recorder<>();
     client.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200))).say(req("", "sleep"), r);
     assertThat(r.error().getStatus().getCode()).isEqualTo(io.grpc.Status.Code.DEADLINE_EXCEEDED);
+    assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void clientResponseObserverCancelsTheCall() throws Exception {
+    CompletableFuture<io.grpc.stub.ClientCallStreamObserver<EchoRequest>> control = new CompletableFuture<>();
+    Recorder<EchoReply> recorder = new Recorder<>();
+    client.say(req("", "sleep"), new io.grpc.stub.ClientResponseObserver<EchoRequest, EchoReply>() {
+      @Override
+      public void beforeStart(io.grpc.stub.ClientCallStreamObserver<EchoRequest> requestStream) {
+        control.complete(requestStream);
+      }
+
+      @Override
+      public void onNext(EchoReply value) {
+        recorder.onNext(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        recorder.onError(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        recorder.onCompleted();
+      }
+    });
+    assertThat(echo.started.await(10, TimeUnit.SECONDS)).isTrue();
+    control.get(10, TimeUnit.SECONDS).cancel("changed my mind", null);
+    assertThat(recorder.error().getStatus().getCode()).isEqualTo(io.grpc.Status.Code.CANCELLED);
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
