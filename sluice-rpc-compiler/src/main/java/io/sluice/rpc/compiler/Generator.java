@@ -73,7 +73,14 @@ public final class Generator {
             m.comment = comments.getOrDefault(SERVICE_FIELD + "," + si + "," + METHOD_FIELD + "," + mi, "");
             methods.add(m);
           }
-          out.addAllFile(new ReactorGenerator(file, service, methods, options).files());
+          for (String flavor : options.flavors) {
+            if (flavor.equals("reactor")) {
+              out.addAllFile(new ReactorGenerator(file, service, methods, options).files());
+            } else {
+              out.addAllFile(
+                  new FlavorGenerator(FlavorGenerator.Flavor.of(flavor), file, service, methods, options).files());
+            }
+          }
         }
       }
     } catch (IllegalArgumentException e) {

@@ -2,7 +2,13 @@ package io.sluice.rpc.compiler;
 
 /** The {@code --sluice_opt} parameters: {@code flavor=reactor}, {@code annotations=javax|jakarta|none}. */
 final class PluginOptions {
-  static final String HELP = "flavor=reactor (default), annotations=none|javax|jakarta (default none)";
+  static final String HELP =
+      "flavor=reactor|futures|grpc|rxjava|mutiny|blocking (default reactor; repeat the option for several),"
+          + " annotations=none|javax|jakarta (default none)";
+
+  /** The flavors the plugin can generate. */
+  static final java.util.List<String> FLAVORS =
+      java.util.List.of("reactor", "futures", "grpc", "rxjava", "mutiny", "blocking");
 
   enum Annotations {
     NONE(null),
@@ -16,17 +22,21 @@ final class PluginOptions {
     }
   }
 
+  /** The first flavor asked for. */
   final String flavor;
+  /** Every flavor asked for, in order, without duplicates. */
+  final java.util.List<String> flavors;
   final Annotations annotations;
 
-  private PluginOptions(String flavor, Annotations annotations) {
-    this.flavor = flavor;
+  private PluginOptions(java.util.List<String> flavors, Annotations annotations) {
+    this.flavor = flavors.get(0);
+    this.flavors = java.util.List.copyOf(flavors);
     this.annotations = annotations;
   }
 
   /** Parses the comma-separated parameter; throws {@link IllegalArgumentException} with the reason. */
   static PluginOptions parse(String parameter) {
-    String flavor = "reactor";
+    java.util.LinkedHashSet<String> flavors = new java.util.LinkedHashSet<>();
     Annotations annotations = Annotations.NONE;
     if (parameter != null && !parameter.isBlank()) {
       for (String part : parameter.split(",")) {
@@ -42,11 +52,11 @@ final class PluginOptions {
         String value = p.substring(eq + 1).trim();
         switch (key) {
           case "flavor":
-            if (!value.equals("reactor")) {
+            if (!FLAVORS.contains(value)) {
               throw new IllegalArgumentException(
-                  "flavor '" + value + "' is not supported; only flavor=reactor is available for now");
+                  "flavor '" + value + "' is not supported; one of " + String.join(", ", FLAVORS));
             }
-            flavor = value;
+            flavors.add(value);
             break;
           case "annotations":
             switch (value) {
@@ -69,6 +79,9 @@ final class PluginOptions {
         }
       }
     }
-    return new PluginOptions(flavor, annotations);
+    if (flavors.isEmpty()) {
+      flavors.add("reactor");
+    }
+    return new PluginOptions(new java.util.ArrayList<>(flavors), annotations);
   }
 }

@@ -25,7 +25,9 @@ class GoldenFilesTest {
   private static final Path GOLDEN = Paths.get("src/test/resources/golden").toAbsolutePath();
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource({"default,", "javax,annotations=javax", "jakarta,flavor=reactor;annotations=jakarta"})
+  @CsvSource({"default,", "javax,annotations=javax", "jakarta,flavor=reactor;annotations=jakarta",
+      "futures,flavor=futures", "grpc,flavor=grpc", "rxjava,flavor=rxjava", "mutiny,flavor=mutiny",
+      "blocking,flavor=blocking", "multi,flavor=futures;flavor=grpc;annotations=jakarta"})
   void generatedCodeMatchesGoldenFiles(String variant, String opt, @TempDir Path work)
       throws IOException, InterruptedException {
     String sluiceOpt = opt == null ? null : opt.replace(';', ',');

@@ -15,9 +15,10 @@ class PluginOptionsTest {
   @Test
   void unknownFlavorIsRefused(@TempDir Path work) throws IOException, InterruptedException {
     Protoc.Result r =
-        Protoc.run(work, work.resolve("out"), "flavor=rxjava", Protoc.PROTO_DIR, List.of("sluice/test/echo.proto"));
+        Protoc.run(work, work.resolve("out"), "flavor=akka", Protoc.PROTO_DIR, List.of("sluice/test/echo.proto"));
     assertThat(r.exitCode()).isNotZero();
-    assertThat(r.stderr()).contains("flavor 'rxjava' is not supported").contains("only flavor=reactor");
+    assertThat(r.stderr()).contains("flavor 'akka' is not supported")
+        .contains("reactor, futures, grpc, rxjava, mutiny, blocking");
   }
 
   @Test
@@ -57,5 +58,13 @@ class PluginOptionsTest {
     assertThat(PluginOptions.parse("").annotations).isEqualTo(PluginOptions.Annotations.NONE);
     assertThat(PluginOptions.parse(" flavor=reactor , annotations=jakarta ").annotations)
         .isEqualTo(PluginOptions.Annotations.JAKARTA);
+  }
+
+  @Test
+  void flavorCanBeRepeated() {
+    PluginOptions o = PluginOptions.parse("flavor=futures,flavor=reactor,flavor=futures");
+    assertThat(o.flavors).containsExactly("futures", "reactor");
+    assertThat(o.flavor).isEqualTo("futures");
+    assertThat(PluginOptions.parse("").flavors).containsExactly("reactor");
   }
 }

@@ -1,0 +1,59 @@
+package io.sluice.rpc.blocking;
+
+import com.google.protobuf.MessageLite;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.reactor.ReactorClientCalls;
+import java.util.Objects;
+import java.util.stream.Stream;
+import reactor.core.publisher.Flux;
+
+/**
+ * Client side of the blocking flavor; generated {@code Blocking*Client} classes delegate here. Meant
+ * for virtual threads: single-response calls block the calling thread until the call ends and
+ * throw {@link io.sluice.rpc.StatusException} when it fails. Streams of responses are lazy {@link
+ * Stream}s that pull from the connection as they are consumed (with bounded prefetch); close them
+ * (try-with-resources) to cancel a call before its end. Streams of requests are pulled on a
+ * virtual thread as the server asks for more. Deadlines, headers and instrumentation come from the
+ * {@link CallOptions}, as in the reactor flavor.
+ */
+public final class BlockingClientCalls {
+  private BlockingClientCalls() {}
+
+  /** A unary call (request-response). */
+  public static <Req extends MessageLite, Resp extends MessageLite> Resp unary(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return ReactorClientCalls.unary(requester, method, options, request).block();
+  }
+
+  /** A server-streaming call (request-stream); close the stream to cancel early. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> serverStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return ReactorClientCalls.serverStreaming(requester, method, options, request).toStream();
+  }
+
+  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Resp clientStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
+    return ReactorClientCalls.clientStreaming(requester, method, options, pull(requests)).block();
+  }
+
+  /** A bidi-streaming call (request-channel); close the returned stream to cancel early. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> bidiStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
+    return ReactorClientCalls.bidiStreaming(requester, method, options, pull(requests)).toStream();
+  }
+
+  /** A fire-and-forget call: returns once the request is handed to the transport. */
+  public static <Req extends MessageLite, Resp extends MessageLite> void fireAndForget(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    ReactorClientCalls.fireAndForget(requester, method, options, request).block();
+  }
+
+  /** The caller's request stream, pulled on a virtual thread (never on the connection's event loop). */
+  private static <Req> Flux<Req> pull(Stream<Req> requests) {
+    Objects.requireNonNull(requests, "requests");
+    return Flux.fromStream(requests).subscribeOn(VirtualThreads.SCHEDULER);
+  }
+}

@@ -1,0 +1,64 @@
+package io.sluice.rpc.mutiny;
+
+import com.google.protobuf.MessageLite;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.reactor.ReactorClientCalls;
+import reactor.adapter.JdkFlowAdapter;
+
+/**
+ * Client side of the Mutiny flavor; generated {@code Mutiny*Client} classes delegate here. Every
+ * returned {@link Uni}/{@link Multi} is lazy: each subscription is a new call, cancelling it
+ * cancels the call, and a {@link Multi} honours downstream demand. Failures are {@link
+ * io.sluice.rpc.StatusException}s. Deadlines, headers and instrumentation come from the {@link
+ * CallOptions}, as in the reactor flavor.
+ */
+public final class MutinyClientCalls {
+  private MutinyClientCalls() {}
+
+  /** A unary call (request-response). */
+  public static <Req extends MessageLite, Resp extends MessageLite> Uni<Resp> unary(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return Uni.createFrom()
+        .publisher(JdkFlowAdapter.publisherToFlowPublisher(ReactorClientCalls.unary(requester, method, options, request)));
+  }
+
+  /** A server-streaming call (request-stream). */
+  public static <Req extends MessageLite, Resp extends MessageLite> Multi<Resp> serverStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return Multi.createFrom()
+        .publisher(
+            JdkFlowAdapter.publisherToFlowPublisher(ReactorClientCalls.serverStreaming(requester, method, options, request)));
+  }
+
+  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Uni<Resp> clientStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Multi<Req> requests) {
+    return Uni.createFrom()
+        .publisher(
+            JdkFlowAdapter.publisherToFlowPublisher(
+                ReactorClientCalls.clientStreaming(
+                    requester, method, options, JdkFlowAdapter.flowPublisherToFlux(requests))));
+  }
+
+  /** A bidi-streaming call (request-channel); {@code requests} must yield at least one message. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Multi<Resp> bidiStreaming(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Multi<Req> requests) {
+    return Multi.createFrom()
+        .publisher(
+            JdkFlowAdapter.publisherToFlowPublisher(
+                ReactorClientCalls.bidiStreaming(
+                    requester, method, options, JdkFlowAdapter.flowPublisherToFlux(requests))));
+  }
+
+  /** A fire-and-forget call: emits {@code null} once the request is handed to the transport. */
+  public static <Req extends MessageLite, Resp extends MessageLite> Uni<Void> fireAndForget(
+      ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return Uni.createFrom()
+        .publisher(
+            JdkFlowAdapter.publisherToFlowPublisher(ReactorClientCalls.fireAndForget(requester, method, options, request)));
+  }
+}
