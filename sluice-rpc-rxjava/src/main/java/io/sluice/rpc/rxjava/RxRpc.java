@@ -1,7 +1,7 @@
 package io.sluice.rpc.rxjava;
 
 import io.sluice.rpc.CallMetadata;
-import io.sluice.rpc.reactor.ReactorRpc;
+import io.sluice.rpc.reactor.HandlerCalls;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
@@ -17,8 +17,6 @@ import reactor.util.context.ContextView;
  * </pre>
  */
 public final class RxRpc {
-  private static final ThreadLocal<CallMetadata> CURRENT = new ThreadLocal<>();
-
   private RxRpc() {}
 
   /**
@@ -29,30 +27,14 @@ public final class RxRpc {
    * @throws IllegalStateException outside a handler invocation
    */
   public static CallMetadata callMetadata() {
-    CallMetadata md = CURRENT.get();
-    if (md == null) {
-      throw new IllegalStateException("no RPC call on this thread: call it from a handler method");
-    }
-    return md;
+    return HandlerCalls.current();
   }
 
-  /** Runs {@code body} with the call of {@code context} as the current call. */
   static <T> T withCall(ContextView context, Supplier<T> body) {
-    CallMetadata previous = CURRENT.get();
-    CURRENT.set(ReactorRpc.callMetadata(context));
-    try {
-      return body.get();
-    } finally {
-      if (previous == null) {
-        CURRENT.remove();
-      } else {
-        CURRENT.set(previous);
-      }
-    }
+    return HandlerCalls.withCall(context, body);
   }
 
-  /** A Mono that invokes the handler with the current call set, on subscription. */
   static <T> Mono<T> invoke(Supplier<Mono<T>> body) {
-    return Mono.deferContextual(ctx -> withCall(ctx, body));
+    return HandlerCalls.invoke(body);
   }
 }
