@@ -1,5 +1,6 @@
 package io.sluice.rpc.rsocket;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
@@ -20,16 +21,26 @@ import java.nio.ByteBuffer;
 public final class ProtoMessages {
   private ProtoMessages() {}
 
-  /** A buffer holding the protobuf encoding of {@code m}; the caller owns it. */
+  /**
+   * A buffer of exactly the size of the protobuf encoding of {@code m}, holding it; the caller owns
+   * it. The buffer is a heap buffer of {@code alloc} written through protobuf's array encoder (the
+   * transport copies the data into its frame, so a heap buffer costs no extra copy and spares the
+   * per-message NIO views a direct buffer needs).
+   */
   public static ByteBuf encode(ByteBufAllocator alloc, MessageLite m) {
     int size = m.getSerializedSize();
-    ByteBuf buf = alloc.buffer(size, size);
+    ByteBuf buf = alloc.heapBuffer(size, size);
     try {
-      ByteBuffer nio = buf.nioBuffer(0, size);
-      CodedOutputStream out = CodedOutputStream.newInstance(nio);
+      CodedOutputStream out;
+      if (buf.hasArray()) {
+        out = CodedOutputStream.newInstance(buf.array(), buf.arrayOffset() + buf.writerIndex(), size);
+      } else {
+        ByteBuffer nio = buf.nioBuffer(buf.writerIndex(), size);
+        out = CodedOutputStream.newInstance(nio);
+      }
       m.writeTo(out);
       out.checkNoSpaceLeft();
-      buf.writerIndex(size);
+      buf.writerIndex(buf.writerIndex() + size);
       return buf;
     } catch (IOException | RuntimeException e) {
       buf.release();
@@ -56,16 +67,43 @@ public final class ProtoMessages {
   /**
    * Parses the data of {@code message} and releases the message.
    *
+   * <p>Heap data is parsed in place. Other data (direct, composite) is copied once into a new
+   * array that the parsed message may alias for its {@code bytes} fields, so the bytes are copied
+   * only once and no NIO view is made.
+   *
    * @throws StatusException INTERNAL when the bytes are not a valid message of the type
    */
   public static <T> T parse(Parser<T> parser, Message message) {
     try {
-      ByteBuf data = message.data();
-      return parser.parseFrom(data.nioBuffer());
-    } catch (InvalidProtocolBufferException e) {
-      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
+      return parse(parser, message.data());
     } finally {
       message.release();
+    }
+  }
+
+  /**
+   * Parses the readable bytes of {@code data} (its indexes and reference count are left alone).
+   *
+   * @throws StatusException INTERNAL when the bytes are not a valid message of the type
+   */
+  public static <T> T parse(Parser<T> parser, ByteBuf data) {
+    int len = data.readableBytes();
+    CodedInputStream in;
+    if (data.hasArray()) {
+      // The array belongs to the buffer, which is released after parsing: no aliasing.
+      in = CodedInputStream.newInstance(data.array(), data.arrayOffset() + data.readerIndex(), len);
+    } else {
+      byte[] copy = new byte[len];
+      data.getBytes(data.readerIndex(), copy);
+      in = CodedInputStream.newInstance(copy);
+      in.enableAliasing(true);
+    }
+    try {
+      T value = parser.parseFrom(in);
+      in.checkLastTagWas(0);
+      return value;
+    } catch (InvalidProtocolBufferException e) {
+      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
     }
   }
 }
