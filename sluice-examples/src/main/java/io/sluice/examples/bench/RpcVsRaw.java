@@ -39,7 +39,8 @@ import reactor.core.publisher.Mono;
  * times (warm-up, then one-second samples) and prints the medians and the RPC/raw ratio, so that
  * a loaded machine affects both sides alike. Bounded in time; not a test.
  *
- * <p>Usage: {@code RpcVsRaw [warmupSeconds=2] [seconds=3] [rounds=3] [inFlight=512]}.
+ * <p>Usage: {@code RpcVsRaw [warmupSeconds=2] [seconds=3] [rounds=3] [inFlight=512] [stream|rr|all]
+ * [raw|rpc|both]}; the last two select cases and sides, for profiling one of them.
  */
 public final class RpcVsRaw {
   private static final int[] SIZES = {8, 128};
@@ -52,6 +53,7 @@ public final class RpcVsRaw {
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     int inFlight = args.length > 3 ? Integer.parseInt(args[3]) : 512;
     String only = args.length > 4 ? args[4] : "all"; // stream, rr or all (for profiling)
+    String sides = args.length > 5 ? args[5] : "both"; // raw, rpc or both (for profiling)
     EventLoopGroup serverLoop = EventLoops.newGroup(1, "bench-server");
     EventLoopGroup clientLoop = EventLoops.newGroup(1, "bench-client");
     List<ByteBuf> owners = new ArrayList<>();
@@ -75,8 +77,8 @@ public final class RpcVsRaw {
           List<Long> raws = new ArrayList<>();
           List<Long> rpcs = new ArrayList<>();
           for (int r = 0; r < rounds; r++) {
-            long a = measure(raw, clientLoop, kind, size, inFlight, false, warmup, seconds);
-            long b = measure(rpc, clientLoop, kind, size, inFlight, true, warmup, seconds);
+            long a = sides.equals("rpc") ? 0 : measure(raw, clientLoop, kind, size, inFlight, false, warmup, seconds);
+            long b = sides.equals("raw") ? 0 : measure(rpc, clientLoop, kind, size, inFlight, true, warmup, seconds);
             raws.add(a);
             rpcs.add(b);
             double ratio = a == 0 ? 0 : (double) b / a;
