@@ -5,6 +5,7 @@ import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.Message;
@@ -50,7 +51,7 @@ public final class ProtoMessages {
 
   /** The first message of a call: call metadata plus the request. */
   public static Message first(ByteBufAllocator alloc, CallMetadata metadata, MessageLite request) {
-    ByteBuf md = CallMetadataCodec.encode(alloc, metadata);
+    ByteBuf md = CallMetadataCodec.encodeCached(alloc, metadata);
     try {
       return Message.of(md, encode(alloc, request));
     } catch (RuntimeException e) {
@@ -95,7 +96,8 @@ public final class ProtoMessages {
     } else {
       byte[] copy = new byte[len];
       data.getBytes(data.readerIndex(), copy);
-      in = CodedInputStream.newInstance(copy);
+      // Wrapped as an immutable ByteString, so that bytes fields really alias the copy.
+      in = UnsafeByteOperations.unsafeWrap(copy).newCodedInput();
       in.enableAliasing(true);
     }
     try {
