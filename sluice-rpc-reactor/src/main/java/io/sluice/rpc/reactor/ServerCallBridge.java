@@ -76,7 +76,17 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     gotRequest = true;
-    subscribeTo(() -> single.apply(message));
+    Publisher<Resp> p;
+    try {
+      p = single.apply(message);
+      if (p == null) {
+        throw new NullPointerException("the handler returned null");
+      }
+    } catch (Throwable e) {
+      call.close(Status.fromThrowable(e));
+      return;
+    }
+    p.subscribe(this);
   }
 
   @Override
