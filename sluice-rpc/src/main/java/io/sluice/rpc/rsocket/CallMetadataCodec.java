@@ -3,6 +3,7 @@ package io.sluice.rpc.rsocket;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
@@ -102,8 +103,8 @@ public final class CallMetadataCodec {
       ENCODED.lazySet(slot, new Encoded(m, ByteBufUtil.getBytes(fresh)));
       return fresh;
     }
-    ByteBuf buf = alloc.buffer(e.bytes.length, e.bytes.length);
-    return buf.writeBytes(e.bytes);
+    // A small array copy: cheaper than a pooled buffer for a few dozen bytes.
+    return Unpooled.wrappedBuffer(e.bytes.clone());
   }
 
   /** Appends the encoding of {@code m} to {@code out}. */

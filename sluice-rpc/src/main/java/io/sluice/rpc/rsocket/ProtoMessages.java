@@ -8,6 +8,7 @@ import com.google.protobuf.Parser;
 import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.sluice.Message;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Status;
@@ -23,13 +24,32 @@ public final class ProtoMessages {
   private ProtoMessages() {}
 
   /**
+   * Messages up to this size are serialized into a new array wrapped as an unpooled buffer:
+   * allocating a small array is cheaper than a pooled buffer, whose array access checks the
+   * pool chunk's shared reference count on every message.
+   */
+  static final int SMALL_MESSAGE = 4096;
+
+  /**
    * A buffer of exactly the size of the protobuf encoding of {@code m}, holding it; the caller owns
-   * it. The buffer is a heap buffer of {@code alloc} written through protobuf's array encoder (the
-   * transport copies the data into its frame, so a heap buffer costs no extra copy and spares the
-   * per-message NIO views a direct buffer needs).
+   * it. Small messages (up to 4 KiB) get a new array wrapped as a buffer; larger ones a heap
+   * buffer of {@code alloc}, both written through protobuf's array encoder (the transport copies
+   * the data into its frame, so a heap buffer costs no extra copy and spares the per-message NIO
+   * views a direct buffer needs).
    */
   public static ByteBuf encode(ByteBufAllocator alloc, MessageLite m) {
     int size = m.getSerializedSize();
+    if (size <= SMALL_MESSAGE) {
+      byte[] bytes = new byte[size];
+      try {
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        m.writeTo(out);
+        out.checkNoSpaceLeft();
+      } catch (IOException | RuntimeException e) {
+        throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode " + e), e);
+      }
+      return Unpooled.wrappedBuffer(bytes);
+    }
     ByteBuf buf = alloc.heapBuffer(size, size);
     try {
       CodedOutputStream out;

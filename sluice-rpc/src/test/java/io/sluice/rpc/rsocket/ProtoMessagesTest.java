@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
 /** Protobuf messages in and out of buffers: exact-size encoding, parsing from every buffer kind. */
 class ProtoMessagesTest {
   private static final BytesValue VALUE = BytesValue.of(ByteString.copyFrom(bytes(300)));
+  /** Larger than ProtoMessages.SMALL_MESSAGE: encoded into a buffer of the allocator. */
+  private static final BytesValue LARGE = BytesValue.of(ByteString.copyFrom(bytes(ProtoMessages.SMALL_MESSAGE + 100)));
 
   private static byte[] bytes(int n) {
     byte[] b = new byte[n];
@@ -66,13 +68,15 @@ class ProtoMessagesTest {
   }
 
   private static void assertEncodes(ByteBufAllocator alloc) {
-    ByteBuf buf = ProtoMessages.encode(alloc, VALUE);
-    try {
-      assertThat(buf.readableBytes()).isEqualTo(VALUE.getSerializedSize());
-      assertThat(buf.capacity()).isEqualTo(VALUE.getSerializedSize());
-      assertThat(ByteBufUtil.getBytes(buf)).isEqualTo(VALUE.toByteArray());
-    } finally {
-      buf.release();
+    for (BytesValue v : new BytesValue[] {VALUE, LARGE}) {
+      ByteBuf buf = ProtoMessages.encode(alloc, v);
+      try {
+        assertThat(buf.readableBytes()).isEqualTo(v.getSerializedSize());
+        assertThat(buf.capacity()).isEqualTo(v.getSerializedSize());
+        assertThat(ByteBufUtil.getBytes(buf)).isEqualTo(v.toByteArray());
+      } finally {
+        assertThat(buf.release()).isTrue();
+      }
     }
   }
 
