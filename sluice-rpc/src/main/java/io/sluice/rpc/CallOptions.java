@@ -2,6 +2,7 @@ package io.sluice.rpc;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Client-side options of calls: headers, a timeout (sent as the call's deadline), and the
@@ -17,6 +18,9 @@ public final class CallOptions {
   private final Duration timeout;
   private final Boolean idempotent;
   private final RpcInstrumentation instrumentation;
+  /** Without a timeout the metadata of a call depends only on the method: built once per method. */
+  private final ConcurrentHashMap<MethodDescriptor<?, ?>, CallMetadata> fixedMetadata =
+      new ConcurrentHashMap<>();
 
   private CallOptions(
       Headers headers, Duration timeout, Boolean idempotent, RpcInstrumentation instrumentation) {
@@ -91,6 +95,23 @@ public final class CallOptions {
 
   /** The metadata of a call to {@code method} starting now. */
   public CallMetadata metadata(MethodDescriptor<?, ?> method) {
+    if (timeout == null) {
+      CallMetadata md = fixedMetadata.get(method);
+      if (md == null) {
+        md = build(method);
+        if (fixedMetadata.size() < MAX_CACHED_METHODS) {
+          fixedMetadata.put(method, md);
+        }
+      }
+      return md;
+    }
+    return build(method);
+  }
+
+  /** Bounds the per-method cache of {@link #metadata} (descriptors are normally constants). */
+  private static final int MAX_CACHED_METHODS = 1024;
+
+  private CallMetadata build(MethodDescriptor<?, ?> method) {
     long ms = CallMetadata.NO_TIMEOUT;
     if (timeout != null) {
       long nanos = timeout.toNanos();

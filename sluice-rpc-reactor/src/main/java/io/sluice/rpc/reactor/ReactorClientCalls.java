@@ -36,6 +36,9 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
+    if (PlainCalls.applies(options)) {
+      return PlainCalls.unary(requester, method, options, request);
+    }
     return call(
             method,
             options,
@@ -50,6 +53,9 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
+    if (PlainCalls.applies(options)) {
+      return PlainCalls.serverStreaming(requester, method, options, request);
+    }
     return call(
         method,
         options,
@@ -186,7 +192,7 @@ public final class ReactorClientCalls {
     }
   }
 
-  private static Throwable toStatus(Throwable t) {
+  static Throwable toStatus(Throwable t) {
     if (t instanceof TimeoutException) {
       return StatusException.of(Status.Code.DEADLINE_EXCEEDED, "deadline exceeded on the client");
     }

@@ -5,6 +5,7 @@ import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.ServerCallHandler;
 import java.util.Objects;
 import java.util.function.Function;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -21,34 +22,39 @@ public final class ReactorServerCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> ServerCallHandler<Req, Resp> unary(
       Function<Req, Mono<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return call -> new ServerCallBridge<>(call, MethodKind.UNARY, method::apply, null);
+    Function<Req, ? extends Publisher<Resp>> f = method::apply;
+    return call -> new ServerCallBridge<>(call, MethodKind.UNARY, f, null);
   }
 
   /** A server-streaming method: one request, a stream of responses (request-stream). */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> serverStreaming(Function<Req, Flux<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return call -> new ServerCallBridge<>(call, MethodKind.SERVER_STREAMING, method::apply, null);
+    Function<Req, ? extends Publisher<Resp>> f = method::apply;
+    return call -> new ServerCallBridge<>(call, MethodKind.SERVER_STREAMING, f, null);
   }
 
   /** A client-streaming method: a stream of requests, one response (request-channel). */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> clientStreaming(Function<Flux<Req>, Mono<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return call -> new ServerCallBridge<>(call, MethodKind.CLIENT_STREAMING, null, method::apply);
+    Function<Flux<Req>, ? extends Publisher<Resp>> f = method::apply;
+    return call -> new ServerCallBridge<>(call, MethodKind.CLIENT_STREAMING, null, f);
   }
 
   /** A bidi-streaming method: streams both ways (request-channel). */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> bidiStreaming(Function<Flux<Req>, Flux<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return call -> new ServerCallBridge<>(call, MethodKind.BIDI_STREAMING, null, method::apply);
+    Function<Flux<Req>, ? extends Publisher<Resp>> f = method::apply;
+    return call -> new ServerCallBridge<>(call, MethodKind.BIDI_STREAMING, null, f);
   }
 
   /** A fire-and-forget method: one request, no response (fire-and-forget). */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> fireAndForget(Function<Req, Mono<Void>> method) {
     Objects.requireNonNull(method, "method");
-    return call -> new ServerCallBridge<Req, Resp>(call, MethodKind.FIRE_AND_FORGET, r -> method.apply(r).then(Mono.<Resp>empty()), null);
+    Function<Req, ? extends Publisher<Resp>> f = r -> method.apply(r).then(Mono.<Resp>empty());
+    return call -> new ServerCallBridge<Req, Resp>(call, MethodKind.FIRE_AND_FORGET, f, null);
   }
 }

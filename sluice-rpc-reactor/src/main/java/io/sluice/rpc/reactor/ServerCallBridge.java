@@ -27,7 +27,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
   private final Function<Req, Publisher<Resp>> single;
   private final Operators.DeferredSubscription upstream = new Operators.DeferredSubscription();
   private final RequestFlux<Req> requests;
-  private final Context context;
+  private Context context; // made on first use; immutable, so a racy publication is harmless
   private boolean gotRequest;
 
   @SuppressWarnings("unchecked")
@@ -37,7 +37,6 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       Function<Req, ? extends Publisher<Resp>> single,
       Function<Flux<Req>, ? extends Publisher<Resp>> streaming) {
     this.call = call;
-    this.context = Context.of(ReactorRpc.CALL_METADATA, call.metadata());
     this.kind = kind;
     this.single = (Function<Req, Publisher<Resp>>) single;
     if (streaming != null) {
@@ -76,7 +75,17 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     gotRequest = true;
-    subscribeTo(() -> single.apply(message));
+    Publisher<Resp> p;
+    try {
+      p = single.apply(message);
+      if (p == null) {
+        throw new NullPointerException("the handler returned null");
+      }
+    } catch (Throwable e) {
+      call.close(Status.fromThrowable(e));
+      return;
+    }
+    p.subscribe(this);
   }
 
   @Override
@@ -103,7 +112,12 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public Context currentContext() {
-    return context;
+    Context c = context;
+    if (c == null) {
+      c = Context.of(ReactorRpc.CALL_METADATA, call.metadata());
+      context = c;
+    }
+    return c;
   }
 
   // Subscriber of the handler's responses, any thread (serialized by Reactive Streams rules).

@@ -2,12 +2,15 @@ package io.sluice.rpc.rsocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Encodes and decodes {@link CallMetadata} as the RSocket metadata of a call's first frame. The
@@ -67,6 +70,41 @@ public final class CallMetadataCodec {
       buf.release();
       throw e;
     }
+  }
+
+  /** Encoded metadata of recently sent calls without a deadline, by identity of the metadata. */
+  private static final int ENCODED_CACHE_SIZE = 64;
+
+  private static final AtomicReferenceArray<Encoded> ENCODED = new AtomicReferenceArray<>(ENCODED_CACHE_SIZE);
+
+  private static final class Encoded {
+    final CallMetadata metadata;
+    final byte[] bytes;
+
+    Encoded(CallMetadata metadata, byte[] bytes) {
+      this.metadata = metadata;
+      this.bytes = bytes;
+    }
+  }
+
+  /**
+   * Like {@link #encode(ByteBufAllocator, CallMetadata)}, but remembers the bytes of metadata
+   * without a deadline by identity: clients reuse one {@link CallMetadata} per method and options
+   * when there is no timeout, and then every call copies the bytes instead of encoding the names.
+   */
+  static ByteBuf encodeCached(ByteBufAllocator alloc, CallMetadata m) {
+    if (m.hasTimeout()) {
+      return encode(alloc, m);
+    }
+    int slot = System.identityHashCode(m) & (ENCODED_CACHE_SIZE - 1);
+    Encoded e = ENCODED.get(slot);
+    if (e == null || e.metadata != m) {
+      ByteBuf fresh = encode(alloc, m);
+      ENCODED.lazySet(slot, new Encoded(m, ByteBufUtil.getBytes(fresh)));
+      return fresh;
+    }
+    // A small array copy: cheaper than a pooled buffer for a few dozen bytes.
+    return Unpooled.wrappedBuffer(e.bytes.clone());
   }
 
   /** Appends the encoding of {@code m} to {@code out}. */

@@ -1,11 +1,14 @@
 package io.sluice.rpc.rsocket;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.sluice.Message;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Status;
@@ -20,16 +23,45 @@ import java.nio.ByteBuffer;
 public final class ProtoMessages {
   private ProtoMessages() {}
 
-  /** A buffer holding the protobuf encoding of {@code m}; the caller owns it. */
+  /**
+   * Messages up to this size are serialized into a new array wrapped as an unpooled buffer:
+   * allocating a small array is cheaper than a pooled buffer, whose array access checks the
+   * pool chunk's shared reference count on every message.
+   */
+  static final int SMALL_MESSAGE = 4096;
+
+  /**
+   * A buffer of exactly the size of the protobuf encoding of {@code m}, holding it; the caller owns
+   * it. Small messages (up to 4 KiB) get a new array wrapped as a buffer; larger ones a heap
+   * buffer of {@code alloc}, both written through protobuf's array encoder (the transport copies
+   * the data into its frame, so a heap buffer costs no extra copy and spares the per-message NIO
+   * views a direct buffer needs).
+   */
   public static ByteBuf encode(ByteBufAllocator alloc, MessageLite m) {
     int size = m.getSerializedSize();
-    ByteBuf buf = alloc.buffer(size, size);
+    if (size <= SMALL_MESSAGE) {
+      byte[] bytes = new byte[size];
+      try {
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        m.writeTo(out);
+        out.checkNoSpaceLeft();
+      } catch (IOException | RuntimeException e) {
+        throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode " + e), e);
+      }
+      return Unpooled.wrappedBuffer(bytes);
+    }
+    ByteBuf buf = alloc.heapBuffer(size, size);
     try {
-      ByteBuffer nio = buf.nioBuffer(0, size);
-      CodedOutputStream out = CodedOutputStream.newInstance(nio);
+      CodedOutputStream out;
+      if (buf.hasArray()) {
+        out = CodedOutputStream.newInstance(buf.array(), buf.arrayOffset() + buf.writerIndex(), size);
+      } else {
+        ByteBuffer nio = buf.nioBuffer(buf.writerIndex(), size);
+        out = CodedOutputStream.newInstance(nio);
+      }
       m.writeTo(out);
       out.checkNoSpaceLeft();
-      buf.writerIndex(size);
+      buf.writerIndex(buf.writerIndex() + size);
       return buf;
     } catch (IOException | RuntimeException e) {
       buf.release();
@@ -39,7 +71,7 @@ public final class ProtoMessages {
 
   /** The first message of a call: call metadata plus the request. */
   public static Message first(ByteBufAllocator alloc, CallMetadata metadata, MessageLite request) {
-    ByteBuf md = CallMetadataCodec.encode(alloc, metadata);
+    ByteBuf md = CallMetadataCodec.encodeCached(alloc, metadata);
     try {
       return Message.of(md, encode(alloc, request));
     } catch (RuntimeException e) {
@@ -56,16 +88,44 @@ public final class ProtoMessages {
   /**
    * Parses the data of {@code message} and releases the message.
    *
+   * <p>Heap data is parsed in place. Other data (direct, composite) is copied once into a new
+   * array that the parsed message may alias for its {@code bytes} fields, so the bytes are copied
+   * only once and no NIO view is made.
+   *
    * @throws StatusException INTERNAL when the bytes are not a valid message of the type
    */
   public static <T> T parse(Parser<T> parser, Message message) {
     try {
-      ByteBuf data = message.data();
-      return parser.parseFrom(data.nioBuffer());
-    } catch (InvalidProtocolBufferException e) {
-      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
+      return parse(parser, message.data());
     } finally {
       message.release();
+    }
+  }
+
+  /**
+   * Parses the readable bytes of {@code data} (its indexes and reference count are left alone).
+   *
+   * @throws StatusException INTERNAL when the bytes are not a valid message of the type
+   */
+  public static <T> T parse(Parser<T> parser, ByteBuf data) {
+    int len = data.readableBytes();
+    CodedInputStream in;
+    if (data.hasArray()) {
+      // The array belongs to the buffer, which is released after parsing: no aliasing.
+      in = CodedInputStream.newInstance(data.array(), data.arrayOffset() + data.readerIndex(), len);
+    } else {
+      byte[] copy = new byte[len];
+      data.getBytes(data.readerIndex(), copy);
+      // Wrapped as an immutable ByteString, so that bytes fields really alias the copy.
+      in = UnsafeByteOperations.unsafeWrap(copy).newCodedInput();
+      in.enableAliasing(true);
+    }
+    try {
+      T value = parser.parseFrom(in);
+      in.checkLastTagWas(0);
+      return value;
+    } catch (InvalidProtocolBufferException e) {
+      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
     }
   }
 }

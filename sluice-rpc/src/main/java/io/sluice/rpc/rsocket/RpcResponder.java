@@ -1,5 +1,8 @@
 package io.sluice.rpc.rsocket;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.sluice.Acceptor;
 import io.sluice.Message;
 import io.sluice.Responder;
@@ -14,6 +17,7 @@ import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The RPC dispatcher for RSocket: a {@link Responder} that serves every service of a {@link
@@ -56,6 +60,29 @@ public final class RpcResponder implements Responder {
   private final ServiceRegistry registry;
   private final RpcInstrumentation instrumentation;
   private final int maxCallMetadataBytes;
+
+  /**
+   * Recently resolved call metadata without deadline and headers (the same bytes call after call
+   * for a client's method), by the hash of its bytes: such calls skip decoding the names and the
+   * registry lookup. Direct-mapped and bounded, so hostile metadata only evicts entries.
+   */
+  private static final int RESOLVED_CACHE_SIZE = 64;
+
+  private final AtomicReferenceArray<Resolved> resolved = new AtomicReferenceArray<>(RESOLVED_CACHE_SIZE);
+
+  private static final class Resolved {
+    final int hash;
+    final ByteBuf bytes; // unpooled heap copy, never released
+    final CallMetadata metadata;
+    final ServerMethodDefinition<?, ?> def;
+
+    Resolved(int hash, ByteBuf bytes, CallMetadata metadata, ServerMethodDefinition<?, ?> def) {
+      this.hash = hash;
+      this.bytes = bytes;
+      this.metadata = metadata;
+      this.def = def;
+    }
+  }
 
   public RpcResponder(ServiceRegistry registry) {
     this(registry, RpcInstrumentation.NONE);
@@ -141,6 +168,7 @@ public final class RpcResponder implements Responder {
       Message request, StreamHandle handle, Interaction interaction, boolean inboundComplete) {
     long startNanos = System.nanoTime();
     CallMetadata md;
+    ServerMethodDefinition<?, ?> def;
     try {
       if (!request.hasMetadata()) {
         throw StatusException.of(
@@ -152,13 +180,26 @@ public final class RpcResponder implements Responder {
             Status.Code.RESOURCE_EXHAUSTED,
             "call metadata of " + size + " bytes exceeds the limit of " + maxCallMetadataBytes);
       }
-      md = CallMetadataCodec.decode(request.metadata());
+      ByteBuf mdBytes = request.metadata();
+      int hash = ByteBufUtil.hashCode(mdBytes);
+      Resolved r = resolved.get(hash & (RESOLVED_CACHE_SIZE - 1));
+      if (r != null && r.hash == hash && ByteBufUtil.equals(mdBytes, r.bytes)) {
+        md = r.metadata;
+        def = r.def;
+      } else {
+        md = CallMetadataCodec.decode(mdBytes);
+        def = registry.lookup(md.service(), md.method());
+        if (def != null && !md.hasTimeout() && md.headers().isEmpty()) {
+          resolved.lazySet(
+              hash & (RESOLVED_CACHE_SIZE - 1),
+              new Resolved(hash, Unpooled.wrappedBuffer(ByteBufUtil.getBytes(mdBytes)), md, def));
+        }
+      }
     } catch (StatusException e) {
       request.release();
       fail(handle, e.status());
       return NOOP;
     }
-    ServerMethodDefinition<?, ?> def = registry.lookup(md.service(), md.method());
     RpcInstrumentation.CallObserver observer =
         observe(md, def == null ? null : def.method());
     Status refusal = null;

@@ -16,7 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One server call over one RSocket stream: the {@link ServerCall} handed to the method handler and
@@ -35,7 +35,10 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   private final RpcInstrumentation.CallObserver observer;
   private final long startNanos;
   private final RpcResponder.Interaction interaction;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile int closed; // 0 open, 1 ended
+  @SuppressWarnings("rawtypes")
+  private static final AtomicIntegerFieldUpdater<RsocketServerCall> CLOSED =
+      AtomicIntegerFieldUpdater.newUpdater(RsocketServerCall.class, "closed");
 
   // Event-loop state (fire-and-forget: the calling thread, guarded by the call's own monitor).
   private Message firstPending;
@@ -111,7 +114,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public boolean isClosed() {
-    return closed.get();
+    return closed != 0;
   }
 
   @Override
@@ -139,7 +142,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       requestedBeforeStart = saturatedAdd(requestedBeforeStart, n);
       return;
     }
-    if (closed.get()) {
+    if (closed != 0) {
       releasePending();
       return;
     }
@@ -157,7 +160,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
         return;
       }
     }
-    if (n > 0 && !inboundComplete && handle != null && !closed.get()) {
+    if (n > 0 && !inboundComplete && handle != null && closed == 0) {
       handle.request(n);
     }
   }
@@ -173,11 +176,11 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       return false;
     }
     listener.onMessage(req);
-    return !closed.get();
+    return closed == 0;
   }
 
   private void deliverHalfClose() {
-    if (!halfCloseDelivered && !closed.get()) {
+    if (!halfCloseDelivered && closed == 0) {
       halfCloseDelivered = true;
       listener.onHalfClose();
     }
@@ -185,7 +188,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void sendMessage(Resp message) {
-    if (closed.get() || handle == null) {
+    if ((closed != 0) || handle == null) {
       return;
     }
     Message m;
@@ -222,7 +225,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   /** Ends the call if it has not ended; true if this call ended it. */
   private boolean closeOnce(Status status) {
-    if (!closed.compareAndSet(false, true)) {
+    if (!CLOSED.compareAndSet(this, 0, 1)) {
       return false;
     }
     ScheduledFuture<?> t = deadlineTimer;
@@ -262,7 +265,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   /** Ends the call without telling the peer (it already knows: it cancelled or failed). */
   private boolean closeQuietly(Status status) {
-    if (!closed.compareAndSet(false, true)) {
+    if (!CLOSED.compareAndSet(this, 0, 1)) {
       return false;
     }
     ScheduledFuture<?> t = deadlineTimer;
@@ -302,7 +305,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onNext(Message message) {
-    if (closed.get() || listener == null) {
+    if ((closed != 0) || listener == null) {
       message.release();
       return;
     }
@@ -336,7 +339,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onRequest(long n) {
-    if (!closed.get() && listener != null) {
+    if (closed == 0 && listener != null) {
       listener.onReady(n);
     }
   }

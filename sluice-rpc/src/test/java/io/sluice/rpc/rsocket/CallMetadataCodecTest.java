@@ -100,4 +100,22 @@ class CallMetadataCodecTest {
     CallMetadataCodec.decode(b);
     assertThat(b.readerIndex()).isZero();
   }
+
+  @Test
+  void cachedEncodingIsByteForByteTheEncodingEveryTime() {
+    CallMetadata plain = CallMetadata.of("pkg.Svc", "Method", Headers.EMPTY, CallMetadata.NO_TIMEOUT, true, 3);
+    CallMetadata other = CallMetadata.of("pkg.Svc", "Other");
+    CallMetadata timed = CallMetadata.of("pkg.Svc", "Method", Headers.EMPTY, 250, false, 0);
+    for (int round = 0; round < 3; round++) {
+      for (CallMetadata m : new CallMetadata[] {plain, other, timed}) {
+        ByteBuf b = CallMetadataCodec.encodeCached(PooledByteBufAllocator.DEFAULT, m);
+        try {
+          assertThat(ByteBufUtil.getBytes(b)).isEqualTo(encode(m));
+          assertThat(CallMetadataCodec.decode(b)).isEqualTo(m);
+        } finally {
+          b.release();
+        }
+      }
+    }
+  }
 }
