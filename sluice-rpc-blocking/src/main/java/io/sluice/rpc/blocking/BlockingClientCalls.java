@@ -7,6 +7,7 @@ import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
 import java.util.stream.Stream;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 
 /**
@@ -30,7 +31,7 @@ public final class BlockingClientCalls {
   /** A server-streaming call (request-stream); close the stream to cancel early. */
   public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
-    return ReactorClientCalls.serverStreaming(requester, method, options, request).toStream();
+    return inOrder(ReactorClientCalls.serverStreaming(requester, method, options, request));
   }
 
   /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
@@ -42,13 +43,29 @@ public final class BlockingClientCalls {
   /** A bidi-streaming call (request-channel); close the returned stream to cancel early. */
   public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> bidiStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
-    return ReactorClientCalls.bidiStreaming(requester, method, options, pull(requests)).toStream();
+    return inOrder(ReactorClientCalls.bidiStreaming(requester, method, options, pull(requests)));
   }
 
   /** A fire-and-forget call: returns once the request is handed to the transport. */
   public static <Req extends MessageLite, Resp extends MessageLite> void fireAndForget(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     ReactorClientCalls.fireAndForget(requester, method, options, request).block();
+  }
+
+  /**
+   * The responses as a lazy Stream that ends with the call's error only after every response that
+   * arrived before it. ({@code Flux.toStream()} alone throws a terminal error as soon as it arrives,
+   * dropping responses still queued for the consumer.)
+   */
+  private static <T> Stream<T> inOrder(Flux<T> responses) {
+    return responses.materialize().toStream()
+        .filter(signal -> !signal.isOnComplete())
+        .map(signal -> {
+          if (signal.isOnError()) {
+            throw Exceptions.propagate(signal.getThrowable());
+          }
+          return signal.get();
+        });
   }
 
   /** The caller's request stream, pulled on a virtual thread (never on the connection's event loop). */
