@@ -193,8 +193,8 @@ public abstract class FlavorImpl implements Impl, AutoCloseable {
     private final Executor loop;
     private final int window;
     private final Op send;
-    private final Runnable sent = () -> outstanding--;
     private int outstanding;
+    private final Runnable sent = () -> outstanding--;
 
     FnfPump(Executor loop, int window, Op send) {
       this.loop = loop;

@@ -72,7 +72,7 @@ public final class ReactorImpl extends FlavorImpl {
         r.requestStream(Message.of(payload)).subscribe(new Count(received));
         break;
       case "channel":
-        r.requestChannel(Flux.generate(sink -> sink.next(Message.of(payload))))
+        r.requestChannel(Flux.<Message>generate(sink -> sink.next(Message.of(payload))))
             .subscribe(new Count(received));
         break;
       case "rr":

@@ -97,7 +97,7 @@ public final class RpcImpl extends FlavorImpl {
         bench.stream(StreamRequest.newBuilder().setSize(size).build()).subscribe(new Count(received));
         break;
       case "channel":
-        bench.channel(Flux.generate(sink -> sink.next(p))).subscribe(new Count(received));
+        bench.channel(Flux.<Payload>generate(sink -> sink.next(p))).subscribe(new Count(received));
         break;
       case "rr":
         closedLoop(loop, window, done ->
