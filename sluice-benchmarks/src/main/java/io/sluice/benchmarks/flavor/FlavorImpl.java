@@ -87,7 +87,7 @@ public abstract class FlavorImpl implements Impl, AutoCloseable {
   /**
    * Stops the loops, then closes what this instance opened, newest first (client connections, then
    * their event loops, then servers). The child processes never call it (they end with their
-   * process); in-process tests do.
+   * process); it is for running an impl inside another JVM.
    */
   @Override
   public void close() throws Exception {
