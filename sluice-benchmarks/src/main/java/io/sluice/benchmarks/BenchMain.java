@@ -1,10 +1,16 @@
 package io.sluice.benchmarks;
 
+import io.sluice.benchmarks.flavor.FuturesImpl;
+import io.sluice.benchmarks.flavor.GrpcStubImpl;
+import io.sluice.benchmarks.flavor.MutinyImpl;
+import io.sluice.benchmarks.flavor.ReactorImpl;
+import io.sluice.benchmarks.flavor.RxImpl;
 import io.sluice.benchmarks.grpc.GrpcImpl;
 import io.sluice.benchmarks.harness.Args;
 import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.rpc.RpcImpl;
 import io.sluice.benchmarks.sluice.SluiceImpl;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -17,7 +23,7 @@ import java.util.Set;
 
 /**
  * Entry point of {@code ./sluice bench} and {@code ./sluice jmh}; also the server and client child
- * processes of the {@code sluice} and {@code grpc-java} impls. Exit codes: 0 done, 1 failed, 2 usage.
+ * processes of every impl but the rsocket-java and Spring RSocket peers (their own jar). Exit codes: 0 done, 1 failed, 2 usage.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -27,7 +33,8 @@ public final class BenchMain {
           "\n",
           "usage: sluice bench --impl I --interaction X --size N [--seconds S] [--warmup S] [--window W]",
           "       sluice bench --compare [--seconds S] [--warmup S]",
-          "       sluice bench --latency [--impl I | --compare] [--size N] [--seconds S] [--warmup S]",
+          "       sluice bench --compare-flavors [--seconds S] [--warmup S]",
+          "       sluice bench --latency [--impl I | --compare | --compare-flavors] [--size N] [--seconds S] [--warmup S]",
           "       sluice jmh [JMH options, e.g. -prof gc]",
           "",
           "  --impl         " + String.join(" | ", Spec.IMPLS) + " (default sluice)",
@@ -35,7 +42,11 @@ public final class BenchMain {
           "  --size         payload bytes, e.g. " + Spec.SIZES + " (default 8)",
           "  --seconds      measured seconds (default 10); --warmup seconds before them (default 30)",
           "  --window       outstanding requests for rr/fnf (default: 64 for grpc-java rr, else 512)",
-          "  --compare      every impl for stream/rr/channel at 8 and 140 bytes, then a ratio table",
+          "  --compare      sluice, grpc-java, rsocket-java, spring-rsocket for stream/rr/channel at",
+          "                 8 and 140 bytes, then a ratio table",
+          "  --compare-flavors  sluice (core SPI), each API flavor and sluice-rpc for stream and rr",
+          "                 at 8 bytes (sluice and sluice-rpc also at 128), with each one's ratio to",
+          "                 sluice-reactor and to sluice",
           "  --latency      request-stream of 24 (concurrency 1) and rr at concurrency 1, 4, 8:",
           "                 p50/p95/p99 in microseconds and operations per second",
           "",
@@ -54,6 +65,18 @@ public final class BenchMain {
         return new SluiceImpl();
       case "grpc-java":
         return new GrpcImpl();
+      case "sluice-reactor":
+        return new ReactorImpl();
+      case "sluice-futures":
+        return new FuturesImpl();
+      case "sluice-rxjava":
+        return new RxImpl();
+      case "sluice-mutiny":
+        return new MutinyImpl();
+      case "sluice-grpc-stub":
+        return new GrpcStubImpl();
+      case "sluice-rpc":
+        return new RpcImpl();
       default:
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
     }
@@ -78,7 +101,7 @@ public final class BenchMain {
               argv,
               from,
               Set.of("impl", "interaction", "size", "seconds", "warmup", "window"),
-              Set.of("compare", "latency"));
+              Set.of("compare", "compare-flavors", "latency"));
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);
       Orchestrator o = new Orchestrator(out);
@@ -86,8 +109,14 @@ public final class BenchMain {
           "# server and client JVMs on 127.0.0.1, "
               + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
               + "; warm-up " + warmup + " s, measured " + seconds + " s");
+      if (a.flag("compare") && a.flag("compare-flavors")) {
+        throw new Args.UsageException("--compare and --compare-flavors exclude each other");
+      }
       if (a.flag("latency")) {
-        List<String> impls = a.flag("compare") ? Spec.IMPLS : List.of(checkImpl(a.get("impl", "sluice")));
+        List<String> impls =
+            a.flag("compare")
+                ? Spec.PEERS
+                : a.flag("compare-flavors") ? Spec.FLAVORS : List.of(checkImpl(a.get("impl", "sluice")));
         int size = a.getInt("size", 8, 0, 1 << 20);
         List<String> lines = new ArrayList<>();
         for (String impl : impls) {
@@ -102,6 +131,9 @@ public final class BenchMain {
       }
       if (a.flag("compare")) {
         return compare(o, warmup, seconds, out);
+      }
+      if (a.flag("compare-flavors")) {
+        return compareFlavors(o, warmup, seconds, out);
       }
       String impl = checkImpl(a.get("impl", "sluice"));
       String interaction = a.get("interaction", "stream");
@@ -132,7 +164,7 @@ public final class BenchMain {
     for (String interaction : List.of("stream", "rr", "channel")) {
       for (int size : List.of(8, 140)) {
         Map<String, Orchestrator.Result> row = new LinkedHashMap<>();
-        for (String impl : Spec.IMPLS) {
+        for (String impl : Spec.PEERS) {
           out.println("## " + impl + " " + interaction + " " + size + " B");
           row.put(impl, o.throughput(impl, interaction, size,
               Spec.defaultWindow(impl, interaction), warmup, seconds));
@@ -148,7 +180,7 @@ public final class BenchMain {
       Map<String, Orchestrator.Result> row = e.getValue();
       long s = row.get("sluice").median();
       StringBuilder line = new StringBuilder("| " + e.getKey());
-      for (String impl : Spec.IMPLS) {
+      for (String impl : Spec.PEERS) {
         line.append(" | ").append(rate(row.get(impl).median()));
       }
       for (String peer : List.of("grpc-java", "rsocket-java", "spring-rsocket")) {
@@ -162,6 +194,56 @@ public final class BenchMain {
     out.println("messages/s are medians of the per-second counts; ratios are ratios of medians;"
         + " 'B/msg' is bytes allocated on Sluice's server event loop per message.");
     return 0;
+  }
+
+  /** The cases of {@code --compare-flavors}: stream and rr at 8 B for every flavor, at 128 B for two. */
+  static Map<String, List<String>> flavorCases() {
+    Map<String, List<String>> cases = new LinkedHashMap<>();
+    for (String interaction : List.of("stream", "rr")) {
+      cases.put(interaction + " 8", Spec.FLAVORS);
+    }
+    for (String interaction : List.of("stream", "rr")) {
+      cases.put(interaction + " 128", List.of("sluice", "sluice-rpc"));
+    }
+    return cases;
+  }
+
+  private static int compareFlavors(Orchestrator o, int warmup, int seconds, PrintStream out)
+      throws Exception {
+    Map<String, Map<String, Long>> rows = new LinkedHashMap<>();
+    for (Map.Entry<String, List<String>> c : flavorCases().entrySet()) {
+      String[] parts = c.getKey().split(" ");
+      String interaction = parts[0];
+      int size = Integer.parseInt(parts[1]);
+      Map<String, Long> row = new LinkedHashMap<>();
+      for (String impl : c.getValue()) {
+        out.println("## " + impl + " " + interaction + " " + size + " B");
+        row.put(impl, o.throughput(impl, interaction, size,
+            Spec.defaultWindow(impl, interaction), warmup, seconds).median());
+      }
+      rows.put(interaction + " " + size + " B", row);
+    }
+    out.println();
+    out.println("| interaction | impl | msgs/s | vs sluice-reactor | vs sluice |");
+    out.println("|---|---|---|---|---|");
+    for (Map.Entry<String, Map<String, Long>> e : rows.entrySet()) {
+      Map<String, Long> row = e.getValue();
+      for (Map.Entry<String, Long> cell : row.entrySet()) {
+        out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + rate(cell.getValue())
+            + " | " + ratio(cell.getValue(), row.get("sluice-reactor"))
+            + " | " + ratio(cell.getValue(), row.get("sluice")) + " |");
+      }
+    }
+    out.println();
+    out.println("messages/s are medians of the per-second counts; a ratio is this impl's median over"
+        + " the other's in the same run (n/a where that impl did not run or received nothing).");
+    return 0;
+  }
+
+  private static String ratio(long value, Long base) {
+    return base == null || base == 0
+        ? "n/a"
+        : String.format(Locale.ROOT, "%.2f", (double) value / base);
   }
 
   private static String rate(long perSecond) {

@@ -33,6 +33,9 @@ class BenchMainTest {
     err.reset();
     assertThat(run(err, "bench", "--frobnicate")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown option --frobnicate");
+    err.reset();
+    assertThat(run(err, "bench", "--compare", "--compare-flavors")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("exclude each other");
   }
 
   @Test

@@ -4,8 +4,36 @@ import java.util.List;
 
 /** What one benchmark run measures; shared by the orchestrator and the child processes. */
 public final class Spec {
+  /** The side-by-side peers: {@code --compare} runs these. */
+  public static final List<String> PEERS = List.of("sluice", "grpc-java", "rsocket-java", "spring-rsocket");
+
+  /**
+   * Sluice through each API flavor (end to end: server and client of the same flavor) and through
+   * its protobuf RPC, beside the raw core SPI ({@code sluice}): {@code --compare-flavors} runs these.
+   */
+  public static final List<String> FLAVORS =
+      List.of(
+          "sluice",
+          "sluice-reactor",
+          "sluice-futures",
+          "sluice-rxjava",
+          "sluice-mutiny",
+          "sluice-grpc-stub",
+          "sluice-rpc");
+
   /** The implementations the harness knows. */
-  public static final List<String> IMPLS = List.of("sluice", "grpc-java", "rsocket-java", "spring-rsocket");
+  public static final List<String> IMPLS =
+      List.of(
+          "sluice",
+          "grpc-java",
+          "rsocket-java",
+          "spring-rsocket",
+          "sluice-reactor",
+          "sluice-futures",
+          "sluice-rxjava",
+          "sluice-mutiny",
+          "sluice-grpc-stub",
+          "sluice-rpc");
 
   /** Throughput interactions; {@code stream24} (a request-stream of 24) is for latency mode only. */
   public static final List<String> INTERACTIONS = List.of("fnf", "rr", "stream", "channel");

@@ -1,0 +1,48 @@
+package io.sluice.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Each flavor impl and sluice-rpc in real server and client JVMs (as {@code ./sluice bench} runs
+ * them), one second of stream and one of rr: asserts only that messages flowed and a RESULT line
+ * came out. No timing is asserted.
+ */
+class FlavorImplsTest {
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub",
+        "sluice-rpc"
+      })
+  @Timeout(120) // hang guard only
+  void streamAndRequestResponseMoveMessages(String impl) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
+    Orchestrator.Result stream = o.throughput(impl, "stream", 8, 512, 0, 1);
+    Orchestrator.Result rr = o.throughput(impl, "rr", 8, 64, 0, 1);
+    assertThat(stream.median()).as(impl + " stream").isPositive();
+    assertThat(rr.median()).as(impl + " rr").isPositive();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("RESULT impl=" + impl + " interaction=stream size=8 msgs_per_sec=")
+        .contains("RESULT impl=" + impl + " interaction=rr size=8 msgs_per_sec=");
+  }
+
+  @Test
+  void compareFlavorsRunsEveryFlavorAndRpcAt128Bytes() {
+    assertThat(BenchMain.flavorCases())
+        .containsOnlyKeys("stream 8", "rr 8", "stream 128", "rr 128");
+    assertThat(BenchMain.flavorCases().get("rr 8"))
+        .contains("sluice", "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny",
+            "sluice-grpc-stub", "sluice-rpc");
+    assertThat(BenchMain.flavorCases().get("stream 128")).containsExactly("sluice", "sluice-rpc");
+  }
+}
