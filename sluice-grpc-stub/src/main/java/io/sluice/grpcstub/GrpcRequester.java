@@ -27,8 +27,11 @@ import java.util.concurrent.CompletableFuture;
  * given to a response observer belongs to it and must be released.
  */
 public final class GrpcRequester {
-  /** Inbound credit under automatic flow control: the peer may run this far ahead. */
-  public static final int WINDOW = 64;
+  /**
+   * Inbound credit under automatic flow control: the peer may run this far ahead, topped up by
+   * half as messages are delivered (as reactor's default prefetch of 256).
+   */
+  public static final int WINDOW = 256;
 
   private final Requester requester;
 

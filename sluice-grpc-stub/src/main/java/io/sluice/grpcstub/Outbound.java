@@ -1,6 +1,7 @@
 package io.sluice.grpcstub;
 
 import io.sluice.Message;
+import io.netty.util.concurrent.EventExecutor;
 import io.sluice.StreamHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
@@ -10,7 +11,8 @@ import java.util.concurrent.Executor;
  * ({@code isReady()} is advisory), while RSocket fails a stream that sends beyond it. Messages
  * therefore go through a small queue that only the connection's event loop drains, as far as the
  * peer's credit allows, so order is kept whatever thread calls {@code onNext}. Callers that respect
- * {@code isReady()} keep the queue empty or nearly so.
+ * {@code isReady()} keep the queue empty: on the event loop, with credit and nothing queued, a
+ * message goes to the stream at once.
  */
 final class Outbound {
   private final ArrayDeque<Message> queue = new ArrayDeque<>();
@@ -71,10 +73,24 @@ final class Outbound {
         m.release();
         return;
       }
+      if (queue.isEmpty() && credit > 0 && handle != null && onLoop(handle)) {
+        // On the event loop with credit and nothing queued: send at once, so that a handler
+        // looping on isReady() from the on-ready callback sends a whole window per loop turn.
+        if (credit != Long.MAX_VALUE) {
+          credit--;
+        }
+        handle.next(m);
+        return;
+      }
       queue.add(m);
       schedule = scheduleLocked();
     }
     runDrain(schedule);
+  }
+
+  private static boolean onLoop(StreamHandle h) {
+    Executor e = h.executor();
+    return e instanceof EventExecutor && ((EventExecutor) e).inEventLoop();
   }
 
   void complete() {
