@@ -190,36 +190,6 @@ final class FlavorGenerator {
     return result + " " + m.javaName + "(" + arg + ")";
   }
 
-  private static String interaction(Generator.Method m) {
-    switch (m.kind) {
-      case UNARY:
-        return "unary, RSocket request-response";
-      case SERVER_STREAMING:
-        return "server-streaming, RSocket request-stream";
-      case CLIENT_STREAMING:
-        return "client-streaming, RSocket request-channel";
-      case BIDI_STREAMING:
-        return "bidi-streaming, RSocket request-channel";
-      default:
-        return "fire-and-forget, RSocket fire-and-forget";
-    }
-  }
-
-  private static String camelKind(Generator.Method m) {
-    switch (m.kind) {
-      case UNARY:
-        return "unary";
-      case SERVER_STREAMING:
-        return "serverStreaming";
-      case CLIENT_STREAMING:
-        return "clientStreaming";
-      case BIDI_STREAMING:
-        return "bidiStreaming";
-      default:
-        return "fireAndForget";
-    }
-  }
-
   /** Proto comment text made safe inside a javadoc comment. */
   private static String javadocSafe(String s) {
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -246,7 +216,7 @@ final class FlavorGenerator {
       b.append("  String METHOD_").append(m.constant).append(" = \"").append(m.protoName).append("\";\n");
     }
     for (Generator.Method m : methods) {
-      b.append("\n  /** Descriptor of {@code ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+      b.append("\n  /** Descriptor of {@code ").append(m.protoName).append("}: ").append(m.kind.interaction).append(". */\n");
       b.append("  ").append(RPC).append("MethodDescriptor<").append(m.requestType).append(", ")
           .append(m.responseType).append("> ").append(m.constant).append(" =\n");
       b.append("      ").append(RPC).append("MethodDescriptor.<").append(m.requestType).append(", ")
@@ -262,14 +232,14 @@ final class FlavorGenerator {
     }
     for (Generator.Method m : methods) {
       if (m.comment.isEmpty()) {
-        b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+        b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(m.kind.interaction).append(". */\n");
       } else {
         b.append("\n  /**\n");
         for (String line : m.comment.split("\n", -1)) {
           String l = javadocSafe(line.strip());
           b.append(l.isEmpty() ? "   *\n" : "   * " + l + "\n");
         }
-        b.append("   *\n   * <p>{@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(".\n   */\n");
+        b.append("   *\n   * <p>{@code rpc ").append(m.protoName).append("}: ").append(m.kind.interaction).append(".\n   */\n");
       }
       if (flavor == Flavor.GRPC) {
         b.append("  default ").append(signature(m)).append(" {\n");
@@ -335,7 +305,7 @@ final class FlavorGenerator {
       }
       boolean isVoid = flavor == Flavor.GRPC && !streamingRequests(m)
           || flavor == Flavor.BLOCKING && m.kind == Generator.Method.Kind.FIRE_AND_FORGET;
-      b.append("    ").append(isVoid ? "" : "return ").append(calls).append(".").append(camelKind(m))
+      b.append("    ").append(isVoid ? "" : "return ").append(calls).append(".").append(m.kind.camel)
           .append("(requester, ").append(ifaceRef).append(".").append(m.constant).append(", options, ")
           .append(args).append(");\n");
       b.append("  }\n");
@@ -365,7 +335,7 @@ final class FlavorGenerator {
       b.append("        .add(\n");
       b.append("            ").append(ifaceRef).append(".").append(m.constant).append(",\n");
       b.append("            ").append(flavor.glue).append(".").append(flavor.prefix).append("ServerCalls.<")
-          .append(m.requestType).append(", ").append(m.responseType).append(">").append(camelKind(m))
+          .append(m.requestType).append(", ").append(m.responseType).append(">").append(m.kind.camel)
           .append("(service::").append(m.javaName).append("))\n");
     }
     b.append("        .build();\n");

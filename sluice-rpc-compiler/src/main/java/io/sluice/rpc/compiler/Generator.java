@@ -103,11 +103,21 @@ public final class Generator {
     String comment = "";
 
     enum Kind {
-      UNARY,
-      SERVER_STREAMING,
-      CLIENT_STREAMING,
-      BIDI_STREAMING,
-      FIRE_AND_FORGET
+      UNARY("unary, RSocket request-response", "unary"),
+      SERVER_STREAMING("server-streaming, RSocket request-stream", "serverStreaming"),
+      CLIENT_STREAMING("client-streaming, RSocket request-channel", "clientStreaming"),
+      BIDI_STREAMING("bidi-streaming, RSocket request-channel", "bidiStreaming"),
+      FIRE_AND_FORGET("fire-and-forget, RSocket fire-and-forget", "fireAndForget");
+
+      /** How generated javadoc names the kind and the RSocket interaction it maps to. */
+      final String interaction;
+      /** The runtime's per-kind method name ({@code ClientCalls.unary}, ...). */
+      final String camel;
+
+      Kind(String interaction, String camel) {
+        this.interaction = interaction;
+        this.camel = camel;
+      }
     }
 
     private Method(

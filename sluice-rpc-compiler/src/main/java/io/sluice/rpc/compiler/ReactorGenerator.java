@@ -99,36 +99,6 @@ final class ReactorGenerator {
     }
   }
 
-  private static String interaction(Generator.Method m) {
-    switch (m.kind) {
-      case UNARY:
-        return "unary, RSocket request-response";
-      case SERVER_STREAMING:
-        return "server-streaming, RSocket request-stream";
-      case CLIENT_STREAMING:
-        return "client-streaming, RSocket request-channel";
-      case BIDI_STREAMING:
-        return "bidi-streaming, RSocket request-channel";
-      default:
-        return "fire-and-forget, RSocket fire-and-forget";
-    }
-  }
-
-  private static String camelKind(Generator.Method m) {
-    switch (m.kind) {
-      case UNARY:
-        return "unary";
-      case SERVER_STREAMING:
-        return "serverStreaming";
-      case CLIENT_STREAMING:
-        return "clientStreaming";
-      case BIDI_STREAMING:
-        return "bidiStreaming";
-      default:
-        return "fireAndForget";
-    }
-  }
-
   private String iface() {
     StringBuilder b = header();
     b.append("/**\n");
@@ -145,7 +115,7 @@ final class ReactorGenerator {
       b.append("  String METHOD_").append(m.constant).append(" = \"").append(m.protoName).append("\";\n");
     }
     for (Generator.Method m : methods) {
-      b.append("\n  /** Descriptor of {@code ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+      b.append("\n  /** Descriptor of {@code ").append(m.protoName).append("}: ").append(m.kind.interaction).append(". */\n");
       b.append("  ").append(descriptorType(m)).append(" ").append(m.constant).append(" =\n");
       b.append("      ").append(RPC).append("MethodDescriptor.<").append(m.requestType).append(", ")
           .append(m.responseType).append(">builder()\n");
@@ -160,14 +130,14 @@ final class ReactorGenerator {
     }
     for (Generator.Method m : methods) {
       if (m.comment.isEmpty()) {
-        b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(". */\n");
+        b.append("\n  /** {@code rpc ").append(m.protoName).append("}: ").append(m.kind.interaction).append(". */\n");
       } else {
         b.append("\n  /**\n");
         for (String line : m.comment.split("\n", -1)) {
           String l = javadocSafe(line.strip());
           b.append(l.isEmpty() ? "   *\n" : "   * " + l + "\n");
         }
-        b.append("   *\n   * <p>{@code rpc ").append(m.protoName).append("}: ").append(interaction(m)).append(".\n   */\n");
+        b.append("   *\n   * <p>{@code rpc ").append(m.protoName).append("}: ").append(m.kind.interaction).append(".\n   */\n");
       }
       b.append("  ").append(signature(m)).append(";\n");
     }
@@ -219,7 +189,7 @@ final class ReactorGenerator {
           || m.kind == Generator.Method.Kind.BIDI_STREAMING;
       b.append("\n  @java.lang.Override\n");
       b.append("  public ").append(signature(m)).append(" {\n");
-      b.append("    return io.sluice.rpc.reactor.ReactorClientCalls.").append(camelKind(m))
+      b.append("    return io.sluice.rpc.reactor.ReactorClientCalls.").append(m.kind.camel)
           .append("(requester, ").append(ifaceRef).append(".").append(m.constant).append(", options, ")
           .append(streamingArg ? "requests" : "request").append(");\n");
       b.append("  }\n");
@@ -249,7 +219,7 @@ final class ReactorGenerator {
       b.append("        .add(\n");
       b.append("            ").append(ifaceRef).append(".").append(m.constant).append(",\n");
       b.append("            io.sluice.rpc.reactor.ReactorServerCalls.<").append(m.requestType).append(", ")
-          .append(m.responseType).append(">").append(camelKind(m)).append("(service::")
+          .append(m.responseType).append(">").append(m.kind.camel).append("(service::")
           .append(m.javaName).append("))\n");
     }
     b.append("        .build();\n");
