@@ -210,34 +210,44 @@ public final class BenchMain {
 
   private static int compareFlavors(Orchestrator o, int warmup, int seconds, PrintStream out)
       throws Exception {
-    Map<String, Map<String, Long>> rows = new LinkedHashMap<>();
+    Map<String, Map<String, Orchestrator.Result>> rows = new LinkedHashMap<>();
     for (Map.Entry<String, List<String>> c : flavorCases().entrySet()) {
       String[] parts = c.getKey().split(" ");
       String interaction = parts[0];
       int size = Integer.parseInt(parts[1]);
-      Map<String, Long> row = new LinkedHashMap<>();
+      Map<String, Orchestrator.Result> row = new LinkedHashMap<>();
       for (String impl : c.getValue()) {
         out.println("## " + impl + " " + interaction + " " + size + " B");
         row.put(impl, o.throughput(impl, interaction, size,
-            Spec.defaultWindow(impl, interaction), warmup, seconds).median());
+            Spec.defaultWindow(impl, interaction), warmup, seconds));
       }
       rows.put(interaction + " " + size + " B", row);
     }
     out.println();
-    out.println("| interaction | impl | msgs/s | vs sluice-reactor | vs sluice |");
-    out.println("|---|---|---|---|---|");
-    for (Map.Entry<String, Map<String, Long>> e : rows.entrySet()) {
-      Map<String, Long> row = e.getValue();
-      for (Map.Entry<String, Long> cell : row.entrySet()) {
-        out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + rate(cell.getValue())
-            + " | " + ratio(cell.getValue(), row.get("sluice-reactor"))
-            + " | " + ratio(cell.getValue(), row.get("sluice")) + " |");
+    out.println("| interaction | impl | msgs/s | vs sluice-reactor | vs sluice"
+        + " | server CPU ns/msg | client CPU ns/msg |");
+    out.println("|---|---|---|---|---|---|---|");
+    for (Map.Entry<String, Map<String, Orchestrator.Result>> e : rows.entrySet()) {
+      Map<String, Orchestrator.Result> row = e.getValue();
+      for (Map.Entry<String, Orchestrator.Result> cell : row.entrySet()) {
+        Orchestrator.Result r = cell.getValue();
+        out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + rate(r.median())
+            + " | " + ratio(r.median(), median(row.get("sluice-reactor")))
+            + " | " + ratio(r.median(), median(row.get("sluice")))
+            + String.format(Locale.ROOT, " | %.0f | %.0f |",
+                r.serverCpuNanosPerMessage(), r.clientCpuNanosPerMessage()));
       }
     }
     out.println();
     out.println("messages/s are medians of the per-second counts; a ratio is this impl's median over"
-        + " the other's in the same run (n/a where that impl did not run or received nothing).");
+        + " the other's in the same run (n/a where that impl did not run or received nothing);"
+        + " CPU ns/msg is the whole process's CPU time over the measured seconds divided by the"
+        + " messages counted then (on a shared machine a steadier yardstick than messages/s).");
     return 0;
+  }
+
+  private static Long median(Orchestrator.Result r) {
+    return r == null ? null : r.median();
   }
 
   private static String ratio(long value, Long base) {

@@ -26,7 +26,14 @@ final class Orchestrator {
 
   /** The outcome of one throughput run. */
   record Result(
-      String impl, String interaction, int size, int window, long median, double bytesPerMessage) {}
+      String impl,
+      String interaction,
+      int size,
+      int window,
+      long median,
+      double bytesPerMessage,
+      double serverCpuNanosPerMessage,
+      double clientCpuNanosPerMessage) {}
 
   private final PrintStream out;
   private final boolean pin;
@@ -52,11 +59,13 @@ final class Orchestrator {
       client = Child.start(command(impl, 1, false, "client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--window", String.valueOf(window),
-          // For fnf the server counts; the client sends a little longer than it is read.
-          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 0))));
+          // For fnf the server counts; the client sends a little longer than it is read, and
+          // always outlives the last count long enough to answer REPORT.
+          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3))));
       Child counting = interaction.equals("fnf") ? server : client;
       if (warmup == 0) {
         server.send("MARK");
+        client.send("MARK");
       }
       List<Long> samples = new ArrayList<>();
       for (int s = 0; s < warmup + seconds; s++) {
@@ -66,19 +75,25 @@ final class Orchestrator {
         out.flush();
         if (warm && s == warmup - 1) {
           server.send("MARK");
+          client.send("MARK");
         } else if (!warm) {
           samples.add(n);
         }
       }
       server.send("REPORT");
-      long bytes = server.alloc();
+      client.send("REPORT");
+      long[] serverStats = server.alloc();
+      long[] clientStats = client.alloc();
       long total = samples.stream().mapToLong(Long::longValue).sum();
-      double perMessage = total == 0 ? Double.NaN : (double) bytes / total;
-      Result r = new Result(impl, interaction, size, window, median(samples), perMessage);
+      double perMessage = total == 0 ? Double.NaN : (double) serverStats[0] / total;
+      double serverCpu = total == 0 || serverStats[1] < 0 ? Double.NaN : (double) serverStats[1] / total;
+      double clientCpu = total == 0 || clientStats[1] < 0 ? Double.NaN : (double) clientStats[1] / total;
+      Result r = new Result(
+          impl, interaction, size, window, median(samples), perMessage, serverCpu, clientCpu);
       out.printf(
           "RESULT impl=%s interaction=%s size=%d msgs_per_sec=%d server_loop_bytes_per_msg=%.1f"
-              + " window=%d%n",
-          impl, interaction, size, r.median(), perMessage, window);
+              + " server_cpu_ns_per_msg=%.0f client_cpu_ns_per_msg=%.0f window=%d%n",
+          impl, interaction, size, r.median(), perMessage, serverCpu, clientCpu, window);
       out.flush();
       return r;
     } finally {
@@ -261,11 +276,13 @@ final class Orchestrator {
       }
     }
 
-    long alloc() throws InterruptedException {
+    /** Reads {@code ALLOC <bytes> CPU <ns>}: returns {bytes, ns}. */
+    long[] alloc() throws InterruptedException {
       while (true) {
         String line = line();
         if (line.startsWith("ALLOC ")) {
-          return Long.parseLong(line.substring("ALLOC ".length()).trim());
+          String[] f = line.trim().split("\\s+");
+          return new long[] {Long.parseLong(f[1]), f.length > 3 ? Long.parseLong(f[3]) : -1};
         }
       }
     }

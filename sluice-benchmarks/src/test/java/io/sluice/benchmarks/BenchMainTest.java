@@ -56,6 +56,8 @@ class BenchMainTest {
     assertThat(stream.median()).isPositive();
     assertThat(rr.median()).isPositive();
     assertThat(stream.bytesPerMessage()).isGreaterThanOrEqualTo(0);
+    assertThat(stream.serverCpuNanosPerMessage()).isPositive();
+    assertThat(stream.clientCpuNanosPerMessage()).isPositive();
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("RESULT impl=sluice interaction=stream size=8 msgs_per_sec=")
         .contains("RESULT impl=sluice interaction=rr size=8 msgs_per_sec=");

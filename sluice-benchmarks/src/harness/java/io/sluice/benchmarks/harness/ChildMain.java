@@ -20,11 +20,13 @@ import org.HdrHistogram.Recorder;
  *
  * <p>{@code server --impl I --interaction X --size N}: prints {@code LISTENING <port>}; then reads
  * commands from stdin: {@code MARK} notes the bytes allocated so far by the server's event-loop
- * threads, {@code REPORT} prints {@code ALLOC <bytes since MARK>}; end of stdin exits. For {@code
- * fnf} it prints {@code received messages: N} every second from the first message on.
+ * threads and the CPU time the process has used, {@code REPORT} prints {@code ALLOC <bytes since
+ * MARK> CPU <process CPU nanoseconds since MARK>}; end of stdin exits. For {@code fnf} it prints
+ * {@code received messages: N} every second from the first message on.
  *
  * <p>{@code client --impl I --interaction X --size N --port P --window W --seconds T}: prints
- * {@code received messages: N} every second for T seconds, then exits. With {@code --latency
+ * {@code received messages: N} every second for T seconds, then exits; it answers {@code MARK} and
+ * {@code REPORT} on stdin the same way (its {@code ALLOC} is 0). With {@code --latency
  * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line.
  */
 public final class ChildMain {
@@ -67,6 +69,15 @@ public final class ChildMain {
       return 0;
     }
     Counter received = new Counter();
+    Thread control = new Thread(() -> {
+      try {
+        serveControl(null, out);
+      } catch (Exception e) {
+        // stdin closed: the orchestrator is done with this process
+      }
+    }, "bench-control");
+    control.setDaemon(true);
+    control.start();
     impl.load(port, interaction, size, a.getInt("window", 512, 1, 1 << 20), received);
     long last = 0;
     long next = System.nanoTime();
@@ -74,8 +85,10 @@ public final class ChildMain {
       next += TimeUnit.SECONDS.toNanos(1);
       sleepUntil(next);
       long now = received.get();
-      out.println("received messages: " + (now - last));
-      out.flush();
+      synchronized (out) {
+        out.println("received messages: " + (now - last));
+        out.flush();
+      }
       last = now;
     }
     return 0;
@@ -132,28 +145,44 @@ public final class ChildMain {
     }
   }
 
+  /** Answers MARK / REPORT on stdin; {@code loopPrefix} null counts no allocations (the client). */
   private static void serveControl(String loopPrefix, PrintStream out) throws Exception {
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     Map<Long, Long> mark = new HashMap<>();
+    long cpuMark = processCpuNanos();
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
     String line;
     while ((line = in.readLine()) != null) {
       if (line.equals("MARK")) {
         mark = loopAllocations(mx, loopPrefix);
+        cpuMark = processCpuNanos();
       } else if (line.equals("REPORT")) {
         long bytes = 0;
         for (Map.Entry<Long, Long> e : loopAllocations(mx, loopPrefix).entrySet()) {
           bytes += e.getValue() - mark.getOrDefault(e.getKey(), 0L);
         }
-        out.println("ALLOC " + bytes);
-        out.flush();
+        synchronized (out) {
+          out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark));
+          out.flush();
+        }
       }
     }
   }
 
+  /** CPU time this process has used (all threads, JIT and GC included), or -1 if not known. */
+  private static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean
+        ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime()
+        : -1;
+  }
+
   private static Map<Long, Long> loopAllocations(ThreadMXBean mx, String prefix) {
     Map<Long, Long> result = new HashMap<>();
+    if (prefix == null) {
+      return result;
+    }
     long[] ids = mx.getAllThreadIds();
     ThreadInfo[] infos = mx.getThreadInfo(ids);
     for (int i = 0; i < ids.length; i++) {
