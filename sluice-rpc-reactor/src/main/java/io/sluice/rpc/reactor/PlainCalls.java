@@ -10,6 +10,7 @@ import io.sluice.rpc.rsocket.ProtoMessages;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
+import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -57,7 +58,15 @@ final class PlainCalls {
       Operators.error(actual, ReactorClientCalls.toStatus(e));
       return;
     }
-    interaction.apply(requester, first).subscribe(new Responses<>(actual, method.responseParser()));
+    Publisher<Message> call = interaction.apply(requester, first);
+    Responses<Resp> responses = new Responses<>(actual, method.responseParser());
+    if (call instanceof CorePublisher) {
+      // An inner subscription, as reactor's own operators make it: the assembly hooks already
+      // ran for the publisher the caller subscribed to.
+      ((CorePublisher<Message>) call).subscribe(responses);
+    } else {
+      call.subscribe(responses);
+    }
   }
 
   private static final class UnaryMono<Req extends MessageLite, Resp extends MessageLite> extends Mono<Resp> {

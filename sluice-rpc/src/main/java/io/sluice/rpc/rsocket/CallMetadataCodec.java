@@ -103,8 +103,9 @@ public final class CallMetadataCodec {
       ENCODED.lazySet(slot, new Encoded(m, ByteBufUtil.getBytes(fresh)));
       return fresh;
     }
-    // A small array copy: cheaper than a pooled buffer for a few dozen bytes.
-    return Unpooled.wrappedBuffer(e.bytes.clone());
+    // The cached array itself, wrapped: nobody writes into a message's metadata (the transport
+    // copies it into the frame), so calls may share it.
+    return Unpooled.wrappedBuffer(e.bytes);
   }
 
   /** Appends the encoding of {@code m} to {@code out}. */

@@ -1,8 +1,7 @@
 package io.sluice.rpc.rsocket;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.sluice.Acceptor;
 import io.sluice.Message;
 import io.sluice.Responder;
@@ -16,6 +15,10 @@ import io.sluice.rpc.ServerMethodDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -70,13 +73,41 @@ public final class RpcResponder implements Responder {
 
   private final AtomicReferenceArray<Resolved> resolved = new AtomicReferenceArray<>(RESOLVED_CACHE_SIZE);
 
+  /** Metadata longer than this is always decoded (names of up to ~120 characters fit). */
+  private static final int RESOLVED_MAX_BYTES = 256;
+
+  /** Per-thread room for the metadata bytes of the call being started. */
+  private static final FastThreadLocal<byte[]> SCRATCH =
+      new FastThreadLocal<byte[]>() {
+        @Override
+        protected byte[] initialValue() {
+          return new byte[RESOLVED_MAX_BYTES];
+        }
+      };
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** A hash of the first {@code length} bytes, eight at a time. */
+  private static int hash(byte[] bytes, int length) {
+    long h = length;
+    int i = 0;
+    for (; i + 8 <= length; i += 8) {
+      h = h * 0x9E3779B97F4A7C15L + (long) LONGS.get(bytes, i);
+    }
+    for (; i < length; i++) {
+      h = h * 31 + bytes[i];
+    }
+    return (int) (h ^ (h >>> 32));
+  }
+
   private static final class Resolved {
     final int hash;
-    final ByteBuf bytes; // unpooled heap copy, never released
+    final byte[] bytes; // a copy of the encoded call metadata
     final CallMetadata metadata;
     final ServerMethodDefinition<?, ?> def;
 
-    Resolved(int hash, ByteBuf bytes, CallMetadata metadata, ServerMethodDefinition<?, ?> def) {
+    Resolved(int hash, byte[] bytes, CallMetadata metadata, ServerMethodDefinition<?, ?> def) {
       this.hash = hash;
       this.bytes = bytes;
       this.metadata = metadata;
@@ -166,7 +197,8 @@ public final class RpcResponder implements Responder {
 
   private StreamListener start(
       Message request, StreamHandle handle, Interaction interaction, boolean inboundComplete) {
-    long startNanos = System.nanoTime();
+    // The clock is read only for an instrumentation that will be told the latency.
+    long startNanos = instrumentation == RpcInstrumentation.NONE ? 0 : System.nanoTime();
     CallMetadata md;
     ServerMethodDefinition<?, ?> def;
     try {
@@ -174,25 +206,40 @@ public final class RpcResponder implements Responder {
         throw StatusException.of(
             Status.Code.INVALID_ARGUMENT, "the first frame of an RPC call carries no call metadata");
       }
-      int size = request.metadata().readableBytes();
+      ByteBuf mdBytes = request.metadata();
+      int size = mdBytes.readableBytes();
       if (size > maxCallMetadataBytes) {
         throw StatusException.of(
             Status.Code.RESOURCE_EXHAUSTED,
             "call metadata of " + size + " bytes exceeds the limit of " + maxCallMetadataBytes);
       }
-      ByteBuf mdBytes = request.metadata();
-      int hash = ByteBufUtil.hashCode(mdBytes);
-      Resolved r = resolved.get(hash & (RESOLVED_CACHE_SIZE - 1));
-      if (r != null && r.hash == hash && ByteBufUtil.equals(mdBytes, r.bytes)) {
+      Resolved r = null;
+      int hash = 0;
+      byte[] key = null;
+      if (size <= RESOLVED_MAX_BYTES) {
+        // One bulk copy, then array work: per-byte reads of a derived buffer check the
+        // reference count of the buffer under it on every access.
+        key = SCRATCH.get();
+        mdBytes.getBytes(mdBytes.readerIndex(), key, 0, size);
+        hash = hash(key, size);
+        r = resolved.get(hash & (RESOLVED_CACHE_SIZE - 1));
+        if (r != null
+            && (r.hash != hash
+                || r.bytes.length != size
+                || !Arrays.equals(r.bytes, 0, size, key, 0, size))) {
+          r = null;
+        }
+      }
+      if (r != null) {
         md = r.metadata;
         def = r.def;
       } else {
         md = CallMetadataCodec.decode(mdBytes);
         def = registry.lookup(md.service(), md.method());
-        if (def != null && !md.hasTimeout() && md.headers().isEmpty()) {
+        if (key != null && def != null && !md.hasTimeout() && md.headers().isEmpty()) {
           resolved.lazySet(
               hash & (RESOLVED_CACHE_SIZE - 1),
-              new Resolved(hash, Unpooled.wrappedBuffer(ByteBufUtil.getBytes(mdBytes)), md, def));
+              new Resolved(hash, Arrays.copyOf(key, size), md, def));
         }
       }
     } catch (StatusException e) {
@@ -251,6 +298,9 @@ public final class RpcResponder implements Responder {
   }
 
   static void end(RpcInstrumentation.CallObserver observer, Status status, long startNanos) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return;
+    }
     try {
       observer.onEnd(status, System.nanoTime() - startNanos);
     } catch (RuntimeException ignored) {

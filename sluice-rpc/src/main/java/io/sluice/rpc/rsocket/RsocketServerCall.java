@@ -198,7 +198,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       close(e.status());
       return;
     }
-    if (!firstResponseSeen) {
+    if (!firstResponseSeen && observer != RpcInstrumentation.CallObserver.NONE) {
       firstResponseSeen = true;
       try {
         observer.onFirstResponse(System.nanoTime() - startNanos);
