@@ -44,11 +44,25 @@ class InteractionsTest {
           @Override
           public Mono<Message> requestResponse(Message request) {
             String d = Harness.data(request);
-            return d.equals("empty") ? Mono.empty() : Mono.error(new IllegalStateException("no: " + d));
+            switch (d) {
+              case "empty":
+                return Mono.empty();
+              case "checked": // a checked exception: the scalar answer path must not wrap it
+                return Mono.error(new java.io.IOException("checked: " + d));
+              case "later": // not a scalar: answered through a subscription
+                return Mono.fromCallable(() -> Message.utf8("later"))
+                    .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+              default:
+                return Mono.error(new IllegalStateException("no: " + d));
+            }
           }
         };
     try (Harness h = Harness.builder(t).responder(r).start()) {
       StepVerifier.create(h.client.requestResponse(msg("empty"))).expectComplete().verify(TIMEOUT);
+      StepVerifier.create(h.client.requestResponse(msg("checked")))
+          .expectErrorMessage("checked: checked")
+          .verify(TIMEOUT);
+      assertThat(text(h.client.requestResponse(msg("later")).block(TIMEOUT))).isEqualTo("later");
       StepVerifier.create(h.client.requestResponse(msg("x")))
           .expectErrorMessage("no: x")
           .verify(TIMEOUT);

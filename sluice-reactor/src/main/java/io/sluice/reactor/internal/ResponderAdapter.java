@@ -9,9 +9,12 @@ import io.sluice.StreamListener;
 import io.sluice.exceptions.CanceledException;
 import io.sluice.reactor.ReactorResponder;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -48,9 +51,48 @@ public final class ResponderAdapter implements Responder {
 
   @Override
   public StreamListener requestResponse(Message request, StreamHandle response) {
+    Mono<Message> p = handler.requestResponse(request);
+    if (p instanceof Fuseable.ScalarCallable) {
+      // Mono.just / empty / error: the answer is known now, so it goes out without a
+      // subscription (as reactor's own operators treat scalar sources). A request-response answer
+      // needs no demand.
+      answerNow(p, response);
+      return IGNORE_INBOUND;
+    }
     ResponseSubscriber s = new ResponseSubscriber(response, true);
-    subscribe(handler.requestResponse(request), s, response);
+    subscribe(p, s, response);
     return s.listener;
+  }
+
+  /** The listener of a request-response answered at once: nothing more can arrive but a cancel. */
+  private static final StreamListener IGNORE_INBOUND =
+      new StreamListener() {
+        @Override
+        public void onNext(Message message) {
+          message.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+      };
+
+  @SuppressWarnings("unchecked")
+  private static void answerNow(Mono<Message> scalar, StreamHandle response) {
+    Message m;
+    try {
+      m = ((Callable<Message>) scalar).call();
+    } catch (Throwable e) {
+      response.error(Exceptions.unwrap(e));
+      return;
+    }
+    if (m == null) {
+      response.complete();
+    } else {
+      response.nextAndComplete(m);
+    }
   }
 
   @Override

@@ -4,10 +4,13 @@ import com.google.protobuf.MessageLite;
 import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.Status;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
@@ -85,7 +88,28 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       call.close(Status.fromThrowable(e));
       return;
     }
+    if (kind == MethodKind.UNARY && p instanceof Fuseable.ScalarCallable) {
+      // Mono.just / empty / error: the answer is known now and a unary answer needs no demand,
+      // so it goes out without a subscription (as reactor's own operators treat scalar sources).
+      answerNow(p);
+      return;
+    }
     p.subscribe(this);
+  }
+
+  @SuppressWarnings("unchecked")
+  private void answerNow(Publisher<Resp> scalar) {
+    Resp value;
+    try {
+      value = ((Callable<Resp>) scalar).call();
+    } catch (Throwable e) {
+      call.close(Status.fromThrowable(Exceptions.unwrap(e)));
+      return;
+    }
+    if (value != null) {
+      call.sendMessage(value);
+    }
+    call.close(Status.OK);
   }
 
   @Override
