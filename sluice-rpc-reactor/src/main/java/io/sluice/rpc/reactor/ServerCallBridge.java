@@ -20,15 +20,15 @@ import reactor.util.context.Context;
  * handler's response publisher, and (for client-streaming methods) the source of the request Flux.
  *
  * <p>Listener callbacks arrive on the event loop; the response publisher may signal on any thread.
- * The response subscription is a {@link Operators.DeferredSubscription}, so demand that arrives
- * before the handler's publisher subscribes is kept and handed over.
+ * The bridge is itself the response subscription, a {@link Operators.DeferredSubscription}, so
+ * demand that arrives before the handler's publisher subscribes is kept and handed over.
  */
 final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
+    extends Operators.DeferredSubscription // the response subscription: one object less per call
     implements ServerCall.Listener<Req>, CoreSubscriber<Resp> {
   private final ServerCall<Req, Resp> call;
   private final MethodKind kind;
   private final Function<Req, Publisher<Resp>> single;
-  private final Operators.DeferredSubscription upstream = new Operators.DeferredSubscription();
   private final RequestFlux<Req> requests;
   private Context context; // made on first use; immutable, so a racy publication is harmless
   private boolean gotRequest;
@@ -123,7 +123,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onCancel() {
-    upstream.cancel();
+    cancel();
     if (requests != null) {
       requests.onCancel();
     }
@@ -131,7 +131,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onReady(long n) {
-    upstream.request(n);
+    request(n);
   }
 
   @Override
@@ -149,11 +149,11 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
   @Override
   public void onSubscribe(Subscription s) {
     if (kind == MethodKind.FIRE_AND_FORGET) {
-      upstream.set(s);
+      set(s);
       s.request(Long.MAX_VALUE); // nobody downstream: consume whatever the handler emits
       return;
     }
-    upstream.set(s);
+    set(s);
   }
 
   @Override
