@@ -17,7 +17,8 @@ import io.sluice.flavor.RequesterPublisher;
  * share method names with different meanings).
  *
  * <p><b>Inbound flow control.</b> By default (gRPC's automatic flow control) the peer is granted
- * {@link GrpcRequester#WINDOW} messages, topped up as they are delivered. After {@code
+ * {@link GrpcRequester#WINDOW} messages, then a window sized to keep about 1 MiB in flight, topped
+ * up as messages are delivered (see {@link InboundWindow}). After {@code
  * disableAutoRequestWithInitial(n)} (or {@code disableAutoInboundFlowControl()}, which is n = 1) in
  * {@code beforeStart}, each {@code request(n)} becomes a REQUEST_N; a request-stream whose initial
  * n is 0 is sent with the first {@code request(n)}. A channel always asks for at least one message
@@ -38,13 +39,13 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
   private final Outbound outbound = new Outbound();
   private Message request; // RESPONSE/STREAM before start; guarded by this
   private boolean auto = true; // set in beforeStart only
-  private int initial = GrpcRequester.WINDOW;
+  private int initial = GrpcRequester.WINDOW; // InboundWindow's initial credit in auto mode
   private boolean inBeforeStart;
   private volatile StreamHandle handle;
   private boolean started; // guarded by this
   private boolean done; // event loop: the response observer saw a terminal signal
   private volatile boolean cancelled;
-  private int delivered; // event loop: messages since the last top-up (auto mode)
+  private final InboundWindow window = new InboundWindow(); // event loop (auto mode)
 
   ClientCall(Requester requester, Kind kind, Message request, StreamObserver<Message> responses) {
     this.requester = requester;
@@ -208,9 +209,11 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
     if (kind != Kind.CHANNEL || cancelled) {
       return false;
     }
-    synchronized (this) {
-      if (!started) {
-        return true; // the first message rides in REQUEST_CHANNEL
+    if (handle == null) { // once set, the channel has started: no lock on the hot path
+      synchronized (this) {
+        if (!started) {
+          return true; // the first message rides in REQUEST_CHANNEL
+        }
       }
     }
     return outbound.isReady();
@@ -271,12 +274,17 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
             m.release();
             return;
           }
+          int size = m.size(); // read before the observer releases it
           responses.onNext(m);
-          if (auto && kind != Kind.RESPONSE && ++delivered >= GrpcRequester.WINDOW / 2) {
-            StreamHandle h = handle; // null only until the start call returns: top up later
-            if (h != null) {
-              h.request(delivered);
-              delivered = 0;
+          if (auto && kind != Kind.RESPONSE) {
+            long n = window.delivered(size);
+            if (n > 0) {
+              StreamHandle h = handle; // null only until the start call returns: top up later
+              if (h != null) {
+                h.request(n);
+              } else {
+                window.notGranted(n);
+              }
             }
           }
         }

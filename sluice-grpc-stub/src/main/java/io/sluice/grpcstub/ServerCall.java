@@ -38,7 +38,7 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
   private Message heldFirst;
   private boolean inboundComplete;
   private boolean inboundDone;
-  private int delivered;
+  private final InboundWindow window = new InboundWindow(); // auto mode
 
   ServerCall(Kind kind, StreamHandle handle) {
     this.kind = kind;
@@ -75,7 +75,7 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
       if (complete) {
         finishInbound();
       } else {
-        handle.request(GrpcRequester.WINDOW);
+        handle.request(window.initial());
       }
     } else {
       heldFirst = first;
@@ -272,10 +272,13 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
             message.release();
             return;
           }
+          int size = message.size(); // read before the handler releases it
           deliver(message);
-          if (auto && ++delivered >= GrpcRequester.WINDOW / 2) {
-            handle.request(delivered);
-            delivered = 0;
+          if (auto) {
+            long n = window.delivered(size);
+            if (n > 0) {
+              handle.request(n);
+            }
           }
         }
 
