@@ -36,7 +36,7 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
   private final Requester requester;
   private final Kind kind;
   private final StreamObserver<Message> responses;
-  private final Outbound outbound = new Outbound();
+  private final Outbound outbound; // channels only
   private Message request; // RESPONSE/STREAM before start; guarded by this
   private boolean auto = true; // set in beforeStart only
   private int initial = GrpcRequester.WINDOW; // InboundWindow's initial credit in auto mode
@@ -45,13 +45,15 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
   private boolean started; // guarded by this
   private boolean done; // event loop: the response observer saw a terminal signal
   private volatile boolean cancelled;
-  private final InboundWindow window = new InboundWindow(); // event loop (auto mode)
+  private final InboundWindow window; // streams and channels; event loop (auto mode)
 
   ClientCall(Requester requester, Kind kind, Message request, StreamObserver<Message> responses) {
     this.requester = requester;
     this.kind = kind;
     this.request = request;
     this.responses = responses;
+    this.outbound = kind == Kind.CHANNEL ? new Outbound() : null;
+    this.window = kind == Kind.RESPONSE ? null : new InboundWindow();
   }
 
   /** Lets a {@link ClientResponseObserver} configure the call, then starts it (not channels). */
@@ -183,7 +185,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
     if (m != null) {
       m.release();
     }
-    outbound.close();
+    if (outbound != null) {
+      outbound.close();
+    }
     StreamHandle h = handle;
     if (h != null) {
       h.cancel();
@@ -221,7 +225,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
   @Override
   public void setOnReadyHandler(Runnable onReadyHandler) {
-    outbound.onReadyHandler(onReadyHandler);
+    if (outbound != null) {
+      outbound.onReadyHandler(onReadyHandler); // the requests of other calls are never "ready"
+    }
   }
 
   @Override
@@ -291,9 +297,6 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
         @Override
         public void onComplete() {
-          if (kind != Kind.CHANNEL) {
-            outbound.close();
-          }
           if (!done && !cancelled) {
             done = true;
             responses.onCompleted();
@@ -302,7 +305,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
         @Override
         public void onError(Throwable cause) {
-          outbound.close();
+          if (outbound != null) {
+            outbound.close();
+          }
           if (!cancelled) {
             failResponses(GrpcErrors.toStatus(cause));
           }
@@ -310,12 +315,16 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
         @Override
         public void onRequest(long n) {
-          outbound.onRequest(n);
+          if (outbound != null) {
+            outbound.onRequest(n);
+          }
         }
 
         @Override
         public void onCancel() {
-          outbound.close(); // the responder stopped our half; later onNext calls are released
+          if (outbound != null) {
+            outbound.close(); // the responder stopped our half; later onNext calls are released
+          }
         }
       };
 }

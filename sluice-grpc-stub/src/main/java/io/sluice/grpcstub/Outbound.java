@@ -40,7 +40,7 @@ final class Outbound {
     }
   }
 
-  private final ArrayDeque<Message> queue = new ArrayDeque<>(); // guarded by this
+  private ArrayDeque<Message> queue; // guarded by this; created when a message has to wait
   private final Runnable drainTask = this::drain;
   private StreamHandle handle; // written once under the lock, published by direct
   private EventExecutor loop; // the handle's executor, when it is a netty event loop
@@ -72,7 +72,7 @@ final class Outbound {
       Executor e = h.executor();
       loop = e instanceof EventExecutor ? (EventExecutor) e : null;
       updateDirectLocked();
-      schedule = (credit() > 0 || !queue.isEmpty()) && scheduleLocked();
+      schedule = (credit() > 0 || queuedLocked()) && scheduleLocked();
     }
     runDrain(schedule);
   }
@@ -126,6 +126,9 @@ final class Outbound {
       if (closed || completePending || errorPending != null) {
         m.release();
         return;
+      }
+      if (queue == null) {
+        queue = new ArrayDeque<>();
       }
       queue.add(m);
       direct = false;
@@ -194,8 +197,10 @@ final class Outbound {
     synchronized (this) {
       closed = true;
       direct = false;
-      for (Message m; (m = queue.poll()) != null; ) {
-        m.release();
+      if (queue != null) {
+        for (Message m; (m = queue.poll()) != null; ) {
+          m.release();
+        }
       }
     }
   }
@@ -206,7 +211,11 @@ final class Outbound {
             && !closed
             && !completePending
             && errorPending == null
-            && queue.isEmpty();
+            && !queuedLocked();
+  }
+
+  private boolean queuedLocked() {
+    return queue != null && !queue.isEmpty();
   }
 
   private boolean scheduleLocked() {
@@ -236,18 +245,18 @@ final class Outbound {
       if (handle == null || closed) {
         return;
       }
-      for (long c; (c = credit) > 0 && !queue.isEmpty(); ) {
+      for (long c; (c = credit) > 0 && queuedLocked(); ) {
         if (c != Long.MAX_VALUE) {
           CREDIT.setRelease(this, c - 1);
         }
         send(queue.poll());
       }
-      if (queue.isEmpty() && errorPending != null) {
+      if (!queuedLocked() && errorPending != null) {
         closed = true;
         handle.error(errorPending);
         return;
       }
-      if (queue.isEmpty() && completePending) {
+      if (!queuedLocked() && completePending) {
         closed = true;
         handle.complete();
         Runnable c = onCompleteSent;
