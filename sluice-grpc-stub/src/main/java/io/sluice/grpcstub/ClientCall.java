@@ -17,7 +17,8 @@ import io.sluice.flavor.RequesterPublisher;
  * share method names with different meanings).
  *
  * <p><b>Inbound flow control.</b> By default (gRPC's automatic flow control) the peer is granted
- * {@link GrpcRequester#WINDOW} messages, topped up as they are delivered. After {@code
+ * {@link GrpcRequester#WINDOW} messages, then a window sized to keep about 1 MiB in flight, topped
+ * up as messages are delivered (see {@link InboundWindow}). After {@code
  * disableAutoRequestWithInitial(n)} (or {@code disableAutoInboundFlowControl()}, which is n = 1) in
  * {@code beforeStart}, each {@code request(n)} becomes a REQUEST_N; a request-stream whose initial
  * n is 0 is sent with the first {@code request(n)}. A channel always asks for at least one message
@@ -35,22 +36,24 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
   private final Requester requester;
   private final Kind kind;
   private final StreamObserver<Message> responses;
-  private final Outbound outbound = new Outbound();
+  private final Outbound outbound; // channels only
   private Message request; // RESPONSE/STREAM before start; guarded by this
   private boolean auto = true; // set in beforeStart only
-  private int initial = GrpcRequester.WINDOW;
+  private int initial = GrpcRequester.WINDOW; // InboundWindow's initial credit in auto mode
   private boolean inBeforeStart;
   private volatile StreamHandle handle;
   private boolean started; // guarded by this
   private boolean done; // event loop: the response observer saw a terminal signal
   private volatile boolean cancelled;
-  private int delivered; // event loop: messages since the last top-up (auto mode)
+  private final InboundWindow window; // streams and channels; event loop (auto mode)
 
   ClientCall(Requester requester, Kind kind, Message request, StreamObserver<Message> responses) {
     this.requester = requester;
     this.kind = kind;
     this.request = request;
     this.responses = responses;
+    this.outbound = kind == Kind.CHANNEL ? new Outbound() : null;
+    this.window = kind == Kind.RESPONSE ? null : new InboundWindow();
   }
 
   /** Lets a {@link ClientResponseObserver} configure the call, then starts it (not channels). */
@@ -182,7 +185,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
     if (m != null) {
       m.release();
     }
-    outbound.close();
+    if (outbound != null) {
+      outbound.close();
+    }
     StreamHandle h = handle;
     if (h != null) {
       h.cancel();
@@ -208,9 +213,11 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
     if (kind != Kind.CHANNEL || cancelled) {
       return false;
     }
-    synchronized (this) {
-      if (!started) {
-        return true; // the first message rides in REQUEST_CHANNEL
+    if (handle == null) { // once set, the channel has started: no lock on the hot path
+      synchronized (this) {
+        if (!started) {
+          return true; // the first message rides in REQUEST_CHANNEL
+        }
       }
     }
     return outbound.isReady();
@@ -218,7 +225,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
   @Override
   public void setOnReadyHandler(Runnable onReadyHandler) {
-    outbound.onReadyHandler(onReadyHandler);
+    if (outbound != null) {
+      outbound.onReadyHandler(onReadyHandler); // the requests of other calls are never "ready"
+    }
   }
 
   @Override
@@ -271,21 +280,23 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
             m.release();
             return;
           }
+          int size = m.size(); // read before the observer releases it
           responses.onNext(m);
-          if (auto && kind != Kind.RESPONSE && ++delivered >= GrpcRequester.WINDOW / 2) {
-            StreamHandle h = handle; // null only until the start call returns: top up later
-            if (h != null) {
-              h.request(delivered);
-              delivered = 0;
+          if (auto && kind != Kind.RESPONSE) {
+            long n = window.delivered(size);
+            if (n > 0) {
+              StreamHandle h = handle; // null only until the start call returns: top up later
+              if (h != null) {
+                h.request(n);
+              } else {
+                window.notGranted(n);
+              }
             }
           }
         }
 
         @Override
         public void onComplete() {
-          if (kind != Kind.CHANNEL) {
-            outbound.close();
-          }
           if (!done && !cancelled) {
             done = true;
             responses.onCompleted();
@@ -294,7 +305,9 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
         @Override
         public void onError(Throwable cause) {
-          outbound.close();
+          if (outbound != null) {
+            outbound.close();
+          }
           if (!cancelled) {
             failResponses(GrpcErrors.toStatus(cause));
           }
@@ -302,12 +315,16 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
 
         @Override
         public void onRequest(long n) {
-          outbound.onRequest(n);
+          if (outbound != null) {
+            outbound.onRequest(n);
+          }
         }
 
         @Override
         public void onCancel() {
-          outbound.close(); // the responder stopped our half; later onNext calls are released
+          if (outbound != null) {
+            outbound.close(); // the responder stopped our half; later onNext calls are released
+          }
         }
       };
 }

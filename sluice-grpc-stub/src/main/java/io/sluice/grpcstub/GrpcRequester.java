@@ -28,8 +28,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class GrpcRequester {
   /**
-   * Inbound credit under automatic flow control: the peer may run this far ahead, topped up by
-   * half as messages are delivered (as reactor's default prefetch of 256).
+   * Initial inbound credit under automatic flow control, in messages: what a stream or channel
+   * asks for before any message size is known. From the first top-up on, the window is sized to
+   * keep about 1 MiB in flight (as gRPC's default HTTP/2 window) by the average size of the
+   * messages delivered, between 16 and 65536 messages, and topped up whenever half of it is used.
    */
   public static final int WINDOW = 256;
 

@@ -1,8 +1,10 @@
 package io.sluice.grpcstub;
 
-import io.sluice.Message;
 import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Message;
 import io.sluice.StreamHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 
@@ -10,19 +12,50 @@ import java.util.concurrent.Executor;
  * The outbound half of a gRPC-style call: gRPC lets {@code onNext} run ahead of the peer's demand
  * ({@code isReady()} is advisory), while RSocket fails a stream that sends beyond it. Messages
  * therefore go through a small queue that only the connection's event loop drains, as far as the
- * peer's credit allows, so order is kept whatever thread calls {@code onNext}. Callers that respect
- * {@code isReady()} keep the queue empty: on the event loop, with credit and nothing queued, a
- * message goes to the stream at once.
+ * peer's credit allows, so order is kept whatever thread calls {@code onNext}.
+ *
+ * <p><b>Fast path.</b> Callers that respect {@code isReady()} keep the queue empty: on the event
+ * loop, with credit, nothing queued and the half open, {@code onNext} hands the message to the
+ * stream at once, and neither it nor {@code isReady()} takes a lock (a handler looping on {@code
+ * isReady()} from the on-ready callback sends a whole grant per loop turn at a few volatile reads
+ * per message).
+ *
+ * <p><b>Threads.</b> The credit is written on the event loop only ({@link #onRequest}, the fast
+ * path and {@link #drain}) and read anywhere; {@link #direct} says whether the fast path may be
+ * taken (stream known, nothing queued, no completion or error pending, not closed) and is written
+ * under the lock together with what it summarises. The queue and the terminal flags are guarded by
+ * {@code this}. {@link #isReady()} raises {@link #wantReady} before its last look at the credit,
+ * and the loop raises the credit before it looks at {@link #wantReady}, so a grant racing with an
+ * {@code isReady()} that answers false always ends in the on-ready handler (at worst once more
+ * than needed, which gRPC allows).
  */
 final class Outbound {
-  private final ArrayDeque<Message> queue = new ArrayDeque<>();
+  private static final VarHandle CREDIT;
+
+  static {
+    try {
+      CREDIT = MethodHandles.lookup().findVarHandle(Outbound.class, "credit", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private ArrayDeque<Message> queue; // guarded by this; created when a message has to wait
   private final Runnable drainTask = this::drain;
-  private StreamHandle handle; // guarded by this
-  private long credit; // guarded by this
+  private StreamHandle handle; // written once under the lock, published by direct
+  private EventExecutor loop; // the handle's executor, when it is a netty event loop
+  /** The peer's unused demand: written on the event loop only (see the class comment). */
+  private long credit;
+
+  private boolean sending; // event loop: inside handle.next
+
   private boolean completePending; // guarded by this
   private Throwable errorPending; // guarded by this
   private boolean drainScheduled; // guarded by this
   private boolean closed; // guarded by this: completed, failed or canceled
+  /** Stream set, nothing queued, no completion or error pending, not closed. */
+  private volatile boolean direct;
+
   private volatile Runnable onReady;
   private volatile Runnable onCompleteSent;
   /** True until the on-ready handler ran after {@link #isReady()} last answered false. */
@@ -36,7 +69,10 @@ final class Outbound {
     boolean schedule;
     synchronized (this) {
       handle = h;
-      schedule = (credit > 0 || !queue.isEmpty()) && scheduleLocked();
+      Executor e = h.executor();
+      loop = e instanceof EventExecutor ? (EventExecutor) e : null;
+      updateDirectLocked();
+      schedule = (credit() > 0 || queuedLocked()) && scheduleLocked();
     }
     runDrain(schedule);
   }
@@ -46,14 +82,19 @@ final class Outbound {
   }
 
   boolean isReady() {
-    boolean ready;
-    synchronized (this) {
-      ready = !closed && handle != null && credit > 0 && queue.isEmpty();
+    if (readyNow()) {
+      return true;
     }
-    if (!ready) {
-      wantReady = true;
-    }
-    return ready;
+    wantReady = true;
+    return readyNow(); // true only if a grant raced with this call
+  }
+
+  private boolean readyNow() {
+    return direct && credit() > 0;
+  }
+
+  private long credit() {
+    return (long) CREDIT.getVolatile(this);
   }
 
   /** Runs on the event loop once the completion has been handed to the stream. */
@@ -65,32 +106,35 @@ final class Outbound {
     return closed;
   }
 
-  /** Queues a message; released at once if the half is already closed. */
+  /** Sends or queues a message; released at once if the half is already closed. */
   void next(Message m) {
+    if (direct) {
+      EventExecutor l = loop; // published by direct
+      if (l != null && l.inEventLoop()) {
+        long c = credit;
+        if (c > 0) {
+          if (c != Long.MAX_VALUE) {
+            CREDIT.setRelease(this, c - 1);
+          }
+          send(m);
+          return;
+        }
+      }
+    }
     boolean schedule;
     synchronized (this) {
       if (closed || completePending || errorPending != null) {
         m.release();
         return;
       }
-      if (queue.isEmpty() && credit > 0 && handle != null && onLoop(handle)) {
-        // On the event loop with credit and nothing queued: send at once, so that a handler
-        // looping on isReady() from the on-ready callback sends a whole window per loop turn.
-        if (credit != Long.MAX_VALUE) {
-          credit--;
-        }
-        handle.next(m);
-        return;
+      if (queue == null) {
+        queue = new ArrayDeque<>();
       }
       queue.add(m);
+      direct = false;
       schedule = scheduleLocked();
     }
     runDrain(schedule);
-  }
-
-  private static boolean onLoop(StreamHandle h) {
-    Executor e = h.executor();
-    return e instanceof EventExecutor && ((EventExecutor) e).inEventLoop();
   }
 
   void complete() {
@@ -100,6 +144,7 @@ final class Outbound {
         return;
       }
       completePending = true;
+      direct = false;
       schedule = scheduleLocked();
     }
     runDrain(schedule);
@@ -112,28 +157,65 @@ final class Outbound {
         return;
       }
       errorPending = t;
+      direct = false;
       schedule = scheduleLocked();
     }
     runDrain(schedule);
   }
 
+  /**
+   * Hands one message to the stream (event loop, credit taken). The stream may grant more demand
+   * from inside {@code next}; {@link #onRequest} then defers the drain to a task of its own, so the
+   * on-ready handler never runs nested in the {@code onNext} that sent the message.
+   */
+  private void send(Message m) {
+    sending = true;
+    try {
+      handle.next(m);
+    } finally {
+      sending = false;
+    }
+  }
+
   /** The peer's demand (event loop). */
   void onRequest(long n) {
-    synchronized (this) {
-      long c = credit + n;
-      credit = c < 0 ? Long.MAX_VALUE : c;
+    long c = credit + n;
+    CREDIT.setVolatile(this, c < 0 ? Long.MAX_VALUE : c); // before drain() reads wantReady
+    if (!sending) {
+      drain();
+      return;
     }
-    drain();
+    boolean schedule;
+    synchronized (this) {
+      schedule = scheduleLocked();
+    }
+    runDrain(schedule);
   }
 
   /** The peer canceled or the stream ended: drop what is queued. */
   void close() {
     synchronized (this) {
       closed = true;
-      for (Message m; (m = queue.poll()) != null; ) {
-        m.release();
+      direct = false;
+      if (queue != null) {
+        for (Message m; (m = queue.poll()) != null; ) {
+          m.release();
+        }
       }
     }
+  }
+
+  private void updateDirectLocked() {
+    direct =
+        handle != null
+            && !closed
+            && !completePending
+            && errorPending == null
+            && !queuedLocked();
+  }
+
+  private boolean queuedLocked() {
+    return queue != null && !queue.isEmpty();
   }
 
   private boolean scheduleLocked() {
@@ -148,11 +230,11 @@ final class Outbound {
     if (!schedule) {
       return;
     }
-    Executor loop;
+    Executor e;
     synchronized (this) {
-      loop = handle.executor();
+      e = handle.executor();
     }
-    loop.execute(drainTask);
+    e.execute(drainTask);
   }
 
   /** On the event loop: send what the credit allows, then a pending completion or error. */
@@ -163,18 +245,18 @@ final class Outbound {
       if (handle == null || closed) {
         return;
       }
-      while (credit > 0 && !queue.isEmpty()) {
-        if (credit != Long.MAX_VALUE) {
-          credit--;
+      for (long c; (c = credit) > 0 && queuedLocked(); ) {
+        if (c != Long.MAX_VALUE) {
+          CREDIT.setRelease(this, c - 1);
         }
-        handle.next(queue.poll());
+        send(queue.poll());
       }
-      if (queue.isEmpty() && errorPending != null) {
+      if (!queuedLocked() && errorPending != null) {
         closed = true;
         handle.error(errorPending);
         return;
       }
-      if (queue.isEmpty() && completePending) {
+      if (!queuedLocked() && completePending) {
         closed = true;
         handle.complete();
         Runnable c = onCompleteSent;
@@ -183,7 +265,8 @@ final class Outbound {
         }
         return;
       }
-      ready = credit > 0 && queue.isEmpty();
+      updateDirectLocked(); // before wantReady is read below
+      ready = direct && credit > 0;
     }
     Runnable r = onReady;
     if (ready && r != null && wantReady) {

@@ -26,7 +26,7 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
 
   private final Kind kind;
   private final StreamHandle handle;
-  private final Outbound outbound = new Outbound();
+  private final Outbound outbound; // streams and channels only
   private Message single; // RESPONSE: guarded by this
   private boolean responded; // RESPONSE: guarded by this
   private volatile boolean cancelled;
@@ -38,12 +38,16 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
   private Message heldFirst;
   private boolean inboundComplete;
   private boolean inboundDone;
-  private int delivered;
+  private final InboundWindow window; // channels only, auto mode
 
   ServerCall(Kind kind, StreamHandle handle) {
     this.kind = kind;
     this.handle = handle;
-    outbound.handle(handle);
+    this.outbound = kind == Kind.RESPONSE ? null : new Outbound();
+    this.window = kind == Kind.CHANNEL ? new InboundWindow() : null;
+    if (outbound != null) {
+      outbound.handle(handle);
+    }
     if (kind == Kind.CHANNEL) {
       // gRPC: completing the responses closes the call; the requester's half is stopped too.
       outbound.onCompleteSent(
@@ -75,7 +79,7 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
       if (complete) {
         finishInbound();
       } else {
-        handle.request(GrpcRequester.WINDOW);
+        handle.request(window.initial());
       }
     } else {
       heldFirst = first;
@@ -191,7 +195,9 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
 
   @Override
   public void setOnReadyHandler(Runnable onReadyHandler) {
-    outbound.onReadyHandler(onReadyHandler);
+    if (outbound != null) {
+      outbound.onReadyHandler(onReadyHandler);
+    }
   }
 
   @Override
@@ -238,7 +244,9 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
 
   private void cancelled(Throwable cause) {
     cancelled = true;
-    outbound.close();
+    if (outbound != null) {
+      outbound.close();
+    }
     Message m;
     synchronized (this) {
       m = single;
@@ -272,10 +280,13 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
             message.release();
             return;
           }
+          int size = message.size(); // read before the handler releases it
           deliver(message);
-          if (auto && ++delivered >= GrpcRequester.WINDOW / 2) {
-            handle.request(delivered);
-            delivered = 0;
+          if (auto && window != null) {
+            long n = window.delivered(size);
+            if (n > 0) {
+              handle.request(n);
+            }
           }
         }
 
@@ -297,7 +308,9 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
 
         @Override
         public void onRequest(long n) {
-          outbound.onRequest(n);
+          if (outbound != null) {
+            outbound.onRequest(n);
+          }
         }
 
         @Override
