@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * {@code sluice-grpc-stub} end to end, written as a grpc-java service and client would be: a
  * {@link GrpcResponder} served by {@link GrpcServer} whose streaming side sends {@code while
  * (isReady())} from its on-ready handler, and a {@link GrpcRequester} whose observers use gRPC's
- * automatic inbound flow control (a window of {@link GrpcRequester#WINDOW}, topped up as messages
- * are delivered). A channel's client sends from its on-ready handler in the same way.
+ * automatic inbound flow control (first {@link GrpcRequester#WINDOW} messages, then about 1 MiB in
+ * flight like gRPC's window, topped up as messages are delivered). A channel's client sends from its
+ * on-ready handler in the same way.
  */
 public final class GrpcStubImpl extends FlavorImpl {
 
