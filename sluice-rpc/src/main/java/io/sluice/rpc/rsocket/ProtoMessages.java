@@ -9,6 +9,7 @@ import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
 import io.sluice.Message;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Status;
@@ -102,6 +103,29 @@ public final class ProtoMessages {
     }
   }
 
+  private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
+
+  /**
+   * Copies the readable bytes of {@code data} into {@code copy}. Direct memory (a frame's data is a
+   * slice of the transport's read buffer) is read at its address: the buffer API would check the
+   * indexes and reference count at every level of slice and pool chunk, which costs more than the
+   * copy itself for a message of a few dozen bytes.
+   */
+  private static void copyOut(ByteBuf data, byte[] copy, int len) {
+    if (UNSAFE && data.hasMemoryAddress()) {
+      long address = data.memoryAddress() + data.readerIndex();
+      if (len <= 32) {
+        for (int i = 0; i < len; i++) {
+          copy[i] = PlatformDependent.getByte(address + i);
+        }
+      } else {
+        PlatformDependent.copyMemory(address, copy, 0, len);
+      }
+    } else {
+      data.getBytes(data.readerIndex(), copy);
+    }
+  }
+
   /**
    * Parses the readable bytes of {@code data} (its indexes and reference count are left alone).
    *
@@ -115,7 +139,7 @@ public final class ProtoMessages {
       in = CodedInputStream.newInstance(data.array(), data.arrayOffset() + data.readerIndex(), len);
     } else {
       byte[] copy = new byte[len];
-      data.getBytes(data.readerIndex(), copy);
+      copyOut(data, copy, len);
       // Wrapped as an immutable ByteString, so that bytes fields really alias the copy.
       in = UnsafeByteOperations.unsafeWrap(copy).newCodedInput();
       in.enableAliasing(true);

@@ -117,6 +117,22 @@ class ProtoMessagesTest {
   }
 
   @Test
+  void parsesSmallAndLargeMessagesFromDirectSlicesAtAnOffset() {
+    // A frame's data is a slice of the read buffer; small messages are copied byte by byte from
+    // its address, larger ones in one block: both must read exactly the slice.
+    for (int n : new int[] {0, 1, 8, 29, 30, 31, 32, 100}) {
+      BytesValue v = BytesValue.of(ByteString.copyFrom(bytes(n)));
+      byte[] encoded = v.toByteArray();
+      ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(encoded.length + 20);
+      direct.writeBytes(new byte[] {9, 9, 9, 9, 9, 9, 9}).writeBytes(encoded).writeBytes(new byte[] {9, 9});
+      ByteBuf slice = direct.retainedSlice(7, encoded.length);
+      direct.release();
+      assertThat(ProtoMessages.parse(BytesValue.parser(), Message.of(slice))).as("%d bytes", n).isEqualTo(v);
+      assertThat(slice.refCnt()).isZero();
+    }
+  }
+
+  @Test
   void parsesFromACompositeOfDirectAndHeapParts() {
     byte[] encoded = VALUE.toByteArray();
     CompositeByteBuf composite = Unpooled.compositeBuffer();
