@@ -10,7 +10,9 @@ import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -22,8 +24,11 @@ import reactor.core.publisher.Sinks;
  * observer, streaming-request methods return the observer the caller writes requests to. Every
  * method call is a new call; a failed call ends with {@code onError(StatusRuntimeException)}
  * carrying the status code (the Sluice {@link io.sluice.rpc.StatusException} is its cause).
- * Responses are delivered as they arrive (no flow control towards the observer, as in grpc-java's
- * default); a request observer buffers what is written before the connection takes it. A response
+ * Responses are delivered as they arrive (gRPC's automatic inbound flow control); a {@link
+ * ClientResponseObserver} may disable it in {@code beforeStart} and pace them with {@code
+ * request(n)}. A request observer queues what is written until the connection takes it, and is
+ * ready ({@code isReady()}, on-ready handler) while few requests wait (see {@link
+ * RequestObserver}). A response
  * observer that is a {@link ClientResponseObserver} gets a {@link ClientCallStreamObserver} in
  * {@code beforeStart}; its {@code cancel(message, cause)} cancels the call (the server handler is
  * cancelled) and ends the observer with CANCELLED.
@@ -44,6 +49,9 @@ public final class GrpcClientCalls {
       ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
     }
     Flux.from(p).subscribe(call);
+    if (requests != null) {
+      requests.started(); // the call is ready for its first requests
+    }
   }
 
   /** A unary call (request-response). */
@@ -73,7 +81,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.sink.asFlux()), responses, requests);
+    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -84,7 +92,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.sink.asFlux()), responses, requests);
+    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -101,33 +109,120 @@ public final class GrpcClientCalls {
     start(ReactorClientCalls.fireAndForget(requester, method, options, request).<Resp>then(Mono.empty()), responses, null);
   }
 
-  /** The caller's side of a request stream; like any StreamObserver, not for concurrent use. */
-  private static final class RequestObserver<Req> implements StreamObserver<Req> {
+  /**
+   * The caller's side of a request stream; like any StreamObserver, not for concurrent use. Writes
+   * are queued until the connection takes them; it is ready (gRPC's {@code isReady()}) while fewer
+   * than {@link #READY_THRESHOLD} written requests wait, and its on-ready handler runs when the
+   * call starts and whenever the queue drains below that again — so a caller that writes {@code
+   * while (isReady())} from its on-ready handler keeps at most that many requests queued.
+   */
+  static final class RequestObserver<Req> implements StreamObserver<Req> {
+    /** Requests that may wait to be taken by the connection before the call is not ready. */
+    static final int READY_THRESHOLD = 32;
+
     final Sinks.Many<Req> sink = Sinks.many().unicast().onBackpressureBuffer();
+    private final AtomicLong waiting = new AtomicLong();
+    private volatile Runnable onReady;
+    private volatile boolean closed;
+
+    Flux<Req> flux() {
+      return sink.asFlux().doOnNext(v -> taken());
+    }
+
+    private void taken() {
+      if (waiting.decrementAndGet() == READY_THRESHOLD - 1) {
+        fireOnReady(); // was not ready, is again
+      }
+    }
+
+    void started() {
+      fireOnReady();
+    }
+
+    private void fireOnReady() {
+      Runnable r = onReady;
+      if (r != null && !closed) {
+        r.run();
+      }
+    }
+
+    boolean isReady() {
+      return !closed && waiting.get() < READY_THRESHOLD;
+    }
+
+    void setOnReadyHandler(Runnable r) {
+      onReady = r;
+    }
 
     @Override
     public void onNext(Req value) {
-      sink.emitNext(Objects.requireNonNull(value, "value"), Sinks.EmitFailureHandler.FAIL_FAST);
+      Objects.requireNonNull(value, "value");
+      waiting.incrementAndGet();
+      sink.emitNext(value, Sinks.EmitFailureHandler.FAIL_FAST);
     }
 
     @Override
     public void onError(Throwable t) {
+      closed = true;
       sink.tryEmitError(GrpcStatuses.toSluice(t));
     }
 
     @Override
     public void onCompleted() {
+      closed = true;
       sink.tryEmitComplete();
     }
   }
 
-  /** Delivers the call's signals to the caller's observer, at most one terminal signal. */
+  /**
+   * Delivers the call's signals to the caller's observer, at most one terminal signal. Responses
+   * flow as they arrive (gRPC's automatic inbound flow control) unless the caller disabled it in
+   * {@code beforeStart}; then only as many as it asks for with {@code request(n)}.
+   */
   private static final class Responses<T> extends BaseSubscriber<T> {
     private final StreamObserver<? super T> observer;
     private final AtomicBoolean done = new AtomicBoolean();
+    private boolean manual; // guarded by this
+    private boolean subscribed; // guarded by this
+    private long early; // guarded by this: request(n) before the subscription
 
     Responses(StreamObserver<? super T> observer) {
       this.observer = observer;
+    }
+
+    synchronized void disableAutoRequest(long initial) {
+      manual = true;
+      early += initial;
+    }
+
+    void requestMore(int n) {
+      if (n <= 0) {
+        throw new IllegalArgumentException("request(" + n + "): must be positive");
+      }
+      synchronized (this) {
+        if (!subscribed) {
+          early += n;
+          return;
+        }
+      }
+      request(n);
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription s) {
+      long n;
+      boolean unbounded;
+      synchronized (this) {
+        subscribed = true;
+        unbounded = !manual;
+        n = early;
+        early = 0;
+      }
+      if (unbounded) {
+        s.request(Long.MAX_VALUE);
+      } else if (n > 0) {
+        s.request(n);
+      }
     }
 
     @Override
@@ -180,17 +275,33 @@ public final class GrpcClientCalls {
 
     @Override
     public boolean isReady() {
-      return !call.isDisposed();
+      return !call.isDisposed() && (requests == null || requests.isReady());
     }
 
     @Override
-    public void setOnReadyHandler(Runnable onReadyHandler) {}
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+      if (requests != null) {
+        requests.setOnReadyHandler(onReadyHandler);
+      }
+    }
 
     @Override
-    public void disableAutoInboundFlowControl() {}
+    public void disableAutoInboundFlowControl() {
+      call.disableAutoRequest(0);
+    }
 
     @Override
-    public void request(int count) {}
+    public void disableAutoRequestWithInitial(int request) {
+      if (request < 0) {
+        throw new IllegalArgumentException("initial request must not be negative: " + request);
+      }
+      call.disableAutoRequest(request);
+    }
+
+    @Override
+    public void request(int count) {
+      call.requestMore(count);
+    }
 
     @Override
     public void setMessageCompression(boolean enable) {}

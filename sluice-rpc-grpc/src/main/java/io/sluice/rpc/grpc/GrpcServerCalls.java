@@ -11,7 +11,8 @@ import io.sluice.rpc.reactor.ReactorServerCalls;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import reactor.core.Disposable;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 
@@ -21,7 +22,10 @@ import reactor.core.publisher.FluxSink;
  * ServerCallStreamObserver}: {@code isCancelled()} and {@code setOnCancelHandler} see the call's
  * cancellation (caller cancel, connection loss or deadline). {@code onError} with a gRPC {@code
  * StatusRuntimeException} or a Sluice {@link StatusException} ends the call with that status;
- * other throwables are UNKNOWN. Responses written are buffered until the caller asks for them.
+ * other throwables are UNKNOWN. gRPC's flow control maps onto the caller's demand: {@code isReady()}
+ * is true while the caller has demand left, the on-ready handler runs whenever it grants more, and
+ * {@code disableAutoRequest()} + {@code request(n)} pace a streaming-request method's requests.
+ * Responses written beyond the demand are buffered until the caller asks for them.
  */
 public final class GrpcServerCalls {
   private GrpcServerCalls() {}
@@ -86,35 +90,87 @@ public final class GrpcServerCalls {
 
   private static <Req, Resp> Flux<Resp> single(BiConsumer<Req, StreamObserver<Resp>> method, Req req) {
     return Flux.deferContextual(
-        ctx -> Flux.<Resp>create(sink -> GrpcRpc.withCall(ctx, () -> {
-          method.accept(req, new Responses<>(sink));
-          return null;
-        })));
+        ctx -> Flux.<Resp>create(sink -> {
+          Responses<Resp> responses = new Responses<>(sink);
+          GrpcRpc.withCall(ctx, () -> {
+            method.accept(req, responses);
+            return null;
+          });
+          responses.started();
+        }));
   }
 
   private static <Req, Resp> Flux<Resp> streaming(
       Function<StreamObserver<Resp>, StreamObserver<Req>> method, Flux<Req> requests) {
     return Flux.deferContextual(
         ctx -> Flux.<Resp>create(sink -> {
-          StreamObserver<Req> in = GrpcRpc.withCall(ctx, () -> method.apply(new Responses<>(sink)));
+          Responses<Resp> responses = new Responses<>(sink);
+          StreamObserver<Req> in = GrpcRpc.withCall(ctx, () -> method.apply(responses));
           if (in == null) {
             sink.error(new NullPointerException("the handler returned no request observer"));
             return;
           }
-          Disposable d =
-              requests.subscribe(
-                  in::onNext,
-                  e -> in.onError(GrpcStatuses.toGrpc(e)),
-                  in::onCompleted);
-          sink.onDispose(d);
+          Requests<Req> r = new Requests<>(in, responses);
+          sink.onDispose(r);
+          requests.subscribe(r);
+          responses.started();
         }));
   }
 
-  /** The handler's response observer over the sink of the call's responses. */
+  /**
+   * Delivers the call's requests to the handler's observer: all it can take (gRPC's automatic
+   * inbound flow control), or, after {@code disableAutoRequest()}, only what it asks for with
+   * {@code request(n)}.
+   */
+  private static final class Requests<Req> extends BaseSubscriber<Req> {
+    private final StreamObserver<Req> in;
+    private final Responses<?> responses;
+
+    Requests(StreamObserver<Req> in, Responses<?> responses) {
+      this.in = in;
+      this.responses = responses;
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription s) {
+      long early = responses.attach(this);
+      if (!responses.manualInbound) {
+        s.request(Long.MAX_VALUE);
+      } else if (early > 0) {
+        s.request(early);
+      }
+    }
+
+    @Override
+    protected void hookOnNext(Req value) {
+      in.onNext(value);
+    }
+
+    @Override
+    protected void hookOnError(Throwable t) {
+      in.onError(GrpcStatuses.toGrpc(t));
+    }
+
+    @Override
+    protected void hookOnComplete() {
+      in.onCompleted();
+    }
+  }
+
+  /**
+   * The handler's response observer over the sink of the call's responses. It is ready while the
+   * caller has demand left ({@code isReady()}), and its on-ready handler runs each time the caller
+   * grants more, so a handler that writes {@code while (isReady())} from its on-ready handler never
+   * writes ahead of the caller; writes beyond the demand are buffered, as in grpc-java.
+   */
   private static final class Responses<Resp> extends ServerCallStreamObserver<Resp> {
     private final FluxSink<Resp> sink;
     private volatile boolean cancelled;
     private volatile Runnable onCancel;
+    private volatile Runnable onReady;
+    volatile boolean manualInbound; // disableAutoRequest() was called
+    volatile Requests<?> requests; // streaming-request methods, once subscribed
+    private long earlyRequests; // guarded by this: request(n) before the requests were subscribed
 
     Responses(FluxSink<Resp> sink) {
       this.sink = sink;
@@ -126,6 +182,24 @@ public final class GrpcServerCalls {
               r.run();
             }
           });
+      sink.onRequest(
+          n -> {
+            Runnable r = onReady;
+            if (r != null && !cancelled) {
+              r.run();
+            }
+          });
+    }
+
+    /**
+     * The handler method returned: as in grpc-java, an on-ready handler it set runs now if the
+     * caller's demand arrived meanwhile (later grants run it from {@code onRequest}).
+     */
+    void started() {
+      Runnable r = onReady;
+      if (r != null && isReady()) {
+        r.run();
+      }
     }
 
     @Override
@@ -158,17 +232,49 @@ public final class GrpcServerCalls {
 
     @Override
     public boolean isReady() {
-      return !cancelled;
+      return !cancelled && sink.requestedFromDownstream() > 0;
     }
 
     @Override
-    public void setOnReadyHandler(Runnable onReadyHandler) {}
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+      this.onReady = onReadyHandler;
+    }
 
     @Override
-    public void disableAutoInboundFlowControl() {}
+    public void disableAutoInboundFlowControl() {
+      manualInbound = true;
+    }
 
     @Override
-    public void request(int count) {}
+    public void disableAutoRequest() {
+      manualInbound = true;
+    }
+
+    @Override
+    public void request(int count) {
+      if (count <= 0) {
+        throw new IllegalArgumentException("request(" + count + "): must be positive");
+      }
+      Requests<?> r = requests;
+      if (r == null) {
+        synchronized (this) {
+          r = requests;
+          if (r == null) {
+            earlyRequests += count;
+            return;
+          }
+        }
+      }
+      r.request(count);
+    }
+
+    /** The requests are subscribed: later request(n) go to them; returns those made before. */
+    synchronized long attach(Requests<?> subscribed) {
+      requests = subscribed;
+      long n = earlyRequests;
+      earlyRequests = 0;
+      return n;
+    }
 
     @Override
     public void setMessageCompression(boolean enable) {}

@@ -21,6 +21,8 @@ final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
   volatile CountDownLatch cancelled = new CountDownLatch(1);
   /** Counted down when a "sleep" call reaches its handler. */
   volatile CountDownLatch started = new CountDownLatch(1);
+  /** Responses the "paced" repeat handler has written. */
+  final java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
 
   static EchoReply reply(String text, int index) {
     return EchoReply.newBuilder().setText(text).setIndex(index).build();
@@ -52,6 +54,23 @@ final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
 
   @Override
   public void repeat(EchoRequest r, StreamObserver<EchoReply> responses) {
+    if (r.getAction().equals("paced")) {
+      // grpc-java style: write only while the caller has demand, from the on-ready handler.
+      ServerCallStreamObserver<EchoReply> o = (ServerCallStreamObserver<EchoReply>) responses;
+      int[] next = {0};
+      o.setOnReadyHandler(
+          () -> {
+            while (o.isReady() && next[0] < r.getCount()) {
+              written.incrementAndGet();
+              o.onNext(reply(r.getText() + "-" + next[0], next[0]++));
+            }
+            if (next[0] == r.getCount()) {
+              next[0]++;
+              o.onCompleted();
+            }
+          });
+      return;
+    }
     for (int i = 0; i < r.getCount(); i++) {
       responses.onNext(reply(r.getText() + "-" + i, i));
     }

@@ -2,6 +2,16 @@ package io.sluice.rpc.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.atomic.AtomicReference;
+
+import java.util.concurrent.LinkedBlockingQueue;
+
+import java.util.concurrent.BlockingQueue;
+
+import io.grpc.stub.ClientResponseObserver;
+
+import io.grpc.stub.ClientCallStreamObserver;
+
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.sluice.core.ConnectionOptions;
@@ -166,6 +176,88 @@ class GrpcRpcOverTcpTest {
     List<EchoReply> out = r.await();
     assertThat(out).hasSize(200);
     assertThat(out.get(199).getText()).isEqualTo("echo:m199");
+  }
+
+  @Test
+  void aServerPacedByIsReadyWritesNoMoreThanTheCallerAskedFor() throws Exception {
+    echo.written.set(0);
+    BlockingQueue<EchoReply> got = new LinkedBlockingQueue<>();
+    CountDownLatch done = new CountDownLatch(1);
+    AtomicReference<ClientCallStreamObserver<EchoRequest>> control = new AtomicReference<>();
+    client.repeat(
+        EchoRequest.newBuilder().setText("p").setCount(5).setAction("paced").build(),
+        new ClientResponseObserver<EchoRequest, EchoReply>() {
+          @Override
+          public void beforeStart(ClientCallStreamObserver<EchoRequest> c) {
+            control.set(c);
+            c.disableAutoRequestWithInitial(3);
+          }
+
+          @Override
+          public void onNext(EchoReply value) {
+            got.add(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            done.countDown();
+          }
+
+          @Override
+          public void onCompleted() {
+            done.countDown();
+          }
+        });
+    for (int i = 0; i < 3; i++) {
+      assertThat(got.poll(10, TimeUnit.SECONDS)).as("response %d", i).isNotNull();
+    }
+    // The caller holds 3 and asked for no more: the handler, writing while isReady(), stopped.
+    assertThat(echo.written.get()).isEqualTo(3);
+    control.get().request(2);
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(got).extracting(EchoReply::getIndex).containsExactly(3, 4);
+    assertThat(echo.written.get()).isEqualTo(5);
+  }
+
+  @Test
+  void aClientWritingFromItsOnReadyHandlerSendsEverything() throws Exception {
+    Recorder<EchoReply> r = new Recorder<>();
+    int total = 500;
+    client.chat(
+        new ClientResponseObserver<EchoRequest, EchoReply>() {
+          @Override
+          public void beforeStart(ClientCallStreamObserver<EchoRequest> requests) {
+            int[] next = {0};
+            requests.setOnReadyHandler(
+                () -> {
+                  while (requests.isReady() && next[0] < total) {
+                    requests.onNext(req("m" + next[0]++));
+                  }
+                  if (next[0] == total) {
+                    next[0]++;
+                    requests.onCompleted();
+                  }
+                });
+          }
+
+          @Override
+          public void onNext(EchoReply value) {
+            r.onNext(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            r.onError(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            r.onCompleted();
+          }
+        });
+    List<EchoReply> out = r.await();
+    assertThat(out).hasSize(total);
+    assertThat(out.get(total - 1).getText()).isEqualTo("echo:m" + (total - 1));
   }
 
   @Test
