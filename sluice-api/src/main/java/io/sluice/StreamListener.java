@@ -12,6 +12,25 @@ package io.sluice;
  */
 public interface StreamListener {
 
+  /**
+   * The listener of a stream that expects nothing more from the peer (a request-response answered
+   * at once, a call refused before it started): releases any message that still arrives and
+   * ignores every other signal.
+   */
+  StreamListener DISCARDING =
+      new StreamListener() {
+        @Override
+        public void onNext(Message message) {
+          message.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+      };
+
   /** One inbound message. Never called beyond the credit granted with {@link StreamHandle#request}. */
   void onNext(Message message);
 

@@ -44,7 +44,7 @@ final class FuturesResponderAdapter implements Responder {
     CompletionStage<Message> stage = handler.requestResponse(request);
     if (stage == null) {
       response.error(new NullPointerException("the responder returned a null CompletionStage"));
-      return Listeners.RELEASING;
+      return StreamListener.DISCARDING;
     }
     stage.whenComplete(
         (m, e) -> {

@@ -8,20 +8,6 @@ import java.util.concurrent.CompletionStage;
 final class Listeners {
   private Listeners() {}
 
-  /** Releases anything it gets; for streams that ended at once. */
-  static final StreamListener RELEASING =
-      new StreamListener() {
-        @Override
-        public void onNext(Message message) {
-          message.release();
-        }
-
-        @Override
-        public void onComplete() {}
-
-        @Override
-        public void onError(Throwable cause) {}
-      };
 
   /** Cancels the handler's stage when the requester cancels (if the stage can be canceled). */
   static final class CancelStage implements StreamListener {

@@ -124,7 +124,7 @@ public final class SluiceImpl implements Impl {
     public StreamListener requestResponse(Message request, StreamHandle response) {
       request.release();
       response.nextAndComplete(Message.of(payload));
-      return NOOP;
+      return StreamListener.DISCARDING;
     }
 
     @Override
@@ -144,20 +144,6 @@ public final class SluiceImpl implements Impl {
       return new Echo(channel, first);
     }
   }
-
-  private static final StreamListener NOOP =
-      new StreamListener() {
-        @Override
-        public void onNext(Message message) {
-          message.release();
-        }
-
-        @Override
-        public void onComplete() {}
-
-        @Override
-        public void onError(Throwable cause) {}
-      };
 
   /** Sends as many messages as the core grants (it grants at most its outbound window at a time). */
   private static final class Producer implements StreamListener {

@@ -57,27 +57,13 @@ public final class ResponderAdapter implements Responder {
       // subscription (as reactor's own operators treat scalar sources). A request-response answer
       // needs no demand.
       answerNow(p, response);
-      return IGNORE_INBOUND;
+      return StreamListener.DISCARDING;
     }
     ResponseSubscriber s = new ResponseSubscriber(response, true);
     subscribe(p, s, response);
     return s.listener;
   }
 
-  /** The listener of a request-response answered at once: nothing more can arrive but a cancel. */
-  private static final StreamListener IGNORE_INBOUND =
-      new StreamListener() {
-        @Override
-        public void onNext(Message message) {
-          message.release();
-        }
-
-        @Override
-        public void onComplete() {}
-
-        @Override
-        public void onError(Throwable cause) {}
-      };
 
   @SuppressWarnings("unchecked")
   private static void answerNow(Mono<Message> scalar, StreamHandle response) {

@@ -42,20 +42,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * }</pre>
  */
 public final class RpcResponder implements Responder {
-  /** The listener of a call refused before it started: releases what still arrives. */
-  private static final StreamListener NOOP =
-      new StreamListener() {
-        @Override
-        public void onNext(Message message) {
-          message.release();
-        }
-
-        @Override
-        public void onComplete() {}
-
-        @Override
-        public void onError(Throwable cause) {}
-      };
 
   /** Default cap on the encoded call metadata of one call (like gRPC's 8 KiB header list). */
   public static final int DEFAULT_MAX_CALL_METADATA_BYTES = 8192;
@@ -245,7 +231,7 @@ public final class RpcResponder implements Responder {
     } catch (StatusException e) {
       request.release();
       fail(handle, e.status());
-      return NOOP;
+      return StreamListener.DISCARDING;
     }
     RpcInstrumentation.CallObserver observer =
         observe(md, def == null ? null : def.method());
@@ -273,7 +259,7 @@ public final class RpcResponder implements Responder {
       request.release();
       fail(handle, refusal);
       end(observer, refusal, startNanos);
-      return NOOP;
+      return StreamListener.DISCARDING;
     }
     RsocketServerCall<?, ?> call =
         new RsocketServerCall<>(
