@@ -198,7 +198,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       close(e.status());
       return;
     }
-    if (!firstResponseSeen && observer != RpcInstrumentation.CallObserver.NONE) {
+    if (observer != RpcInstrumentation.CallObserver.NONE && !firstResponseSeen) {
       firstResponseSeen = true;
       try {
         observer.onFirstResponse(System.nanoTime() - startNanos);
