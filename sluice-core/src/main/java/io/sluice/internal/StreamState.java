@@ -54,6 +54,12 @@ final class StreamState implements StreamHandle {
    * a later task.
    */
   static final int PUMP_ROUNDS_PER_TASK = 4;
+  /**
+   * Messages a producer may be granted within one event-loop task beyond its first grant: with a
+   * large window the round budget alone would let one stream hold the loop for thousands of
+   * messages.
+   */
+  static final int PUMP_MESSAGES_PER_TASK = 1024;
   boolean blocked;
 
   /**
@@ -166,9 +172,11 @@ final class StreamState implements StreamHandle {
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
       inboundUnboundedSent = true;
-      conn.sendRequestN(id, Integer.MAX_VALUE);
+      conn.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
-      conn.sendRequestN(id, (int) (inboundCredit - before));
+      // Urgent when the peer holds no more than this grant adds: it has used at least half of
+      // what it may send and could be waiting for this frame.
+      conn.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
     }
   }
 
@@ -308,6 +316,7 @@ final class StreamState implements StreamHandle {
       // producer holds more than half a window, the peer's credit is used up, or the transport
       // is full (then the stream waits in the connection's blocked list for writability).
       int rounds = 0;
+      long granted = 0;
       while (!terminated && !outboundDone) {
         long cap = Math.min(peerCredit, conn.outboundWindow);
         long add = cap - producerCredit;
@@ -318,10 +327,11 @@ final class StreamState implements StreamHandle {
           conn.block(this);
           return;
         }
-        if (++rounds > PUMP_ROUNDS_PER_TASK) {
+        if (++rounds > PUMP_ROUNDS_PER_TASK || granted >= PUMP_MESSAGES_PER_TASK) {
           schedulePump();
           return;
         }
+        granted += add;
         producerCredit += add;
         conn.notifyRequest(this, add);
       }
