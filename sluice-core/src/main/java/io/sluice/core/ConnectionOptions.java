@@ -127,10 +127,7 @@ public final class ConnectionOptions {
 
   /**
    * Most outbound messages a stream's producer is asked for at once, however much the peer
-   * requested: demand is a permission, never a reason to buffer. Default 1024. A channel handler
-   * that asks its peer for as many messages as it may send back (an echo, a transformer) grants
-   * its peer about this much, so it is also how many messages are in flight per round trip: 256
-   * small messages (4 KiB at 8 bytes) were too few to pay for each round's wake-ups and syscalls.
+   * requested: demand is a permission, never a reason to buffer.
    */
   public int outboundWindow() {
     return outboundWindow;
@@ -227,7 +224,7 @@ public final class ConnectionOptions {
     private int maxQueuedOutboundBytes = 4 * 1024 * 1024;
     private Duration setupTimeout = Duration.ofSeconds(10);
     private Duration drainTimeout = Duration.ofSeconds(30);
-    private int outboundWindow = 1024;
+    private int outboundWindow = 256;
     private boolean lease;
     private int leaseTtlMillis = 30_000;
     private int leaseRequests = Integer.MAX_VALUE;

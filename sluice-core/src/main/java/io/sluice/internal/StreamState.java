@@ -54,12 +54,6 @@ final class StreamState implements StreamHandle {
    * a later task.
    */
   static final int PUMP_ROUNDS_PER_TASK = 4;
-  /**
-   * Messages a producer may be granted within one event-loop task beyond its first grant: with a
-   * large window the round budget alone would let one stream hold the loop for thousands of
-   * messages.
-   */
-  static final int PUMP_MESSAGES_PER_TASK = 1024;
   boolean blocked;
 
   /**
@@ -316,7 +310,6 @@ final class StreamState implements StreamHandle {
       // producer holds more than half a window, the peer's credit is used up, or the transport
       // is full (then the stream waits in the connection's blocked list for writability).
       int rounds = 0;
-      long granted = 0;
       while (!terminated && !outboundDone) {
         long cap = Math.min(peerCredit, conn.outboundWindow);
         long add = cap - producerCredit;
@@ -327,11 +320,10 @@ final class StreamState implements StreamHandle {
           conn.block(this);
           return;
         }
-        if (++rounds > PUMP_ROUNDS_PER_TASK || granted >= PUMP_MESSAGES_PER_TASK) {
+        if (++rounds > PUMP_ROUNDS_PER_TASK) {
           schedulePump();
           return;
         }
-        granted += add;
         producerCredit += add;
         conn.notifyRequest(this, add);
       }
