@@ -102,6 +102,13 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean flushPending;
   private boolean flushTaskScheduled;
   private boolean inReadBatch;
+  /**
+   * A REQUEST_N that the peer may be waiting for was queued while handling the current inbound
+   * frame: flush once that frame is handled instead of at the end of the read batch.
+   */
+  private boolean flushAfterFrame;
+  /** The early flush of {@link #flushAfterFrame} already happened in this read batch. */
+  private boolean earlyFlushDone;
   // Reading back-pressure: unpaid bytes written since the transport became unwritable.
   private long unpaidWhileUnwritable;
   private boolean readPaused;
@@ -766,6 +773,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   @Override
   public void onReadComplete() {
     inReadBatch = false;
+    flushAfterFrame = false;
+    earlyFlushDone = false;
     flushNow();
   }
 
@@ -895,6 +904,13 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       // Nothing a peer sends may escape the connection: a bug here becomes a connection error.
       logger.warn("Unexpected failure handling {}", Frames.describe(frame), t);
       connectionError(ErrorCode.CONNECTION_ERROR, "internal error", t);
+    }
+    if (flushAfterFrame) {
+      flushAfterFrame = false;
+      earlyFlushDone = true;
+      if (state != CLOSED) {
+        flushNow();
+      }
     }
   }
 
@@ -1660,13 +1676,24 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
-  void sendRequestN(int streamId, int n) {
+  /**
+   * Queues REQUEST_N(n). {@code urgent}: the peer has used at least half of the credit it will
+   * hold after this grant, so it may run dry before the end of the read batch we are in (a batch
+   * can hold every message the peer was allowed). Then the frame goes out as soon as the current
+   * inbound frame is handled, so the peer produces while we consume the rest of the batch, instead
+   * of both sides taking turns; at most once per read batch, so a flood of grants costs at most one
+   * extra flush per batch.
+   */
+  void sendRequestN(int streamId, int n, boolean urgent) {
     if (state == CLOSED) {
       return;
     }
     ByteBuf out = beginFrame(Frames.HEADER_SIZE + 4);
     Frames.writeRequestN(out, streamId, n);
     endFrame(out);
+    if (urgent && inReadBatch && !earlyFlushDone) {
+      flushAfterFrame = true;
+    }
   }
 
   void sendCancel(int streamId) {

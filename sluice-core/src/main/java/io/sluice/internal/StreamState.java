@@ -166,9 +166,11 @@ final class StreamState implements StreamHandle {
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
       inboundUnboundedSent = true;
-      conn.sendRequestN(id, Integer.MAX_VALUE);
+      conn.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
-      conn.sendRequestN(id, (int) (inboundCredit - before));
+      // Urgent when the peer holds no more than this grant adds: it has used at least half of
+      // what it may send and could be waiting for this frame.
+      conn.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
     }
   }
 

@@ -325,4 +325,125 @@ class RequestNEngineTest extends EngineTestBase {
     transport.assertNothingSent();
     assertThat(r.events).isEmpty();
   }
+
+  // ---- when REQUEST_N leaves: early in a read batch when the peer may be waiting for it --------
+
+  /**
+   * A channel responder that asks for {@code initial}, then {@code every} more after each {@code
+   * every} inbound messages; on each inbound message it notes how many REQUEST_N frames the peer
+   * has received so far (what was flushed before that message was handled).
+   */
+  private final class Replenisher implements io.sluice.Responder {
+    final int initial;
+    final int every;
+    final List<Integer> requestNsSeenAtEachMessage = new java.util.concurrent.CopyOnWriteArrayList<>();
+    int received;
+
+    Replenisher(int initial, int every) {
+      this.initial = initial;
+      this.every = every;
+    }
+
+    int requestNsFlushed() {
+      int n = 0;
+      for (Wire.Sent s : transport.sent) {
+        if (s.type() == FrameType.REQUEST_N) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    @Override
+    public io.sluice.StreamListener requestChannel(
+        io.sluice.Message first, boolean inboundComplete, StreamHandle channel) {
+      first.release();
+      channel.request(initial);
+      return new io.sluice.StreamListener() {
+        @Override
+        public void onNext(io.sluice.Message m) {
+          m.release();
+          requestNsSeenAtEachMessage.add(requestNsFlushed());
+          if (++received % every == 0) {
+            channel.request(every);
+          }
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+      };
+    }
+  }
+
+  private static io.netty.buffer.ByteBuf[] nexts(int id, int count) {
+    io.netty.buffer.ByteBuf[] frames = new io.netty.buffer.ByteBuf[count];
+    for (int i = 0; i < count; i++) {
+      frames[i] = Wire.next(id, "m" + i);
+    }
+    return frames;
+  }
+
+  @Test
+  void requestNThePeerMayWaitForLeavesBeforeTheRestOfTheReadBatchIsHandled() {
+    // Granting 2 when the peer holds only 2 of its 4: it has used half of what it may send, and
+    // the batch we are reading may hold all of it. The grant is flushed as soon as the message
+    // that prompted it is handled, so the peer produces while we handle the rest of the batch.
+    Replenisher handler = new Replenisher(4, 2);
+    acceptedServer(opts().build(), handler);
+    transport.inject(Wire.requestChannel(1, 1, "first", false));
+    assertThat(transport.next(FrameType.REQUEST_N).requestN()).isEqualTo(4);
+    transport.inject(nexts(1, 4));
+    Loop.settle(loop);
+    // m0, m1: nothing new yet; m1 asks for 2 (urgent), flushed before m2 is handled. m3 asks for
+    // 2 again: one early flush per read batch at most, so it leaves with the batch's flush.
+    assertThat(handler.requestNsSeenAtEachMessage).containsExactly(0, 0, 1, 1);
+    List<Wire.Sent> sent = transport.drain();
+    assertThat(sent).hasSize(2).allSatisfy(n -> {
+      assertThat(n.type()).isEqualTo(FrameType.REQUEST_N);
+      assertThat(n.requestN()).isEqualTo(2);
+    });
+  }
+
+  @Test
+  void smallTopUpsWhileThePeerHoldsPlentyOfCreditWaitForTheEndOfTheBatch() {
+    // Asking for 1 per message with 7 still granted: the peer is far from running dry, so the
+    // REQUEST_Ns are batched into the read batch's single flush.
+    Replenisher handler = new Replenisher(8, 1);
+    acceptedServer(opts().build(), handler);
+    transport.inject(Wire.requestChannel(1, 1, "first", false));
+    assertThat(transport.next(FrameType.REQUEST_N).requestN()).isEqualTo(8);
+    transport.inject(nexts(1, 4));
+    Loop.settle(loop);
+    assertThat(handler.requestNsSeenAtEachMessage).containsExactly(0, 0, 0, 0);
+    List<Wire.Sent> sent = transport.drain();
+    assertThat(sent).hasSize(4).allSatisfy(n -> assertThat(n.requestN()).isEqualTo(1));
+  }
+
+  @Test
+  void earlyFlushedGrantsNeverExceedWhatTheHandlerAskedFor() {
+    // Many batches of an echo-like handler, each holding all the peer may send: every REQUEST_N
+    // on the wire is one the handler asked for, no more.
+    Replenisher handler = new Replenisher(4, 2);
+    acceptedServer(opts().build(), handler);
+    transport.inject(Wire.requestChannel(1, 1, "first", false));
+    long granted = transport.next(FrameType.REQUEST_N).requestN();
+    int delivered = 0;
+    for (int batch = 0; batch < 10; batch++) {
+      int count = (int) (granted - delivered);
+      transport.inject(nexts(1, count));
+      delivered += count;
+      Loop.settle(loop);
+      for (Wire.Sent n : transport.drain()) {
+        assertThat(n.type()).isEqualTo(FrameType.REQUEST_N);
+        granted += n.requestN();
+      }
+      assertThat(granted).isEqualTo(4 + 2L * (handler.received / 2));
+    }
+    // Every message was within the credit: no ERROR[INVALID], the channel is still open.
+    assertThat(handler.received).isEqualTo(delivered);
+    assertThat(Loop.call(loop, conn::activeStreams)).isEqualTo(1);
+  }
 }
