@@ -1481,9 +1481,33 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   private Message messageOf(ByteBuf frame) {
-    ByteBuf md = Frames.metadata(frame);
-    ByteBuf data = Frames.data(frame);
-    return Message.of(md == null ? null : md.retain(), data.retain());
+    int ri = frame.readerIndex();
+    // The header's type and flags in one read: every read of a pooled buffer checks its indexes
+    // and reference count, and the general accessors below read them three to five times.
+    int typeAndFlags = frame.getUnsignedShort(ri + 4);
+    int type = typeAndFlags >>> 10;
+    if (type == FrameType.SETUP || !FrameType.hasMetadataLength(type)) {
+      ByteBuf md = Frames.metadata(frame);
+      ByteBuf data = Frames.data(frame);
+      return Message.of(md == null ? null : md.retain(), data.retain());
+    }
+    int start =
+        ri
+            + (type == FrameType.REQUEST_STREAM
+                    || type == FrameType.REQUEST_CHANNEL
+                    || type == FrameType.EXT
+                ? Frames.HEADER_SIZE + 4
+                : Frames.HEADER_SIZE);
+    ByteBuf md = null;
+    if ((typeAndFlags & Frames.FLAG_METADATA) != 0) {
+      int length = Frames.getU24(frame, start); // the validator checked that it fits
+      start += Frames.METADATA_LENGTH_SIZE;
+      md = frame.slice(start, length).retain();
+      start += length;
+    }
+    // slice().retain(), not retainedSlice(): the message shares the frame's reference count, as
+    // every other message of the engine does.
+    return Message.of(md, frame.slice(start, frame.writerIndex() - start).retain());
   }
 
   // ---- listener calls: a throwing listener fails its stream, never the connection ---------------
