@@ -1491,13 +1491,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       ByteBuf data = Frames.data(frame);
       return Message.of(md == null ? null : md.retain(), data.retain());
     }
-    int start =
-        ri
-            + (type == FrameType.REQUEST_STREAM
-                    || type == FrameType.REQUEST_CHANNEL
-                    || type == FrameType.EXT
-                ? Frames.HEADER_SIZE + 4
-                : Frames.HEADER_SIZE);
+    int start = ri + Frames.payloadOffset(type);
     ByteBuf md = null;
     if ((typeAndFlags & Frames.FLAG_METADATA) != 0) {
       int length = Frames.getU24(frame, start); // the validator checked that it fits

@@ -68,17 +68,22 @@ public final class Frames {
   // ---- metadata / data layout shared by payload-bearing frames ---------------------------------
   /** Offset (from the reader index) where a frame's optional metadata length starts. */
   public static int payloadOffset(ByteBuf frame) {
-    switch (type(frame)) {
+    int type = type(frame);
+    return type == FrameType.SETUP ? Setup.payloadOffset(frame) : payloadOffset(type);
+  }
+
+  /**
+   * Where the payload of a frame of {@code type} starts, for every type but SETUP (whose offset
+   * depends on its variable-length fields: use {@link #payloadOffset(ByteBuf)}).
+   */
+  public static int payloadOffset(int type) {
+    switch (type) {
       case FrameType.REQUEST_STREAM:
       case FrameType.REQUEST_CHANNEL:
       case FrameType.EXT:
         return HEADER_SIZE + 4;
-      case FrameType.SETUP:
-        return Setup.payloadOffset(frame);
       case FrameType.LEASE:
         return HEADER_SIZE + 8;
-      case FrameType.METADATA_PUSH:
-        return HEADER_SIZE;
       default:
         return HEADER_SIZE;
     }
