@@ -44,9 +44,9 @@ public final class BenchMain {
           "  --window       outstanding requests for rr/fnf (default: 64 for grpc-java rr, else 512)",
           "  --compare      sluice, grpc-java, rsocket-java, spring-rsocket for stream/rr/channel at",
           "                 8 and 140 bytes, then a ratio table",
-          "  --compare-flavors  sluice (core SPI), each API flavor and sluice-rpc for stream and rr",
-          "                 at 8 bytes (sluice and sluice-rpc also at 128), with each one's ratio to",
-          "                 sluice-reactor and to sluice",
+          "  --compare-flavors  sluice (core SPI), each API flavor, sluice-rpc and grpc-java for",
+          "                 stream and rr at 8 bytes (sluice, sluice-rpc and grpc-java also at 128),",
+          "                 with each one's ratio to sluice-reactor, to sluice and to grpc-java",
           "  --latency      request-stream of 24 (concurrency 1) and rr at concurrency 1, 4, 8:",
           "                 p50/p95/p99 in microseconds and operations per second",
           "",
@@ -196,14 +196,19 @@ public final class BenchMain {
     return 0;
   }
 
-  /** The cases of {@code --compare-flavors}: stream and rr at 8 B for every flavor, at 128 B for two. */
+  /**
+   * The cases of {@code --compare-flavors}: stream and rr at 8 B for every flavor, at 128 B for the
+   * core SPI and RPC; grpc-java in every case, the yardstick of RPC.
+   */
   static Map<String, List<String>> flavorCases() {
     Map<String, List<String>> cases = new LinkedHashMap<>();
+    List<String> all = new java.util.ArrayList<>(Spec.FLAVORS);
+    all.add("grpc-java");
     for (String interaction : List.of("stream", "rr")) {
-      cases.put(interaction + " 8", Spec.FLAVORS);
+      cases.put(interaction + " 8", List.copyOf(all));
     }
     for (String interaction : List.of("stream", "rr")) {
-      cases.put(interaction + " 128", List.of("sluice", "sluice-rpc"));
+      cases.put(interaction + " 128", List.of("sluice", "sluice-rpc", "grpc-java"));
     }
     return cases;
   }
@@ -224,9 +229,9 @@ public final class BenchMain {
       rows.put(interaction + " " + size + " B", row);
     }
     out.println();
-    out.println("| interaction | impl | msgs/s | vs sluice-reactor | vs sluice"
+    out.println("| interaction | impl | msgs/s | vs sluice-reactor | vs sluice | vs grpc-java"
         + " | server CPU ns/msg | client CPU ns/msg |");
-    out.println("|---|---|---|---|---|---|---|");
+    out.println("|---|---|---|---|---|---|---|---|");
     for (Map.Entry<String, Map<String, Orchestrator.Result>> e : rows.entrySet()) {
       Map<String, Orchestrator.Result> row = e.getValue();
       for (Map.Entry<String, Orchestrator.Result> cell : row.entrySet()) {
@@ -234,6 +239,7 @@ public final class BenchMain {
         out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + rate(r.median())
             + " | " + ratio(r.median(), median(row.get("sluice-reactor")))
             + " | " + ratio(r.median(), median(row.get("sluice")))
+            + " | " + ratio(r.median(), median(row.get("grpc-java")))
             + String.format(Locale.ROOT, " | %.0f | %.0f |",
                 r.serverCpuNanosPerMessage(), r.clientCpuNanosPerMessage()));
       }

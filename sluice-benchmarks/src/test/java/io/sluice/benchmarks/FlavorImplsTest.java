@@ -37,12 +37,13 @@ class FlavorImplsTest {
   }
 
   @Test
-  void compareFlavorsRunsEveryFlavorAndRpcAt128Bytes() {
+  void compareFlavorsRunsEveryFlavorAndRpcAt128BytesBesideGrpcJava() {
     assertThat(BenchMain.flavorCases())
         .containsOnlyKeys("stream 8", "rr 8", "stream 128", "rr 128");
     assertThat(BenchMain.flavorCases().get("rr 8"))
         .contains("sluice", "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny",
-            "sluice-grpc-stub", "sluice-rpc");
-    assertThat(BenchMain.flavorCases().get("stream 128")).containsExactly("sluice", "sluice-rpc");
+            "sluice-grpc-stub", "sluice-rpc", "grpc-java");
+    assertThat(BenchMain.flavorCases().get("stream 128"))
+        .containsExactly("sluice", "sluice-rpc", "grpc-java");
   }
 }
