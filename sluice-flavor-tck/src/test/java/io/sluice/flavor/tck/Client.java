@@ -27,5 +27,20 @@ interface Client {
 
     /** Cancels the request through the flavor's own API. */
     void cancel();
+
+    /** A call whose response is {@code result} and which {@code cancel} cancels. */
+    static Call of(CompletableFuture<String> result, Runnable cancel) {
+      return new Call() {
+        @Override
+        public CompletableFuture<String> result() {
+          return result;
+        }
+
+        @Override
+        public void cancel() {
+          cancel.run();
+        }
+      };
+    }
   }
 }

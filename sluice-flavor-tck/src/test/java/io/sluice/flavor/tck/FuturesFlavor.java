@@ -227,17 +227,7 @@ final class FuturesFlavor implements Flavor {
       public Call requestResponse(String data) {
         CompletableFuture<Message> f = r.requestResponse(msg(data));
         CompletableFuture<String> result = f.thenApply(m -> m == null ? null : text(m));
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            f.cancel(false);
-          }
-        };
+        return Call.of(result, () -> f.cancel(false));
       }
 
       @Override

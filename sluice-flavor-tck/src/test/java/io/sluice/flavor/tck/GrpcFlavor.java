@@ -181,17 +181,7 @@ final class GrpcFlavor implements Flavor {
         ObserverProbe o = new ObserverProbe(false);
         o.single = result;
         r.requestResponse(msg(data), o);
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            o.call.cancel("test cancel", null);
-          }
-        };
+        return Call.of(result, () -> o.call.cancel("test cancel", null));
       }
 
       @Override

@@ -103,17 +103,7 @@ final class MutinyFlavor implements Flavor {
             r.requestResponse(msg(data))
                 .subscribe()
                 .with(m -> result.complete(m == null ? null : text(m)), result::completeExceptionally);
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            c.cancel();
-          }
-        };
+        return Call.of(result, () -> c.cancel());
       }
 
       @Override

@@ -96,17 +96,7 @@ final class ReactorFlavor implements Flavor {
                     m -> result.complete(text(m)),
                     result::completeExceptionally,
                     () -> result.complete(null));
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            d.dispose();
-          }
-        };
+        return Call.of(result, () -> d.dispose());
       }
 
       @Override

@@ -93,17 +93,7 @@ final class RxFlavor implements Flavor {
         Disposable d =
             r.requestResponse(msg(data))
                 .subscribe(m -> result.complete(text(m)), result::completeExceptionally);
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            d.dispose();
-          }
-        };
+        return Call.of(result, () -> d.dispose());
       }
 
       @Override

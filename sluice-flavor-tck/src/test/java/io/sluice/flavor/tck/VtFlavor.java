@@ -140,17 +140,7 @@ final class VtFlavor implements Flavor {
                         result.completeExceptionally(e);
                       }
                     });
-        return new Call() {
-          @Override
-          public CompletableFuture<String> result() {
-            return result;
-          }
-
-          @Override
-          public void cancel() {
-            t.interrupt(); // interrupting a blocked call cancels its stream
-          }
-        };
+        return Call.of(result, () -> t.interrupt()); // interrupting a blocked call cancels its stream
       }
 
       @Override

@@ -3,6 +3,7 @@ package io.sluice.reactor.tck;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorResponder;
+import io.sluice.test.UntrackedHeapAllocator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

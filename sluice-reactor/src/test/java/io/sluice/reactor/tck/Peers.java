@@ -7,6 +7,7 @@ import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.ReactorResponder;
 import io.sluice.reactor.SluiceClient;
 import io.sluice.reactor.SluiceServer;
+import io.sluice.test.UntrackedHeapAllocator;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
 import java.time.Duration;

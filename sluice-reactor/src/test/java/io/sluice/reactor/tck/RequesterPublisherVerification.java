@@ -3,6 +3,7 @@ package io.sluice.reactor.tck;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
+import io.sluice.test.UntrackedHeapAllocator;
 import java.lang.reflect.Method;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -2,6 +2,7 @@ package io.sluice.flavor.tck.rs;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.Message;
+import io.sluice.test.UntrackedHeapAllocator;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;

@@ -12,6 +12,7 @@ import io.sluice.core.Connections;
 import io.sluice.reactor.ReactorResponder;
 import io.sluice.reactor.internal.ResponderAdapter;
 import io.sluice.test.LeakCheckExtension;
+import io.sluice.test.UntrackedHeapAllocator;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
 import java.util.Queue;

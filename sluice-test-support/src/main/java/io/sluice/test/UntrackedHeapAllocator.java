@@ -1,4 +1,4 @@
-package io.sluice.flavor.tck.rs;
+package io.sluice.test;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -9,15 +9,17 @@ import io.netty.buffer.UnpooledHeapByteBuf;
  * An allocator whose every buffer (heap, "direct", io, composite) is a plain unpooled heap buffer
  * that netty's leak detector does not track: an unreleased one is simply garbage-collected.
  *
- * <p>The TCK's own subscribers never release the elements they receive. Over the local transport
- * a received {@link io.sluice.Message} is a retained slice of the frame buffer the <em>sending</em>
- * connection allocated, so giving the sending side of the messages under test this allocator makes
- * an unreleased received message harmless, while the publisher under test stays exactly the object
- * Sluice hands to users. Everything travelling the other way keeps using the pooled, tracked
- * allocator, so leaks on those paths still fail the test class.
+ * <p>For tests driven by code that never releases what it receives, such as the Reactive Streams
+ * TCK's own subscribers. Over the local transport a received {@link io.sluice.Message} is a retained
+ * slice of the frame buffer the <em>sending</em> connection allocated, so giving the sending side of
+ * the messages under test this allocator makes an unreleased received message harmless, while the
+ * publisher under test stays exactly the object Sluice hands to users. Everything travelling the
+ * other way keeps using the pooled, tracked allocator, so leaks on those paths still fail the test
+ * class. Thread-safe and stateless: use {@link #INSTANCE}.
  */
-final class UntrackedHeapAllocator extends AbstractByteBufAllocator {
-  static final UntrackedHeapAllocator INSTANCE = new UntrackedHeapAllocator();
+public final class UntrackedHeapAllocator extends AbstractByteBufAllocator {
+  /** The one instance. */
+  public static final UntrackedHeapAllocator INSTANCE = new UntrackedHeapAllocator();
 
   private UntrackedHeapAllocator() {
     super(false);
