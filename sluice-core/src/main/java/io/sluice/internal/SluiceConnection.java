@@ -71,6 +71,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   private static final int BATCH_SIZE = 64 * 1024;
 
+  /** EXPERIMENT: flush part-way through a read batch once this many bytes wait (0 = never). */
+  static final int EARLY_FLUSH_BYTES = Integer.getInteger("sluice.earlyFlushBytes", 2048);
+
   private static final int AWAITING_SETUP = 0;
   private static final int ESTABLISHED = 1;
   private static final int DRAINING = 2;
@@ -909,6 +912,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       flushAfterFrame = false;
       earlyFlushDone = true;
       if (state != CLOSED) {
+        flushNow();
+      }
+    } else if (EARLY_FLUSH_BYTES > 0) {
+      ByteBuf b = batch;
+      if (b != null
+          && b.readableBytes() >= EARLY_FLUSH_BYTES
+          && state != CLOSED
+          && transport.unsentBytes() == 0) {
         flushNow();
       }
     }

@@ -55,6 +55,15 @@ public interface DuplexTransport {
     return -1;
   }
 
+  /**
+   * Bytes written and flushed that the socket has not taken yet, or -1 if the transport cannot
+   * tell. The core flushes part-way through a read batch only while this is 0: the peer is then
+   * waiting for what we have, not still behind on what we sent.
+   */
+  default long unsentBytes() {
+    return -1;
+  }
+
   /** Pauses or resumes reading from the peer (back-pressure when we cannot write). */
   void setReadEnabled(boolean enabled);
 

@@ -163,6 +163,11 @@ final class FakeTransport implements DuplexTransport {
         });
   }
 
+  @Override
+  public long unsentBytes() {
+    return queuedBytes - unflushedBytes; // flushed, not taken by a peer that reads nothing
+  }
+
   long queuedBytes() {
     return Loop.call(loop, () -> queuedBytes);
   }

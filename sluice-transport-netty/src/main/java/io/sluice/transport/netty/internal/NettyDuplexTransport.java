@@ -163,6 +163,12 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   }
 
   @Override
+  public long unsentBytes() {
+    io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
+    return b == null ? 0 : b.totalPendingWriteBytes();
+  }
+
+  @Override
   public void setReadEnabled(boolean enabled) {
     channel.config().setAutoRead(enabled);
   }
