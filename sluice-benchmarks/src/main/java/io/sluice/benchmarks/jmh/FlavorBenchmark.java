@@ -164,6 +164,41 @@ public class FlavorBenchmark {
     return received;
   }
 
+  /**
+   * CPU per message without JMH, for a shared machine where wall-clock scores swing with other
+   * load: {@code FlavorBenchmark <flavor> [rounds] [streams per round]} runs rounds of streams on
+   * this thread and prints, per round after the first third (warm-up), the thread's CPU time per
+   * message, then their median. A thread's CPU time does not count the time other processes hold
+   * the core, so alternating runs of two builds compare better than their scores do.
+   */
+  public static void main(String[] args) {
+    FlavorBenchmark b = new FlavorBenchmark();
+    b.flavor = args.length > 0 ? args[0] : "reactor";
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 120;
+    int streams = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+    java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    double[] perMessage = new double[rounds - rounds / 3];
+    b.setUp();
+    try {
+      for (int r = 0; r < rounds; r++) {
+        long start = cpu.getCurrentThreadCpuTime();
+        for (int i = 0; i < streams; i++) {
+          b.stream();
+        }
+        double ns = (cpu.getCurrentThreadCpuTime() - start) / ((double) streams * STREAM);
+        if (r >= rounds / 3) {
+          perMessage[r - rounds / 3] = ns;
+        }
+      }
+    } finally {
+      b.tearDown();
+    }
+    java.util.Arrays.sort(perMessage);
+    System.out.printf(
+        "flavor=%s cpu_ns_per_msg median=%.1f min=%.1f rounds=%d%n",
+        b.flavor, perMessage[perMessage.length / 2], perMessage[0], perMessage.length);
+  }
+
   private final class ReactorCount extends BaseSubscriber<Message> {
     @Override
     protected void hookOnSubscribe(Subscription subscription) {
