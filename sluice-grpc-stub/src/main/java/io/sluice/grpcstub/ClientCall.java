@@ -280,18 +280,25 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
             m.release();
             return;
           }
+          InboundWindow w = window; // null for request-response
+          if (w == null || !auto) {
+            responses.onNext(m);
+            return;
+          }
           int size = m.size(); // read before the observer releases it
           responses.onNext(m);
-          if (auto && kind != Kind.RESPONSE) {
-            long n = window.delivered(size);
-            if (n > 0) {
-              StreamHandle h = handle; // null only until the start call returns: top up later
-              if (h != null) {
-                h.request(n);
-              } else {
-                window.notGranted(n);
-              }
-            }
+          long n = w.delivered(size);
+          if (n > 0) {
+            topUp(w, n);
+          }
+        }
+
+        private void topUp(InboundWindow w, long n) {
+          StreamHandle h = handle; // null only until the start call returns: top up later
+          if (h != null) {
+            h.request(n);
+          } else {
+            w.notGranted(n);
           }
         }
 

@@ -50,12 +50,16 @@ final class InboundWindow {
    * grant now with one REQUEST_N, or 0.
    */
   long delivered(int size) {
-    outstanding--;
     count++;
     bytes += (long) size + FRAME_OVERHEAD;
-    if (outstanding > window >> 1) {
+    if (--outstanding > window >> 1) {
       return 0;
     }
+    return topUp();
+  }
+
+  /** Half the window is used: resizes it and returns the credit that tops it up (or 0). */
+  private long topUp() {
     long average = Math.max(1, bytes / count);
     window = Math.max(MIN, Math.min(MAX, BYTES / average));
     count = 0;

@@ -3,8 +3,6 @@ package io.sluice.grpcstub;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 
@@ -20,32 +18,26 @@ import java.util.concurrent.Executor;
  * isReady()} from the on-ready callback sends a whole grant per loop turn at a few volatile reads
  * per message).
  *
- * <p><b>Threads.</b> The credit is written on the event loop only ({@link #onRequest}, the fast
- * path and {@link #drain}) and read anywhere; {@link #direct} says whether the fast path may be
- * taken (stream known, nothing queued, no completion or error pending, not closed) and is written
- * under the lock together with what it summarises. The queue and the terminal flags are guarded by
- * {@code this}. {@link #isReady()} raises {@link #wantReady} before its last look at the credit,
- * and the loop raises the credit before it looks at {@link #wantReady}, so a grant racing with an
- * {@code isReady()} that answers false always ends in the on-ready handler (at worst once more
- * than needed, which gRPC allows).
+ * <p><b>Threads.</b> The credit is a plain field of the event loop ({@link #onRequest}, the fast
+ * path and {@link #drain}); other threads see only {@link #hasCredit}, a volatile copy of "credit
+ * &gt; 0" that the loop writes when the credit leaves or reaches zero (once per grant, not once per
+ * message). {@link #direct} says whether the fast path may be taken (stream known, nothing queued,
+ * no completion or error pending, not closed) and is written under the lock together with what it
+ * summarises. The queue and the terminal flags are guarded by {@code this}. {@link #isReady()}
+ * raises {@link #wantReady} before its last look at {@link #hasCredit}, and the loop raises {@link
+ * #hasCredit} before it looks at {@link #wantReady}, so a grant racing with an {@code isReady()}
+ * that answers false always ends in the on-ready handler (at worst once more than needed, which
+ * gRPC allows).
  */
 final class Outbound {
-  private static final VarHandle CREDIT;
-
-  static {
-    try {
-      CREDIT = MethodHandles.lookup().findVarHandle(Outbound.class, "credit", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
   private ArrayDeque<Message> queue; // guarded by this; created when a message has to wait
   private final Runnable drainTask = this::drain;
   private StreamHandle handle; // written once under the lock, published by direct
   private EventExecutor loop; // the handle's executor, when it is a netty event loop
-  /** The peer's unused demand: written on the event loop only (see the class comment). */
+  /** The peer's unused demand: the event loop's alone (see the class comment). */
   private long credit;
+  /** {@code credit > 0}, for every thread: written by the loop when that changes. */
+  private volatile boolean hasCredit;
 
   private boolean sending; // event loop: inside handle.next
 
@@ -72,7 +64,7 @@ final class Outbound {
       Executor e = h.executor();
       loop = e instanceof EventExecutor ? (EventExecutor) e : null;
       updateDirectLocked();
-      schedule = (credit() > 0 || queuedLocked()) && scheduleLocked();
+      schedule = (hasCredit || queuedLocked()) && scheduleLocked();
     }
     runDrain(schedule);
   }
@@ -90,11 +82,7 @@ final class Outbound {
   }
 
   private boolean readyNow() {
-    return direct && credit() > 0;
-  }
-
-  private long credit() {
-    return (long) CREDIT.getVolatile(this);
+    return direct && hasCredit;
   }
 
   /** Runs on the event loop once the completion has been handed to the stream. */
@@ -113,9 +101,7 @@ final class Outbound {
       if (l != null && l.inEventLoop()) {
         long c = credit;
         if (c > 0) {
-          if (c != Long.MAX_VALUE) {
-            CREDIT.setRelease(this, c - 1);
-          }
+          takeCredit(c);
           send(m);
           return;
         }
@@ -177,12 +163,30 @@ final class Outbound {
     }
   }
 
+  /** Uses one message of credit {@code c > 0} (event loop). */
+  private void takeCredit(long c) {
+    if (c != Long.MAX_VALUE) {
+      credit = c - 1;
+      if (c == 1) {
+        hasCredit = false;
+      }
+    }
+  }
+
   /** The peer's demand (event loop). */
   void onRequest(long n) {
     long c = credit + n;
-    CREDIT.setVolatile(this, c < 0 ? Long.MAX_VALUE : c); // before drain() reads wantReady
+    credit = c < 0 ? Long.MAX_VALUE : c;
+    if (!hasCredit) {
+      hasCredit = true; // before drain() reads wantReady
+    }
     if (!sending) {
       drain();
+      return;
+    }
+    if (direct && !wantReady) {
+      // Sending from the handler's own loop (nothing queued, nothing pending): it sees the new
+      // credit through isReady() as it goes on, and no on-ready call is owed, so no drain task.
       return;
     }
     boolean schedule;
@@ -246,9 +250,7 @@ final class Outbound {
         return;
       }
       for (long c; (c = credit) > 0 && queuedLocked(); ) {
-        if (c != Long.MAX_VALUE) {
-          CREDIT.setRelease(this, c - 1);
-        }
+        takeCredit(c);
         send(queue.poll());
       }
       if (!queuedLocked() && errorPending != null) {

@@ -1,0 +1,315 @@
+package io.sluice.benchmarks.jmh;
+
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Message;
+import io.sluice.Responder;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.futures.FlowStreams;
+import io.sluice.futures.FuturesClient;
+import io.sluice.futures.FuturesRequester;
+import io.sluice.futures.FuturesResponder;
+import io.sluice.grpcstub.GrpcClient;
+import io.sluice.grpcstub.GrpcRequester;
+import io.sluice.grpcstub.GrpcResponder;
+import io.sluice.internal.SluiceConnection;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.reactor.ReactorResponder;
+import io.sluice.reactor.internal.ResponderAdapter;
+import java.util.Iterator;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+
+/**
+ * A request-stream through each API flavor on both ends, without a socket: a client and a server
+ * engine joined by {@link PipeTransport} on one embedded event loop (as {@link EngineBenchmark}),
+ * the server written with the flavor's responder API and the client with its requester API, as the
+ * end-to-end impls in {@code io.sluice.benchmarks.flavor} write them (reactor: {@code
+ * Flux.generate} + {@code take}, unbounded subscriber; futures: {@code FlowStreams.fromIterator},
+ * unbounded {@code Flow.Subscriber}; grpc-stub: a sender looping on {@code isReady()} from its
+ * on-ready handler, automatic inbound flow control). The score is per message, both flavors' and
+ * both engines' work together, so the difference to {@code reactor} is what a flavor adds on the
+ * two ends of a stream; {@code -prof gc} gives the bytes allocated per message.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class FlavorBenchmark {
+  static final int STREAM = 8192;
+
+  @Param({"reactor", "futures", "grpc"})
+  String flavor;
+
+  private EmbeddedChannel loopOwner;
+  private SluiceConnection client;
+  private SluiceConnection server;
+  private ByteBuf payload;
+  private ReactorRequester reactor;
+  private FuturesRequester futures;
+  private GrpcRequester grpc;
+  int received;
+  int completions;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(8).writeZero(8));
+    loopOwner = new EmbeddedChannel();
+    EventExecutor loop = loopOwner.eventLoop();
+    PipeTransport c = new PipeTransport(loop);
+    PipeTransport s = new PipeTransport(loop);
+    c.peer = s;
+    s.peer = c;
+    ConnectionOptions options = ConnectionOptions.defaults();
+    Responder responder = responder();
+    server = SluiceConnection.server(s, options, (setup, requester) -> responder);
+    client = SluiceConnection.client(c, options, ClientSetup.defaults(), r -> new Responder() {});
+    reactor = new ReactorRequester(client);
+    futures = new FuturesRequester(client);
+    grpc = new GrpcRequester(client);
+    loopOwner.runPendingTasks();
+  }
+
+  private Responder responder() {
+    switch (flavor) {
+      case "reactor":
+        return new ResponderAdapter(
+            new ReactorResponder() {
+              @Override
+              public Flux<Message> requestStream(Message request) {
+                request.release();
+                return Flux.<Message>generate(sink -> sink.next(Message.of(payload)))
+                    .take(STREAM, true);
+              }
+            });
+      case "futures":
+        return FuturesClient.toResponder(
+            new FuturesResponder() {
+              @Override
+              public Flow.Publisher<Message> requestStream(Message request) {
+                request.release();
+                return FlowStreams.fromIterator(new Payloads(payload, STREAM));
+              }
+            });
+      case "grpc":
+        return GrpcClient.toResponder(
+            new GrpcResponder() {
+              @Override
+              public void requestStream(Message request, StreamObserver<Message> response) {
+                request.release();
+                new Sender((ServerCallStreamObserver<Message>) response, payload, STREAM).start();
+              }
+            });
+      default:
+        throw new IllegalArgumentException(flavor);
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    client.dispose();
+    server.dispose();
+    loopOwner.runPendingTasks();
+    loopOwner.finishAndReleaseAll();
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(STREAM)
+  public int stream() {
+    int target = completions + 1;
+    switch (flavor) {
+      case "reactor":
+        reactor.requestStream(Message.of(payload)).subscribe(new ReactorCount());
+        break;
+      case "futures":
+        futures.requestStream(Message.of(payload)).subscribe(new FlowCount());
+        break;
+      default:
+        grpc.requestStream(Message.of(payload), new GrpcCount());
+        break;
+    }
+    int spins = 0;
+    while (completions < target) {
+      loopOwner.runPendingTasks();
+      if (++spins > 1_000_000) {
+        throw new IllegalStateException("the stream stopped making progress");
+      }
+    }
+    return received;
+  }
+
+  /**
+   * CPU per message without JMH, for a shared machine where wall-clock scores swing with other
+   * load: {@code FlavorBenchmark <flavor> [rounds] [streams per round]} runs rounds of streams on
+   * this thread and prints, per round after the first third (warm-up), the thread's CPU time per
+   * message, then their median. A thread's CPU time does not count the time other processes hold
+   * the core, so alternating runs of two builds compare better than their scores do.
+   */
+  public static void main(String[] args) {
+    FlavorBenchmark b = new FlavorBenchmark();
+    b.flavor = args.length > 0 ? args[0] : "reactor";
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 120;
+    int streams = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+    java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    double[] perMessage = new double[rounds - rounds / 3];
+    b.setUp();
+    try {
+      for (int r = 0; r < rounds; r++) {
+        long start = cpu.getCurrentThreadCpuTime();
+        for (int i = 0; i < streams; i++) {
+          b.stream();
+        }
+        double ns = (cpu.getCurrentThreadCpuTime() - start) / ((double) streams * STREAM);
+        if (r >= rounds / 3) {
+          perMessage[r - rounds / 3] = ns;
+        }
+      }
+    } finally {
+      b.tearDown();
+    }
+    java.util.Arrays.sort(perMessage);
+    System.out.printf(
+        "flavor=%s cpu_ns_per_msg median=%.1f min=%.1f rounds=%d%n",
+        b.flavor, perMessage[perMessage.length / 2], perMessage[0], perMessage.length);
+  }
+
+  private final class ReactorCount extends BaseSubscriber<Message> {
+    @Override
+    protected void hookOnSubscribe(Subscription subscription) {
+      subscription.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    protected void hookOnNext(Message m) {
+      m.release();
+      received++;
+    }
+
+    @Override
+    protected void hookOnComplete() {
+      completions++;
+    }
+  }
+
+  private final class FlowCount implements Flow.Subscriber<Message> {
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      s.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void onNext(Message m) {
+      m.release();
+      received++;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      throw new IllegalStateException(t);
+    }
+
+    @Override
+    public void onComplete() {
+      completions++;
+    }
+  }
+
+  private final class GrpcCount implements ClientResponseObserver<Message, Message> {
+    @Override
+    public void beforeStart(ClientCallStreamObserver<Message> call) {}
+
+    @Override
+    public void onNext(Message m) {
+      m.release();
+      received++;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      throw new IllegalStateException(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      completions++;
+    }
+  }
+
+  /** {@code count} messages of the shared payload, made as they are pulled. */
+  private static final class Payloads implements Iterator<Message> {
+    private final ByteBuf payload;
+    private int remaining;
+
+    Payloads(ByteBuf payload, int count) {
+      this.payload = payload;
+      this.remaining = count;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return remaining > 0;
+    }
+
+    @Override
+    public Message next() {
+      remaining--;
+      return Message.of(payload);
+    }
+  }
+
+  /** Sends {@code count} messages as the peer is ready for them, then completes. */
+  private static final class Sender implements Runnable {
+    private final ServerCallStreamObserver<Message> call;
+    private final ByteBuf payload;
+    private int remaining;
+
+    Sender(ServerCallStreamObserver<Message> call, ByteBuf payload, int count) {
+      this.call = call;
+      this.payload = payload;
+      this.remaining = count;
+    }
+
+    void start() {
+      call.setOnReadyHandler(this);
+      run();
+    }
+
+    @Override
+    public void run() {
+      while (remaining > 0 && call.isReady()) {
+        if (--remaining == 0) {
+          call.onNext(Message.of(payload));
+          call.onCompleted();
+        } else {
+          call.onNext(Message.of(payload));
+        }
+      }
+    }
+  }
+}
