@@ -15,8 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * When answers leave while a read batch is being handled: once the answers waiting in the batch
- * buffer reach {@link SluiceConnection#EARLY_FLUSH_BYTES}, they are flushed after the inbound frame
+ * When answers leave while a read batch is being handled: once {@link
+ * SluiceConnection#EARLY_FLUSH_FRAMES} answers wait in the batch buffer, they are flushed after the inbound frame
  * being handled, so the peer works on them while we handle the rest of the batch (request-response
  * pipelines otherwise run both ends in turn); below that, everything leaves with the batch's one
  * flush.
@@ -48,10 +48,6 @@ class EarlyFlushEngineTest extends EngineTestBase {
     return frames;
   }
 
-  /** Bytes one answer of {@code size} data bytes takes in the batch: u24 length and header. */
-  private static int answerBytes(int size) {
-    return 3 + 6 + size;
-  }
 
   private Answering acceptedPrefixedServer(int size) {
     Answering handler = new Answering(size);
@@ -64,7 +60,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
   @Test
   void answersLeavePartWayThroughAReadBatchOnceEnoughWait() {
     int size = 100;
-    int perFlush = (SluiceConnection.EARLY_FLUSH_BYTES + answerBytes(size) - 1) / answerBytes(size);
+    int perFlush = SluiceConnection.EARLY_FLUSH_FRAMES;
     int count = 3 * perFlush + perFlush / 2;
     Answering handler = acceptedPrefixedServer(size);
     transport.inject(requests(count));
@@ -90,7 +86,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
     // A peer that reads nothing is not waiting for our answers: flushing part-way through each
     // batch would only hand the kernel more small writes. The answers wait for the batch's end.
     int size = 100;
-    int perFlush = (SluiceConnection.EARLY_FLUSH_BYTES + answerBytes(size) - 1) / answerBytes(size);
+    int perFlush = SluiceConnection.EARLY_FLUSH_FRAMES;
     Answering handler = acceptedPrefixedServer(size);
     transport.setPeerReading(false);
     transport.inject(Wire.requestResponse(1, null, "first"));
@@ -111,7 +107,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
   @Test
   void aBatchWhoseAnswersStayBelowTheThresholdIsFlushedOnceAtItsEnd() {
     int size = 8;
-    int count = SluiceConnection.EARLY_FLUSH_BYTES / answerBytes(size) - 1;
+    int count = SluiceConnection.EARLY_FLUSH_FRAMES - 1;
     Answering handler = acceptedPrefixedServer(size);
     transport.inject(requests(count));
     Loop.settle(loop);
