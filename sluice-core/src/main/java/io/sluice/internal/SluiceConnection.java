@@ -49,9 +49,9 @@ import java.util.function.Function;
  * queue and drained on the loop in order, batched (the shape of grpc-java's WriteQueue).
  *
  * <p><b>Writes.</b> Frames are encoded without flushing; one flush per inbound read batch or loop
- * turn, plus one part-way through a read batch once {@link #EARLY_FLUSH_FRAMES} wait (or a REQUEST_N
- * the peer may be waiting for) while the peer keeps up. On byte-stream transports, small frames are encoded back to back, each with its u24 length,
- * into one pooled buffer per batch that goes to the transport as a single write; large payloads go
+ * turn, plus one part-way through a read batch once {@link #EARLY_FLUSH_FRAMES} wait (or a
+ * REQUEST_N the peer may be waiting for) while the peer keeps up. On byte-stream transports, small
+ * frames are encoded back to back, each with its u24 length, into one pooled buffer per batch that goes to the transport as a single write; large payloads go
  * as their own buffers without copying.
  *
  * <p><b>Memory.</b> Every table and buffer is bounded by {@link ConnectionOptions}: frame size,
@@ -924,14 +924,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       if (state != CLOSED) {
         flushNow();
       }
-    } else {
-      ByteBuf b = batch;
-      if (b != null
-          && batchFrames >= EARLY_FLUSH_FRAMES
-          && state != CLOSED
-          && transport.unsentBytes() == 0) {
-        flushNow();
-      }
+    } else if (batch != null
+        && batchFrames >= EARLY_FLUSH_FRAMES
+        && state != CLOSED
+        && transport.unsentBytes() == 0) {
+      flushNow();
     }
   }
 

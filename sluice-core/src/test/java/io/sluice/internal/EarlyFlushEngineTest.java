@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * When answers leave while a read batch is being handled: once {@link
- * SluiceConnection#EARLY_FLUSH_FRAMES} answers wait in the batch buffer, they are flushed after the inbound frame
- * being handled, so the peer works on them while we handle the rest of the batch (request-response
+ * SluiceConnection#EARLY_FLUSH_FRAMES} answers wait in the batch buffer, they are flushed after the
+ * inbound frame being handled, so the peer works on them while we handle the rest of the batch (request-response
  * pipelines otherwise run both ends in turn); below that, everything leaves with the batch's one
  * flush.
  */
@@ -47,7 +47,6 @@ class EarlyFlushEngineTest extends EngineTestBase {
     }
     return frames;
   }
-
 
   private Answering acceptedPrefixedServer(int size) {
     Answering handler = new Answering(size);
