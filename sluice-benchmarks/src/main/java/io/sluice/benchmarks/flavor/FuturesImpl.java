@@ -121,12 +121,15 @@ public final class FuturesImpl extends FlavorImpl {
     timedLoop(r.unwrap().executor(), concurrency, op, sink);
   }
 
-  /** {@code count} messages of the shared payload, made as they are pulled. */
-  private static final class Payloads implements Iterator<Message> {
+  /**
+   * {@code count} messages of the shared payload ({@link Long#MAX_VALUE}: endless), made as they
+   * are pulled. Also used by {@code FlavorBenchmark}.
+   */
+  public static final class Payloads implements Iterator<Message> {
     private final ByteBuf payload;
     private long remaining;
 
-    Payloads(ByteBuf payload, long count) {
+    public Payloads(ByteBuf payload, long count) {
       this.payload = payload;
       this.remaining = count;
     }

@@ -132,19 +132,22 @@ public final class GrpcStubImpl extends FlavorImpl {
     timedLoop(g.unwrap().executor(), concurrency, op, sink);
   }
 
-  /** Sends {@code count} messages as the peer is ready for them, then completes. */
-  private static final class Sender implements Runnable {
+  /**
+   * Sends {@code count} messages as the peer is ready for them, then completes. Also used by
+   * {@code FlavorBenchmark}.
+   */
+  public static final class Sender implements Runnable {
     private final CallStreamObserver<Message> call;
     private final ByteBuf payload;
     private long remaining;
 
-    Sender(CallStreamObserver<Message> call, ByteBuf payload, long count) {
+    public Sender(CallStreamObserver<Message> call, ByteBuf payload, long count) {
       this.call = call;
       this.payload = payload;
       this.remaining = count;
     }
 
-    void start() {
+    public void start() {
       call.setOnReadyHandler(this);
       run();
     }

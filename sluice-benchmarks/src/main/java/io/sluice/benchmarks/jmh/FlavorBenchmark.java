@@ -10,6 +10,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.Responder;
+import io.sluice.benchmarks.flavor.FuturesImpl;
+import io.sluice.benchmarks.flavor.GrpcStubImpl;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.futures.FlowStreams;
@@ -23,7 +25,6 @@ import io.sluice.internal.SluiceConnection;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.ReactorResponder;
 import io.sluice.reactor.internal.ResponderAdapter;
-import java.util.Iterator;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -114,7 +115,7 @@ public class FlavorBenchmark {
               @Override
               public Flow.Publisher<Message> requestStream(Message request) {
                 request.release();
-                return FlowStreams.fromIterator(new Payloads(payload, STREAM));
+                return FlowStreams.fromIterator(new FuturesImpl.Payloads(payload, STREAM));
               }
             });
       case "grpc":
@@ -123,7 +124,7 @@ public class FlavorBenchmark {
               @Override
               public void requestStream(Message request, StreamObserver<Message> response) {
                 request.release();
-                new Sender((ServerCallStreamObserver<Message>) response, payload, STREAM).start();
+                new GrpcStubImpl.Sender((ServerCallStreamObserver<Message>) response, payload, STREAM).start();
               }
             });
       default:
@@ -258,58 +259,6 @@ public class FlavorBenchmark {
     @Override
     public void onCompleted() {
       completions++;
-    }
-  }
-
-  /** {@code count} messages of the shared payload, made as they are pulled. */
-  private static final class Payloads implements Iterator<Message> {
-    private final ByteBuf payload;
-    private int remaining;
-
-    Payloads(ByteBuf payload, int count) {
-      this.payload = payload;
-      this.remaining = count;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return remaining > 0;
-    }
-
-    @Override
-    public Message next() {
-      remaining--;
-      return Message.of(payload);
-    }
-  }
-
-  /** Sends {@code count} messages as the peer is ready for them, then completes. */
-  private static final class Sender implements Runnable {
-    private final ServerCallStreamObserver<Message> call;
-    private final ByteBuf payload;
-    private int remaining;
-
-    Sender(ServerCallStreamObserver<Message> call, ByteBuf payload, int count) {
-      this.call = call;
-      this.payload = payload;
-      this.remaining = count;
-    }
-
-    void start() {
-      call.setOnReadyHandler(this);
-      run();
-    }
-
-    @Override
-    public void run() {
-      while (remaining > 0 && call.isReady()) {
-        if (--remaining == 0) {
-          call.onNext(Message.of(payload));
-          call.onCompleted();
-        } else {
-          call.onNext(Message.of(payload));
-        }
-      }
     }
   }
 }
