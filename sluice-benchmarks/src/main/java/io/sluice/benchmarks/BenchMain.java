@@ -34,6 +34,8 @@ public final class BenchMain {
           "usage: sluice bench --impl I --interaction X --size N [--seconds S] [--warmup S] [--window W]",
           "       sluice bench --compare [--seconds S] [--warmup S]",
           "       sluice bench --compare-flavors [--seconds S] [--warmup S]",
+          "       sluice bench --pair A,B --interaction X --size N [--epochs E] [--rounds R] [--warmup S]",
+          "       sluice bench --compare-flavors --interleave [--epochs E] [--rounds R] [--warmup S]",
           "       sluice bench --latency [--impl I | --compare | --compare-flavors] [--size N] [--seconds S] [--warmup S]",
           "       sluice jmh [JMH options, e.g. -prof gc]",
           "",
@@ -47,6 +49,12 @@ public final class BenchMain {
           "  --compare-flavors  sluice (core SPI), each API flavor, sluice-rpc and grpc-java for",
           "                 stream and rr at 8 bytes (sluice, sluice-rpc and grpc-java also at 128),",
           "                 with each one's ratio to sluice-reactor, to sluice and to grpc-java",
+          "  --pair A,B     A and B take turns on the same machine, one second each, R rounds (default",
+          "                 10) after S seconds of warm-up each, all of it E times (default 3) with new",
+          "                 processes; prints each round and the median of B/A: the yardstick when",
+          "                 the host's speed swings from second to second",
+          "  --interleave   with --compare-flavors: each flavor paired with sluice-reactor (--pair)",
+          "                 for stream and rr at 8 bytes, then a table of the median ratios",
           "  --latency      request-stream of 24 (concurrency 1) and rr at concurrency 1, 4, 8:",
           "                 p50/p95/p99 in microseconds and operations per second",
           "",
@@ -100,8 +108,9 @@ public final class BenchMain {
           Args.parse(
               argv,
               from,
-              Set.of("impl", "interaction", "size", "seconds", "warmup", "window"),
-              Set.of("compare", "compare-flavors", "latency"));
+              Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds",
+                  "epochs"),
+              Set.of("compare", "compare-flavors", "latency", "interleave"));
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);
       Orchestrator o = new Orchestrator(out);
@@ -111,6 +120,26 @@ public final class BenchMain {
               + "; warm-up " + warmup + " s, measured " + seconds + " s");
       if (a.flag("compare") && a.flag("compare-flavors")) {
         throw new Args.UsageException("--compare and --compare-flavors exclude each other");
+      }
+      if (a.flag("interleave") && !a.flag("compare-flavors")) {
+        throw new Args.UsageException("--interleave goes with --compare-flavors (or use --pair A,B)");
+      }
+      int rounds = a.getInt("rounds", 10, 1, 10_000);
+      int epochs = a.getInt("epochs", 3, 1, 100);
+      if (a.flag("compare-flavors") && a.flag("interleave")) {
+        return interleavedFlavors(o, warmup, epochs, rounds, out);
+      }
+      String pair = a.get("pair", null);
+      if (pair != null) {
+        String[] ab = pair.split(",", -1);
+        if (ab.length != 2) {
+          throw new Args.UsageException("--pair takes two impls, A,B; got '" + pair + "'");
+        }
+        String interaction = a.get("interaction", "stream");
+        Spec.checkInteraction(interaction, false);
+        o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, a.getInt("size", 8, 0, 1 << 20),
+            warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
+        return 0;
       }
       if (a.flag("latency")) {
         List<String> impls =
@@ -249,6 +278,47 @@ public final class BenchMain {
         + " the other's in the same run (n/a where that impl did not run or received nothing);"
         + " CPU ns/msg is the whole process's CPU time over the measured seconds divided by the"
         + " messages counted then (on a shared machine a steadier yardstick than messages/s).");
+    return 0;
+  }
+
+  /** A pair's turn: measured for a second after a quarter second to pick up again. */
+  static final int SLICE_MILLIS = 1000;
+
+  static final int SETTLE_MILLIS = 250;
+
+  /** The flavors {@code --compare-flavors --interleave} pairs with sluice-reactor. */
+  static List<String> interleavedFlavors() {
+    List<String> flavors = new ArrayList<>(Spec.FLAVORS);
+    flavors.removeAll(List.of("sluice", "sluice-reactor", "sluice-rpc"));
+    return flavors;
+  }
+
+  private static int interleavedFlavors(
+      Orchestrator o, int warmup, int epochs, int rounds, PrintStream out)
+      throws Exception {
+    List<Orchestrator.Pair> pairs = new ArrayList<>();
+    for (String interaction : List.of("stream", "rr")) {
+      for (String flavor : interleavedFlavors()) {
+        out.println("## sluice-reactor / " + flavor + " " + interaction + " 8 B, interleaved");
+        pairs.add(o.interleaved("sluice-reactor", flavor, interaction, 8, warmup, epochs, rounds,
+            SLICE_MILLIS, SETTLE_MILLIS));
+      }
+    }
+    out.println();
+    out.println("| interaction | flavor | sluice-reactor msgs/s | flavor msgs/s"
+        + " | flavor / reactor (median of rounds) | p25-p75 |");
+    out.println("|---|---|---|---|---|---|");
+    for (Orchestrator.Pair p : pairs) {
+      out.println(String.format(Locale.ROOT, "| %s %d B | %s | %s | %s | %.2f | %.2f-%.2f |",
+          p.interaction(), p.size(), p.b(), Orchestrator.rate(p.aMedian()),
+          Orchestrator.rate(p.bMedian()), p.ratioQuantile(0.5), p.ratioQuantile(0.25),
+          p.ratioQuantile(0.75)));
+    }
+    out.println();
+    out.println("Each flavor and sluice-reactor ran as two server/client pairs taking turns (SIGSTOP /"
+        + " SIGCONT), " + SLICE_MILLIS + " ms each, " + rounds + " rounds, in " + epochs
+        + " epochs of new processes; msgs/s are medians of the turns, the ratio is the median of"
+        + " the per-round ratios.");
     return 0;
   }
 

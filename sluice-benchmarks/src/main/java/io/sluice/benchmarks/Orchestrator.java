@@ -1,5 +1,6 @@
 package io.sluice.benchmarks;
 
+import io.sluice.benchmarks.harness.Spec;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -138,6 +140,218 @@ final class Orchestrator {
       if (server != null) {
         server.stop();
       }
+    }
+  }
+
+  /**
+   * The outcome of an interleaved comparison: per round, the rate of {@code a} and of {@code b}
+   * (messages per second), measured within a few seconds of each other.
+   */
+  record Pair(String a, String b, String interaction, int size, double[] aRates, double[] bRates) {
+    /** Per round, b's rate over a's. */
+    double[] ratios() {
+      double[] r = new double[aRates.length];
+      for (int i = 0; i < r.length; i++) {
+        r[i] = aRates[i] == 0 ? Double.NaN : bRates[i] / aRates[i];
+      }
+      return r;
+    }
+
+    double ratioQuantile(double q) {
+      return quantile(ratios(), q);
+    }
+
+    double aMedian() {
+      return quantile(aRates, 0.5);
+    }
+
+    double bMedian() {
+      return quantile(bRates, 0.5);
+    }
+  }
+
+  /**
+   * The {@code q}-quantile of {@code values} (NaN ignored) by linear interpolation between order
+   * statistics; NaN when nothing is left.
+   */
+  static double quantile(double[] values, double q) {
+    double[] v = Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    double pos = q * (v.length - 1);
+    int lo = (int) Math.floor(pos);
+    int hi = Math.min(lo + 1, v.length - 1);
+    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+  }
+
+  /**
+   * Compares two impls on a machine whose speed changes from one second to the next (a shared
+   * host): both run at once as two server/client process pairs, but only one pair at a time is
+   * allowed to run — the other is stopped whole with SIGSTOP — and they take turns, {@code
+   * sliceMillis} each (after {@code settleMillis} to pick up again), for {@code rounds} rounds, the
+   * order flipping every round. Each pair first warms up alone for {@code warmup} seconds. A
+   * round's ratio compares two slices taken seconds apart, so a slow spell of the host shows in
+   * both or (rarely) in one round only; the median ratio is what to quote.
+   *
+   * <p>Two JVMs of the same build also differ by a few per cent for their whole life (the JIT's
+   * choices): the whole thing is repeated {@code epochs} times with new processes, the pair started
+   * first alternating, and the rounds of all epochs pooled.
+   */
+  Pair interleaved(
+      String implA, String implB, String interaction, int size, int warmup, int epochs,
+      int rounds, int sliceMillis, int settleMillis) throws IOException, InterruptedException {
+    if (!pin) {
+      throw new IllegalStateException("interleaved runs need taskset and two CPUs");
+    }
+    double[] aRates = new double[epochs * rounds];
+    double[] bRates = new double[epochs * rounds];
+    for (int e = 0; e < epochs; e++) {
+      Running a = null;
+      Running b = null;
+      try {
+        for (int k = 0; k < 2; k++) {
+          boolean isA = (k == 0) == (e % 2 == 0);
+          Running x = Running.start(this, isA ? implA : implB, interaction, size);
+          if (isA) {
+            a = x;
+          } else {
+            b = x;
+          }
+          warm(x, warmup);
+          x.signal("STOP");
+        }
+        for (int r = 0; r < rounds; r++) {
+          int i = e * rounds + r;
+          boolean aFirst = i % 2 == 0;
+          for (Running x : aFirst ? List.of(a, b) : List.of(b, a)) {
+            x.signal("CONT");
+            Thread.sleep(settleMillis);
+            double rate = x.rate(sliceMillis);
+            x.signal("STOP");
+            if (x == a) {
+              aRates[i] = rate;
+            } else {
+              bRates[i] = rate;
+            }
+          }
+          out.printf(Locale.ROOT, "epoch %d round %d: %s %s, %s %s, ratio %.3f%n", e + 1, r + 1,
+              implA, rate(aRates[i]), implB, rate(bRates[i]),
+              aRates[i] == 0 ? Double.NaN : bRates[i] / aRates[i]);
+          out.flush();
+        }
+      } finally {
+        for (Running x : Arrays.asList(a, b)) {
+          if (x != null) {
+            x.stop();
+          }
+        }
+      }
+    }
+    Pair p = new Pair(implA, implB, interaction, size, aRates, bRates);
+    out.printf(Locale.ROOT,
+        "PAIR impl_a=%s impl_b=%s interaction=%s size=%d a_msgs_per_sec=%.0f b_msgs_per_sec=%.0f"
+            + " ratio_median=%.3f ratio_p25=%.3f ratio_p75=%.3f epochs=%d rounds=%d%n",
+        implA, implB, interaction, size, p.aMedian(), p.bMedian(), p.ratioQuantile(0.5),
+        p.ratioQuantile(0.25), p.ratioQuantile(0.75), epochs, epochs * rounds);
+    out.flush();
+    return p;
+  }
+
+  private void warm(Running x, int seconds) throws IOException, InterruptedException {
+    for (int s = 0; s < seconds; s++) {
+      out.println("warm-up " + x.impl + ": " + rate(x.rate(1000)));
+      out.flush();
+    }
+  }
+
+  static String rate(double perSecond) {
+    return perSecond >= 1_000_000
+        ? String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6)
+        : String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+  }
+
+  /** One impl's server and client processes, for interleaved runs. */
+  private static final class Running {
+    final String impl;
+    final Child server;
+    final Child client;
+    final Child counting;
+
+    private Running(String impl, Child server, Child client, Child counting) {
+      this.impl = impl;
+      this.server = server;
+      this.client = client;
+      this.counting = counting;
+    }
+
+    static Running start(Orchestrator o, String impl, String interaction, int size)
+        throws IOException, InterruptedException {
+      Child server = Child.start(o.command(impl, 0, true, "server", "--impl", impl,
+          "--interaction", interaction, "--size", String.valueOf(size)));
+      Child client = null;
+      try {
+        int port = server.listening();
+        // The client's own clock does not end the run: the orchestrator stops it.
+        client = Child.start(o.command(impl, 1, false, "client", "--impl", impl,
+            "--interaction", interaction, "--size", String.valueOf(size),
+            "--port", String.valueOf(port),
+            "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
+            "--seconds", "86400"));
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        server.stop();
+        throw e;
+      }
+      Running r = new Running(impl, server, client, interaction.equals("fnf") ? server : client);
+      try {
+        r.awaitFlow();
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        r.stop();
+        throw e;
+      }
+      return r;
+    }
+
+    /** Waits for the first message counted, so that warm-up and turns never include start-up. */
+    private void awaitFlow() throws IOException, InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LINE_TIMEOUT_SECONDS);
+      while (counting.total()[0] == 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              impl + " counted no message within " + LINE_TIMEOUT_SECONDS + " s of starting");
+        }
+        Thread.sleep(10);
+      }
+    }
+
+    /** Messages per second counted over the next {@code millis}, by the counting child's clock. */
+    double rate(int millis) throws IOException, InterruptedException {
+      long[] first = counting.total();
+      Thread.sleep(millis);
+      long[] last = counting.total();
+      long nanos = last[1] - first[1];
+      return nanos <= 0 ? 0 : (last[0] - first[0]) * 1e9 / nanos;
+    }
+
+    /** Sends SIGSTOP or SIGCONT to both processes (client first on STOP, server first on CONT). */
+    void signal(String signal) throws IOException, InterruptedException {
+      List<Child> order = signal.equals("STOP") ? List.of(client, server) : List.of(server, client);
+      for (Child c : order) {
+        c.signal(signal);
+      }
+    }
+
+    void stop() throws InterruptedException {
+      // A stopped process would keep SIGTERM pending; let both run again before ending them.
+      for (Child c : List.of(client, server)) {
+        try {
+          c.signal("CONT");
+        } catch (IOException | RuntimeException e) {
+          // already gone
+        }
+      }
+      client.stop();
+      server.stop();
     }
   }
 
@@ -284,6 +498,30 @@ final class Orchestrator {
           String[] f = line.trim().split("\\s+");
           return new long[] {Long.parseLong(f[1]), f.length > 3 ? Long.parseLong(f[3]) : -1};
         }
+      }
+    }
+
+    /** Asks for {@code COUNT}: returns {messages counted so far, the child's System.nanoTime()}. */
+    long[] total() throws IOException, InterruptedException {
+      send("COUNT");
+      while (true) {
+        String line = line();
+        if (line.startsWith("COUNT ")) {
+          String[] f = line.trim().split("\\s+");
+          return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])};
+        }
+      }
+    }
+
+    /** Sends a signal ({@code STOP}, {@code CONT}) to this process, by its own pid. */
+    void signal(String signal) throws IOException, InterruptedException {
+      Process kill =
+          new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
+              .redirectErrorStream(true)
+              .start();
+      kill.getInputStream().readAllBytes();
+      if (kill.waitFor() != 0 && process.isAlive()) {
+        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
       }
     }
 

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +38,58 @@ class BenchMainTest {
     err.reset();
     assertThat(run(err, "bench", "--compare", "--compare-flavors")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("exclude each other");
+    err.reset();
+    assertThat(run(err, "bench", "--interleave")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interleave goes with --compare-flavors");
+    err.reset();
+    assertThat(run(err, "bench", "--pair", "sluice")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pair takes two impls");
+    err.reset();
+    assertThat(run(err, "bench", "--pair", "sluice,nope")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--impl must be one of");
+    err.reset();
+    assertThat(run(err, "bench", "--pair", "sluice,sluice-reactor", "--rounds", "0")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds must be in");
+  }
+
+  @Test
+  void quantilesInterpolateAndIgnoreNaN() {
+    double[] v = {4, Double.NaN, 1, 3, 2};
+    assertThat(Orchestrator.quantile(v, 0.5)).isEqualTo(2.5);
+    assertThat(Orchestrator.quantile(v, 0.25)).isEqualTo(1.75);
+    assertThat(Orchestrator.quantile(v, 0)).isEqualTo(1);
+    assertThat(Orchestrator.quantile(v, 1)).isEqualTo(4);
+    assertThat(Orchestrator.quantile(new double[] {Double.NaN}, 0.5)).isNaN();
+    Orchestrator.Pair p =
+        new Orchestrator.Pair("a", "b", "stream", 8, new double[] {10, 20, 0}, new double[] {9, 30, 5});
+    assertThat(p.ratios()).containsExactly(0.9, 1.5, Double.NaN);
+    assertThat(p.ratioQuantile(0.5)).isEqualTo(1.2);
+    assertThat(p.aMedian()).isEqualTo(10);
+    assertThat(p.bMedian()).isEqualTo(9);
+  }
+
+  @Test
+  void interleaveComparesEveryFlavorButReactorWithReactor() {
+    assertThat(BenchMain.interleavedFlavors())
+        .containsExactly("sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub");
+  }
+
+  /**
+   * Two real pairs taking turns under SIGSTOP / SIGCONT, twice with new processes: every turn of
+   * both moved messages and the PAIR line came out. Needs taskset and two CPUs, as the interleaved mode itself does.
+   */
+  @Test
+  @Timeout(180) // hang guard only
+  void interleavedPairsTakeTurnsAndBothMoveMessages() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
+    Assumptions.assumeTrue(o.pinned(), "taskset and two CPUs");
+    Orchestrator.Pair p = o.interleaved("sluice", "sluice-reactor", "stream", 8, 1, 2, 2, 300, 100);
+    assertThat(Arrays.stream(p.aRates()).boxed()).hasSize(4).allSatisfy(r -> assertThat(r).isPositive());
+    assertThat(Arrays.stream(p.bRates()).boxed()).hasSize(4).allSatisfy(r -> assertThat(r).isPositive());
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("epoch 2 round 2: sluice ")
+        .contains("PAIR impl_a=sluice impl_b=sluice-reactor interaction=stream size=8 a_msgs_per_sec=");
   }
 
   @Test

@@ -21,12 +21,15 @@ import org.HdrHistogram.Recorder;
  * <p>{@code server --impl I --interaction X --size N}: prints {@code LISTENING <port>}; then reads
  * commands from stdin: {@code MARK} notes the bytes allocated so far by the server's event-loop
  * threads and the CPU time the process has used, {@code REPORT} prints {@code ALLOC <bytes since
- * MARK> CPU <process CPU nanoseconds since MARK>}; end of stdin exits. For {@code fnf} it prints
- * {@code received messages: N} every second from the first message on.
+ * MARK> CPU <process CPU nanoseconds since MARK>}, {@code COUNT} prints {@code COUNT <messages counted
+ * so far> <System.nanoTime()>} (for {@code fnf}; 0 otherwise); end of stdin exits. For {@code fnf}
+ * it prints {@code received messages: N} every second from the first message on.
  *
  * <p>{@code client --impl I --interaction X --size N --port P --window W --seconds T}: prints
  * {@code received messages: N} every second for T seconds, then exits; it answers {@code MARK} and
- * {@code REPORT} on stdin the same way (its {@code ALLOC} is 0). With {@code --latency
+ * {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC} is 0; its {@code COUNT}
+ * is the messages it received). The orchestrator's interleaved mode stops and continues whole
+ * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
  * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line.
  */
 public final class ChildMain {
@@ -49,7 +52,7 @@ public final class ChildMain {
         ticker.setDaemon(true);
         ticker.start();
       }
-      serveControl(impl.serverLoopPrefix(), out);
+      serveControl(impl.serverLoopPrefix(), fnf, out);
       return 0;
     }
     Args a =
@@ -71,7 +74,7 @@ public final class ChildMain {
     Counter received = new Counter();
     Thread control = new Thread(() -> {
       try {
-        serveControl(null, out);
+        serveControl(null, received, out);
       } catch (Exception e) {
         // stdin closed: the orchestrator is done with this process
       }
@@ -145,8 +148,12 @@ public final class ChildMain {
     }
   }
 
-  /** Answers MARK / REPORT on stdin; {@code loopPrefix} null counts no allocations (the client). */
-  private static void serveControl(String loopPrefix, PrintStream out) throws Exception {
+  /**
+   * Answers MARK / REPORT / COUNT on stdin; {@code loopPrefix} null counts no allocations (the
+   * client); {@code counted} is what COUNT reports.
+   */
+  private static void serveControl(String loopPrefix, Counter counted, PrintStream out)
+      throws Exception {
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     Map<Long, Long> mark = new HashMap<>();
     long cpuMark = processCpuNanos();
@@ -164,6 +171,11 @@ public final class ChildMain {
         }
         synchronized (out) {
           out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark));
+          out.flush();
+        }
+      } else if (line.equals("COUNT")) {
+        synchronized (out) {
+          out.println("COUNT " + counted.get() + " " + System.nanoTime());
           out.flush();
         }
       }
