@@ -2,13 +2,10 @@ package io.sluice.benchmarks.jmh;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
-import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.SluiceConnection;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +50,8 @@ public class EngineBenchmark {
   @Param({"8", "140"})
   int size;
 
-  private EmbeddedChannel loopOwner;
+  private EnginePair engines;
   private SluiceConnection client;
-  private SluiceConnection server;
   private ByteBuf payload;
   private ByteBuf large;
   private final Counting counting = new Counting();
@@ -144,34 +140,18 @@ public class EngineBenchmark {
   public void setUp() {
     payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(size).writeZero(size));
     large = Unpooled.unreleasableBuffer(Unpooled.directBuffer(16 * 1024).writeZero(16 * 1024));
-    loopOwner = new EmbeddedChannel();
-    EventExecutor loop = loopOwner.eventLoop();
-    PipeTransport c = new PipeTransport(loop);
-    PipeTransport s = new PipeTransport(loop);
-    c.peer = s;
-    s.peer = c;
     ConnectionOptions options = ConnectionOptions.builder().mtu(1024).build();
-    server = SluiceConnection.server(s, options, (setup, requester) -> new Server());
-    client = SluiceConnection.client(c, options, ClientSetup.defaults(), r -> new Responder() {});
-    loopOwner.runPendingTasks();
+    engines = new EnginePair(options, new Server());
+    client = engines.client;
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    client.dispose();
-    server.dispose();
-    loopOwner.runPendingTasks();
-    loopOwner.finishAndReleaseAll();
+    engines.close();
   }
 
   private void runUntil(int completions) {
-    int spins = 0;
-    while (counting.completions < completions) {
-      loopOwner.runPendingTasks();
-      if (++spins > 1_000_000) {
-        throw new IllegalStateException("the engines stopped making progress");
-      }
-    }
+    engines.runUntil(() -> counting.completions >= completions);
   }
 
   @Benchmark

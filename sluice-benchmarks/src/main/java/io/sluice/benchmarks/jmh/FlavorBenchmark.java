@@ -6,13 +6,10 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.benchmarks.flavor.FuturesImpl;
 import io.sluice.benchmarks.flavor.GrpcStubImpl;
-import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.futures.FlowStreams;
 import io.sluice.futures.FuturesClient;
@@ -21,7 +18,6 @@ import io.sluice.futures.FuturesResponder;
 import io.sluice.grpcstub.GrpcClient;
 import io.sluice.grpcstub.GrpcRequester;
 import io.sluice.grpcstub.GrpcResponder;
-import io.sluice.internal.SluiceConnection;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.ReactorResponder;
 import io.sluice.reactor.internal.ResponderAdapter;
@@ -68,9 +64,7 @@ public class FlavorBenchmark {
   @Param({"reactor", "futures", "grpc"})
   String flavor;
 
-  private EmbeddedChannel loopOwner;
-  private SluiceConnection client;
-  private SluiceConnection server;
+  private EnginePair engines;
   private ByteBuf payload;
   private ReactorRequester reactor;
   private FuturesRequester futures;
@@ -81,20 +75,10 @@ public class FlavorBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(8).writeZero(8));
-    loopOwner = new EmbeddedChannel();
-    EventExecutor loop = loopOwner.eventLoop();
-    PipeTransport c = new PipeTransport(loop);
-    PipeTransport s = new PipeTransport(loop);
-    c.peer = s;
-    s.peer = c;
-    ConnectionOptions options = ConnectionOptions.defaults();
-    Responder responder = responder();
-    server = SluiceConnection.server(s, options, (setup, requester) -> responder);
-    client = SluiceConnection.client(c, options, ClientSetup.defaults(), r -> new Responder() {});
-    reactor = new ReactorRequester(client);
-    futures = new FuturesRequester(client);
-    grpc = new GrpcRequester(client);
-    loopOwner.runPendingTasks();
+    engines = new EnginePair(ConnectionOptions.defaults(), responder());
+    reactor = new ReactorRequester(engines.client);
+    futures = new FuturesRequester(engines.client);
+    grpc = new GrpcRequester(engines.client);
   }
 
   private Responder responder() {
@@ -134,10 +118,7 @@ public class FlavorBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    client.dispose();
-    server.dispose();
-    loopOwner.runPendingTasks();
-    loopOwner.finishAndReleaseAll();
+    engines.close();
   }
 
   @Benchmark
@@ -155,13 +136,7 @@ public class FlavorBenchmark {
         grpc.requestStream(Message.of(payload), new GrpcCount());
         break;
     }
-    int spins = 0;
-    while (completions < target) {
-      loopOwner.runPendingTasks();
-      if (++spins > 1_000_000) {
-        throw new IllegalStateException("the stream stopped making progress");
-      }
-    }
+    engines.runUntil(() -> completions >= target);
     return received;
   }
 

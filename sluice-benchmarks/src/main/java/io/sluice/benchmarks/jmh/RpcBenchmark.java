@@ -3,13 +3,10 @@ package io.sluice.benchmarks.jmh;
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
-import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.examples.bench.BenchService;
 import io.sluice.examples.bench.Payload;
@@ -67,9 +64,8 @@ public class RpcBenchmark {
   @Param({"8"})
   int size;
 
-  private EmbeddedChannel loopOwner;
+  private EnginePair engines;
   private SluiceConnection client;
-  private SluiceConnection server;
   private ByteBuf payload;
   private Payload proto;
   private ReactorRequester reactor;
@@ -82,13 +78,6 @@ public class RpcBenchmark {
   public void setUp() {
     payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(size).writeZero(size));
     proto = Payload.newBuilder().setData(ByteString.copyFrom(new byte[size])).build();
-    loopOwner = new EmbeddedChannel();
-    EventExecutor loop = loopOwner.eventLoop();
-    PipeTransport c = new PipeTransport(loop);
-    PipeTransport s = new PipeTransport(loop);
-    c.peer = s;
-    s.peer = c;
-    ConnectionOptions options = ConnectionOptions.defaults();
     Responder responder;
     switch (layer) {
       case "raw":
@@ -105,19 +94,15 @@ public class RpcBenchmark {
       default:
         throw new IllegalArgumentException(layer);
     }
-    server = SluiceConnection.server(s, options, (setup, requester) -> responder);
-    client = SluiceConnection.client(c, options, ClientSetup.defaults(), r -> new Responder() {});
+    engines = new EnginePair(ConnectionOptions.defaults(), responder);
+    client = engines.client;
     reactor = new ReactorRequester(client);
     rpc = new ReactorBenchClient(reactor);
-    loopOwner.runPendingTasks();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    client.dispose();
-    server.dispose();
-    loopOwner.runPendingTasks();
-    loopOwner.finishAndReleaseAll();
+    engines.close();
   }
 
   /** Raw core SPI: answers with the payload; streams {@link #STREAM} messages. */
@@ -152,13 +137,7 @@ public class RpcBenchmark {
   }
 
   private void runUntil(int target) {
-    int spins = 0;
-    while (completions + counting.completions < target) {
-      loopOwner.runPendingTasks();
-      if (++spins > 1_000_000) {
-        throw new IllegalStateException("the engines stopped making progress");
-      }
-    }
+    engines.runUntil(() -> completions + counting.completions >= target);
   }
 
   private final Runnable completed = () -> completions++;
