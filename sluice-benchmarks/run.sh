@@ -18,13 +18,22 @@ stale() { # stale <stamp file> <dir>...: true when the stamp is missing or a sou
     -not -path '*/target/*' -newer "$stamp" -print -quit 2>/dev/null)" ]
 }
 
+# On JDK 21+ the build adds the sluice-virtualthreads impl (Maven profile jdk21); a build made
+# earlier on JDK 17 lacks it, so build again when the JDK that builds and runs is newer than that.
+needs_jdk21_build() {
+  local feature
+  feature="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+  [ "${feature:-0}" -ge 21 ] 2>/dev/null &&
+    [ ! -f "$bench/target/classes/io/sluice/benchmarks/flavor/VirtualThreadsImpl.class" ]
+}
+
 # Everything sluice-benchmarks depends on: the core, the transport, every flavor impl's module, the
 # RPC runtime, its compiler and sluice-examples (whose bench.proto the sluice-rpc impl calls).
 if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root/sluice-core" \
   "$root/sluice-transport-netty" "$root/sluice-reactor" "$root/sluice-flavor-support" \
   "$root/sluice-futures" "$root/sluice-rxjava" "$root/sluice-mutiny" "$root/sluice-grpc-stub" \
   "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" "$root/sluice-examples" \
-  "$bench"; then
+  "$root/sluice-virtualthreads" "$bench" || needs_jdk21_build; then
   echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
   (cd "$root" && mvn -q -B -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
     echo "sluice: build of sluice-benchmarks failed" >&2

@@ -85,8 +85,40 @@ public final class BenchMain {
         return new GrpcStubImpl();
       case "sluice-rpc":
         return new RpcImpl();
+      case "sluice-virtualthreads":
+        return virtualThreads();
       default:
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
+    }
+  }
+
+  /** Where the virtual-threads impl lives: compiled only when the module is built on JDK 21+. */
+  static final String VIRTUAL_THREADS_IMPL = "io.sluice.benchmarks.flavor.VirtualThreadsImpl";
+
+  /** Whether this build and this JVM can run {@code sluice-virtualthreads}. */
+  static boolean virtualThreadsAvailable() {
+    if (Runtime.version().feature() < 21) {
+      return false;
+    }
+    try {
+      Class.forName(VIRTUAL_THREADS_IMPL, false, BenchMain.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  private static Impl virtualThreads() {
+    if (!virtualThreadsAvailable()) {
+      throw new Args.UsageException(
+          "sluice-virtualthreads needs the benchmarks built and run on JDK 21+ (this is JDK "
+              + Runtime.version().feature() + "), e.g. JAVA_HOME=/usr/lib/jvm/<jdk 21+>"
+              + " PATH=$JAVA_HOME/bin:$PATH ./sluice bench ...");
+    }
+    try {
+      return (Impl) Class.forName(VIRTUAL_THREADS_IMPL).getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot make " + VIRTUAL_THREADS_IMPL, e);
     }
   }
 
@@ -290,6 +322,9 @@ public final class BenchMain {
   static List<String> interleavedFlavors() {
     List<String> flavors = new ArrayList<>(Spec.FLAVORS);
     flavors.removeAll(List.of("sluice", "sluice-reactor", "sluice-rpc"));
+    if (virtualThreadsAvailable()) {
+      flavors.add("sluice-virtualthreads");
+    }
     return flavors;
   }
 

@@ -70,8 +70,24 @@ class BenchMainTest {
 
   @Test
   void interleaveComparesEveryFlavorButReactorWithReactor() {
-    assertThat(BenchMain.interleavedFlavors())
-        .containsExactly("sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub");
+    List<String> expected =
+        new java.util.ArrayList<>(
+            List.of("sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub"));
+    if (Runtime.version().feature() >= 21) {
+      expected.add("sluice-virtualthreads");
+    }
+    assertThat(BenchMain.interleavedFlavors()).containsExactlyElementsOf(expected);
+  }
+
+  /** The jdk21 profile compiles the virtual-threads impl whenever the build runs on JDK 21+. */
+  @Test
+  void virtualThreadsImplIsThereExactlyOnJdk21AndLater() throws Exception {
+    assertThat(BenchMain.virtualThreadsAvailable()).isEqualTo(Runtime.version().feature() >= 21);
+    if (Runtime.version().feature() < 21) {
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      assertThat(run(err, "bench", "--impl", "sluice-virtualthreads")).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8)).contains("needs the benchmarks built and run on JDK 21+");
+    }
   }
 
   /**

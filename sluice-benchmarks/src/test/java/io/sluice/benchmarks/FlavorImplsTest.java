@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,10 +22,13 @@ class FlavorImplsTest {
   @ValueSource(
       strings = {
         "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub",
-        "sluice-rpc"
+        "sluice-rpc", "sluice-virtualthreads"
       })
   @Timeout(120) // hang guard only
   void streamAndRequestResponseMoveMessages(String impl) throws Exception {
+    if (impl.equals("sluice-virtualthreads")) {
+      Assumptions.assumeTrue(BenchMain.virtualThreadsAvailable(), "JDK 21+ build");
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
     Orchestrator.Result stream = o.throughput(impl, "stream", 8, 512, 0, 1);

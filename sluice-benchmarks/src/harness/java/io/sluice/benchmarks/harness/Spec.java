@@ -33,7 +33,8 @@ public final class Spec {
           "sluice-rxjava",
           "sluice-mutiny",
           "sluice-grpc-stub",
-          "sluice-rpc");
+          "sluice-rpc",
+          "sluice-virtualthreads");
 
   /** Throughput interactions; {@code stream24} (a request-stream of 24) is for latency mode only. */
   public static final List<String> INTERACTIONS = List.of("fnf", "rr", "stream", "channel");

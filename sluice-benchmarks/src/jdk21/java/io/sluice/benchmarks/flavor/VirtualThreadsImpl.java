@@ -1,0 +1,171 @@
+package io.sluice.benchmarks.flavor;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.Message;
+import io.sluice.benchmarks.harness.Counter;
+import io.sluice.virtualthreads.BlockingChannel;
+import io.sluice.virtualthreads.BlockingClient;
+import io.sluice.virtualthreads.BlockingRequester;
+import io.sluice.virtualthreads.BlockingResponder;
+import io.sluice.virtualthreads.BlockingServer;
+import io.sluice.virtualthreads.BlockingSink;
+import io.sluice.virtualthreads.BlockingStream;
+
+/**
+ * {@code sluice-virtualthreads} end to end: {@link BlockingServer} (each request handled on its own
+ * virtual thread, sends waiting for demand) and {@link BlockingClient} with plain blocking calls on
+ * virtual threads — {@code window} threads each looping on a blocking request-response, one thread
+ * iterating a request-stream with {@code window} messages of prefetch. Built and run only on JDK 21+
+ * (this source folder is compiled in the {@code jdk21} profile).
+ */
+public final class VirtualThreadsImpl extends FlavorImpl {
+
+  @Override
+  public int serve(String interaction, int size, Counter fnfReceived) throws Exception {
+    ByteBuf payload = payload(size);
+    return port(
+        BlockingServer.serve(
+            serverTransport(),
+            new BlockingResponder() {
+              @Override
+              public void fireAndForget(Message request) {
+                request.release();
+                synchronized (fnfReceived) {
+                  fnfReceived.increment();
+                }
+              }
+
+              @Override
+              public Message requestResponse(Message request) {
+                request.release();
+                return Message.of(payload);
+              }
+
+              @Override
+              public void requestStream(Message request, BlockingSink out) {
+                long n = streamLength(request);
+                for (long i = 0; i < n; i++) {
+                  out.send(Message.of(payload));
+                }
+              }
+
+              @Override
+              public void requestChannel(Message first, BlockingStream in, BlockingSink out) {
+                out.send(first);
+                while (in.hasNext()) {
+                  out.send(in.next());
+                }
+              }
+            }));
+  }
+
+  private BlockingRequester connect(int port) {
+    BlockingRequester r = BlockingClient.connect(clientTransport(port));
+    connected(r.unwrap());
+    return r;
+  }
+
+  @Override
+  public void load(int port, String interaction, int size, int window, Counter received)
+      throws Exception {
+    ByteBuf payload = payload(size);
+    BlockingRequester r = connect(port);
+    switch (interaction) {
+      case "stream":
+        Thread.ofVirtual().name("bench-stream").start(() -> {
+          try (BlockingStream s = r.requestStream(Message.of(payload), window)) {
+            while (s.hasNext()) {
+              count(s.next(), received);
+            }
+          } catch (RuntimeException e) {
+            failed("stream", e);
+          }
+        });
+        break;
+      case "channel":
+        BlockingChannel c = r.requestChannel(Message.of(payload), window);
+        Thread.ofVirtual().name("bench-channel-send").start(() -> {
+          try {
+            while (true) {
+              c.send(Message.of(payload));
+            }
+          } catch (RuntimeException e) {
+            failed("channel send", e);
+          }
+        });
+        Thread.ofVirtual().name("bench-channel-read").start(() -> {
+          try (BlockingStream in = c.inbound()) {
+            while (in.hasNext()) {
+              count(in.next(), received);
+            }
+          } catch (RuntimeException e) {
+            failed("channel", e);
+          }
+        });
+        break;
+      case "rr":
+        // Many threads finish calls: they count under one lock (uncontended in practice: with
+        // the client pinned to one CPU the virtual threads share one carrier).
+        for (int i = 0; i < window; i++) {
+          Thread.ofVirtual().name("bench-rr-", i).start(() -> {
+            try {
+              while (true) {
+                Message m = r.requestResponse(Message.of(payload));
+                m.release();
+                synchronized (received) {
+                  received.increment();
+                }
+              }
+            } catch (RuntimeException e) {
+              failed("request", e);
+            }
+          });
+        }
+        break;
+      case "fnf":
+        for (int i = 0; i < window; i++) {
+          Thread.ofVirtual().name("bench-fnf-", i).start(() -> {
+            try {
+              while (true) {
+                r.fireAndForget(Message.of(payload));
+              }
+            } catch (RuntimeException e) {
+              failed("fire-and-forget", e);
+            }
+          });
+        }
+        break;
+      default:
+        throw new IllegalArgumentException(interaction);
+    }
+  }
+
+  @Override
+  public void latency(int port, String interaction, int size, int concurrency, LatencySink sink)
+      throws Exception {
+    ByteBuf payload = payload(size);
+    BlockingRequester r = connect(port);
+    boolean stream = interaction.equals("stream24");
+    for (int i = 0; i < concurrency; i++) {
+      Thread.ofVirtual().name("bench-latency-", i).start(() -> {
+        try {
+          while (true) {
+            long start = System.nanoTime();
+            if (stream) {
+              try (BlockingStream s = r.requestStream(stream24Request(), 64)) {
+                while (s.hasNext()) {
+                  s.next().release();
+                }
+              }
+            } else {
+              r.requestResponse(Message.of(payload)).release();
+            }
+            sink.record(System.nanoTime() - start);
+          }
+        } catch (RuntimeException e) {
+          failed(stream ? "stream" : "request", e);
+        }
+      });
+    }
+  }
+}
