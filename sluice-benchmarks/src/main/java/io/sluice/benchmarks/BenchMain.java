@@ -216,6 +216,9 @@ public final class BenchMain {
     if (!Spec.IMPLS.contains(impl)) {
       throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
     }
+    if (impl.equals("sluice-virtualthreads")) {
+      virtualThreads(); // says why not here, before any process starts
+    }
     return impl;
   }
 

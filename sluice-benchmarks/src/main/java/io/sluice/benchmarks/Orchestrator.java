@@ -14,7 +14,9 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -431,7 +433,29 @@ final class Orchestrator {
     private final Writer stdin;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
+    /**
+     * Children not yet stopped. If the orchestrator is interrupted (Ctrl-C) in the middle of a run,
+     * a shutdown hook continues any it had stopped with SIGSTOP and ends them all, by pid.
+     */
+    private static final Set<Child> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        for (Child c : LIVE) {
+          try {
+            c.signal("CONT");
+          } catch (IOException | RuntimeException e) {
+            // gone already
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          c.process.destroyForcibly();
+        }
+      }, "bench-children-cleanup"));
+    }
+
     private Child(Process process) {
+      LIVE.add(this);
       this.process = process;
       this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII);
       Thread reader = new Thread(this::read, "bench-child-" + process.pid());
@@ -541,6 +565,7 @@ final class Orchestrator {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
       }
+      LIVE.remove(this);
     }
   }
 }

@@ -26,7 +26,8 @@ import org.HdrHistogram.Recorder;
  * it prints {@code received messages: N} every second from the first message on.
  *
  * <p>{@code client --impl I --interaction X --size N --port P --window W --seconds T}: prints
- * {@code received messages: N} every second for T seconds, then exits; it answers {@code MARK} and
+ * {@code received messages: N} every second for T seconds (or until its stdin ends), then exits; it
+ * answers {@code MARK} and
  * {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC} is 0; its {@code COUNT}
  * is the messages it received). The orchestrator's interleaved mode stops and continues whole
  * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
@@ -76,8 +77,11 @@ public final class ChildMain {
       try {
         serveControl(null, received, out);
       } catch (Exception e) {
-        // stdin closed: the orchestrator is done with this process
+        // stdin failed: treated as closed
       }
+      // End of stdin: the orchestrator is done with this process, or gone (interrupted) and
+      // would otherwise leave it running for the rest of --seconds.
+      System.exit(0);
     }, "bench-control");
     control.setDaemon(true);
     control.start();
