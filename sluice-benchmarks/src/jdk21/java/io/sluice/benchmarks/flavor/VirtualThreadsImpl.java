@@ -84,15 +84,7 @@ public final class VirtualThreadsImpl extends FlavorImpl {
         break;
       case "channel":
         BlockingChannel c = r.requestChannel(Message.of(payload), window);
-        Thread.ofVirtual().name("bench-channel-send").start(() -> {
-          try {
-            while (true) {
-              c.send(Message.of(payload));
-            }
-          } catch (RuntimeException e) {
-            failed("channel send", e);
-          }
-        });
+        loopOnThreads(1, "bench-channel-send-", "channel send", () -> c.send(Message.of(payload)));
         Thread.ofVirtual().name("bench-channel-read").start(() -> {
           try (BlockingStream in = c.inbound()) {
             while (in.hasNext()) {
@@ -106,34 +98,16 @@ public final class VirtualThreadsImpl extends FlavorImpl {
       case "rr":
         // Many threads finish calls: they count under one lock (uncontended in practice: with
         // the client pinned to one CPU the virtual threads share one carrier).
-        for (int i = 0; i < window; i++) {
-          Thread.ofVirtual().name("bench-rr-", i).start(() -> {
-            try {
-              while (true) {
-                Message m = r.requestResponse(Message.of(payload));
-                m.release();
-                synchronized (received) {
-                  received.increment();
-                }
-              }
-            } catch (RuntimeException e) {
-              failed("request", e);
-            }
-          });
-        }
+        loopOnThreads(window, "bench-rr-", "request", () -> {
+          r.requestResponse(Message.of(payload)).release();
+          synchronized (received) {
+            received.increment();
+          }
+        });
         break;
       case "fnf":
-        for (int i = 0; i < window; i++) {
-          Thread.ofVirtual().name("bench-fnf-", i).start(() -> {
-            try {
-              while (true) {
-                r.fireAndForget(Message.of(payload));
-              }
-            } catch (RuntimeException e) {
-              failed("fire-and-forget", e);
-            }
-          });
-        }
+        loopOnThreads(window, "bench-fnf-", "fire-and-forget",
+            () -> r.fireAndForget(Message.of(payload)));
         break;
       default:
         throw new IllegalArgumentException(interaction);
@@ -164,6 +138,21 @@ public final class VirtualThreadsImpl extends FlavorImpl {
           }
         } catch (RuntimeException e) {
           failed(stream ? "stream" : "request", e);
+        }
+      });
+    }
+  }
+
+  /** Starts {@code n} virtual threads, each running {@code call} until it throws. */
+  private static void loopOnThreads(int n, String name, String what, Runnable call) {
+    for (int i = 0; i < n; i++) {
+      Thread.ofVirtual().name(name, i).start(() -> {
+        try {
+          while (true) {
+            call.run();
+          }
+        } catch (RuntimeException e) {
+          failed(what, e);
         }
       });
     }
