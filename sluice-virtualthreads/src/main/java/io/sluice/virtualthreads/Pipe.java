@@ -6,6 +6,7 @@ import io.sluice.StreamListener;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -85,11 +86,46 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         return;
       }
       inbox.add(message);
-      changed.signalAll();
+      if (lock.hasWaiters(changed)) {
+        wakeAtEndOfLoopTurn();
+      }
     } finally {
       lock.unlock();
     }
   }
+
+  /**
+   * Wakes the blocked reader once the event loop has handled what it read in this turn, rather
+   * than once per message: each wake is a thread hand-off, and a reader woken per message takes
+   * turns with the loop per message. Holding the lock.
+   */
+  private void wakeAtEndOfLoopTurn() {
+    StreamHandle h = handle;
+    if (h == null) {
+      changed.signalAll();
+    } else if (!wakeScheduled) {
+      wakeScheduled = true;
+      try {
+        h.executor().execute(wake);
+      } catch (RejectedExecutionException e) {
+        wakeScheduled = false; // the loop is shutting down: wake the reader now
+        changed.signalAll();
+      }
+    }
+  }
+
+  private boolean wakeScheduled;
+
+  private final Runnable wake =
+      () -> {
+        lock.lock();
+        try {
+          wakeScheduled = false;
+          changed.signalAll();
+        } finally {
+          lock.unlock();
+        }
+      };
 
   @Override
   public void onComplete() {

@@ -1,0 +1,87 @@
+package io.sluice.virtualthreads;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.sluice.Message;
+import io.sluice.StreamHandle;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A reader blocked on a stream is woken once per event-loop turn, after the loop has handed over
+ * everything it read, not once per message: messages arriving while it waits schedule one wake-up
+ * task on the stream's executor, and that task lets it read them all.
+ */
+class PipeWakeTest {
+  private static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+
+  @Test
+  @Timeout(30) // hang guard only
+  void messagesArrivingWhileTheReaderWaitsScheduleOneWakeUp() throws Exception {
+    List<Runnable> loopTasks = new CopyOnWriteArrayList<>();
+    Pipe pipe = new Pipe(16, true, false, true).noOutbound();
+    pipe.handle(new LoopHandle(loopTasks::add));
+    BlockingQueue<String> read = new LinkedBlockingQueue<>();
+    Thread reader =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  while (pipe.hasNext()) {
+                    Message m = pipe.next();
+                    read.add(m.dataUtf8());
+                    m.release();
+                  }
+                  read.add("<end>");
+                });
+    while (reader.getState() != Thread.State.WAITING) {
+      Thread.sleep(1);
+    }
+
+    pipe.onNext(Message.utf8(ALLOC, "a"));
+    pipe.onNext(Message.utf8(ALLOC, "b"));
+    pipe.onNext(Message.utf8(ALLOC, "c"));
+    assertThat(loopTasks).hasSize(1);
+
+    loopTasks.get(0).run();
+    assertThat(read.poll(10, TimeUnit.SECONDS)).isEqualTo("a");
+    assertThat(read.poll(10, TimeUnit.SECONDS)).isEqualTo("b");
+    assertThat(read.poll(10, TimeUnit.SECONDS)).isEqualTo("c");
+
+    pipe.onComplete(); // the end wakes the reader at once
+    assertThat(read.poll(10, TimeUnit.SECONDS)).isEqualTo("<end>");
+    reader.join();
+  }
+
+  /** The stream's handle as a test sees it: its executor collects tasks instead of running them. */
+  private record LoopHandle(Executor executor) implements StreamHandle {
+    @Override
+    public void request(long n) {}
+
+    @Override
+    public void cancel() {}
+
+    @Override
+    public void next(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void complete() {}
+
+    @Override
+    public void error(Throwable cause) {}
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return ALLOC;
+    }
+  }
+}
