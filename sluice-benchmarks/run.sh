@@ -22,9 +22,9 @@ stale() { # stale <stamp file> <dir>...: true when the stamp is missing or a sou
 # earlier on JDK 17 lacks it, so build again when the JDK that builds and runs is newer than that.
 needs_jdk21_build() {
   local feature
+  [ ! -f "$bench/target/classes/io/sluice/benchmarks/flavor/VirtualThreadsImpl.class" ] || return 1
   feature="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
-  [ "${feature:-0}" -ge 21 ] 2>/dev/null &&
-    [ ! -f "$bench/target/classes/io/sluice/benchmarks/flavor/VirtualThreadsImpl.class" ]
+  [ "${feature:-0}" -ge 21 ] 2>/dev/null
 }
 
 # Everything sluice-benchmarks depends on: the core, the transport, every flavor impl's module, the

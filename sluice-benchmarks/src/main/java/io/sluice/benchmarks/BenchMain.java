@@ -108,13 +108,18 @@ public final class BenchMain {
     }
   }
 
-  private static Impl virtualThreads() {
+  /** Says, as a usage error, why {@code sluice-virtualthreads} cannot run here. */
+  private static void requireVirtualThreads() {
     if (!virtualThreadsAvailable()) {
       throw new Args.UsageException(
           "sluice-virtualthreads needs the benchmarks built and run on JDK 21+ (this is JDK "
               + Runtime.version().feature() + "), e.g. JAVA_HOME=/usr/lib/jvm/<jdk 21+>"
               + " PATH=$JAVA_HOME/bin:$PATH ./sluice bench ...");
     }
+  }
+
+  private static Impl virtualThreads() {
+    requireVirtualThreads();
     try {
       return (Impl) Class.forName(VIRTUAL_THREADS_IMPL).getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException e) {
@@ -217,7 +222,7 @@ public final class BenchMain {
       throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
     }
     if (impl.equals("sluice-virtualthreads")) {
-      virtualThreads(); // says why not here, before any process starts
+      requireVirtualThreads(); // before any process starts
     }
     return impl;
   }
@@ -245,7 +250,7 @@ public final class BenchMain {
       long s = row.get("sluice").median();
       StringBuilder line = new StringBuilder("| " + e.getKey());
       for (String impl : Spec.PEERS) {
-        line.append(" | ").append(rate(row.get(impl).median()));
+        line.append(" | ").append(Orchestrator.rate(row.get(impl).median()));
       }
       for (String peer : List.of("grpc-java", "rsocket-java", "spring-rsocket")) {
         long p = row.get(peer).median();
@@ -266,7 +271,7 @@ public final class BenchMain {
    */
   static Map<String, List<String>> flavorCases() {
     Map<String, List<String>> cases = new LinkedHashMap<>();
-    List<String> all = new java.util.ArrayList<>(Spec.FLAVORS);
+    List<String> all = new ArrayList<>(Spec.FLAVORS);
     all.add("grpc-java");
     for (String interaction : List.of("stream", "rr")) {
       cases.put(interaction + " 8", List.copyOf(all));
@@ -300,7 +305,7 @@ public final class BenchMain {
       Map<String, Orchestrator.Result> row = e.getValue();
       for (Map.Entry<String, Orchestrator.Result> cell : row.entrySet()) {
         Orchestrator.Result r = cell.getValue();
-        out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + rate(r.median())
+        out.println("| " + e.getKey() + " | " + cell.getKey() + " | " + Orchestrator.rate(r.median())
             + " | " + ratio(r.median(), median(row.get("sluice-reactor")))
             + " | " + ratio(r.median(), median(row.get("sluice")))
             + " | " + ratio(r.median(), median(row.get("grpc-java")))
@@ -370,13 +375,4 @@ public final class BenchMain {
         : String.format(Locale.ROOT, "%.2f", (double) value / base);
   }
 
-  private static String rate(long perSecond) {
-    if (perSecond >= 1_000_000) {
-      return String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6);
-    }
-    if (perSecond >= 10_000) {
-      return String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
-    }
-    return perSecond + "/s";
-  }
 }

@@ -57,8 +57,7 @@ final class Orchestrator {
     Child server = null;
     Child client = null;
     try {
-      server = Child.start(command(impl, 0, true, "server", "--impl", impl,
-          "--interaction", interaction, "--size", String.valueOf(size)));
+      server = startServer(impl, interaction, size);
       int port = server.listening();
       client = Child.start(command(impl, 1, false, "client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
@@ -110,14 +109,19 @@ final class Orchestrator {
     }
   }
 
+  /** Starts the server child of {@code impl}, pinned to CPU 0 when pinning is on. */
+  private Child startServer(String impl, String interaction, int size) throws IOException {
+    return Child.start(command(impl, 0, true, "server", "--impl", impl,
+        "--interaction", interaction, "--size", String.valueOf(size)));
+  }
+
   /** Runs one latency case and prints its {@code LATENCY} line; returns that line. */
   String latency(String impl, String interaction, int size, int concurrency, int warmup, int seconds)
       throws IOException, InterruptedException {
     Child server = null;
     Child client = null;
     try {
-      server = Child.start(command(impl, 0, true, "server", "--impl", impl,
-          "--interaction", interaction, "--size", String.valueOf(size)));
+      server = startServer(impl, interaction, size);
       int port = server.listening();
       client = Child.start(command(impl, 1, false, "client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
@@ -154,9 +158,14 @@ final class Orchestrator {
     double[] ratios() {
       double[] r = new double[aRates.length];
       for (int i = 0; i < r.length; i++) {
-        r[i] = aRates[i] == 0 ? Double.NaN : bRates[i] / aRates[i];
+        r[i] = ratio(aRates[i], bRates[i]);
       }
       return r;
+    }
+
+    /** {@code b} over {@code a}; NaN when {@code a} counted nothing. */
+    static double ratio(double a, double b) {
+      return a == 0 ? Double.NaN : b / a;
     }
 
     double ratioQuantile(double q) {
@@ -238,8 +247,7 @@ final class Orchestrator {
             }
           }
           out.printf(Locale.ROOT, "epoch %d round %d: %s %s, %s %s, ratio %.3f%n", e + 1, r + 1,
-              implA, rate(aRates[i]), implB, rate(bRates[i]),
-              aRates[i] == 0 ? Double.NaN : bRates[i] / aRates[i]);
+              implA, rate(aRates[i]), implB, rate(bRates[i]), Pair.ratio(aRates[i], bRates[i]));
           out.flush();
         }
       } finally {
@@ -267,10 +275,15 @@ final class Orchestrator {
     }
   }
 
+  /** Messages per second for a table or a log line: {@code 1.23 M/s}, {@code 456 k/s}, {@code 789/s}. */
   static String rate(double perSecond) {
-    return perSecond >= 1_000_000
-        ? String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6)
-        : String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+    if (perSecond >= 1_000_000) {
+      return String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6);
+    }
+    if (perSecond >= 10_000) {
+      return String.format(Locale.ROOT, "%.0f k/s", perSecond / 1e3);
+    }
+    return String.format(Locale.ROOT, "%.0f/s", perSecond);
   }
 
   /** One impl's server and client processes, for interleaved runs. */
@@ -289,8 +302,7 @@ final class Orchestrator {
 
     static Running start(Orchestrator o, String impl, String interaction, int size)
         throws IOException, InterruptedException {
-      Child server = Child.start(o.command(impl, 0, true, "server", "--impl", impl,
-          "--interaction", interaction, "--size", String.valueOf(size)));
+      Child server = o.startServer(impl, interaction, size);
       Child client = null;
       try {
         int port = server.listening();
