@@ -33,6 +33,18 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   private int consumed; // inbound messages taken since the last REQUEST_N
   private boolean inboundRequested; // the initial inbound credit was granted
   private volatile Thread worker; // interrupted when the peer cancels (server handlers)
+  private boolean wakeScheduled; // a loop task will wake the blocked reader
+  private final Runnable wake =
+      () -> {
+        lock.lock();
+        try {
+          wakeScheduled = false;
+          changed.signalAll();
+        } finally {
+          lock.unlock();
+        }
+      };
+
   /**
    * What {@link #close()} cancels: a requester's stream or channel is canceled (CANCEL ends both
    * halves of a channel); a responder cannot cancel only the requester's half while its own
@@ -113,19 +125,6 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       }
     }
   }
-
-  private boolean wakeScheduled;
-
-  private final Runnable wake =
-      () -> {
-        lock.lock();
-        try {
-          wakeScheduled = false;
-          changed.signalAll();
-        } finally {
-          lock.unlock();
-        }
-      };
 
   @Override
   public void onComplete() {

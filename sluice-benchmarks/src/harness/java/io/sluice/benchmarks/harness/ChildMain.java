@@ -27,9 +27,8 @@ import org.HdrHistogram.Recorder;
  *
  * <p>{@code client --impl I --interaction X --size N --port P --window W --seconds T}: prints
  * {@code received messages: N} every second for T seconds (or until its stdin ends), then exits; it
- * answers {@code MARK} and
- * {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC} is 0; its {@code COUNT}
- * is the messages it received). The orchestrator's interleaved mode stops and continues whole
+ * answers {@code MARK}, {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC}
+ * is 0; its {@code COUNT} is the messages it received). The orchestrator's interleaved mode stops and continues whole
  * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
  * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line.
  */
