@@ -77,6 +77,7 @@ abstract class HostileTestBase {
     server.resetPeaks();
     AtomicBoolean clientDone = new AtomicBoolean();
     CompletableFuture<String> first = new CompletableFuture<>();
+    CompletableFuture<Void> failure = new CompletableFuture<>();
     long start = System.nanoTime();
     Thread attacker =
         new Thread(
@@ -93,6 +94,7 @@ abstract class HostileTestBase {
                 first.complete("no run");
               } catch (Throwable t) {
                 first.completeExceptionally(t);
+                failure.completeExceptionally(t); // a later run's failure, too
               }
             },
             "attacker-" + name);
@@ -100,13 +102,16 @@ abstract class HostileTestBase {
     try {
       Attacker.sleep(200); // let the attack get going
       wellBehavedClient();
-      if (!attacker.isAlive() && first.isCompletedExceptionally()) {
-        first.get(); // the attack's own failure
+      if (failure.isCompletedExceptionally()) {
+        failure.join(); // the attack's own failure, of whichever run
       }
       assertThat(attacker.isAlive()).as("the attack is still running").isTrue();
     } finally {
       clientDone.set(true);
       attacker.join(GUARD.toMillis() + 30_000);
+    }
+    if (failure.isCompletedExceptionally()) {
+      failure.join(); // a run that ended after the well-behaved client was done
     }
     String outcome = first.get(1, TimeUnit.SECONDS);
     assertThat(server.isAlive()).as("server alive after " + name).isTrue();

@@ -2,16 +2,21 @@ package io.sluice.transport.netty.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
 import io.sluice.transport.FrameTooLargeException;
 import java.net.SocketAddress;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A byte-stream connection (TCP, optionally TLS) as a {@link DuplexTransport}: the last handler of
@@ -19,15 +24,27 @@ import java.util.List;
  * engine directly, without a pipeline hop per frame; the length is checked against the limit
  * before any of the frame is buffered. Outbound, the engine's batch buffers are written as they
  * are. Everything runs on the channel's event loop.
+ *
+ * <p>Closing is a lingering close, as HTTP servers do it: the last output (typically an ERROR
+ * frame) is flushed, then only our direction is shut down (FIN), and input is read and discarded
+ * until the peer closes too or {@link #LINGER_MILLIS} pass. Closing the socket at once while the
+ * peer is still sending would make the kernel answer with a reset, which discards our unsent
+ * output and, at the peer, what it had not read yet: a peer cut off for flooding would never
+ * learn why. The receiver is told {@link FrameReceiver#onClosed()} at once; no frame reaches it
+ * after {@link #close()}.
  */
 public final class NettyDuplexTransport extends ByteToMessageDecoder implements DuplexTransport {
   private static final int LENGTH_SIZE = 3;
+  /** Longest a closing connection waits for its last output to drain and for the peer's FIN. */
+  static final long LINGER_MILLIS = 2000;
 
   private final Channel channel;
   private ChannelHandlerContext ctx;
   private FrameReceiver receiver;
   private int maxFrameSize;
   private boolean failed;
+  /** {@link #close()} was called: the receiver is gone and input is discarded. */
+  private boolean closing;
   /** Bytes handed to the pipeline so far, for {@link #outboundProgress()}. */
   private long written;
 
@@ -72,7 +89,7 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     FrameReceiver r = receiver;
-    while (!failed && r != null && in.readableBytes() >= LENGTH_SIZE) {
+    while (!failed && !closing && r != null && in.readableBytes() >= LENGTH_SIZE) {
       int start = in.readerIndex();
       int length = in.getUnsignedMedium(start);
       if (length > maxFrameSize) {
@@ -95,12 +112,12 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
       } finally {
         in.setIndex(end, writerIndex);
       }
-      if (!channel.isActive()) {
+      if (closing || !channel.isActive()) {
         in.skipBytes(in.readableBytes());
         return;
       }
     }
-    if (failed) {
+    if (failed || closing) {
       in.skipBytes(in.readableBytes());
     }
   }
@@ -175,8 +192,39 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
 
   @Override
   public void close() {
-    ctx.flush();
-    ctx.close();
+    if (closing) {
+      return;
+    }
+    closing = true;
+    FrameReceiver r = receiver;
+    receiver = null;
+    if (channel instanceof DuplexChannel && channel.isActive() && channel.pipeline().get(SslHandler.class) == null) {
+      linger((DuplexChannel) channel);
+    } else {
+      // TLS ends with its own close_notify exchange (SslHandler's close); others just close.
+      ctx.flush();
+      ctx.close();
+    }
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  /** Flush, then FIN once the output has drained, then read and discard until EOF or the guard. */
+  private void linger(DuplexChannel ch) {
+    ScheduledFuture<?> guard = ch.eventLoop().schedule(() -> ch.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    ch.closeFuture().addListener(f -> guard.cancel(false));
+    // Completes when everything written before it has gone to the socket.
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
+        .addListener(
+            f -> {
+              if (f.isSuccess() && ch.isActive()) {
+                ch.shutdownOutput(); // the peer reads the rest, then EOF; its close ends ours
+              } else {
+                ch.close();
+              }
+            });
+    ch.config().setAutoRead(true);
   }
 
   @Override
