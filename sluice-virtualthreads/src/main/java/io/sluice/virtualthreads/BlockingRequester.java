@@ -7,10 +7,12 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.exceptions.ConnectionCloseException;
 import io.sluice.exceptions.ConnectionErrorException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Starts interactions with the peer as blocking calls, meant to be made from virtual threads (on
@@ -36,17 +38,17 @@ public final class BlockingRequester {
   /** Sends a fire-and-forget and waits until it is handed to the transport. */
   public void fireAndForget(Message request) {
     Objects.requireNonNull(request, "request");
-    Done d = new Done();
+    Reply d = new Reply();
     requester.fireAndForget(request, d);
-    await(d, null);
+    d.await(null);
   }
 
   /** Sends a metadata push and waits until it is handed to the transport. */
   public void metadataPush(Message metadata) {
     Objects.requireNonNull(metadata, "metadata");
-    Done d = new Done();
+    Reply d = new Reply();
     requester.metadataPush(metadata, d);
-    await(d, null);
+    d.await(null);
   }
 
   /**
@@ -59,9 +61,8 @@ public final class BlockingRequester {
       request.release();
       throw notOpen();
     }
-    Response r = new Response();
-    StreamHandle h = requester.requestResponse(request, r);
-    return await(r, h);
+    Reply r = new Reply();
+    return r.await(requester.requestResponse(request, r));
   }
 
   /** A request-stream with {@link #DEFAULT_PREFETCH}. */
@@ -150,46 +151,34 @@ public final class BlockingRequester {
         : new ConnectionCloseException("connection is closing; no new requests");
   }
 
-  private static <T> T await(CompletableFuture<T> f, StreamHandle h) {
-    try {
-      return f.get();
-    } catch (InterruptedException e) {
-      if (h != null) {
-        h.cancel();
+  /**
+   * The outcome of a request-response, fire-and-forget or metadata push, awaited by the thread
+   * that made it: a parked thread woken by the event loop, without a {@code CompletableFuture}'s
+   * completion stack (a blocking request-response makes one of these per call). A response that
+   * arrives after the wait was given up is released.
+   */
+  private static final class Reply implements StreamListener {
+    private static final Object PENDING = new Object();
+    private static final Object EMPTY = new Object(); // completed without a message
+    private static final Object GIVEN_UP = new Object();
+    private static final VarHandle RESULT;
+
+    static {
+      try {
+        RESULT = MethodHandles.lookup().findVarHandle(Reply.class, "result", Object.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
       }
-      f.cancel(false);
-      Thread.currentThread().interrupt();
-      throw new CancellationException("interrupted while waiting");
-    } catch (ExecutionException e) {
-      throw Pipe.propagate(e.getCause());
-    }
-  }
-
-  /** Completes when a fire-and-forget or metadata-push is sent. */
-  private static final class Done extends CompletableFuture<Void> implements StreamListener {
-    @Override
-    public void onNext(Message message) {
-      message.release();
     }
 
-    @Override
-    public void onComplete() {
-      complete(null);
-    }
-
-    @Override
-    public void onError(Throwable cause) {
-      completeExceptionally(cause);
-    }
-  }
-
-  /** The response of a request-response; a response after cancel is released. */
-  private static final class Response extends CompletableFuture<Message> implements StreamListener {
+    private final Thread waiter = Thread.currentThread();
+    /** PENDING, then a Message, EMPTY, a Throwable or GIVEN_UP. */
+    private volatile Object result = PENDING;
     private Message response; // event loop only
 
     @Override
     public void onNext(Message message) {
-      if (response != null || isDone()) {
+      if (response != null || result != PENDING) {
         message.release();
         return;
       }
@@ -200,7 +189,9 @@ public final class BlockingRequester {
     public void onComplete() {
       Message m = response;
       response = null;
-      if (!complete(m) && m != null) {
+      if (RESULT.compareAndSet(this, PENDING, m != null ? m : EMPTY)) {
+        LockSupport.unpark(waiter);
+      } else if (m != null) {
         m.release();
       }
     }
@@ -212,7 +203,31 @@ public final class BlockingRequester {
       if (m != null) {
         m.release();
       }
-      completeExceptionally(cause);
+      if (RESULT.compareAndSet(this, PENDING, cause)) {
+        LockSupport.unpark(waiter);
+      }
+    }
+
+    /** Waits for the outcome; an interrupt first cancels {@code h} (if any) and throws. */
+    Message await(StreamHandle h) {
+      Object r;
+      while ((r = result) == PENDING) {
+        LockSupport.park(this);
+        if (Thread.interrupted() && RESULT.compareAndSet(this, PENDING, GIVEN_UP)) {
+          if (h != null) {
+            h.cancel();
+          }
+          Thread.currentThread().interrupt();
+          throw new CancellationException("interrupted while waiting");
+        }
+      }
+      if (r instanceof Message m) {
+        return m;
+      }
+      if (r instanceof Throwable t) {
+        throw Pipe.propagate(t);
+      }
+      return null;
     }
   }
 
