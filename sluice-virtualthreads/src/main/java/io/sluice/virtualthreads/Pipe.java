@@ -188,60 +188,79 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public boolean hasNext() {
-    long grant = 0;
     lock.lock();
     try {
-      if (!inboundRequested && !closed && !inboundDone) {
-        inboundRequested = true;
-        grant = prefetch;
+      if (inboundRequested || closed || inboundDone) {
+        return awaitMessage(); // the usual case: one lock per call
       }
+      inboundRequested = true;
     } finally {
       lock.unlock();
     }
-    if (grant > 0) {
-      handle.request(grant);
-    }
+    handle.request(prefetch); // the first call grants the initial credit, outside the lock
     lock.lock();
     try {
-      while (inbox.isEmpty()) {
-        if (closed) {
-          return false;
-        }
-        if (error != null) {
-          throw propagate(error);
-        }
-        if (inboundDone) {
-          return false;
-        }
-        awaitChange();
-      }
-      return true;
+      return awaitMessage();
     } finally {
       lock.unlock();
     }
   }
 
+  /** Waits until a message is in the inbox (true) or the inbound half has ended (false). Locked. */
+  private boolean awaitMessage() {
+    while (inbox.isEmpty()) {
+      if (closed) {
+        return false;
+      }
+      if (error != null) {
+        throw propagate(error);
+      }
+      if (inboundDone) {
+        return false;
+      }
+      awaitChange();
+    }
+    return true;
+  }
+
   @Override
   public Message next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException("the stream has ended");
-    }
     Message m;
-    int grant = 0;
+    int grant;
     lock.lock();
     try {
-      m = inbox.poll();
-      if (++consumed >= refill && !inboundDone) {
-        grant = consumed;
-        consumed = 0;
-      }
+      // One lock when a message is waiting (after hasNext(), the usual case).
+      m = inboundRequested ? inbox.poll() : null;
+      grant = m != null ? consumedOne() : 0;
     } finally {
       lock.unlock();
+    }
+    if (m == null) {
+      if (!hasNext()) {
+        throw new NoSuchElementException("the stream has ended");
+      }
+      lock.lock();
+      try {
+        m = inbox.poll();
+        grant = consumedOne();
+      } finally {
+        lock.unlock();
+      }
     }
     if (grant > 0) {
       handle.request(grant);
     }
     return m;
+  }
+
+  /** Counts one message taken; returns the credit to grant now (0: not yet). Locked. */
+  private int consumedOne() {
+    if (++consumed >= refill && !inboundDone) {
+      int grant = consumed;
+      consumed = 0;
+      return grant;
+    }
+    return 0;
   }
 
   @Override
