@@ -102,10 +102,11 @@ abstract class HostileTestBase {
     try {
       Attacker.sleep(200); // let the attack get going
       wellBehavedClient();
+      boolean attacking = attacker.isAlive(); // before the failure check: a thread that ended has set it
       if (failure.isCompletedExceptionally()) {
         failure.join(); // the attack's own failure, of whichever run
       }
-      assertThat(attacker.isAlive()).as("the attack is still running").isTrue();
+      assertThat(attacking).as("the attack is still running").isTrue();
     } finally {
       clientDone.set(true);
       attacker.join(GUARD.toMillis() + 30_000);

@@ -213,12 +213,15 @@ public final class BlockingRequester {
       Object r;
       while ((r = result) == PENDING) {
         LockSupport.park(this);
-        if (Thread.interrupted() && RESULT.compareAndSet(this, PENDING, GIVEN_UP)) {
-          if (h != null) {
-            h.cancel();
+        if (Thread.interrupted()) {
+          Thread.currentThread().interrupt(); // kept either way: handlers learn of cancels by it
+          if (RESULT.compareAndSet(this, PENDING, GIVEN_UP)) {
+            if (h != null) {
+              h.cancel();
+            }
+            throw new CancellationException("interrupted while waiting");
           }
-          Thread.currentThread().interrupt();
-          throw new CancellationException("interrupted while waiting");
+          // the outcome arrived just now: return it, still interrupted
         }
       }
       if (r instanceof Message m) {

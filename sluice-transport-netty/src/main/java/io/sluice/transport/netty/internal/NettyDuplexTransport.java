@@ -143,8 +143,11 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     super.channelInactive(ctx);
-    if (receiver != null) {
-      receiver.onClosed();
+    FrameReceiver r = receiver;
+    receiver = null; // no callback after onClosed, also if close() is called later
+    closing = true;
+    if (r != null) {
+      r.onClosed();
     }
   }
 
