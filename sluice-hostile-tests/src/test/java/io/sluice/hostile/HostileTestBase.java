@@ -93,27 +93,24 @@ abstract class HostileTestBase {
                     && System.nanoTime() - start < GUARD.toNanos());
                 first.complete("no run");
               } catch (Throwable t) {
-                first.completeExceptionally(t);
-                failure.completeExceptionally(t); // a later run's failure, too
+                failure.completeExceptionally(t); // of whichever run
               }
             },
             "attacker-" + name);
     attacker.start();
+    boolean attacking;
     try {
       Attacker.sleep(200); // let the attack get going
       wellBehavedClient();
-      boolean attacking = attacker.isAlive(); // before the failure check: a thread that ended has set it
-      if (failure.isCompletedExceptionally()) {
-        failure.join(); // the attack's own failure, of whichever run
-      }
-      assertThat(attacking).as("the attack is still running").isTrue();
+      attacking = attacker.isAlive();
     } finally {
       clientDone.set(true);
       attacker.join(GUARD.toMillis() + 30_000);
     }
     if (failure.isCompletedExceptionally()) {
-      failure.join(); // a run that ended after the well-behaved client was done
+      failure.join(); // the attack's own failure, of whichever run: the cause, not its symptom below
     }
+    assertThat(attacking).as("the attack was still running when the client was done").isTrue();
     String outcome = first.get(1, TimeUnit.SECONDS);
     assertThat(server.isAlive()).as("server alive after " + name).isTrue();
     ServerProcess.Stats stats = server.stats();

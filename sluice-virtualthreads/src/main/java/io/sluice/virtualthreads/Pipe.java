@@ -227,24 +227,20 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   public Message next() {
     Message m;
     int grant;
-    lock.lock();
-    try {
-      // One lock when a message is waiting (after hasNext(), the usual case).
-      m = inboundRequested ? inbox.poll() : null;
-      grant = m != null ? consumedOne() : 0;
-    } finally {
-      lock.unlock();
-    }
-    if (m == null) {
-      if (!hasNext()) {
-        throw new NoSuchElementException("the stream has ended");
-      }
+    for (; ; ) {
       lock.lock();
       try {
-        m = inbox.poll();
-        grant = consumedOne();
+        // One lock when a message is waiting (after hasNext(), the usual case).
+        m = inboundRequested ? inbox.poll() : null;
+        grant = m != null ? consumedOne() : 0;
       } finally {
         lock.unlock();
+      }
+      if (m != null) {
+        break;
+      }
+      if (!hasNext()) {
+        throw new NoSuchElementException("the stream has ended");
       }
     }
     if (grant > 0) {

@@ -10,6 +10,7 @@ import io.sluice.virtualthreads.BlockingResponder;
 import io.sluice.virtualthreads.BlockingServer;
 import io.sluice.virtualthreads.BlockingSink;
 import io.sluice.virtualthreads.BlockingStream;
+import java.util.function.Supplier;
 
 /**
  * {@code sluice-virtualthreads} end to end: {@link BlockingServer} (each request handled on its own
@@ -72,28 +73,12 @@ public final class VirtualThreadsImpl extends FlavorImpl {
     BlockingRequester r = connect(port);
     switch (interaction) {
       case "stream":
-        Thread.ofVirtual().name("bench-stream").start(() -> {
-          try (BlockingStream s = r.requestStream(Message.of(payload), window)) {
-            while (s.hasNext()) {
-              count(s.next(), received);
-            }
-          } catch (RuntimeException e) {
-            failed("stream", e);
-          }
-        });
+        countOnThread("bench-stream", "stream", () -> r.requestStream(Message.of(payload), window), received);
         break;
       case "channel":
         BlockingChannel c = r.requestChannel(Message.of(payload), window);
         loopOnThreads(1, "bench-channel-send-", "channel send", () -> c.send(Message.of(payload)));
-        Thread.ofVirtual().name("bench-channel-read").start(() -> {
-          try (BlockingStream in = c.inbound()) {
-            while (in.hasNext()) {
-              count(in.next(), received);
-            }
-          } catch (RuntimeException e) {
-            failed("channel", e);
-          }
-        });
+        countOnThread("bench-channel-read", "channel", c::inbound, received);
         break;
       case "rr":
         // Many threads finish calls: they count under one lock (uncontended in practice: with
@@ -141,6 +126,20 @@ public final class VirtualThreadsImpl extends FlavorImpl {
         }
       });
     }
+  }
+
+  /** Starts a virtual thread that opens a stream and counts its messages until it ends or fails. */
+  private static void countOnThread(
+      String name, String what, Supplier<BlockingStream> open, Counter received) {
+    Thread.ofVirtual().name(name).start(() -> {
+      try (BlockingStream s = open.get()) {
+        while (s.hasNext()) {
+          count(s.next(), received);
+        }
+      } catch (RuntimeException e) {
+        failed(what, e);
+      }
+    });
   }
 
   /** Starts {@code n} virtual threads, each running {@code call} until it throws. */

@@ -143,12 +143,18 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     super.channelInactive(ctx);
-    FrameReceiver r = receiver;
-    receiver = null; // no callback after onClosed, also if close() is called later
-    closing = true;
+    FrameReceiver r = detachReceiver(); // also if close() is called later
     if (r != null) {
       r.onClosed();
     }
+  }
+
+  /** Ends delivery: no callback reaches the receiver after this; returns it (null if gone). */
+  private FrameReceiver detachReceiver() {
+    FrameReceiver r = receiver;
+    receiver = null;
+    closing = true;
+    return r;
   }
 
   @Override
@@ -198,9 +204,7 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
     if (closing) {
       return;
     }
-    closing = true;
-    FrameReceiver r = receiver;
-    receiver = null;
+    FrameReceiver r = detachReceiver();
     if (channel instanceof DuplexChannel && channel.isActive() && channel.pipeline().get(SslHandler.class) == null) {
       linger((DuplexChannel) channel);
     } else {
