@@ -86,7 +86,9 @@ public final class BenchMain {
       case "sluice-rpc":
         return new RpcImpl();
       case "sluice-virtualthreads":
-        return virtualThreads();
+        return virtualThreads(false);
+      case "sluice-virtualthreads-eventloop":
+        return virtualThreads(true);
       default:
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
     }
@@ -118,10 +120,13 @@ public final class BenchMain {
     }
   }
 
-  private static Impl virtualThreads() {
+  private static Impl virtualThreads(boolean onEventLoop) {
     requireVirtualThreads();
     try {
-      return (Impl) Class.forName(VIRTUAL_THREADS_IMPL).getDeclaredConstructor().newInstance();
+      return (Impl)
+          Class.forName(VIRTUAL_THREADS_IMPL)
+              .getDeclaredConstructor(boolean.class)
+              .newInstance(onEventLoop);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot make " + VIRTUAL_THREADS_IMPL, e);
     }
@@ -221,7 +226,7 @@ public final class BenchMain {
     if (!Spec.IMPLS.contains(impl)) {
       throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
     }
-    if (impl.equals("sluice-virtualthreads")) {
+    if (impl.startsWith("sluice-virtualthreads")) {
       requireVirtualThreads(); // before any process starts
     }
     return impl;
@@ -332,6 +337,7 @@ public final class BenchMain {
     flavors.removeAll(List.of("sluice", "sluice-reactor", "sluice-rpc"));
     if (virtualThreadsAvailable()) {
       flavors.add("sluice-virtualthreads");
+      flavors.add("sluice-virtualthreads-eventloop");
     }
     return flavors;
   }

@@ -388,6 +388,12 @@ final class Orchestrator {
     // The same heap settings for every impl; extra options from the environment (e.g. JFR).
     cmd.add("-Xms1g");
     cmd.add("-Xmx1g");
+    if (impl.equals("sluice-virtualthreads-eventloop")) {
+      // EventLoopThreads schedules virtual threads on the event loop through the JDK's
+      // non-public scheduler hook, which needs java.lang opened.
+      cmd.add("--add-opens");
+      cmd.add("java.base/java.lang=ALL-UNNAMED");
+    }
     split(System.getenv("SLUICE_BENCH_JAVA_OPTS"), cmd);
     if (server) {
       split(System.getenv("SLUICE_BENCH_SERVER_OPTS"), cmd);

@@ -22,11 +22,11 @@ class FlavorImplsTest {
   @ValueSource(
       strings = {
         "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub",
-        "sluice-rpc", "sluice-virtualthreads"
+        "sluice-rpc", "sluice-virtualthreads", "sluice-virtualthreads-eventloop"
       })
   @Timeout(120) // hang guard only
   void streamAndRequestResponseMoveMessages(String impl) throws Exception {
-    if (impl.equals("sluice-virtualthreads")) {
+    if (impl.startsWith("sluice-virtualthreads")) {
       Assumptions.assumeTrue(BenchMain.virtualThreadsAvailable(), "JDK 21+ build");
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -19,6 +19,7 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
+import io.sluice.core.LoopAffinity;
 import io.sluice.exceptions.ConnectionCloseException;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.exceptions.RejectedException;
@@ -508,9 +509,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   // Cross-thread hand-off
   // ===========================================================================================
 
-  /** True if the caller may act directly: on the loop with no queued command ahead of it. */
+  /**
+   * True if the caller may act directly: on the loop (its own thread, or a thread that only runs on
+   * it, see {@link LoopAffinity}) with no queued command ahead of it.
+   */
   boolean inLoopInOrder() {
-    return loop.inEventLoop() && commands.isEmpty() && !deferRequests;
+    return (loop.inEventLoop() || LoopAffinity.isBoundTo(loop))
+        && commands.isEmpty()
+        && !deferRequests;
   }
 
   void enqueue(Runnable command) {

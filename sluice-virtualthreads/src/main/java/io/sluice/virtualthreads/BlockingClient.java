@@ -40,13 +40,36 @@ public final class BlockingClient {
       ConnectionOptions options,
       ClientSetup setup,
       Function<BlockingRequester, BlockingResponder> responder) {
+    return connect(transport, options, setup, responder, HandlerThreads.VIRTUAL);
+  }
+
+  /**
+   * As {@link #connect(ClientTransport, ConnectionOptions, ClientSetup, Function)}, running the
+   * handlers of the server's requests on virtual threads of the given kind.
+   *
+   * @throws UnsupportedOperationException if {@code threads} is {@link
+   *     HandlerThreads#EVENT_LOOP_VIRTUAL} and this JVM does not allow it (see {@link
+   *     EventLoopThreads})
+   */
+  public static BlockingRequester connect(
+      ClientTransport transport,
+      ConnectionOptions options,
+      ClientSetup setup,
+      Function<BlockingRequester, BlockingResponder> responder,
+      HandlerThreads threads) {
     Objects.requireNonNull(responder, "responder");
+    Objects.requireNonNull(threads, "threads");
+    threads.check();
     try {
       return Connections.connect(
               transport,
               options,
               setup,
-              r -> toResponder(responder.apply(new BlockingRequester(r))))
+              r ->
+                  toResponder(
+                      responder.apply(new BlockingRequester(r)),
+                      threads.executor(r),
+                      BlockingRequester.DEFAULT_PREFETCH))
           .thenApply(BlockingRequester::new)
           .get();
     } catch (InterruptedException e) {

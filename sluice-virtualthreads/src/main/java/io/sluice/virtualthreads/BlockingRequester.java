@@ -118,6 +118,17 @@ public final class BlockingRequester {
     return p;
   }
 
+  /**
+   * A factory of virtual threads carried by this connection's event loop, for callers that make
+   * short blocking calls on it: a response then wakes its caller on the thread that read it.
+   * Experimental; see {@link EventLoopThreads} for the rules and what the JVM needs.
+   *
+   * @throws UnsupportedOperationException if this JVM does not allow it, saying why
+   */
+  public java.util.concurrent.ThreadFactory eventLoopThreads() {
+    return EventLoopThreads.factory(requester.executor());
+  }
+
   public ByteBufAllocator alloc() {
     return requester.alloc();
   }
@@ -190,7 +201,7 @@ public final class BlockingRequester {
       Message m = response;
       response = null;
       if (RESULT.compareAndSet(this, PENDING, m != null ? m : EMPTY)) {
-        LockSupport.unpark(waiter);
+        wake();
       } else if (m != null) {
         m.release();
       }
@@ -204,7 +215,16 @@ public final class BlockingRequester {
         m.release();
       }
       if (RESULT.compareAndSet(this, PENDING, cause)) {
+        wake();
+      }
+    }
+
+    private void wake() {
+      int[] window = InlineRuns.open(); // on the loop, a waiter carried by it resumes right here
+      try {
         LockSupport.unpark(waiter);
+      } finally {
+        InlineRuns.close(window);
       }
     }
 

@@ -35,17 +35,37 @@ public final class BlockingServer {
     return serve(transport, ConnectionOptions.defaults(), (setup, requester) -> handler);
   }
 
-  /** Serves connections; blocks until bound. */
+  /** Serves connections, each request on a new virtual thread; blocks until bound. */
   public static ServerTransport.Bound serve(
       ServerTransport transport, ConnectionOptions options, BlockingAcceptor acceptor) {
+    return serve(transport, options, acceptor, HandlerThreads.VIRTUAL);
+  }
+
+  /**
+   * Serves connections, each request on a new virtual thread of the given kind; blocks until
+   * bound.
+   *
+   * @throws UnsupportedOperationException if {@code threads} is {@link
+   *     HandlerThreads#EVENT_LOOP_VIRTUAL} and this JVM does not allow it (see {@link
+   *     EventLoopThreads})
+   */
+  public static ServerTransport.Bound serve(
+      ServerTransport transport,
+      ConnectionOptions options,
+      BlockingAcceptor acceptor,
+      HandlerThreads threads) {
     Objects.requireNonNull(acceptor, "acceptor");
+    Objects.requireNonNull(threads, "threads");
+    threads.check();
     try {
       return Connections.serve(
               transport,
               options,
               (setup, requester) ->
                   BlockingClient.toResponder(
-                      acceptor.accept(setup, new BlockingRequester(requester))))
+                      acceptor.accept(setup, new BlockingRequester(requester)),
+                      threads.executor(requester),
+                      BlockingRequester.DEFAULT_PREFETCH))
           .get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

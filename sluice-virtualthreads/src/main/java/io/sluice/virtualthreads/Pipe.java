@@ -36,12 +36,14 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   private boolean wakeScheduled; // a loop task will wake the blocked reader
   private final Runnable wake =
       () -> {
+        int[] window = InlineRuns.open(); // may run the reader it wakes, see InlineRuns
         lock.lock();
         try {
           wakeScheduled = false;
           changed.signalAll();
         } finally {
           lock.unlock();
+          InlineRuns.close(window);
         }
       };
 
@@ -128,59 +130,79 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public void onComplete() {
-    lock.lock();
+    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
     try {
-      inboundDone = true;
-      changed.signalAll();
+      lock.lock();
+      try {
+        inboundDone = true;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
     } finally {
-      lock.unlock();
+      InlineRuns.close(window);
     }
   }
 
   @Override
   public void onError(Throwable cause) {
-    lock.lock();
+    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
     try {
-      if (error == null) {
-        error = cause;
+      lock.lock();
+      try {
+        if (error == null) {
+          error = cause;
+        }
+        inboundDone = true;
+        outboundDone = true;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
       }
-      inboundDone = true;
-      outboundDone = true;
-      changed.signalAll();
+      Thread w = worker;
+      if (w != null) {
+        w.interrupt();
+      }
     } finally {
-      lock.unlock();
-    }
-    Thread w = worker;
-    if (w != null) {
-      w.interrupt();
+      InlineRuns.close(window);
     }
   }
 
   @Override
   public void onRequest(long n) {
-    lock.lock();
+    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
     try {
-      long d = demand + n;
-      demand = d < 0 ? Long.MAX_VALUE : d;
-      changed.signalAll();
+      lock.lock();
+      try {
+        long d = demand + n;
+        demand = d < 0 ? Long.MAX_VALUE : d;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
     } finally {
-      lock.unlock();
+      InlineRuns.close(window);
     }
   }
 
   @Override
   public void onCancel() {
-    lock.lock();
+    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
     try {
-      peerCanceled = true;
-      outboundDone = true;
-      changed.signalAll();
+      lock.lock();
+      try {
+        peerCanceled = true;
+        outboundDone = true;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      Thread w = worker;
+      if (w != null) {
+        w.interrupt();
+      }
     } finally {
-      lock.unlock();
-    }
-    Thread w = worker;
-    if (w != null) {
-      w.interrupt();
+      InlineRuns.close(window);
     }
   }
 

@@ -34,7 +34,8 @@ public final class Spec {
           "sluice-mutiny",
           "sluice-grpc-stub",
           "sluice-rpc",
-          "sluice-virtualthreads");
+          "sluice-virtualthreads",
+          "sluice-virtualthreads-eventloop");
 
   /** Throughput interactions; {@code stream24} (a request-stream of 24) is for latency mode only. */
   public static final List<String> INTERACTIONS = List.of("fnf", "rr", "stream", "channel");

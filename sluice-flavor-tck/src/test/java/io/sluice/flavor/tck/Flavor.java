@@ -14,6 +14,11 @@ interface Flavor {
   /** The core responder that serves {@link Contract} through this flavor's server API. */
   Responder server(ServerProbe probe);
 
+  /** As {@link #server(ServerProbe)}, for the connection {@code connection} (its requester). */
+  default Responder server(ServerProbe probe, Requester connection) {
+    return server(probe);
+  }
+
   /** This flavor's client API over {@code requester}, behind the suite's facade. */
   Client client(Requester requester);
 

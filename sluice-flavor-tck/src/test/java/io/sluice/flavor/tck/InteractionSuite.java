@@ -63,7 +63,7 @@ abstract class InteractionSuite {
                   synchronized (serverSides) {
                     serverSides.add(r);
                   }
-                  return serverFlavor.server(probe);
+                  return serverFlavor.server(probe, r);
                 }));
     ClientTransport ct =
         tcp

@@ -14,24 +14,49 @@ import io.sluice.virtualthreads.BlockingRequester;
 import io.sluice.virtualthreads.BlockingResponder;
 import io.sluice.virtualthreads.BlockingSink;
 import io.sluice.virtualthreads.BlockingStream;
+import io.sluice.virtualthreads.EventLoopThreads;
+import io.sluice.virtualthreads.HandlerThreads;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The virtual-threads (blocking) flavor in the shared suite. Its client reads streams through
  * iterators that keep {@link #PREFETCH} messages of credit granted ahead of the consumer, so the
  * suite's demand becomes "how many messages the consuming thread may take".
+ *
+ * <p>{@link #EVENT_LOOP} is the same flavor with every virtual thread carried by the connection's
+ * event loop: server handlers ({@link HandlerThreads#EVENT_LOOP_VIRTUAL}) and the client's calling
+ * and consuming threads ({@link BlockingRequester#eventLoopThreads()}).
  */
 final class VtFlavor implements Flavor {
-  static final VtFlavor INSTANCE = new VtFlavor();
+  static final VtFlavor INSTANCE = new VtFlavor(false);
+  static final VtFlavor EVENT_LOOP = new VtFlavor(true);
   static final int PREFETCH = 4;
+
+  private final boolean onEventLoop;
+
+  private VtFlavor(boolean onEventLoop) {
+    this.onEventLoop = onEventLoop;
+  }
 
   @Override
   public String name() {
-    return "virtualthreads";
+    return onEventLoop ? "virtualthreads-eventloop" : "virtualthreads";
+  }
+
+  @Override
+  public Responder server(ServerProbe probe, Requester connection) {
+    return server(
+        probe,
+        onEventLoop
+            ? EventLoopThreads.executor(connection.executor())
+            : Executors.newVirtualThreadPerTaskExecutor());
   }
 
   @Override
@@ -41,6 +66,13 @@ final class VtFlavor implements Flavor {
 
   @Override
   public Responder server(ServerProbe probe) {
+    if (onEventLoop) {
+      throw new IllegalStateException("needs the connection: server(probe, connection)");
+    }
+    return server(probe, Executors.newVirtualThreadPerTaskExecutor());
+  }
+
+  private Responder server(ServerProbe probe, Executor handlerThreads) {
     return BlockingClient.toResponder(
         new BlockingResponder() {
           @Override
@@ -102,27 +134,29 @@ final class VtFlavor implements Flavor {
             }
           }
         },
-        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor(),
+        handlerThreads,
         PREFETCH);
   }
 
   @Override
   public Client client(Requester requester) {
     BlockingRequester r = new BlockingRequester(requester);
+    ThreadFactory threads =
+        onEventLoop ? r.eventLoopThreads() : Thread.ofVirtual().factory();
     return new Client() {
       @Override
       public CompletableFuture<Void> fireAndForget(String data) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    r.fireAndForget(msg(data));
-                    f.complete(null);
-                  } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                  }
-                });
+        start(
+            threads,
+            () -> {
+              try {
+                r.fireAndForget(msg(data));
+                f.complete(null);
+              } catch (Throwable t) {
+                f.completeExceptionally(t);
+              }
+            });
         return f;
       }
 
@@ -130,58 +164,64 @@ final class VtFlavor implements Flavor {
       public Call requestResponse(String data) {
         CompletableFuture<String> result = new CompletableFuture<>();
         Thread t =
-            Thread.ofVirtual()
-                .start(
-                    () -> {
-                      try {
-                        Message m = r.requestResponse(msg(data));
-                        result.complete(m == null ? null : text(m));
-                      } catch (Throwable e) {
-                        result.completeExceptionally(e);
-                      }
-                    });
+            start(
+                threads,
+                () -> {
+                  try {
+                    Message m = r.requestResponse(msg(data));
+                    result.complete(m == null ? null : text(m));
+                  } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                  }
+                });
         return Call.of(result, () -> t.interrupt()); // interrupting a blocked call cancels its stream
       }
 
       @Override
       public Probe requestStream(String data) {
-        return consume(r.requestStream(msg(data), PREFETCH));
+        return consume(threads, r.requestStream(msg(data), PREFETCH));
       }
 
       @Override
       public Probe requestChannel(List<String> outbound, boolean complete) {
         BlockingChannel ch = r.requestChannel(msg(outbound.get(0)), PREFETCH);
-        Probe p = consume(ch.inbound());
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    for (String s : outbound.subList(1, outbound.size())) {
-                      ch.send(msg(s));
-                    }
-                    if (complete) {
-                      ch.complete();
-                      return;
-                    }
-                    for (int i = 0; i < 2000 && !ch.isCanceled(); i++) {
-                      Thread.sleep(5); // hang guard: the responder is expected to cancel us
-                    }
-                    if (ch.isCanceled()) {
-                      p.outboundCanceled.complete(null);
-                    }
-                  } catch (CancellationException e) {
-                    p.outboundCanceled.complete(null);
-                  } catch (Throwable e) {
-                    p.outboundCanceled.completeExceptionally(e);
-                  }
-                });
+        Probe p = consume(threads, ch.inbound());
+        start(
+            threads,
+            () -> {
+              try {
+                for (String s : outbound.subList(1, outbound.size())) {
+                  ch.send(msg(s));
+                }
+                if (complete) {
+                  ch.complete();
+                  return;
+                }
+                for (int i = 0; i < 2000 && !ch.isCanceled(); i++) {
+                  Thread.sleep(5); // hang guard: the responder is expected to cancel us
+                }
+                if (ch.isCanceled()) {
+                  p.outboundCanceled.complete(null);
+                }
+              } catch (CancellationException e) {
+                p.outboundCanceled.complete(null);
+              } catch (Throwable e) {
+                p.outboundCanceled.completeExceptionally(e);
+              }
+            });
         return p;
       }
     };
   }
 
   /** A consuming virtual thread that takes one message per permit granted by request(n). */
-  private static Probe consume(BlockingStream stream) {
+  private static Thread start(ThreadFactory threads, Runnable task) {
+    Thread t = threads.newThread(task);
+    t.start();
+    return t;
+  }
+
+  private static Probe consume(ThreadFactory threads, BlockingStream stream) {
     Semaphore permits = new Semaphore(0);
     Thread[] consumer = new Thread[1];
     Probe p =
@@ -198,26 +238,26 @@ final class VtFlavor implements Flavor {
           }
         };
     consumer[0] =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    while (true) {
-                      // hasNext() only waits (the end of the stream needs no demand); a message
-                      // is taken only with a permit.
-                      if (!stream.hasNext()) {
-                        p.complete();
-                        return;
-                      }
-                      permits.acquire();
-                      p.next(stream.next());
-                    }
-                  } catch (InterruptedException | CancellationException e) {
-                    stream.close();
-                  } catch (Throwable t) {
-                    p.error(t);
+        start(
+            threads,
+            () -> {
+              try {
+                while (true) {
+                  // hasNext() only waits (the end of the stream needs no demand); a message
+                  // is taken only with a permit.
+                  if (!stream.hasNext()) {
+                    p.complete();
+                    return;
                   }
-                });
+                  permits.acquire();
+                  p.next(stream.next());
+                }
+              } catch (InterruptedException | CancellationException e) {
+                stream.close();
+              } catch (Throwable t) {
+                p.error(t);
+              }
+            });
     return p;
   }
 }

@@ -1,0 +1,34 @@
+package io.sluice.virtualthreads;
+
+import io.sluice.Requester;
+import java.util.concurrent.Executor;
+
+/** Where blocking handlers run: one new virtual thread per request, of one of two kinds. */
+public enum HandlerThreads {
+  /** Virtual threads on the JDK's own scheduler (the default). */
+  VIRTUAL {
+    @Override
+    Executor executor(Requester connection) {
+      return BlockingClient.VirtualThreads.EXECUTOR;
+    }
+  },
+  /**
+   * Virtual threads carried by the connection's event loop (experimental; short handlers only,
+   * and the JVM must allow it: see {@link EventLoopThreads}).
+   */
+  EVENT_LOOP_VIRTUAL {
+    @Override
+    Executor executor(Requester connection) {
+      return EventLoopThreads.executor(connection.executor());
+    }
+
+    @Override
+    void check() {
+      EventLoopThreads.requireAvailable();
+    }
+  };
+
+  abstract Executor executor(Requester connection);
+
+  void check() {}
+}

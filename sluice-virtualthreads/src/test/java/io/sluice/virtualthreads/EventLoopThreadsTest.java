@@ -1,0 +1,247 @@
+package io.sluice.virtualthreads;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.sluice.Message;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.core.LoopAffinity;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.local.LocalTransport;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Virtual threads carried by an event loop. This module's tests run with java.lang opened (see the
+ * pom), as a user who opts in would; one test starts a JVM without it.
+ */
+@Timeout(60)
+class EventLoopThreadsTest {
+  private final DefaultEventExecutor loop = new DefaultEventExecutor();
+
+  @AfterEach
+  void stopLoop() throws Exception {
+    loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+  }
+
+  /** The carrier's name, as {@code VirtualThread.toString()} shows it while the thread runs. */
+  private static String carrierOfCurrentThread() {
+    String s = Thread.currentThread().toString(); // VirtualThread[#id]/runnable@carrier
+    return s.substring(s.indexOf('@') + 1);
+  }
+
+  private String loopThreadName() throws Exception {
+    return loop.submit(() -> Thread.currentThread().getName()).get();
+  }
+
+  @Test
+  void availableExactlyWhenJavaLangIsOpenToSluice() {
+    assertThat(EventLoopThreads.isAvailable())
+        .isEqualTo(Thread.class.getModule().isOpen("java.lang", EventLoopThreads.class.getModule()));
+    assertThat(EventLoopThreads.isAvailable()).as("the pom's argLine opens java.lang").isTrue();
+  }
+
+  @Test
+  void threadsRunOnTheLoopAndActAsIt() throws Exception {
+    CompletableFuture<List<Object>> seen = new CompletableFuture<>();
+    EventLoopThreads.factory(loop)
+        .newThread(
+            () ->
+                seen.complete(
+                    List.of(
+                        Thread.currentThread().isVirtual(),
+                        carrierOfCurrentThread(),
+                        LoopAffinity.isBoundTo(loop),
+                        LoopAffinity.isBoundTo(new DefaultEventExecutor()))))
+        .start();
+    assertThat(seen.get(10, TimeUnit.SECONDS)).containsExactly(true, loopThreadName(), true, false);
+  }
+
+  /** A virtual thread of the loop, parked for good; {@code order} records when it resumes. */
+  private Thread parkedThread(StringBuffer order) throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    Thread vt =
+        EventLoopThreads.factory(loop)
+            .newThread(
+                () -> {
+                  started.countDown();
+                  LockSupport.park();
+                  order.append("resumed;");
+                });
+    vt.start();
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    while (vt.getState() != Thread.State.WAITING) {
+      Thread.onSpinWait(); // parked (not just between countDown and park)
+    }
+    return vt;
+  }
+
+  /**
+   * Woken by Sluice on the loop's own thread (a response, a message, demand), a virtual thread
+   * runs at once, inside the loop's current work: what it sends joins this turn's batch.
+   */
+  @Test
+  void aThreadSluiceWakesOnTheLoopRunsBeforeTheWakeReturns() throws Exception {
+    StringBuffer order = new StringBuffer();
+    Thread vt = parkedThread(order);
+    loop.submit(
+            () -> {
+              int[] window = InlineRuns.open();
+              try {
+                LockSupport.unpark(vt);
+              } finally {
+                InlineRuns.close(window);
+              }
+              order.append("wake returns;");
+            })
+        .sync();
+    vt.join();
+    assertThat(order.toString()).isEqualTo("resumed;wake returns;");
+  }
+
+  /**
+   * Woken by other code on the loop (which may hold a lock the thread needs, or not expect it to
+   * run inside its call), the thread waits for a loop task of its own.
+   */
+  @Test
+  void aThreadOtherCodeWakesOnTheLoopRunsAfterThatCode() throws Exception {
+    StringBuffer order = new StringBuffer();
+    Thread vt = parkedThread(order);
+    loop.submit(
+            () -> {
+              LockSupport.unpark(vt);
+              order.append("task returns;");
+            })
+        .sync();
+    vt.join();
+    assertThat(order.toString()).isEqualTo("task returns;resumed;");
+  }
+
+  @Test
+  void threadsOfALoopThatShutDownFinishOnTheCommonPoolAndNoLongerActAsTheLoop() throws Exception {
+    AtomicReference<List<Object>> after = new AtomicReference<>();
+    CountDownLatch parked = new CountDownLatch(1);
+    Thread vt =
+        EventLoopThreads.factory(loop)
+            .newThread(
+                () -> {
+                  boolean boundBefore = LoopAffinity.isBoundTo(loop);
+                  parked.countDown();
+                  LockSupport.park();
+                  after.set(
+                      List.of(boundBefore, LoopAffinity.isBoundTo(loop), carrierOfCurrentThread()));
+                });
+    vt.start();
+    assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+    String loopName = loopThreadName();
+    loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+    LockSupport.unpark(vt); // the loop refuses the continuation
+    vt.join(10_000);
+    assertThat(vt.isAlive()).as("the thread finished").isFalse();
+    assertThat(after.get().subList(0, 2)).containsExactly(true, false);
+    assertThat((String) after.get().get(2)).isNotEqualTo(loopName).contains("ForkJoinPool");
+  }
+
+  @Test
+  void aServerWithEventLoopHandlersAnswersFromTheConnectionsLoop() throws Exception {
+    String name = "vt-loop-" + System.nanoTime();
+    ServerTransport.Bound server =
+        BlockingServer.serve(
+            LocalTransport.server(name),
+            ConnectionOptions.defaults(),
+            (setup, requester) ->
+                new BlockingResponder() {
+                  @Override
+                  public Message requestResponse(Message request) {
+                    String carrier = carrierOfCurrentThread();
+                    request.release();
+                    String loopName;
+                    try {
+                      loopName =
+                          CompletableFuture.supplyAsync(
+                                  () -> Thread.currentThread().getName(), requester.unwrap().executor())
+                              .get(); // blocking here parks us, and the loop is free to answer
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                    return Message.utf8(
+                        ByteBufAllocator.DEFAULT, Boolean.toString(carrier.equals(loopName)));
+                  }
+                },
+            HandlerThreads.EVENT_LOOP_VIRTUAL);
+    BlockingRequester client =
+        BlockingClient.connect(
+            LocalTransport.client(name), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
+    try (Message reply = client.requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, "where"))) {
+      assertThat(reply.dataUtf8()).isEqualTo("true");
+    } finally {
+      client.dispose();
+      server.close();
+    }
+  }
+
+  /** Without java.lang opened there are no such threads, and the error says what to add. */
+  @Test
+  void aJvmWithoutTheOpeningGetsAnErrorSayingWhatToAdd() throws Exception {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Unopened.class.getName())
+            .redirectErrorStream(true)
+            .start();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (InputStream in = p.getInputStream()) {
+      in.transferTo(out);
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      p.destroyForcibly();
+    }
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("available=false")
+        .contains("UnsupportedOperationException")
+        .contains("--add-opens java.base/java.lang=ALL-UNNAMED")
+        .contains("serve: UnsupportedOperationException")
+        .doesNotContain("no error")
+        .doesNotContain("served");
+    assertThat(p.exitValue()).isZero();
+  }
+
+  /** Run in a JVM without {@code --add-opens}: prints what a user would see. */
+  static final class Unopened {
+    public static void main(String[] args) {
+      System.out.println("available=" + EventLoopThreads.isAvailable());
+      try {
+        EventLoopThreads.factory(Runnable::run);
+        System.out.println("no error");
+      } catch (UnsupportedOperationException e) {
+        System.out.println(e);
+      }
+      try {
+        BlockingServer.serve(
+            LocalTransport.server("unopened"),
+            ConnectionOptions.defaults(),
+            (setup, requester) -> new BlockingResponder() {},
+            HandlerThreads.EVENT_LOOP_VIRTUAL);
+        System.out.println("served");
+      } catch (UnsupportedOperationException e) {
+        System.out.println("serve: " + e.getClass().getSimpleName());
+      }
+    }
+  }
+}
