@@ -19,7 +19,6 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
-import io.sluice.core.LoopAffinity;
 import io.sluice.exceptions.ConnectionCloseException;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.exceptions.RejectedException;
@@ -159,6 +158,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   private boolean deferRequests;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  /** On a claim's list (see {@link LoopAffinity}); set and cleared on the loop's thread. */
+  private boolean claimDrainPending;
   private final Runnable drainTask = this::drainCommands;
 
   // Keepalive.
@@ -509,20 +510,37 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   // Cross-thread hand-off
   // ===========================================================================================
 
-  /**
-   * True if the caller may act directly: on the loop (its own thread, or a thread that only runs on
-   * it, see {@link LoopAffinity}) with no queued command ahead of it.
-   */
+  /** True if the caller may act directly: on the loop with no queued command ahead of it. */
   boolean inLoopInOrder() {
-    return (loop.inEventLoop() || LoopAffinity.isBoundTo(loop))
-        && commands.isEmpty()
-        && !deferRequests;
+    return loop.inEventLoop() && commands.isEmpty() && !deferRequests;
   }
 
   void enqueue(Runnable command) {
     commands.offer(command);
+    LoopAffinity.Claim claim = LoopAffinity.claimOnLoop(loop);
+    if (claim != null && !deferRequests) {
+      // A thread carried by our loop: its scheduler runs this on the loop once the thread yields.
+      if (!claimDrainPending) {
+        claimDrainPending = true;
+        claim.add(this);
+      }
+      return;
+    }
     if (drainScheduled.compareAndSet(false, true)) {
       loop.execute(drainTask);
+    }
+  }
+
+  /**
+   * Runs the commands queued by threads carried by this loop, on the loop, right after one of them
+   * yielded (see {@link LoopAffinity}). Unlike {@link #drainCommands} it does not flush: the frames
+   * join the current batch, flushed with the read batch or this loop turn as the loop's own are.
+   */
+  void drainClaimed() {
+    claimDrainPending = false;
+    Runnable r;
+    while ((r = commands.poll()) != null) {
+      runCommand(r);
     }
   }
 

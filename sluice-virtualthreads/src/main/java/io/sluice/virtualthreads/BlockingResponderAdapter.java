@@ -55,11 +55,10 @@ final class BlockingResponderAdapter implements Responder {
 
   @Override
   public StreamListener requestResponse(Message request, StreamHandle response) {
-    Pipe p = new Pipe(1, true, true, false);
-    p.handle(response);
+    Worker w = new Worker();
     run(
         () -> {
-          p.worker(Thread.currentThread());
+          w.thread(Thread.currentThread());
           try {
             Message m = handler.requestResponse(request);
             if (m == null) {
@@ -70,13 +69,52 @@ final class BlockingResponderAdapter implements Responder {
           } catch (Throwable t) {
             response.error(t);
           } finally {
-            p.worker(null);
+            w.thread(null);
             Thread.interrupted(); // a cancel's interrupt must not leak into the next task
           }
         },
         request,
         response);
-    return p;
+    return w;
+  }
+
+  /**
+   * A request-response handler's side of its stream: nothing arrives on it but the requester's
+   * cancel (or the connection's failure), which interrupts the handler's thread — also one that
+   * came before the thread started. Lighter than a {@link Pipe}, made once per request.
+   */
+  private static final class Worker implements StreamListener {
+    private volatile Thread thread;
+    private volatile boolean canceled;
+
+    void thread(Thread t) {
+      thread = t;
+      if (t != null && canceled) {
+        t.interrupt();
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release(); // a request-response has no inbound messages after the request
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {
+      onCancel();
+    }
+
+    @Override
+    public void onCancel() {
+      canceled = true;
+      Thread t = thread;
+      if (t != null) {
+        t.interrupt();
+      }
+    }
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.sluice.virtualthreads;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.sluice.core.LoopAffinity;
+import io.sluice.internal.LoopAffinity;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -21,31 +21,51 @@ import java.util.concurrent.ThreadFactory;
  * a response resumes there — no hand-off between threads and no second thread to share a CPU with.
  *
  * <p>The price is the event loop's usual rule, now applied to blocking code: while such a thread
- * runs, the loop does no I/O for any of its connections. Blocking calls that park the virtual
- * thread (Sluice's own calls, locks, sleeps, socket I/O through the JDK) are fine; long
- * computations, and calls that block the carrier itself (native code, file I/O, class
- * initialisation that waits), stall every connection on that loop. Use it for short handlers.
+ * runs, the loop does no I/O for any of its connections. Waits that park the virtual thread
+ * (Sluice's own blocking calls, {@code java.util.concurrent} locks, queues and futures, sleeps,
+ * socket I/O through the JDK, and on JDK 24+ {@code synchronized} and {@code Object.wait}) are
+ * fine. Long computations, and calls that hold the carrier itself (native code, file I/O), stall
+ * every connection on that loop; a wait that holds the carrier for something only this loop can
+ * deliver (a class initialiser waiting on another thread's response) never ends. Do not share a
+ * lock between code that runs on the loop's own thread and these threads. Use it for short
+ * handlers.
  *
- * <p>The JDK has no public API for a virtual thread scheduler yet; this uses the one its own tests
- * use, which needs {@code --add-opens java.base/java.lang=ALL-UNNAMED} on the command line. Check
- * {@link #isAvailable()} (or catch the {@link UnsupportedOperationException}) and fall back to
- * ordinary virtual threads when it is missing. A loop that refuses work (shut down) hands its
- * threads to the common pool, so none is stranded.
+ * <p>Needs JDK 24 or later (before that, {@code synchronized} and {@code Object.wait} hold the
+ * carrier: a handler waiting inside one would wait for its own loop forever). The JDK has no public
+ * API for a virtual thread scheduler yet; this uses the constructor its own tests use, which needs
+ * {@code --add-opens java.base/java.lang=ALL-UNNAMED} on the command line. Check {@link
+ * #isAvailable()} (or catch the {@link UnsupportedOperationException}, whose message says what is
+ * missing) and fall back to ordinary virtual threads. A loop that refuses work (shut down) hands
+ * its threads to the common pool, where they finish as ordinary virtual threads.
+ *
+ * <p>What the threads call on a connection runs on the loop itself, right after the thread yields
+ * the carrier; when Sluice wakes one on the loop's thread (a response, a message, demand), it runs
+ * at once, inside that work — so its messages join the batch the loop is writing.
  */
 public final class EventLoopThreads {
   private static final MethodHandle NEW_BUILDER;
   private static final String UNAVAILABLE;
 
+  /** The first JDK whose virtual threads wait inside {@code synchronized} without their carrier. */
+  static final int MIN_JDK = 24;
+
   static {
     MethodHandle h = null;
     String why = null;
     try {
+      if (Runtime.version().feature() < MIN_JDK) {
+        throw new UnsupportedOperationException(
+            "virtual threads on an event loop need JDK " + MIN_JDK + "+ (this is JDK "
+                + Runtime.version().feature() + ")");
+      }
       Class<?> c = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
       var ctor = c.getDeclaredConstructor(Executor.class);
       ctor.setAccessible(true);
       h = MethodHandles.lookup()
           .unreflectConstructor(ctor)
           .asType(MethodType.methodType(Thread.Builder.OfVirtual.class, Executor.class));
+    } catch (UnsupportedOperationException e) {
+      why = e.getMessage();
     } catch (ReflectiveOperationException | RuntimeException e) {
       why = "virtual threads on an event loop need --add-opens java.base/java.lang=ALL-UNNAMED"
           + " (" + e + ")";
@@ -77,7 +97,11 @@ public final class EventLoopThreads {
   public static ThreadFactory factory(Executor eventLoop) {
     Objects.requireNonNull(eventLoop, "eventLoop");
     requireAvailable();
-    LoopScheduler scheduler = new LoopScheduler(eventLoop);
+    if (!(eventLoop instanceof EventExecutor loop)) {
+      throw new IllegalArgumentException(
+          "not a netty event loop (a connection's executor() is one): " + eventLoop);
+    }
+    LoopScheduler scheduler = new LoopScheduler(loop);
     ThreadFactory threads;
     try {
       threads = ((Thread.Builder.OfVirtual) NEW_BUILDER.invokeExact((Executor) scheduler)).factory();
@@ -118,31 +142,30 @@ public final class EventLoopThreads {
    * loop's own thread (see {@link InlineRuns}).
    */
   private static final class LoopScheduler implements Executor {
-    private final Executor loop;
-    private final EventExecutor eventExecutor; // null if the loop is a plain Executor
+    private final EventExecutor loop;
     final LoopAffinity.Claim claim;
 
-    LoopScheduler(Executor loop) {
+    LoopScheduler(EventExecutor loop) {
       this.loop = loop;
-      this.eventExecutor = loop instanceof EventExecutor e ? e : null;
       this.claim = LoopAffinity.claimFor(loop);
     }
 
     @Override
     public void execute(Runnable continuation) {
-      if (eventExecutor != null
-          && eventExecutor.inEventLoop()
-          && InlineRuns.tryRunNow(continuation)) {
-        return;
+      if (!claim.isRevoked()) {
+        if (loop.inEventLoop() && InlineRuns.tryRunNow(continuation, claim)) {
+          return;
+        }
+        try {
+          loop.execute(() -> InlineRuns.runQueued(continuation, claim));
+          return;
+        } catch (RejectedExecutionException e) {
+          // The loop is gone. Its threads must still finish (and see their connections closed),
+          // now on another pool, so from here on they no longer count as the loop's.
+          claim.revoke();
+        }
       }
-      try {
-        loop.execute(() -> InlineRuns.runQueued(continuation));
-      } catch (RejectedExecutionException e) {
-        // The loop is gone: its threads must still finish (and see their connections closed),
-        // now on the common pool, so they may no longer act as the loop.
-        claim.revoke();
-        ForkJoinPool.commonPool().execute(continuation);
-      }
+      ForkJoinPool.commonPool().execute(continuation);
     }
   }
 }

@@ -2,15 +2,17 @@ package io.sluice.virtualthreads;
 
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.sluice.internal.LoopAffinity;
 
 /**
  * When an event loop may run one of its virtual threads at once, inside the code that made it
  * runnable, instead of queueing it as a loop task.
  *
  * <p>Only inside Sluice's own wake-ups on the loop's thread (a response or message delivered,
- * demand granted, a stream ended, a handler started): there nothing of Sluice is half-done and no
- * lock is held, so the woken thread may call straight back into the connection, and what it sends
- * joins the batch the loop is writing. Anywhere else — user code on the loop that unparks a thread,
+ * demand granted, a stream ended, a handler started): there no lock is held and the connection
+ * expects a listener to call back at once, as reactive ones do. The commands the thread queued run
+ * on the loop as soon as it yields the carrier ({@link LoopAffinity}), so what it sends joins the
+ * batch the loop is writing. Anywhere else — user code on the loop that unparks a thread,
  * perhaps while holding a lock that thread needs — the thread is queued. One thread at a time: a
  * wake-up from inside a running virtual thread (or from its unmounting) is queued too.
  */
@@ -54,9 +56,10 @@ final class InlineRuns {
 
   /**
    * Runs {@code continuation} now if the calling thread (the loop, as the caller checked) is in an
-   * open window and not already running one; returns false if it must be queued instead.
+   * open window and not already running one, then the commands its thread queued; returns false
+   * if it must be queued instead.
    */
-  static boolean tryRunNow(Runnable continuation) {
+  static boolean tryRunNow(Runnable continuation, LoopAffinity.Claim claim) {
     if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
       return false;
     }
@@ -67,16 +70,21 @@ final class InlineRuns {
     mode[0] = RUNNING;
     try {
       continuation.run();
+      claim.runPending(); // what the thread sent, now, on the loop (wake-ups in it are queued)
     } finally {
       mode[0] = ALLOWED;
     }
     return true;
   }
 
-  /** Runs a queued {@code continuation} as a loop task: wake-ups inside it are queued. */
-  static void runQueued(Runnable continuation) {
+  /**
+   * Runs a queued {@code continuation} as a loop task, then the commands its thread queued:
+   * wake-ups inside either are queued.
+   */
+  static void runQueued(Runnable continuation, LoopAffinity.Claim claim) {
     if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
-      continuation.run();
+      continuation.run(); // a loop whose threads are not netty's: no inline runs there at all
+      claim.runPending();
       return;
     }
     int[] mode = MODE.get();
@@ -84,6 +92,7 @@ final class InlineRuns {
     mode[0] = RUNNING;
     try {
       continuation.run();
+      claim.runPending();
     } finally {
       mode[0] = before;
     }

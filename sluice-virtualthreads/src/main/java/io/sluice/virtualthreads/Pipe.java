@@ -159,13 +159,10 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       } finally {
         lock.unlock();
       }
-      Thread w = worker;
-      if (w != null) {
-        w.interrupt();
-      }
     } finally {
       InlineRuns.close(window);
     }
+    interruptWorker(); // queued, not inline: an interrupt is no wake-up to run inside
   }
 
   @Override
@@ -197,12 +194,16 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       } finally {
         lock.unlock();
       }
-      Thread w = worker;
-      if (w != null) {
-        w.interrupt();
-      }
     } finally {
       InlineRuns.close(window);
+    }
+    interruptWorker(); // queued, not inline: an interrupt is no wake-up to run inside
+  }
+
+  private void interruptWorker() {
+    Thread w = worker;
+    if (w != null) {
+      w.interrupt();
     }
   }
 
@@ -210,6 +211,17 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public boolean hasNext() {
+    try {
+      return awaitNext();
+    } catch (InterruptedWait e) {
+      if (closeCancels) {
+        close(); // a requester's interrupted wait cancels its stream
+      }
+      throw e;
+    }
+  }
+
+  private boolean awaitNext() {
     lock.lock();
     try {
       if (inboundRequested || closed || inboundDone) {
@@ -284,6 +296,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   @Override
   public void close() {
     boolean cancel;
+    Message[] unread;
     lock.lock();
     try {
       if (closed) {
@@ -291,10 +304,18 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       }
       closed = true;
       cancel = closeCancels && error == null && !(inboundDone && outboundDone);
-      releaseInbox();
+      unread = inbox.isEmpty() ? null : inbox.toArray(new Message[0]);
+      inbox.clear();
       changed.signalAll();
     } finally {
       lock.unlock();
+    }
+    // Outside the lock: a release may wait (an allocator's lock), and a thread carried by the
+    // event loop must not wait holding a lock the loop takes.
+    if (unread != null) {
+      for (Message m : unread) {
+        m.release();
+      }
     }
     if (cancel) {
       cancelStream();
@@ -318,39 +339,43 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     }
   }
 
-  private void releaseInbox() {
-    for (Message m; (m = inbox.poll()) != null; ) {
-      m.release();
-    }
-  }
-
   // ---- BlockingSink (outbound) ----
 
   @Override
   public void send(Message message) {
+    boolean interrupted = false;
+    RuntimeException ended = null;
     lock.lock();
     try {
       while (demand == 0 && !outboundDone) {
         try {
           changed.await();
         } catch (InterruptedException e) {
-          message.release();
-          Thread.currentThread().interrupt();
-          if (closeCancels) {
-            close(); // a requester's interrupted wait cancels its stream
-          }
-          throw new CancellationException("interrupted while waiting for the peer's demand");
+          interrupted = true;
+          break;
         }
       }
-      if (outboundDone) {
-        message.release();
-        throw ended();
-      }
-      if (demand != Long.MAX_VALUE) {
+      if (interrupted) {
+        // handled below, outside the lock
+      } else if (outboundDone) {
+        ended = ended();
+      } else if (demand != Long.MAX_VALUE) {
         demand--;
       }
     } finally {
       lock.unlock();
+    }
+    if (interrupted) {
+      message.release();
+      Thread.currentThread().interrupt();
+      if (closeCancels) {
+        close(); // a requester's interrupted wait cancels its stream
+      }
+      throw new CancellationException("interrupted while waiting for the peer's demand");
+    }
+    if (ended != null) {
+      message.release();
+      throw ended;
     }
     handle.next(message);
   }
@@ -405,12 +430,19 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       changed.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      if (closeCancels) {
-        close(); // a requester's interrupted wait cancels its stream
-      }
-      throw new CancellationException("interrupted while waiting for the next message");
+      throw new InterruptedWait(); // hasNext() closes once the lock is released
     }
   }
+
+  /** An interrupted wait for the next message; the stream is closed outside the lock. */
+  private static final class InterruptedWait extends CancellationException {
+    private static final long serialVersionUID = 1L;
+
+    InterruptedWait() {
+      super("interrupted while waiting for the next message");
+    }
+  }
+
 
   static RuntimeException propagate(Throwable t) {
     if (t instanceof RuntimeException r) {

@@ -8,7 +8,11 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.sluice.Message;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
-import io.sluice.core.LoopAffinity;
+import io.sluice.internal.LoopAffinity;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -48,10 +54,21 @@ class EventLoopThreadsTest {
     return loop.submit(() -> Thread.currentThread().getName()).get();
   }
 
+  /** JDK 21-23 virtual threads hold their carrier inside synchronized: no such threads there. */
+  private static boolean modernJdk() {
+    return Runtime.version().feature() >= EventLoopThreads.MIN_JDK;
+  }
+
+  @BeforeEach
+  void needsJdk24() {
+    Assumptions.assumeTrue(modernJdk(), "event-loop virtual threads need JDK 24+");
+  }
+
   @Test
   void availableExactlyWhenJavaLangIsOpenToSluice() {
     assertThat(EventLoopThreads.isAvailable())
-        .isEqualTo(Thread.class.getModule().isOpen("java.lang", EventLoopThreads.class.getModule()));
+        .isEqualTo(
+            Thread.class.getModule().isOpen("java.lang", EventLoopThreads.class.getModule()));
     assertThat(EventLoopThreads.isAvailable()).as("the pom's argLine opens java.lang").isTrue();
   }
 
@@ -194,6 +211,74 @@ class EventLoopThreadsTest {
     }
   }
 
+  /**
+   * Over TCP, small messages (copied into the connection's write batch) and large ones (written as
+   * their own buffers) from a handler on the loop's virtual threads, more than one 64 KiB batch of
+   * them, then the end: the client gets every one, in order, and then the end.
+   */
+  @Test
+  void smallAndLargeMessagesFromLoopThreadsArriveInOrderOverTcp() throws Exception {
+    int n = 300;
+    ServerTransport.Bound server =
+        BlockingServer.serve(
+            TcpServerTransport.create("127.0.0.1", 0),
+            ConnectionOptions.defaults(),
+            (setup, requester) ->
+                new BlockingResponder() {
+                  @Override
+                  public void requestStream(Message request, BlockingSink out) {
+                    request.release();
+                    for (int i = 0; i < n; i++) {
+                      int size = i % 3 == 0 ? 5000 : 10; // 5000 B: above the copy threshold
+                      String head = i + ":";
+                      out.send(
+                          Message.utf8(
+                              ByteBufAllocator.DEFAULT,
+                              head + "x".repeat(size - head.length())));
+                    }
+                  }
+                },
+            HandlerThreads.EVENT_LOOP_VIRTUAL);
+    int port = ((InetSocketAddress) server.address()).getPort();
+    BlockingRequester client =
+        BlockingClient.connect(
+            TcpClientTransport.create("127.0.0.1", port),
+            ConnectionOptions.defaults(),
+            ClientSetup.defaults(),
+            r -> null,
+            HandlerThreads.EVENT_LOOP_VIRTUAL);
+    try {
+      CompletableFuture<List<String>> got = new CompletableFuture<>();
+      client
+          .eventLoopThreads()
+          .newThread(
+              () -> {
+                List<String> heads = new ArrayList<>();
+                try (BlockingStream s =
+                    client.requestStream(Message.utf8(ByteBufAllocator.DEFAULT, "go"), 16)) {
+                  while (s.hasNext()) {
+                    try (Message m = s.next()) {
+                      String d = m.dataUtf8();
+                      heads.add(d.substring(0, d.indexOf(':')) + "/" + d.length());
+                    }
+                  }
+                  got.complete(heads);
+                } catch (Throwable t) {
+                  got.completeExceptionally(t);
+                }
+              })
+          .start();
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        expected.add(i + "/" + (i % 3 == 0 ? 5000 : 10));
+      }
+      assertThat(got.get(30, TimeUnit.SECONDS)).containsExactlyElementsOf(expected);
+    } finally {
+      client.dispose();
+      server.close();
+    }
+  }
+
   /** Without java.lang opened there are no such threads, and the error says what to add. */
   @Test
   void aJvmWithoutTheOpeningGetsAnErrorSayingWhatToAdd() throws Exception {
@@ -206,9 +291,11 @@ class EventLoopThreadsTest {
             .redirectErrorStream(true)
             .start();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (InputStream in = p.getInputStream()) {
-      in.transferTo(out);
-      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    try {
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the child JVM ended").isTrue();
+      try (InputStream in = p.getInputStream()) {
+        in.transferTo(out); // a few lines: they fit the pipe while the child runs
+      }
     } finally {
       p.destroyForcibly();
     }

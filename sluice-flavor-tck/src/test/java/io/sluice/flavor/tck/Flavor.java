@@ -19,6 +19,9 @@ interface Flavor {
     return server(probe);
   }
 
+  /** Skips the test (a JUnit assumption) where this JVM cannot run the flavor at all. */
+  default void assumeRunnable() {}
+
   /** This flavor's client API over {@code requester}, behind the suite's facade. */
   Client client(Requester requester);
 

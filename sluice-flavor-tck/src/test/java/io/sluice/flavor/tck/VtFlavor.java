@@ -17,6 +17,7 @@ import io.sluice.virtualthreads.BlockingStream;
 import io.sluice.virtualthreads.EventLoopThreads;
 import io.sluice.virtualthreads.HandlerThreads;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -48,6 +49,15 @@ final class VtFlavor implements Flavor {
   @Override
   public String name() {
     return onEventLoop ? "virtualthreads-eventloop" : "virtualthreads";
+  }
+
+  @Override
+  public void assumeRunnable() {
+    if (onEventLoop) {
+      // JDK 21-23 virtual threads hold their carrier inside synchronized: EventLoopThreads refuses.
+      Assumptions.assumeTrue(
+          Runtime.version().feature() >= 24, "event-loop virtual threads need JDK 24+");
+    }
   }
 
   @Override
