@@ -51,6 +51,7 @@ fi
 
 cp="$bench/target/classes:$(cat "$bench/target/classpath.txt")"
 cd "$root"
+# java.lang opened for --vt-costs (EventLoopThreads in this JVM); harmless otherwise.
 # shellcheck disable=SC2086
-exec "$java_bin" ${JAVA_OPTS:-} -Dsluice.bench.peers="$peers_jar" -cp "$cp" \
+exec "$java_bin" --add-opens java.base/java.lang=ALL-UNNAMED ${JAVA_OPTS:-} -Dsluice.bench.peers="$peers_jar" -cp "$cp" \
   io.sluice.benchmarks.BenchMain "$@"

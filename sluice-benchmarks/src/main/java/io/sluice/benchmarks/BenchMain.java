@@ -36,6 +36,7 @@ public final class BenchMain {
           "       sluice bench --compare-flavors [--seconds S] [--warmup S]",
           "       sluice bench --pair A,B --interaction X --size N [--epochs E] [--rounds R] [--warmup S]",
           "       sluice bench --compare-flavors --interleave [--epochs E] [--rounds R] [--warmup S]",
+          "       sluice bench --vt-costs [--rounds R]   (JDK 24+; in this JVM: run under taskset -c 1)",
           "       sluice bench --latency [--impl I | --compare | --compare-flavors] [--size N] [--seconds S] [--warmup S]",
           "       sluice jmh [JMH options, e.g. -prof gc]",
           "",
@@ -110,6 +111,14 @@ public final class BenchMain {
     }
   }
 
+  /** The JDK that {@code EventLoopThreads} needs (its {@code MIN_JDK}). */
+  static final int EVENT_LOOP_VT_JDK = 24;
+
+  /** Whether {@code sluice-virtualthreads-eventloop} can run here. */
+  static boolean eventLoopVirtualThreadsAvailable() {
+    return virtualThreadsAvailable() && Runtime.version().feature() >= EVENT_LOOP_VT_JDK;
+  }
+
   /** Says, as a usage error, why {@code sluice-virtualthreads} cannot run here. */
   private static void requireVirtualThreads() {
     if (!virtualThreadsAvailable()) {
@@ -118,6 +127,18 @@ public final class BenchMain {
               + Runtime.version().feature() + "), e.g. JAVA_HOME=/usr/lib/jvm/<jdk 21+>"
               + " PATH=$JAVA_HOME/bin:$PATH ./sluice bench ...");
     }
+  }
+
+  /** {@code --vt-costs}: what an event-loop virtual thread costs, in this JVM (no I/O). */
+  private static int virtualThreadCosts(int rounds, PrintStream out) throws Exception {
+    if (!eventLoopVirtualThreadsAvailable()) {
+      throw new Args.UsageException(
+          "--vt-costs needs the benchmarks built and run on JDK " + EVENT_LOOP_VT_JDK + "+");
+    }
+    Class.forName("io.sluice.benchmarks.flavor.VirtualThreadCosts")
+        .getMethod("run", PrintStream.class, int.class)
+        .invoke(null, out, rounds);
+    return 0;
   }
 
   private static Impl virtualThreads(boolean onEventLoop) {
@@ -152,7 +173,10 @@ public final class BenchMain {
               from,
               Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds",
                   "epochs"),
-              Set.of("compare", "compare-flavors", "latency", "interleave"));
+              Set.of("compare", "compare-flavors", "latency", "interleave", "vt-costs"));
+      if (a.flag("vt-costs")) {
+        return virtualThreadCosts(a.getInt("rounds", 10, 1, 10_000), out);
+      }
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);
       Orchestrator o = new Orchestrator(out);
@@ -228,6 +252,12 @@ public final class BenchMain {
     }
     if (impl.startsWith("sluice-virtualthreads")) {
       requireVirtualThreads(); // before any process starts
+    }
+    if (impl.equals("sluice-virtualthreads-eventloop") && !eventLoopVirtualThreadsAvailable()) {
+      throw new Args.UsageException(
+          "sluice-virtualthreads-eventloop needs JDK " + EVENT_LOOP_VT_JDK + "+ (this is JDK "
+              + Runtime.version().feature() + "): virtual threads pin their carrier in"
+              + " synchronized before it");
     }
     return impl;
   }
@@ -337,7 +367,9 @@ public final class BenchMain {
     flavors.removeAll(List.of("sluice", "sluice-reactor", "sluice-rpc"));
     if (virtualThreadsAvailable()) {
       flavors.add("sluice-virtualthreads");
-      flavors.add("sluice-virtualthreads-eventloop");
+      if (eventLoopVirtualThreadsAvailable()) {
+        flavors.add("sluice-virtualthreads-eventloop");
+      }
     }
     return flavors;
   }

@@ -75,6 +75,8 @@ class BenchMainTest {
             List.of("sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub"));
     if (Runtime.version().feature() >= 21) {
       expected.add("sluice-virtualthreads");
+    }
+    if (Runtime.version().feature() >= 24) {
       expected.add("sluice-virtualthreads-eventloop");
     }
     assertThat(BenchMain.interleavedFlavors()).containsExactlyElementsOf(expected);

@@ -29,6 +29,9 @@ class FlavorImplsTest {
     if (impl.startsWith("sluice-virtualthreads")) {
       Assumptions.assumeTrue(BenchMain.virtualThreadsAvailable(), "JDK 21+ build");
     }
+    if (impl.equals("sluice-virtualthreads-eventloop")) {
+      Assumptions.assumeTrue(BenchMain.eventLoopVirtualThreadsAvailable(), "JDK 24+");
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
     Orchestrator.Result stream = o.throughput(impl, "stream", 8, 512, 0, 1);

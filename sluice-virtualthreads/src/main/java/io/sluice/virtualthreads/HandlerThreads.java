@@ -13,8 +13,9 @@ public enum HandlerThreads {
     }
   },
   /**
-   * Virtual threads carried by the connection's event loop (experimental; short handlers only,
-   * and the JVM must allow it: see {@link EventLoopThreads}).
+   * Virtual threads carried by the connection's event loop (experimental; short handlers only;
+   * JDK 24+ with {@code --add-opens java.base/java.lang=ALL-UNNAMED}: see {@link
+   * EventLoopThreads}).
    */
   EVENT_LOOP_VIRTUAL {
     @Override
