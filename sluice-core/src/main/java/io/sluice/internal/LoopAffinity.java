@@ -52,11 +52,17 @@ public final class LoopAffinity {
      */
     public void runPending() {
       ArrayList<SluiceConnection> p = pending;
-      // Commands may queue more (a listener waking another thread): index loop, not an iterator.
-      for (int i = 0; i < p.size(); i++) {
-        p.get(i).drainClaimed();
+      try {
+        // Commands may queue more (a listener waking another thread): index loop, not an iterator.
+        for (int i = 0; i < p.size(); i++) {
+          p.get(i).drainClaimed();
+        }
+      } finally {
+        for (int i = 0; i < p.size(); i++) {
+          p.get(i).claimDrainPending = false; // none stays marked with no list to be drained from
+        }
+        p.clear();
       }
-      p.clear();
     }
 
     void add(SluiceConnection connection) {

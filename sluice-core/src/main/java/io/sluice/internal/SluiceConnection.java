@@ -159,7 +159,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean deferRequests;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   /** On a claim's list (see {@link LoopAffinity}); set and cleared on the loop's thread. */
-  private boolean claimDrainPending;
+  boolean claimDrainPending;
   private final Runnable drainTask = this::drainCommands;
 
   // Keepalive.
@@ -845,6 +845,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     int n = blocked.size();
     for (int i = 0; i < n && transport.isWritable(); i++) {
       StreamState s = blocked.poll();
+      if (s == null || state == CLOSED) {
+        break; // a pump's producer closed the connection (its close cleared the queue)
+      }
       s.blocked = false;
       s.pump();
     }
@@ -1397,6 +1400,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
     s.listener = l;
     if (s.terminated) {
+      Throwable failed = s.errorBeforeListener;
+      if (failed != null) {
+        s.errorBeforeListener = null;
+        notifyError(s, failed); // the listener must learn its stream failed, or it waits forever
+      }
       return;
     }
     s.onPeerRequest(type == FrameType.REQUEST_RESPONSE ? 1 : initialN);
@@ -1566,6 +1574,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   void notifyError(StreamState s, Throwable cause) {
     if (s.listener == null) {
+      // A responder's stream that failed while its responder method ran (the handler's own thread,
+      // run at once, let queued work close the connection): startResponder passes it on.
+      if (s.errorBeforeListener == null) {
+        s.errorBeforeListener = cause;
+      }
       return;
     }
     try {

@@ -28,6 +28,8 @@ final class StreamState implements StreamHandle {
   final boolean requester;
   int id;
   StreamListener listener;
+  /** A failure while a responder's listener was not known yet (see SluiceConnection.notifyError). */
+  Throwable errorBeforeListener;
 
   /** Credit granted to the peer for inbound messages, not yet used. */
   long inboundCredit;

@@ -165,6 +165,29 @@ class GracefulCloseEngineTest extends EngineTestBase {
     assertThat(sent).isEmpty();
   }
 
+  /**
+   * The connection closes while a responder method runs (as when a handler started at once queues
+   * work that closes it): the listener it then returns still learns that its stream failed.
+   */
+  @Test
+  void aStreamThatFailsWhileItsResponderRunsTellsTheListenerItReturns() {
+    Recorder inbound = new Recorder();
+    acceptedServer(
+        opts().build(),
+        new io.sluice.Responder() {
+          @Override
+          public io.sluice.StreamListener requestChannel(
+              Message first, boolean inboundComplete, StreamHandle channel) {
+            first.release();
+            conn.dispose(); // on the loop: fails every stream now, this one included
+            return inbound;
+          }
+        });
+    transport.inject(Wire.requestChannel(1, 1, "c", false));
+    assertThat(inbound.take("error").error()).isInstanceOf(ConnectionErrorException.class);
+    transport.awaitClosed();
+  }
+
   @Test
   void peerClosingTheTransportFailsLiveStreamsAndTellsTheResponder() {
     Producers.Counting producer = new Producers.Counting(-1);

@@ -70,9 +70,12 @@ final class InlineRuns {
     mode[0] = RUNNING;
     try {
       continuation.run();
-      claim.runPending(); // what the thread sent, now, on the loop (wake-ups in it are queued)
     } finally {
-      mode[0] = ALLOWED;
+      try {
+        claim.runPending(); // what the thread sent, now, on the loop (wake-ups in it are queued)
+      } finally {
+        mode[0] = ALLOWED;
+      }
     }
     return true;
   }
@@ -83,8 +86,11 @@ final class InlineRuns {
    */
   static void runQueued(Runnable continuation, LoopAffinity.Claim claim) {
     if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
-      continuation.run(); // a loop whose threads are not netty's: no inline runs there at all
-      claim.runPending();
+      try {
+        continuation.run(); // a loop whose threads are not netty's: no inline runs there at all
+      } finally {
+        claim.runPending();
+      }
       return;
     }
     int[] mode = MODE.get();
@@ -92,9 +98,12 @@ final class InlineRuns {
     mode[0] = RUNNING;
     try {
       continuation.run();
-      claim.runPending();
     } finally {
-      mode[0] = before;
+      try {
+        claim.runPending();
+      } finally {
+        mode[0] = before;
+      }
     }
   }
 }

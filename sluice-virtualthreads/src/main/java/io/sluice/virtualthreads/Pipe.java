@@ -344,7 +344,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   @Override
   public void send(Message message) {
     boolean interrupted = false;
-    RuntimeException ended = null;
+    boolean ended = false;
+    Throwable failed = null;
+    boolean canceled = false;
     lock.lock();
     try {
       while (demand == 0 && !outboundDone) {
@@ -358,7 +360,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       if (interrupted) {
         // handled below, outside the lock
       } else if (outboundDone) {
-        ended = ended();
+        ended = true;
+        failed = error;
+        canceled = peerCanceled;
       } else if (demand != Long.MAX_VALUE) {
         demand--;
       }
@@ -373,9 +377,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       }
       throw new CancellationException("interrupted while waiting for the peer's demand");
     }
-    if (ended != null) {
-      message.release();
-      throw ended;
+    if (ended) {
+      message.release(); // before throwing: the stream's cause may be an Error
+      throw ended(failed, canceled);
     }
     handle.next(message);
   }
@@ -415,7 +419,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     }
   }
 
-  private RuntimeException ended() {
+  private static RuntimeException ended(Throwable error, boolean peerCanceled) {
     if (error != null) {
       return propagate(error);
     }

@@ -73,7 +73,7 @@ class EventLoopThreadsTest {
   }
 
   @Test
-  void threadsRunOnTheLoopAndActAsIt() throws Exception {
+  void threadsRunOnTheLoopAndHoldItsClaim() throws Exception {
     CompletableFuture<List<Object>> seen = new CompletableFuture<>();
     EventLoopThreads.factory(loop)
         .newThread(

@@ -23,6 +23,18 @@ import org.junit.jupiter.api.Timeout;
 class PipeWakeTest {
   private static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
 
+  /** A message sent on a stream that failed is released, also when the failure is an Error. */
+  @Test
+  void sendingOnAStreamThatFailedWithAnErrorReleasesTheMessage() {
+    Pipe pipe = new Pipe(4, true, false, true);
+    pipe.onError(new AssertionError("the stream's cause"));
+    Message m = Message.utf8(ALLOC, "late");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> pipe.send(m))
+        .isInstanceOf(AssertionError.class)
+        .hasMessage("the stream's cause");
+    assertThat(m.refCnt()).isZero();
+  }
+
   @Test
   @Timeout(30) // hang guard only
   void messagesArrivingWhileTheReaderWaitsScheduleOneWakeUp() throws Exception {
