@@ -279,6 +279,74 @@ class EventLoopThreadsTest {
     }
   }
 
+  /**
+   * Callers from two factories (two claims on the same loop) share one connection, each thread
+   * making several calls: every call gets its own answer.
+   */
+  @Test
+  void callersOfTwoFactoriesShareAConnection() throws Exception {
+    String name = "vt-loop-two-" + System.nanoTime();
+    ServerTransport.Bound server =
+        BlockingServer.serve(
+            LocalTransport.server(name),
+            ConnectionOptions.defaults(),
+            (setup, requester) ->
+                new BlockingResponder() {
+                  @Override
+                  public Message requestResponse(Message request) {
+                    try {
+                      return Message.utf8(ByteBufAllocator.DEFAULT, "re:" + request.dataUtf8());
+                    } finally {
+                      request.release();
+                    }
+                  }
+                },
+            HandlerThreads.EVENT_LOOP_VIRTUAL);
+    BlockingRequester client =
+        BlockingClient.connect(
+            LocalTransport.client(name), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
+    try {
+      List<java.util.concurrent.ThreadFactory> factories =
+          List.of(client.eventLoopThreads(), client.eventLoopThreads());
+      int threadsPerFactory = 20;
+      int calls = 25;
+      java.util.Queue<String> wrong = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int f = 0; f < factories.size(); f++) {
+        for (int t = 0; t < threadsPerFactory; t++) {
+          String id = f + "." + t;
+          Thread th =
+              factories
+                  .get(f)
+                  .newThread(
+                      () -> {
+                        for (int c = 0; c < calls; c++) {
+                          String q = id + "." + c;
+                          try (Message m =
+                              client.requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, q))) {
+                            if (!m.dataUtf8().equals("re:" + q)) {
+                              wrong.add(q + " -> " + m.dataUtf8());
+                            }
+                          } catch (RuntimeException e) {
+                            wrong.add(q + " -> " + e);
+                          }
+                        }
+                      });
+          threads.add(th);
+          th.start();
+        }
+      }
+      for (Thread th : threads) {
+        th.join(30_000);
+        assertThat(th.isAlive()).as("caller finished").isFalse();
+      }
+      assertThat(wrong).isEmpty();
+    } finally {
+      client.dispose();
+      server.close();
+    }
+  }
+
   /** Without java.lang opened there are no such threads, and the error says what to add. */
   @Test
   void aJvmWithoutTheOpeningGetsAnErrorSayingWhatToAdd() throws Exception {
