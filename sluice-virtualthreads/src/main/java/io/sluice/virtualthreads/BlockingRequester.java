@@ -38,6 +38,7 @@ public final class BlockingRequester {
   /** Sends a fire-and-forget and waits until it is handed to the transport. */
   public void fireAndForget(Message request) {
     Objects.requireNonNull(request, "request");
+    notOnTheLoop(request);
     Reply d = new Reply();
     requester.fireAndForget(request, d);
     d.await(null);
@@ -46,6 +47,7 @@ public final class BlockingRequester {
   /** Sends a metadata push and waits until it is handed to the transport. */
   public void metadataPush(Message metadata) {
     Objects.requireNonNull(metadata, "metadata");
+    notOnTheLoop(metadata);
     Reply d = new Reply();
     requester.metadataPush(metadata, d);
     d.await(null);
@@ -57,6 +59,7 @@ public final class BlockingRequester {
    */
   public Message requestResponse(Message request) {
     Objects.requireNonNull(request, "request");
+    notOnTheLoop(request);
     if (!requester.isOpen()) {
       request.release();
       throw notOpen();
@@ -154,6 +157,14 @@ public final class BlockingRequester {
 
   public Requester unwrap() {
     return requester;
+  }
+
+  /** A wait on the connection's own event loop thread would wait for itself: refuse it. */
+  private void notOnTheLoop(Message owned) {
+    if (Pipe.onLoopThread(requester.executor())) {
+      owned.release();
+      throw Pipe.onLoopError();
+    }
   }
 
   private RuntimeException notOpen() {

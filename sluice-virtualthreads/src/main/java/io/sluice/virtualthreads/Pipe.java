@@ -1,11 +1,13 @@
 package io.sluice.virtualthreads;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -350,6 +352,11 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     lock.lock();
     try {
       while (demand == 0 && !outboundDone) {
+        StreamHandle h = handle;
+        if (h != null && onLoopThread(h.executor())) {
+          message.release();
+          throw onLoopError(); // only the loop could bring the demand we wait for
+        }
         try {
           changed.await();
         } catch (InterruptedException e) {
@@ -430,6 +437,10 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   }
 
   private void awaitChange() {
+    StreamHandle h = handle;
+    if (h != null && onLoopThread(h.executor())) {
+      throw onLoopError(); // only the loop could bring what we wait for
+    }
     try {
       changed.await();
     } catch (InterruptedException e) {
@@ -447,6 +458,17 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     }
   }
 
+
+  /** True on the event loop's own thread (not on a virtual thread it carries). */
+  static boolean onLoopThread(Executor loop) {
+    return loop instanceof EventExecutor e && e.inEventLoop();
+  }
+
+  static IllegalStateException onLoopError() {
+    return new IllegalStateException(
+        "a blocking call on the connection's event loop thread would wait for that thread forever;"
+            + " call it from a virtual thread (EventLoopThreads makes ones carried by this loop)");
+  }
 
   static RuntimeException propagate(Throwable t) {
     if (t instanceof RuntimeException r) {

@@ -93,6 +93,45 @@ class BlockingApiTest {
     }
   }
 
+  /**
+   * A blocking call made on the connection's own event loop thread would wait for that thread
+   * forever: it is refused at once, its message released, and iterating a stream there too.
+   */
+  @Test
+  void blockingCallsOnTheConnectionsLoopThreadAreRefused() throws Exception {
+    start();
+    Message request = Message.utf8(ALLOC, "hi");
+    CompletableFuture<Throwable> rr = new CompletableFuture<>();
+    client.unwrap().executor().execute(() -> {
+      try {
+        client.requestResponse(request).release();
+        rr.complete(null);
+      } catch (Throwable t) {
+        rr.complete(t);
+      }
+    });
+    assertThat(rr.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("event loop");
+    assertThat(request.refCnt()).isZero();
+
+    BlockingStream stream = client.requestStream(Message.utf8(ALLOC, "s"), 4);
+    CompletableFuture<Throwable> iterate = new CompletableFuture<>();
+    client.unwrap().executor().execute(() -> {
+      try {
+        while (true) {
+          stream.next().release(); // runs dry of what arrived, then would have to wait
+        }
+      } catch (Throwable t) {
+        iterate.complete(t);
+      }
+    });
+    assertThat(iterate.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+    stream.close();
+    // From any other thread the same call works.
+    assertThat(text(client.requestResponse(Message.utf8(ALLOC, "ok")))).isEqualTo("virtual=true");
+  }
+
   @Test
   void handlersRunOnVirtualThreads() {
     start();
