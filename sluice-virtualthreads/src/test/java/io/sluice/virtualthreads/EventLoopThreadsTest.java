@@ -177,9 +177,8 @@ class EventLoopThreadsTest {
   void aServerWithEventLoopHandlersAnswersFromTheConnectionsLoop() throws Exception {
     String name = "vt-loop-" + System.nanoTime();
     ServerTransport.Bound server =
-        BlockingServer.serve(
-            LocalTransport.server(name),
-            ConnectionOptions.defaults(),
+        serveLocalOnLoop(
+            name,
             (setup, requester) ->
                 new BlockingResponder() {
                   @Override
@@ -198,11 +197,8 @@ class EventLoopThreadsTest {
                     return Message.utf8(
                         ByteBufAllocator.DEFAULT, Boolean.toString(carrier.equals(loopName)));
                   }
-                },
-            HandlerThreads.EVENT_LOOP_VIRTUAL);
-    BlockingRequester client =
-        BlockingClient.connect(
-            LocalTransport.client(name), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
+                });
+    BlockingRequester client = connectLocal(name);
     try (Message reply = client.requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, "where"))) {
       assertThat(reply.dataUtf8()).isEqualTo("true");
     } finally {
@@ -287,9 +283,8 @@ class EventLoopThreadsTest {
   void callersOfTwoFactoriesShareAConnection() throws Exception {
     String name = "vt-loop-two-" + System.nanoTime();
     ServerTransport.Bound server =
-        BlockingServer.serve(
-            LocalTransport.server(name),
-            ConnectionOptions.defaults(),
+        serveLocalOnLoop(
+            name,
             (setup, requester) ->
                 new BlockingResponder() {
                   @Override
@@ -300,11 +295,8 @@ class EventLoopThreadsTest {
                       request.release();
                     }
                   }
-                },
-            HandlerThreads.EVENT_LOOP_VIRTUAL);
-    BlockingRequester client =
-        BlockingClient.connect(
-            LocalTransport.client(name), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
+                });
+    BlockingRequester client = connectLocal(name);
     try {
       List<java.util.concurrent.ThreadFactory> factories =
           List.of(client.eventLoopThreads(), client.eventLoopThreads());
@@ -345,6 +337,20 @@ class EventLoopThreadsTest {
       client.dispose();
       server.close();
     }
+  }
+
+  private static ServerTransport.Bound serveLocalOnLoop(
+      String name, BlockingServer.BlockingAcceptor acceptor) {
+    return BlockingServer.serve(
+        LocalTransport.server(name),
+        ConnectionOptions.defaults(),
+        acceptor,
+        HandlerThreads.EVENT_LOOP_VIRTUAL);
+  }
+
+  private static BlockingRequester connectLocal(String name) {
+    return BlockingClient.connect(
+        LocalTransport.client(name), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> null);
   }
 
   /** Without java.lang opened there are no such threads, and the error says what to add. */
