@@ -535,9 +535,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    * Runs the commands queued by threads carried by this loop, on the loop, right after one of them
    * yielded (see {@link LoopAffinity}). Unlike {@link #drainCommands} it does not flush: the frames
    * join the current batch, flushed with the read batch or this loop turn as the loop's own are.
+   * The claim clears {@link #claimDrainPending} once its whole list has run.
    */
   void drainClaimed() {
-    claimDrainPending = false;
     Runnable r;
     while ((r = commands.poll()) != null) {
       runCommand(r);

@@ -12,6 +12,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -128,7 +129,7 @@ public final class BlockingRequester {
    *
    * @throws UnsupportedOperationException if this JVM does not allow it, saying why
    */
-  public java.util.concurrent.ThreadFactory eventLoopThreads() {
+  public ThreadFactory eventLoopThreads() {
     return EventLoopThreads.factory(requester.executor());
   }
 

@@ -69,13 +69,9 @@ final class InlineRuns {
     }
     mode[0] = RUNNING;
     try {
-      continuation.run();
+      runThenDrain(continuation, claim);
     } finally {
-      try {
-        claim.runPending(); // what the thread sent, now, on the loop (wake-ups in it are queued)
-      } finally {
-        mode[0] = ALLOWED;
-      }
+      mode[0] = ALLOWED;
     }
     return true;
   }
@@ -86,24 +82,25 @@ final class InlineRuns {
    */
   static void runQueued(Runnable continuation, LoopAffinity.Claim claim) {
     if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
-      try {
-        continuation.run(); // a loop whose threads are not netty's: no inline runs there at all
-      } finally {
-        claim.runPending();
-      }
+      runThenDrain(continuation, claim); // a loop whose threads are not netty's: never inline there
       return;
     }
     int[] mode = MODE.get();
     int before = mode[0];
     mode[0] = RUNNING;
     try {
+      runThenDrain(continuation, claim);
+    } finally {
+      mode[0] = before;
+    }
+  }
+
+  /** Runs the thread until it yields, then what it queued, on the loop (wake-ups in it queue). */
+  private static void runThenDrain(Runnable continuation, LoopAffinity.Claim claim) {
+    try {
       continuation.run();
     } finally {
-      try {
-        claim.runPending();
-      } finally {
-        mode[0] = before;
-      }
+      claim.runPending();
     }
   }
 }

@@ -38,14 +38,12 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   private boolean wakeScheduled; // a loop task will wake the blocked reader
   private final Runnable wake =
       () -> {
-        int[] window = InlineRuns.open(); // may run the reader it wakes, see InlineRuns
         lock.lock();
         try {
           wakeScheduled = false;
           changed.signalAll();
         } finally {
-          lock.unlock();
-          InlineRuns.close(window);
+          unlockWaking();
         }
       };
 
@@ -132,74 +130,67 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public void onComplete() {
-    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
+    lock.lock();
     try {
-      lock.lock();
-      try {
-        inboundDone = true;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
+      inboundDone = true;
+      changed.signalAll();
     } finally {
-      InlineRuns.close(window);
+      unlockWaking();
     }
   }
 
   @Override
   public void onError(Throwable cause) {
-    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
+    lock.lock();
     try {
-      lock.lock();
-      try {
-        if (error == null) {
-          error = cause;
-        }
-        inboundDone = true;
-        outboundDone = true;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
+      if (error == null) {
+        error = cause;
       }
+      inboundDone = true;
+      outboundDone = true;
+      changed.signalAll();
     } finally {
-      InlineRuns.close(window);
+      unlockWaking();
     }
     interruptWorker(); // queued, not inline: an interrupt is no wake-up to run inside
   }
 
   @Override
   public void onRequest(long n) {
-    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
+    lock.lock();
     try {
-      lock.lock();
-      try {
-        long d = demand + n;
-        demand = d < 0 ? Long.MAX_VALUE : d;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
+      long d = demand + n;
+      demand = d < 0 ? Long.MAX_VALUE : d;
+      changed.signalAll();
     } finally {
-      InlineRuns.close(window);
+      unlockWaking();
     }
   }
 
   @Override
   public void onCancel() {
-    int[] window = InlineRuns.open(); // may run a thread this wakes, see InlineRuns
+    lock.lock();
     try {
-      lock.lock();
-      try {
-        peerCanceled = true;
-        outboundDone = true;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
+      peerCanceled = true;
+      outboundDone = true;
+      changed.signalAll();
+    } finally {
+      unlockWaking();
+    }
+    interruptWorker(); // queued, not inline: an interrupt is no wake-up to run inside
+  }
+
+  /**
+   * Unlocks, letting a thread this wakes (the lock's release unparks it) run at once when that is
+   * allowed here (see {@link InlineRuns}).
+   */
+  private void unlockWaking() {
+    int[] window = InlineRuns.open();
+    try {
+      lock.unlock();
     } finally {
       InlineRuns.close(window);
     }
-    interruptWorker(); // queued, not inline: an interrupt is no wake-up to run inside
   }
 
   private void interruptWorker() {
@@ -352,8 +343,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     lock.lock();
     try {
       while (demand == 0 && !outboundDone) {
-        StreamHandle h = handle;
-        if (h != null && onLoopThread(h.executor())) {
+        if (onTheStreamsLoop()) {
           message.release();
           throw onLoopError(); // only the loop could bring the demand we wait for
         }
@@ -437,8 +427,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   }
 
   private void awaitChange() {
-    StreamHandle h = handle;
-    if (h != null && onLoopThread(h.executor())) {
+    if (onTheStreamsLoop()) {
       throw onLoopError(); // only the loop could bring what we wait for
     }
     try {
@@ -458,6 +447,10 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     }
   }
 
+  private boolean onTheStreamsLoop() {
+    StreamHandle h = handle;
+    return h != null && onLoopThread(h.executor());
+  }
 
   /** True on the event loop's own thread (not on a virtual thread it carries). */
   static boolean onLoopThread(Executor loop) {
