@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -527,7 +528,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       return;
     }
     if (drainScheduled.compareAndSet(false, true)) {
-      loop.execute(drainTask);
+      try {
+        loop.execute(drainTask);
+      } catch (RejectedExecutionException e) {
+        drainScheduled.set(false); // so every later call learns it too, not only the first
+        throw e;
+      }
     }
   }
 
@@ -544,7 +550,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
-  private void enqueueOrRun(Runnable command) {
+  void enqueueOrRun(Runnable command) {
     if (inLoopInOrder()) {
       command.run();
     } else {
@@ -1836,6 +1842,13 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (!inReadBatch && !flushTaskScheduled) {
       flushTaskScheduled = true;
       loop.execute(flushTask);
+    }
+  }
+
+  /** Flushes now unless in a read batch (whose end flushes): see {@link StreamCalls#flushInPlace}. */
+  void flushOutsideReadBatch() {
+    if (!inReadBatch) {
+      flushNow();
     }
   }
 

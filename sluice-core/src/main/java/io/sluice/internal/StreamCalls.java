@@ -1,0 +1,91 @@
+package io.sluice.internal;
+
+import io.sluice.Message;
+import io.sluice.StreamHandle;
+
+/**
+ * Batched outbound calls for flavors whose senders run off the event loop (Sluice's own modules
+ * only). Instead of one queued command per message, a flavor queues one task with {@link
+ * #runInOrder} and, inside it, makes the calls with the {@code *InPlace} methods: the task runs at
+ * the place in the connection's command order where the calls would have run, so they act at
+ * once instead of being queued again behind whatever other streams queued meanwhile.
+ */
+public final class StreamCalls {
+  private StreamCalls() {}
+
+  /**
+   * Runs {@code task} on the stream's event loop in order with the calls the calling thread made
+   * on the stream's connection before: queued behind them like a call of its own, or run at once
+   * on the loop with nothing queued. From a thread carried by the loop ({@link LoopAffinity}) it
+   * runs as soon as that thread yields, so what it sends joins the batch the loop is writing. For
+   * a handle that is not one of Sluice's streams, a task on the handle's executor.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException once the loop has shut down
+   */
+  public static void runInOrder(StreamHandle stream, Runnable task) {
+    if (stream instanceof StreamState s) {
+      s.conn.enqueueOrRun(task);
+    } else {
+      stream.executor().execute(task);
+    }
+  }
+
+  /** {@link StreamHandle#next} (or {@code nextAndComplete}) from a {@link #runInOrder} task. */
+  public static void nextInPlace(StreamHandle stream, Message message, boolean complete) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.doNext(message, complete);
+    } else if (complete) {
+      stream.nextAndComplete(message);
+    } else {
+      stream.next(message);
+    }
+  }
+
+  /** {@link StreamHandle#complete} from a {@link #runInOrder} task. */
+  public static void completeInPlace(StreamHandle stream) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.doComplete();
+    } else {
+      stream.complete();
+    }
+  }
+
+  /** {@link StreamHandle#error} from a {@link #runInOrder} task. */
+  public static void errorInPlace(StreamHandle stream, Throwable cause) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.doError(cause);
+    } else {
+      stream.error(cause);
+    }
+  }
+
+  /** {@link StreamHandle#request} from a {@link #runInOrder} task. */
+  public static void requestInPlace(StreamHandle stream, long n) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.doRequest(n);
+    } else {
+      stream.request(n);
+    }
+  }
+
+  /**
+   * From a {@link #runInOrder} task: hands what the connection has written so far to the socket
+   * now, rather than at the end of the loop's turn — unless the loop is in the middle of a read
+   * batch, whose end flushes anyway. For a thread carried by the loop that goes on running (it
+   * yielded only to get its frames out), the end of the turn may be a long way off.
+   */
+  public static void flushInPlace(StreamHandle stream) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.conn.flushOutsideReadBatch();
+    }
+  }
+
+  /** {@link StreamHandle#cancel} from a {@link #runInOrder} task. */
+  public static void cancelInPlace(StreamHandle stream) {
+    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+      s.doCancel();
+    } else {
+      stream.cancel();
+    }
+  }
+}
