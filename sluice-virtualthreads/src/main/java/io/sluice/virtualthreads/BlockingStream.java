@@ -19,7 +19,10 @@ import java.util.stream.StreamSupport;
  * the requester side it also cancels the stream.
  *
  * <p>Each message returned by {@link #next()} belongs to the caller, which releases it. Meant for
- * one consuming thread.
+ * one consuming thread, which takes the messages that arrived in batches (one lock per batch, not
+ * per message). {@link #close()} may also come from another thread: the stream ends at once, and
+ * the messages the consumer had taken but not yet returned are released at its next {@link
+ * #hasNext()}, {@link #next()} (which report the end) or {@link #close()}.
  */
 public interface BlockingStream extends Iterator<Message>, AutoCloseable {
 

@@ -4,6 +4,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import io.sluice.internal.LoopAffinity;
+import io.sluice.internal.StreamCalls;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
@@ -22,13 +24,17 @@ import java.util.concurrent.locks.ReentrantLock;
 class Pipe implements StreamListener, BlockingStream, BlockingSink {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private final ArrayDeque<Message> inbox = new ArrayDeque<>();
+  private ArrayDeque<Message> inbox = new ArrayDeque<>(); // locked
+  /** Messages the reader took from the inbox in one go; its thread's alone, read without lock. */
+  private ArrayDeque<Message> taken = new ArrayDeque<>();
+  /** The thread that took {@link #taken}: only it may release them. */
+  private volatile Thread reader;
   private final int prefetch;
   private final int refill;
   private volatile StreamHandle handle;
   private boolean inboundDone; // the peer completed (or failed) its half
   private Throwable error; // the stream failed
-  private boolean closed; // the local consumer closed the inbound half
+  private volatile boolean closed; // the local consumer closed the inbound half (written locked)
   private boolean peerCanceled;
   private boolean outboundDone;
   private long demand; // outbound credit from the peer
@@ -204,6 +210,13 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public boolean hasNext() {
+    if (!taken.isEmpty()) {
+      if (!closed) {
+        return true; // the usual case: no lock
+      }
+      releaseTaken(); // closed by another thread since this one took them
+      return false;
+    }
     try {
       return awaitNext();
     } catch (InterruptedWait e) {
@@ -218,7 +231,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     lock.lock();
     try {
       if (inboundRequested || closed || inboundDone) {
-        return awaitMessage(); // the usual case: one lock per call
+        return awaitMessages(); // the usual case: one lock per call
       }
       inboundRequested = true;
     } finally {
@@ -227,14 +240,17 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     handle.request(prefetch); // the first call grants the initial credit, outside the lock
     lock.lock();
     try {
-      return awaitMessage();
+      return awaitMessages();
     } finally {
       lock.unlock();
     }
   }
 
-  /** Waits until a message is in the inbox (true) or the inbound half has ended (false). Locked. */
-  private boolean awaitMessage() {
+  /**
+   * Waits until messages are in the inbox and takes them all (true), or until the inbound half
+   * has ended (false). Locked; {@link #taken} is empty.
+   */
+  private boolean awaitMessages() {
     while (inbox.isEmpty()) {
       if (closed) {
         return false;
@@ -247,43 +263,64 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       }
       awaitChange();
     }
+    if (closed) {
+      return false; // closed while this thread waited for the lock; close() released the inbox
+    }
+    ArrayDeque<Message> t = inbox; // the reader takes the whole inbox: one lock per batch
+    inbox = taken;
+    taken = t;
+    reader = Thread.currentThread();
     return true;
   }
 
   @Override
   public Message next() {
-    Message m;
-    int grant;
-    for (; ; ) {
-      lock.lock();
-      try {
-        // One lock when a message is waiting (after hasNext(), the usual case).
-        m = inboundRequested ? inbox.poll() : null;
-        grant = m != null ? consumedOne() : 0;
-      } finally {
-        lock.unlock();
-      }
-      if (m != null) {
-        break;
-      }
+    Message m = taken.poll();
+    if (m == null) {
       if (!hasNext()) {
         throw new NoSuchElementException("the stream has ended");
       }
+      m = taken.poll();
+    } else if (closed) {
+      m.release();
+      releaseTaken(); // closed by another thread since this one took them
+      throw new NoSuchElementException("the stream was closed");
     }
-    if (grant > 0) {
-      handle.request(grant);
+    if (++consumed >= refill) { // the reader's own count: no lock
+      int n = consumed;
+      consumed = 0;
+      grant(n); // after the peer completed, the core ignores it
     }
     return m;
   }
 
-  /** Counts one message taken; returns the credit to grant now (0: not yet). Locked. */
-  private int consumedOne() {
-    if (++consumed >= refill && !inboundDone) {
-      int grant = consumed;
-      consumed = 0;
-      return grant;
+  /** Releases the messages the reader took but had not returned (the reader's thread only). */
+  private void releaseTaken() {
+    Message m;
+    while ((m = taken.poll()) != null) {
+      m.release();
     }
-    return 0;
+  }
+
+  /**
+   * Grants the peer {@code n} more messages. A thread carried by the stream's loop has its calls
+   * run only when it yields the carrier, and a reader with messages in hand would yield only once
+   * it has read them all: the peer would wait for the grant meanwhile and the two sides would take
+   * turns. So such a thread yields here, once per grant, and the loop sends the grant at once.
+   */
+  private void grant(int n) {
+    StreamHandle h = handle;
+    if (!LoopAffinity.isBoundTo(h.executor())) {
+      h.request(n);
+      return;
+    }
+    StreamCalls.runInOrder(
+        h,
+        () -> {
+          StreamCalls.requestInPlace(h, n);
+          StreamCalls.flushInPlace(h);
+        });
+    Thread.yield();
   }
 
   @Override
@@ -293,13 +330,15 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     lock.lock();
     try {
       if (closed) {
-        return;
+        unread = null;
+        cancel = false; // closed before, perhaps by another thread: what the reader took is left
+      } else {
+        closed = true;
+        cancel = closeCancels && error == null && !(inboundDone && outboundDone);
+        unread = inbox.isEmpty() ? null : inbox.toArray(new Message[0]);
+        inbox.clear();
+        changed.signalAll();
       }
-      closed = true;
-      cancel = closeCancels && error == null && !(inboundDone && outboundDone);
-      unread = inbox.isEmpty() ? null : inbox.toArray(new Message[0]);
-      inbox.clear();
-      changed.signalAll();
     } finally {
       lock.unlock();
     }
@@ -309,6 +348,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       for (Message m : unread) {
         m.release();
       }
+    }
+    if (reader == Thread.currentThread()) {
+      releaseTaken(); // from another thread, the reader releases them at its next call
     }
     if (cancel) {
       cancelStream();
@@ -325,13 +367,6 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     }
   }
 
-  void cancelStream() {
-    StreamHandle h = handle;
-    if (h != null) {
-      h.cancel();
-    }
-  }
-
   // ---- BlockingSink (outbound) ----
 
   @Override
@@ -340,6 +375,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     boolean ended = false;
     Throwable failed = null;
     boolean canceled = false;
+    boolean direct = false;
+    boolean schedule = false;
+    boolean backlog = false;
     lock.lock();
     try {
       while (demand == 0 && !outboundDone) {
@@ -360,8 +398,22 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         ended = true;
         failed = error;
         canceled = peerCanceled;
-      } else if (demand != Long.MAX_VALUE) {
-        demand--;
+      } else {
+        if (demand != Long.MAX_VALUE) {
+          demand--;
+        }
+        if (drainScheduled) {
+          ArrayDeque<Object> o = outbox();
+          o.add(message);
+          backlog = o.size() == YIELD_EVERY;
+        } else if (onTheStreamsLoop()) {
+          direct = true; // nothing queued ahead of it: straight to the core
+        } else {
+          outbox().add(message);
+          drainScheduled = schedule = true;
+          // Its drain runs when this thread yields, not as a loop task that flushes after it.
+          flushAfterDrain = LoopAffinity.isBoundTo(handle.executor());
+        }
       }
     } finally {
       lock.unlock();
@@ -378,7 +430,16 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       message.release(); // before throwing: the stream's cause may be an Error
       throw ended(failed, canceled);
     }
-    handle.next(message);
+    if (direct) {
+      handle.next(message);
+    } else if (schedule) {
+      scheduleDrain();
+    } else if (backlog && LoopAffinity.isBoundTo(handle.executor())) {
+      // Carried by the stream's loop, this thread is the only one that could let the drain run:
+      // it yields, so the loop writes (and the peer reads) while it goes on producing, and a
+      // producer with plenty of demand neither piles up messages nor holds the loop for long.
+      Thread.yield();
+    }
   }
 
   @Override
@@ -389,6 +450,10 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         return;
       }
       outboundDone = true;
+      if (drainScheduled) {
+        outbox().add(COMPLETE); // after the messages queued before it
+        return;
+      }
     } finally {
       lock.unlock();
     }
@@ -400,10 +465,168 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     lock.lock();
     try {
       outboundDone = true;
+      if (drainScheduled) {
+        outbox().add(new Failure(cause));
+        return;
+      }
     } finally {
       lock.unlock();
     }
     handle.error(cause);
+  }
+
+  /** Cancels the stream, after the messages this side already sent. */
+  void cancelStream() {
+    StreamHandle h = handle;
+    if (h == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (drainScheduled) {
+        outbox().add(CANCEL);
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    h.cancel();
+  }
+
+  // ---- the outbox: what the sender's thread hands to the event loop ----
+  //
+  // A sender off the loop does not hand each message to the core (a queued command per message:
+  // an allocation and a contended queue offer); it appends it to the outbox under the lock send()
+  // takes anyway, and the first message into an empty outbox queues one command on the loop that
+  // sends everything queued by then. Every later outbound call (complete, error, cancel)
+  // queues behind the messages while a drain is pending, so the peer sees them in order. The core
+  // is never called holding the lock: its calls may come back into this pipe's listener.
+
+  /** Messages queued on a loop-carried sender's outbox before it yields for them to go out. */
+  static final int YIELD_EVERY = 128;
+
+  private static final Object COMPLETE = new Object();
+  private static final Object CANCEL = new Object();
+
+  private record Failure(Throwable cause) {}
+
+  private ArrayDeque<Object> outbox; // locked; made on first use (requester streams never send)
+  private ArrayDeque<Object> spare; // locked; the deque the last drain emptied
+  private boolean drainScheduled; // locked; a drain task is queued or running
+  private boolean flushAfterDrain; // locked; the sender is loop-carried
+  private Runnable drain;
+
+  private ArrayDeque<Object> outbox() {
+    ArrayDeque<Object> o = outbox;
+    if (o == null) {
+      outbox = o = new ArrayDeque<>();
+    }
+    return o;
+  }
+
+  private void scheduleDrain() {
+    Runnable d = drain;
+    if (d == null) {
+      drain = d = this::drainOutbox; // two senders racing here make one spare lambda at worst
+    }
+    try {
+      StreamCalls.runInOrder(handle, d); // queued like the sender's other calls on the stream
+    } catch (RejectedExecutionException e) {
+      discardOutbox(e); // the event loop has shut down: nothing queued can be sent
+      throw e;
+    }
+  }
+
+  /** On the event loop: sends what the outbox holds, again until it stays empty. */
+  private void drainOutbox() {
+    ArrayDeque<Object> batch = null;
+    boolean flush;
+    for (; ; ) {
+      lock.lock();
+      try {
+        if (batch != null) {
+          spare = batch;
+        }
+        if (outbox == null || outbox.isEmpty()) { // null: discarded, the loop shut down
+          drainScheduled = false;
+          flush = flushAfterDrain;
+          break;
+        }
+        batch = outbox;
+        outbox = spare != null && spare != batch ? spare : new ArrayDeque<>();
+        spare = null;
+      } finally {
+        lock.unlock();
+      }
+      try {
+        sendAll(batch);
+      } catch (Throwable t) { // the core failed a call: fail the stream rather than stall it
+        discardOutbox(t);
+        try {
+          handle.error(t);
+        } catch (Throwable ignored) {
+          // the stream is already failed locally; nothing more to tell the peer
+        }
+        return;
+      }
+    }
+    if (flush) {
+      StreamCalls.flushInPlace(handle); // a loop-carried sender may go on running: out now
+    }
+  }
+
+  private void sendAll(ArrayDeque<Object> batch) {
+    StreamHandle h = handle;
+    try {
+      Object o;
+      while ((o = batch.poll()) != null) {
+        if (o instanceof Message m) {
+          boolean last = batch.peek() == COMPLETE; // then one frame for both
+          if (last) {
+            batch.poll();
+          }
+          StreamCalls.nextInPlace(h, m, last);
+        } else if (o == COMPLETE) {
+          StreamCalls.completeInPlace(h);
+        } else if (o == CANCEL) {
+          StreamCalls.cancelInPlace(h);
+        } else {
+          StreamCalls.errorInPlace(h, ((Failure) o).cause());
+        }
+      }
+    } finally {
+      releaseAll(batch); // only if a call above threw
+    }
+  }
+
+  private void discardOutbox(Throwable cause) {
+    ArrayDeque<Object> dropped;
+    lock.lock();
+    try {
+      dropped = outbox;
+      outbox = null;
+      drainScheduled = false;
+      outboundDone = true;
+      if (error == null) {
+        error = cause;
+      }
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    releaseAll(dropped);
+  }
+
+  private static void releaseAll(ArrayDeque<Object> q) {
+    if (q == null) {
+      return;
+    }
+    Object o;
+    while ((o = q.poll()) != null) {
+      if (o instanceof Message m) {
+        m.release();
+      }
+    }
   }
 
   @Override

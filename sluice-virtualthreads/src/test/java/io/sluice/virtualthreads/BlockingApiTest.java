@@ -68,7 +68,14 @@ class BlockingApiTest {
 
               @Override
               public void requestChannel(Message first, BlockingStream in, BlockingSink out) {
-                out.send(Message.utf8(ALLOC, "first:" + text(first)));
+                String f = text(first);
+                if (f.startsWith("burst:")) { // sends without reading, returns with the input open
+                  for (int i = 0, n = Integer.parseInt(f.substring(6)); i < n; i++) {
+                    out.send(Message.utf8(ALLOC, "b" + i));
+                  }
+                  return;
+                }
+                out.send(Message.utf8(ALLOC, "first:" + f));
                 while (in.hasNext()) {
                   out.send(Message.utf8(ALLOC, "echo:" + text(in.next())));
                 }
@@ -173,6 +180,25 @@ class BlockingApiTest {
     }
     ch.complete();
     assertThat(ch.inbound().hasNext()).isFalse();
+  }
+
+  /**
+   * A channel handler that returns while its last messages may still wait for the loop: they,
+   * the completion and then the cancel of the requester's still-open half reach the requester in
+   * that order — every message, then a clean end rather than a canceled stream.
+   */
+  @Test
+  void aChannelHandlerReturningWithMessagesQueuedDeliversThemAllThenEnds() {
+    start();
+    for (int round = 0; round < 20; round++) {
+      BlockingChannel ch = client.requestChannel(Message.utf8(ALLOC, "burst:300"), 64);
+      for (int i = 0; i < 300; i++) {
+        assertThat(ch.inbound().hasNext()).as("message %d of round %d", i, round).isTrue();
+        assertThat(text(ch.inbound().next())).isEqualTo("b" + i);
+      }
+      assertThat(ch.inbound().hasNext()).isFalse();
+      ch.close();
+    }
   }
 
   @Test
