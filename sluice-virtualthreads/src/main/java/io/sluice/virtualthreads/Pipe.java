@@ -27,12 +27,15 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   private ArrayDeque<Message> inbox = new ArrayDeque<>(); // locked
   /** Messages the reader took from the inbox in one go; its thread's alone, read without lock. */
   private ArrayDeque<Message> taken = new ArrayDeque<>();
-  /** The thread that took {@link #taken}: only it may release them. */
+  /**
+   * The thread that took {@link #taken}: only it touches them without the lock. Another thread
+   * that reads next (the stream handed over) takes them over under the lock.
+   */
   private volatile Thread reader;
   private final int prefetch;
   private final int refill;
   private volatile StreamHandle handle;
-  private boolean inboundDone; // the peer completed (or failed) its half
+  private volatile boolean inboundDone; // the peer completed (or failed) its half (written locked)
   private Throwable error; // the stream failed
   private volatile boolean closed; // the local consumer closed the inbound half (written locked)
   private boolean peerCanceled;
@@ -210,7 +213,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   @Override
   public boolean hasNext() {
-    if (!taken.isEmpty()) {
+    if (reader == Thread.currentThread() && !taken.isEmpty()) {
       if (!closed) {
         return true; // the usual case: no lock
       }
@@ -218,7 +221,14 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       return false;
     }
     try {
-      return awaitNext();
+      if (!awaitNext()) {
+        return false;
+      }
+      if (closed) { // a batch this thread took over from a reader before it, closed since
+        releaseTaken();
+        return false;
+      }
+      return true;
     } catch (InterruptedWait e) {
       if (closeCancels) {
         close(); // a requester's interrupted wait cancels its stream
@@ -248,9 +258,14 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
 
   /**
    * Waits until messages are in the inbox and takes them all (true), or until the inbound half
-   * has ended (false). Locked; {@link #taken} is empty.
+   * has ended (false). Locked. The calling thread becomes the reader: a batch another thread took
+   * and left is now this one's.
    */
   private boolean awaitMessages() {
+    reader = Thread.currentThread();
+    if (!taken.isEmpty()) {
+      return true;
+    }
     while (inbox.isEmpty()) {
       if (closed) {
         return false;
@@ -269,13 +284,12 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     ArrayDeque<Message> t = inbox; // the reader takes the whole inbox: one lock per batch
     inbox = taken;
     taken = t;
-    reader = Thread.currentThread();
     return true;
   }
 
   @Override
   public Message next() {
-    Message m = taken.poll();
+    Message m = reader == Thread.currentThread() ? taken.poll() : null;
     if (m == null) {
       if (!hasNext()) {
         throw new NoSuchElementException("the stream has ended");
@@ -289,7 +303,9 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     if (++consumed >= refill) { // the reader's own count: no lock
       int n = consumed;
       consumed = 0;
-      grant(n); // after the peer completed, the core ignores it
+      if (!inboundDone) { // a racy read: a grant just after the end is ignored by the core
+        grant(n);
+      }
     }
     return m;
   }
@@ -310,16 +326,20 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
    */
   private void grant(int n) {
     StreamHandle h = handle;
-    if (!LoopAffinity.isBoundTo(h.executor())) {
-      h.request(n);
-      return;
+    try {
+      if (!LoopAffinity.isBoundTo(h.executor())) {
+        h.request(n);
+        return;
+      }
+      StreamCalls.runInOrder(
+          h,
+          () -> {
+            StreamCalls.requestInPlace(h, n);
+            StreamCalls.flushInPlace(h);
+          });
+    } catch (RejectedExecutionException e) {
+      return; // the loop has shut down: no more will come, and what is here can still be read
     }
-    StreamCalls.runInOrder(
-        h,
-        () -> {
-          StreamCalls.requestInPlace(h, n);
-          StreamCalls.flushInPlace(h);
-        });
     Thread.yield();
   }
 
@@ -327,8 +347,13 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
   public void close() {
     boolean cancel;
     Message[] unread;
+    ArrayDeque<Message> own = null;
     lock.lock();
     try {
+      if (reader == Thread.currentThread() && !taken.isEmpty()) {
+        own = taken; // detached under the lock: no later reader can take it over meanwhile
+        taken = new ArrayDeque<>();
+      }
       if (closed) {
         unread = null;
         cancel = false; // closed before, perhaps by another thread: what the reader took is left
@@ -349,8 +374,10 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         m.release();
       }
     }
-    if (reader == Thread.currentThread()) {
-      releaseTaken(); // from another thread, the reader releases them at its next call
+    if (own != null) { // from another thread, the reader releases them at its next call
+      for (Message m : own) {
+        m.release();
+      }
     }
     if (cancel) {
       cancelStream();
@@ -405,7 +432,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         if (drainScheduled) {
           ArrayDeque<Object> o = outbox();
           o.add(message);
-          backlog = o.size() == YIELD_EVERY;
+          backlog = o.size() % YIELD_EVERY == 0; // again if a yield did not let it drain
         } else if (onTheStreamsLoop()) {
           direct = true; // nothing queued ahead of it: straight to the core
         } else {

@@ -132,10 +132,51 @@ class PipeReaderTest {
     assertThat(b.refCnt()).isZero();
   }
 
-  /** Records the credit granted; everything else is a no-op. */
+  @Test
+  void aStreamHandedToAnotherThreadIsReadThereAndTheFirstReadersCloseLeavesThatBatchAlone()
+      throws Exception {
+    Pipe p = requesterStream(8);
+    Message b = Message.utf8(ALLOC, "b");
+    Message c = Message.utf8(ALLOC, "c");
+    p.onNext(Message.utf8(ALLOC, "a"));
+    p.onNext(b);
+    p.onNext(c);
+    assertThat(text(p.next())).isEqualTo("a"); // this thread takes a, b and c
+
+    java.util.concurrent.CompletableFuture<String> second = new java.util.concurrent.CompletableFuture<>();
+    Thread other = new Thread(() -> second.complete(text(p.next())));
+    other.start();
+    other.join();
+    assertThat(second.get()).isEqualTo("b"); // the batch moved with the stream
+    p.close(); // no longer this thread's batch
+    assertThat(c.refCnt()).as("left for the thread that reads now").isOne();
+
+    Thread last = new Thread(() -> second.obtrudeValue(String.valueOf(p.hasNext())));
+    last.start();
+    last.join();
+    assertThat(second.get()).isEqualTo("false");
+    assertThat(c.refCnt()).isZero();
+  }
+
+  @Test
+  void messagesLeftAfterTheEndCanBeReadWhenTheLoopIsGone() {
+    Pipe p = new Pipe(2, true, false, true).noOutbound(); // refill 1: a grant per message
+    p.handle(new GrantRecorder(Runnable::run, null)); // a null list: request(n) is rejected
+    p.onNext(Message.utf8(ALLOC, "a"));
+    p.onNext(Message.utf8(ALLOC, "b"));
+    assertThat(text(p.next())).isEqualTo("a");
+    assertThat(text(p.next())).isEqualTo("b");
+    p.onComplete();
+    assertThat(p.hasNext()).isFalse();
+  }
+
+  /** Records the credit granted (or, with no list, rejects it); everything else is a no-op. */
   private record GrantRecorder(Executor executor, List<Long> granted) implements StreamHandle {
     @Override
     public void request(long n) {
+      if (granted == null) {
+        throw new java.util.concurrent.RejectedExecutionException("the loop has shut down");
+      }
       granted.add(n);
     }
 
