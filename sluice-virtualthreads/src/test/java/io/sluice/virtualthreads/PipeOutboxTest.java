@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.sluice.Message;
-import io.sluice.StreamHandle;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -21,15 +19,19 @@ import org.junit.jupiter.api.Test;
  * core sees every outbound call in the order the sender made it.
  */
 class PipeOutboxTest {
-  private static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+  private static final ByteBufAllocator ALLOC = RecordingHandle.ALLOC;
 
   private final List<Runnable> loopTasks = new CopyOnWriteArrayList<>();
   private final List<String> calls = new CopyOnWriteArrayList<>();
 
   /** A responder's stream pipe whose peer granted {@code demand}. */
   private Pipe pipe(Executor executor, long demand) {
+    return pipe(new RecordingHandle(executor, calls), demand);
+  }
+
+  private static Pipe pipe(RecordingHandle handle, long demand) {
     Pipe p = new Pipe(4, true, true, false);
-    p.handle(new RecordingHandle(executor, calls));
+    p.handle(handle);
     p.onRequest(demand);
     return p;
   }
@@ -156,53 +158,5 @@ class PipeOutboxTest {
     assertThatThrownBy(() -> p.send(late)).hasMessage("cannot send explode");
     assertThat(late.refCnt()).isZero();
     assertThat(loopTasks).isEmpty();
-  }
-
-  /** Records each outbound call with the message's text, and releases the message. */
-  private record RecordingHandle(Executor executor, List<String> calls) implements StreamHandle {
-    @Override
-    public void request(long n) {}
-
-    @Override
-    public void cancel() {
-      calls.add("cancel");
-    }
-
-    @Override
-    public void next(Message message) {
-      String text = take(message);
-      if (text.equals("explode")) {
-        throw new IllegalStateException("cannot send explode");
-      }
-      calls.add("next " + text);
-    }
-
-    @Override
-    public void nextAndComplete(Message message) {
-      calls.add("nextAndComplete " + take(message));
-    }
-
-    @Override
-    public void complete() {
-      calls.add("complete");
-    }
-
-    @Override
-    public void error(Throwable cause) {
-      calls.add("error " + cause.getMessage());
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-      return ALLOC;
-    }
-
-    private static String take(Message m) {
-      try {
-        return m.dataUtf8();
-      } finally {
-        m.release();
-      }
-    }
   }
 }

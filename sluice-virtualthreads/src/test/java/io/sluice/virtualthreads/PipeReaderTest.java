@@ -1,16 +1,12 @@
 package io.sluice.virtualthreads;
 
+import static io.sluice.virtualthreads.RecordingHandle.take;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.Message;
-import io.sluice.StreamHandle;
-import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,41 +15,43 @@ import org.junit.jupiter.api.Test;
  * stream is closed, by the reader or by another thread.
  */
 class PipeReaderTest {
-  private static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
-
-  private final List<Long> granted = new CopyOnWriteArrayList<>();
+  private final RecordingHandle handle = new RecordingHandle(Runnable::run);
 
   private Pipe requesterStream(int prefetch) {
     Pipe p = new Pipe(prefetch, true, false, true).noOutbound();
-    p.handle(new GrantRecorder(Runnable::run, granted));
+    p.handle(handle);
     return p;
   }
 
-  private static String text(Message m) {
-    try {
-      return m.dataUtf8();
-    } finally {
-      m.release();
+  /** Messages {@code texts} arrive on {@code p}; returned in order, still owned by the pipe. */
+  private static Message[] arrive(Pipe p, String... texts) {
+    Message[] m = new Message[texts.length];
+    for (int i = 0; i < texts.length; i++) {
+      p.onNext(m[i] = Message.utf8(RecordingHandle.ALLOC, texts[i]));
     }
+    return m;
+  }
+
+  private static void onAnotherThread(Runnable r) throws InterruptedException {
+    Thread t = new Thread(r);
+    t.start();
+    t.join();
   }
 
   @Test
   void messagesComeOutInOrderAndCreditIsGrantedAsTheyAreReturned() {
     Pipe p = requesterStream(4); // refill 2
-    Message[] in = new Message[4];
-    for (int i = 0; i < 4; i++) {
-      p.onNext(in[i] = Message.utf8(ALLOC, "m" + i));
-    }
+    arrive(p, "m0", "m1", "m2", "m3");
     assertThat(p.hasNext()).isTrue(); // takes all four
-    assertThat(text(p.next())).isEqualTo("m0");
-    assertThat(granted).isEmpty();
-    assertThat(text(p.next())).isEqualTo("m1");
-    assertThat(granted).containsExactly(2L);
-    p.onNext(Message.utf8(ALLOC, "m4")); // arrives while the reader holds a batch
-    assertThat(text(p.next())).isEqualTo("m2");
-    assertThat(text(p.next())).isEqualTo("m3");
-    assertThat(text(p.next())).isEqualTo("m4"); // the next batch
-    assertThat(granted).containsExactly(2L, 2L);
+    assertThat(take(p.next())).isEqualTo("m0");
+    assertThat(handle.calls).isEmpty();
+    assertThat(take(p.next())).isEqualTo("m1");
+    assertThat(handle.calls).containsExactly("request 2");
+    arrive(p, "m4"); // while the reader holds a batch
+    assertThat(take(p.next())).isEqualTo("m2");
+    assertThat(take(p.next())).isEqualTo("m3");
+    assertThat(take(p.next())).isEqualTo("m4"); // the next batch
+    assertThat(handle.calls).containsExactly("request 2", "request 2");
     p.onComplete();
     assertThat(p.hasNext()).isFalse();
     assertThatThrownBy(p::next).isInstanceOf(NoSuchElementException.class);
@@ -62,141 +60,67 @@ class PipeReaderTest {
   @Test
   void theReadersOwnCloseReleasesWhatItTook() {
     Pipe p = requesterStream(8);
-    Message a = Message.utf8(ALLOC, "a");
-    Message b = Message.utf8(ALLOC, "b");
-    Message c = Message.utf8(ALLOC, "c");
-    p.onNext(a);
-    p.onNext(b);
-    assertThat(text(p.next())).isEqualTo("a"); // takes a and b
-    p.onNext(c); // still in the inbox
+    Message[] m = arrive(p, "a", "b");
+    assertThat(take(p.next())).isEqualTo("a"); // takes a and b
+    Message c = arrive(p, "c")[0]; // still in the inbox
     p.close();
-    assertThat(b.refCnt()).isZero();
+    assertThat(m[1].refCnt()).isZero();
     assertThat(c.refCnt()).isZero();
     assertThat(p.hasNext()).isFalse();
   }
 
+  /**
+   * Closed by another thread, the stream ends at once; what the reader took is the reader's to
+   * release, at its next hasNext(), next() or close().
+   */
   @Test
-  void aCloseFromAnotherThreadEndsTheStreamAndTheReaderReleasesWhatItTook() throws Exception {
-    Pipe p = requesterStream(8);
-    Message a = Message.utf8(ALLOC, "a");
-    Message b = Message.utf8(ALLOC, "b");
-    Message c = Message.utf8(ALLOC, "c");
-    Message d = Message.utf8(ALLOC, "d");
-    p.onNext(a);
-    p.onNext(b);
-    p.onNext(c);
-    assertThat(text(p.next())).isEqualTo("a"); // takes a, b and c
-    p.onNext(d);
+  void aCloseFromAnotherThreadLeavesTheReadersBatchToItsNextCall() throws Exception {
+    for (String nextCall : new String[] {"hasNext", "next", "close"}) {
+      Pipe p = requesterStream(8);
+      Message[] m = arrive(p, "a", "b", "c");
+      assertThat(take(p.next())).isEqualTo("a"); // takes a, b and c
+      Message d = arrive(p, "d")[0];
+      onAnotherThread(p::close);
+      assertThat(d.refCnt()).as("the inbox is released by close").isZero();
+      assertThat(m[1].refCnt()).as("the reader's batch is the reader's to release").isOne();
 
-    Thread closer = new Thread(p::close);
-    closer.start();
-    closer.join();
-    assertThat(d.refCnt()).as("the inbox is released by close").isZero();
-    assertThat(b.refCnt()).as("the reader's batch is the reader's to release").isOne();
-
-    assertThat(p.hasNext()).isFalse();
-    assertThat(b.refCnt()).isZero();
-    assertThat(c.refCnt()).isZero();
-  }
-
-  @Test
-  void nextAfterACloseFromAnotherThreadReleasesTheBatchAndThrows() throws Exception {
-    Pipe p = requesterStream(8);
-    Message a = Message.utf8(ALLOC, "a");
-    Message b = Message.utf8(ALLOC, "b");
-    Message c = Message.utf8(ALLOC, "c");
-    p.onNext(a);
-    p.onNext(b);
-    p.onNext(c);
-    assertThat(text(p.next())).isEqualTo("a");
-    Thread closer = new Thread(p::close);
-    closer.start();
-    closer.join();
-    assertThatThrownBy(p::next).isInstanceOf(NoSuchElementException.class);
-    assertThat(b.refCnt()).isZero();
-    assertThat(c.refCnt()).isZero();
-  }
-
-  @Test
-  void theReadersCloseAfterACloseFromAnotherThreadReleasesWhatItTook() throws Exception {
-    Pipe p = requesterStream(8);
-    Message a = Message.utf8(ALLOC, "a");
-    Message b = Message.utf8(ALLOC, "b");
-    p.onNext(a);
-    p.onNext(b);
-    assertThat(text(p.next())).isEqualTo("a");
-    Thread canceler = new Thread(p::close); // as a watchdog that cancels, then interrupts
-    canceler.start();
-    canceler.join();
-    p.close(); // the reader, on its way out
-    assertThat(b.refCnt()).isZero();
+      switch (nextCall) {
+        case "hasNext" -> assertThat(p.hasNext()).isFalse();
+        case "next" -> assertThatThrownBy(p::next).isInstanceOf(NoSuchElementException.class);
+        default -> p.close(); // a reader on its way out, after a watchdog's cancel
+      }
+      assertThat(m[1].refCnt()).as("after %s", nextCall).isZero();
+      assertThat(m[2].refCnt()).as("after %s", nextCall).isZero();
+    }
   }
 
   @Test
   void aStreamHandedToAnotherThreadIsReadThereAndTheFirstReadersCloseLeavesThatBatchAlone()
       throws Exception {
     Pipe p = requesterStream(8);
-    Message b = Message.utf8(ALLOC, "b");
-    Message c = Message.utf8(ALLOC, "c");
-    p.onNext(Message.utf8(ALLOC, "a"));
-    p.onNext(b);
-    p.onNext(c);
-    assertThat(text(p.next())).isEqualTo("a"); // this thread takes a, b and c
+    Message c = arrive(p, "a", "b", "c")[2];
+    assertThat(take(p.next())).isEqualTo("a"); // this thread takes a, b and c
 
-    java.util.concurrent.CompletableFuture<String> second = new java.util.concurrent.CompletableFuture<>();
-    Thread other = new Thread(() -> second.complete(text(p.next())));
-    other.start();
-    other.join();
-    assertThat(second.get()).isEqualTo("b"); // the batch moved with the stream
+    CompletableFuture<String> seen = new CompletableFuture<>();
+    onAnotherThread(() -> seen.complete(take(p.next())));
+    assertThat(seen.get()).isEqualTo("b"); // the batch moved with the stream
     p.close(); // no longer this thread's batch
     assertThat(c.refCnt()).as("left for the thread that reads now").isOne();
 
-    Thread last = new Thread(() -> second.obtrudeValue(String.valueOf(p.hasNext())));
-    last.start();
-    last.join();
-    assertThat(second.get()).isEqualTo("false");
+    onAnotherThread(() -> seen.obtrudeValue(String.valueOf(p.hasNext())));
+    assertThat(seen.get()).isEqualTo("false");
     assertThat(c.refCnt()).isZero();
   }
 
   @Test
   void messagesLeftAfterTheEndCanBeReadWhenTheLoopIsGone() {
-    Pipe p = new Pipe(2, true, false, true).noOutbound(); // refill 1: a grant per message
-    p.handle(new GrantRecorder(Runnable::run, null)); // a null list: request(n) is rejected
-    p.onNext(Message.utf8(ALLOC, "a"));
-    p.onNext(Message.utf8(ALLOC, "b"));
-    assertThat(text(p.next())).isEqualTo("a");
-    assertThat(text(p.next())).isEqualTo("b");
+    Pipe p = requesterStream(2); // refill 1: a grant per message
+    arrive(p, "a", "b");
+    handle.loopGone = true;
+    assertThat(take(p.next())).isEqualTo("a");
+    assertThat(take(p.next())).isEqualTo("b");
     p.onComplete();
     assertThat(p.hasNext()).isFalse();
-  }
-
-  /** Records the credit granted (or, with no list, rejects it); everything else is a no-op. */
-  private record GrantRecorder(Executor executor, List<Long> granted) implements StreamHandle {
-    @Override
-    public void request(long n) {
-      if (granted == null) {
-        throw new java.util.concurrent.RejectedExecutionException("the loop has shut down");
-      }
-      granted.add(n);
-    }
-
-    @Override
-    public void cancel() {}
-
-    @Override
-    public void next(Message message) {
-      message.release();
-    }
-
-    @Override
-    public void complete() {}
-
-    @Override
-    public void error(Throwable cause) {}
-
-    @Override
-    public ByteBufAllocator alloc() {
-      return ALLOC;
-    }
+    assertThat(handle.calls).isEmpty();
   }
 }

@@ -3,13 +3,10 @@ package io.sluice.virtualthreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.Message;
-import io.sluice.StreamHandle;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -21,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * task on the stream's executor, and that task lets it read them all.
  */
 class PipeWakeTest {
-  private static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+  private static final ByteBufAllocator ALLOC = RecordingHandle.ALLOC;
 
   /** A message sent on a stream that failed is released, also when the failure is an Error. */
   @Test
@@ -40,7 +37,7 @@ class PipeWakeTest {
   void messagesArrivingWhileTheReaderWaitsScheduleOneWakeUp() throws Exception {
     List<Runnable> loopTasks = new CopyOnWriteArrayList<>();
     Pipe pipe = new Pipe(16, true, false, true).noOutbound();
-    pipe.handle(new LoopHandle(loopTasks::add));
+    pipe.handle(new RecordingHandle(loopTasks::add));
     BlockingQueue<String> read = new LinkedBlockingQueue<>();
     Thread reader =
         Thread.ofVirtual()
@@ -70,30 +67,5 @@ class PipeWakeTest {
     pipe.onComplete(); // the end wakes the reader at once
     assertThat(read.poll(10, TimeUnit.SECONDS)).isEqualTo("<end>");
     reader.join();
-  }
-
-  /** The stream's handle as a test sees it: its executor collects tasks instead of running them. */
-  private record LoopHandle(Executor executor) implements StreamHandle {
-    @Override
-    public void request(long n) {}
-
-    @Override
-    public void cancel() {}
-
-    @Override
-    public void next(Message message) {
-      message.release();
-    }
-
-    @Override
-    public void complete() {}
-
-    @Override
-    public void error(Throwable cause) {}
-
-    @Override
-    public ByteBufAllocator alloc() {
-      return ALLOC;
-    }
   }
 }
