@@ -159,6 +159,17 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   private boolean deferRequests;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  /**
+   * The loop rejected a drain: it has shut down. From then on the thread that finds it gone stands
+   * in for it once it has terminated (see {@link #standInForLoop}).
+   */
+  private volatile boolean loopGone;
+  /** A listener on the loop's termination will stand in for it. */
+  private final AtomicBoolean standInAwaited = new AtomicBoolean();
+  /** A thread is standing in for the loop: the queue's one consumer then. */
+  private final AtomicBoolean standingIn = new AtomicBoolean();
+  /** {@link #onClosed} ran (the transport reported the close, or a stand-in did it for it). */
+  private boolean closeReported;
   /** On a claim's list (see {@link LoopAffinity}); set and cleared on the loop's thread. */
   boolean claimDrainPending;
   private final Runnable drainTask = this::drainCommands;
@@ -477,6 +488,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   @Override
   public void onClosed() {
+    if (closeReported) {
+      return;
+    }
+    closeReported = true;
     if (state != CLOSED) {
       state = CLOSED;
       cancelTimers();
@@ -518,6 +533,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   void enqueue(Runnable command) {
     commands.offer(command);
+    if (loopGone) {
+      standInForLoop();
+      return;
+    }
     LoopAffinity.Claim claim = LoopAffinity.claimOnLoop(loop);
     if (claim != null && !deferRequests) {
       // A thread carried by our loop: its scheduler runs this on the loop once the thread yields.
@@ -531,8 +550,56 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       try {
         loop.execute(drainTask);
       } catch (RejectedExecutionException e) {
-        drainScheduled.set(false); // so every later call learns it too, not only the first
-        throw e;
+        loopGone = true; // before the flag is reset: a call that finds it false then sees this
+        drainScheduled.set(false);
+        standInForLoop();
+      }
+    }
+  }
+
+  /**
+   * The loop has shut down, so nothing it would have run may be left in the queue: what is there
+   * holds messages, and its callers wait for an answer. Once the loop has terminated (it may still
+   * be running its last tasks when it starts rejecting new ones), the calling thread stands in for
+   * it, or, before that, a listener on its termination does: it closes the connection, failing
+   * every stream, and then runs the queued commands as the loop would have, so each takes the way
+   * of a closed connection (messages released, listeners told). One thread at a time stands in,
+   * so the queue keeps a single consumer. The transport is not touched: its channel was on the
+   * loop that is gone.
+   */
+  private void standInForLoop() {
+    if (loop.isTerminated()) {
+      runAsStandIn();
+    } else if (standInAwaited.compareAndSet(false, true)) {
+      loop.terminationFuture().addListener(f -> runAsStandIn());
+    }
+  }
+
+  /**
+   * Stands in for the terminated loop unless another thread already does (then that one runs
+   * what was queued; a call from a listener or command run here returns at once the same way).
+   * No lock is held while listeners run: a thread that queues a command just as the stand-in
+   * finishes sees the queue non-empty after the stand-in's release and takes over.
+   */
+  private void runAsStandIn() {
+    while (standingIn.compareAndSet(false, true)) {
+      try {
+        if (state != CLOSED) {
+          state = CLOSED;
+          closeCause = new ConnectionErrorException("the connection's event loop has shut down");
+          cancelTimers();
+          failAllStreams(closeCause);
+        }
+        onClosed(); // the transport can no longer report the close; runs the queue if it had not
+        Runnable r;
+        while ((r = commands.poll()) != null) {
+          runCommand(r);
+        }
+      } finally {
+        standingIn.set(false);
+      }
+      if (commands.isEmpty()) {
+        return;
       }
     }
   }

@@ -20,7 +20,12 @@ public final class StreamCalls {
    * runs as soon as that thread yields, so what it sends joins the batch the loop is writing. For
    * a handle that is not one of Sluice's streams, a task on the handle's executor.
    *
-   * @throws java.util.concurrent.RejectedExecutionException once the loop has shut down
+   * <p>Once the loop has shut down, the task runs on a thread standing in for it after the
+   * connection has closed (see {@code SluiceConnection}), so the calls it makes take the way of a
+   * closed stream: messages are released, nothing is sent.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException for a handle that is not one of
+   *     Sluice's streams, once its executor has shut down
    */
   public static void runInOrder(StreamHandle stream, Runnable task) {
     if (stream instanceof StreamState s) {
