@@ -550,8 +550,19 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       try {
         loop.execute(drainTask);
       } catch (RejectedExecutionException e) {
+        if (!loop.isShuttingDown()) {
+          drainScheduled.set(false); // a full task queue, say: the loop lives, the caller learns
+          throw e;
+        }
         loopGone = true; // before the flag is reset: a call that finds it false then sees this
         drainScheduled.set(false);
+        standInForLoop();
+        return;
+      }
+      if (loop.isShutdown()) {
+        // Accepted as the loop shut down: netty may drop such a task at termination (it cannot
+        // take it back out of its queue). A stand-in runs it then if the loop did not.
+        loopGone = true;
         standInForLoop();
       }
     }
@@ -587,7 +598,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         if (state != CLOSED) {
           state = CLOSED;
           closeCause = new ConnectionErrorException("the connection's event loop has shut down");
-          cancelTimers();
+          try {
+            cancelTimers(); // the loop canceled them as it shut down; this is only a safeguard
+          } catch (RejectedExecutionException e) {
+            // a timer's cancel handed to the dead loop: nothing left to cancel there
+          }
           failAllStreams(closeCause);
         }
         onClosed(); // the transport can no longer report the close; runs the queue if it had not

@@ -2,9 +2,14 @@ package io.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.Message;
+import io.sluice.Responder;
 import io.sluice.StreamHandle;
+import io.sluice.core.ClientSetup;
 import io.sluice.internal.frame.FrameType;
+import io.sluice.transport.DuplexTransport.Framing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -65,35 +70,38 @@ class StreamCallsEngineTest extends EngineTestBase {
     assertThat(live.all).as("the first stream ended once").containsExactly(ended);
   }
 
-  /** Calls racing from several threads after the loop is gone: each is answered, none leaks. */
+  /** Calls racing from several threads after the loop is gone: each is answered once, none leaks. */
   @Test
   void callsRacingAfterTheLoopTerminatedAreEachAnsweredOnce() throws Exception {
     client(opts().build());
     SluiceConnection c = conn;
     int threads = 4;
     int perThread = 300;
-    List<Message> requests = new CopyOnWriteArrayList<>();
+    List<Message> requests = new ArrayList<>();
+    List<Recorder> answers = new ArrayList<>();
     for (int i = 0; i < threads * perThread; i++) {
       requests.add(msg("r" + i));
+      answers.add(new Recorder());
     }
     conn = null;
     loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
 
-    Recorder answers = new Recorder(); // one listener for all: it records every call's end
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> callers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      List<Message> mine = requests.subList(t * perThread, (t + 1) * perThread);
-      Thread th = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (Message m : mine) {
-          c.requestResponse(m, answers);
-        }
-      });
+      int from = t * perThread;
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                for (int i = from; i < from + perThread; i++) {
+                  c.requestResponse(requests.get(i), answers.get(i));
+                }
+              });
       th.start();
       callers.add(th);
     }
@@ -103,7 +111,84 @@ class StreamCallsEngineTest extends EngineTestBase {
       assertThat(th.isAlive()).isFalse();
     }
 
-    assertThat(answers.all).hasSize(threads * perThread).allMatch(e -> e.kind().equals("error"));
-    assertThat(requests).allMatch(m -> m.data().refCnt() == 0);
+    for (int i = 0; i < requests.size(); i++) {
+      assertThat(answers.get(i).all).as("call %d", i).hasSize(1);
+      assertThat(answers.get(i).all.get(0).kind()).isEqualTo("error");
+      assertThat(requests.get(i).data().refCnt()).as("call %d's message", i).isZero();
+    }
+  }
+
+  /**
+   * A call made after the loop stopped taking tasks but before it terminated (its last steps are
+   * still running) waits for the termination, and is then answered by a stand-in.
+   */
+  @Test
+  void aCallWhileTheLoopFinishesIsAnsweredOnceItHasTerminated() throws Exception {
+    LastStepWaits finishing = new LastStepWaits();
+    try {
+      transport = new FakeTransport(finishing, Framing.FRAME_PER_WRITE);
+      SluiceConnection c =
+          Loop.call(
+              finishing,
+              () ->
+                  SluiceConnection.client(
+                      transport, opts().build(), ClientSetup.defaults(), r -> new Responder() {}));
+      transport.next(FrameType.SETUP);
+      Message request = Message.utf8(c.alloc(), "rr");
+      Recorder answer = new Recorder();
+
+      finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      assertThat(finishing.inLastStep.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(finishing.isShutdown()).isTrue();
+      assertThat(finishing.isTerminated()).isFalse();
+
+      c.requestResponse(request, answer); // rejected by the loop: queued for the stand-in
+      assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
+      assertThat(request.data().refCnt()).isEqualTo(1);
+
+      finishing.finish.countDown();
+      Ev ended = answer.events.poll(10, TimeUnit.SECONDS);
+      assertThat(ended).isNotNull();
+      assertThat(ended.kind()).isEqualTo("error");
+      assertThat(request.data().refCnt()).isZero();
+      assertThat(c.onClose()).isCompletedExceptionally();
+    } finally {
+      finishing.finish.countDown();
+      finishing.terminationFuture().await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** An event loop whose last step after shutting down waits until the test lets it finish. */
+  private static final class LastStepWaits extends SingleThreadEventExecutor {
+    final CountDownLatch inLastStep = new CountDownLatch(1);
+    final CountDownLatch finish = new CountDownLatch(1);
+
+    LastStepWaits() {
+      super(null, new DefaultThreadFactory("last-step-waits"), true);
+    }
+
+    @Override
+    protected void run() {
+      for (; ; ) {
+        Runnable task = takeTask();
+        if (task != null) {
+          runTask(task);
+          updateLastExecutionTime();
+        }
+        if (confirmShutdown()) {
+          break;
+        }
+      }
+    }
+
+    @Override
+    protected void cleanup() {
+      inLastStep.countDown();
+      try {
+        finish.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }
