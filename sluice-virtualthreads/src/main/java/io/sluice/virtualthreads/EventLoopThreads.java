@@ -156,8 +156,14 @@ public final class EventLoopThreads {
         if (loop.inEventLoop() && InlineRuns.tryRunNow(continuation, claim)) {
           return;
         }
+        Queued task = new Queued(continuation, claim);
         try {
-          loop.execute(() -> InlineRuns.runQueued(continuation, claim));
+          loop.execute(task);
+          if (loop.isShutdown()) {
+            // Accepted as the loop shut down: netty may drop such a task at termination (it
+            // cannot take it back out of its queue), and the thread would never run again.
+            loop.terminationFuture().addListener(f -> task.runElsewhereIfDropped());
+          }
           return;
         } catch (RejectedExecutionException e) {
           // The loop is gone. Its threads must still finish (and see their connections closed),
@@ -166,6 +172,37 @@ public final class EventLoopThreads {
         }
       }
       ForkJoinPool.commonPool().execute(continuation);
+    }
+  }
+
+  /**
+   * A thread's continuation queued on the loop. If the loop drops it at termination, a listener
+   * on the termination runs it elsewhere. No atomics needed: the loop runs it (if at all) before it
+   * terminates, and the listener runs after, seeing what the loop wrote.
+   */
+  private static final class Queued implements Runnable {
+    private final Runnable continuation;
+    private final LoopAffinity.Claim claim;
+    private boolean ran;
+
+    Queued(Runnable continuation, LoopAffinity.Claim claim) {
+      this.continuation = continuation;
+      this.claim = claim;
+    }
+
+    @Override
+    public void run() {
+      ran = true;
+      InlineRuns.runQueued(continuation, claim);
+    }
+
+    /** After the loop terminated: runs the thread on the common pool if the loop did not. */
+    void runElsewhereIfDropped() {
+      if (!ran) {
+        ran = true;
+        claim.revoke();
+        ForkJoinPool.commonPool().execute(continuation);
+      }
     }
   }
 }
