@@ -550,7 +550,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       try {
         loop.execute(drainTask);
       } catch (RejectedExecutionException e) {
-        if (!loop.isShuttingDown()) {
+        if (!loop.isShutdown()) {
           drainScheduled.set(false); // a full task queue, say: the loop lives, the caller learns
           throw e;
         }

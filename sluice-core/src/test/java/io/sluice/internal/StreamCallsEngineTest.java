@@ -2,13 +2,12 @@ package io.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.core.ClientSetup;
 import io.sluice.internal.frame.FrameType;
+import io.sluice.test.FinishingLoop;
 import io.sluice.transport.DuplexTransport.Framing;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +54,7 @@ class StreamCallsEngineTest extends EngineTestBase {
     Ev ended = live.events.poll(10, TimeUnit.SECONDS);
     assertThat(ended.kind()).isEqualTo("error");
     assertThat(ended.error()).hasMessageContaining("event loop has shut down");
-    assertThat(c.onClose()).isCompletedExceptionally();
+    assertThat(c.onClose()).failsWithin(10, TimeUnit.SECONDS);
 
     s.request(1);
     s.cancel();
@@ -119,76 +118,79 @@ class StreamCallsEngineTest extends EngineTestBase {
   }
 
   /**
-   * A call made after the loop stopped taking tasks but before it terminated (its last steps are
+   * A call made after the loop stopped taking tasks but before it terminated (its last step is
    * still running) waits for the termination, and is then answered by a stand-in.
    */
   @Test
-  void aCallWhileTheLoopFinishesIsAnsweredOnceItHasTerminated() throws Exception {
-    LastStepWaits finishing = new LastStepWaits();
+  void aCallTheFinishingLoopRejectsIsAnsweredOnceItHasTerminated() throws Exception {
+    FinishingLoop finishing = new FinishingLoop();
     try {
-      transport = new FakeTransport(finishing, Framing.FRAME_PER_WRITE);
-      SluiceConnection c =
-          Loop.call(
-              finishing,
-              () ->
-                  SluiceConnection.client(
-                      transport, opts().build(), ClientSetup.defaults(), r -> new Responder() {}));
-      transport.next(FrameType.SETUP);
+      SluiceConnection c = clientOn(finishing);
       Message request = Message.utf8(c.alloc(), "rr");
       Recorder answer = new Recorder();
-
       finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       assertThat(finishing.inLastStep.await(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(finishing.isShutdown()).isTrue();
       assertThat(finishing.isTerminated()).isFalse();
 
-      c.requestResponse(request, answer); // rejected by the loop: queued for the stand-in
+      c.requestResponse(request, answer); // rejected: waits for the stand-in
       assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
       assertThat(request.data().refCnt()).isEqualTo(1);
 
-      finishing.finish.countDown();
-      Ev ended = answer.events.poll(10, TimeUnit.SECONDS);
-      assertThat(ended).isNotNull();
-      assertThat(ended.kind()).isEqualTo("error");
-      assertThat(request.data().refCnt()).isZero();
-      assertThat(c.onClose()).isCompletedExceptionally();
+      finishing.finish();
+      assertAnsweredWithError(answer, request, c);
     } finally {
-      finishing.finish.countDown();
+      finishing.finish();
       finishing.terminationFuture().await(10, TimeUnit.SECONDS);
     }
   }
 
-  /** An event loop whose last step after shutting down waits until the test lets it finish. */
-  private static final class LastStepWaits extends SingleThreadEventExecutor {
-    final CountDownLatch inLastStep = new CountDownLatch(1);
-    final CountDownLatch finish = new CountDownLatch(1);
+  /**
+   * A call whose hand-off the loop accepted as it shut down, but never runs (netty's loops drop
+   * such a task at termination), is answered by a stand-in too.
+   */
+  @Test
+  void aCallTheFinishingLoopAcceptsButDropsIsAnsweredOnceItHasTerminated() throws Exception {
+    FinishingLoop finishing = new FinishingLoop();
+    try {
+      SluiceConnection c = clientOn(finishing);
+      Message request = Message.utf8(c.alloc(), "rr");
+      Recorder answer = new Recorder();
+      Thread caller = new Thread(() -> c.requestResponse(request, answer));
+      finishing.landLateFrom(caller);
+      caller.start(); // its hand-off lands once the loop is in its last step
+      assertThat(finishing.lateHandOffWaiting.await(10, TimeUnit.SECONDS)).isTrue();
+      finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      caller.join(TimeUnit.SECONDS.toMillis(30));
+      assertThat(caller.isAlive()).isFalse();
+      assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
 
-    LastStepWaits() {
-      super(null, new DefaultThreadFactory("last-step-waits"), true);
+      finishing.finish();
+      assertAnsweredWithError(answer, request, c);
+    } finally {
+      finishing.finish();
+      finishing.terminationFuture().await(10, TimeUnit.SECONDS);
     }
+  }
 
-    @Override
-    protected void run() {
-      for (; ; ) {
-        Runnable task = takeTask();
-        if (task != null) {
-          runTask(task);
-          updateLastExecutionTime();
-        }
-        if (confirmShutdown()) {
-          break;
-        }
-      }
-    }
+  private SluiceConnection clientOn(FinishingLoop finishing) {
+    transport = new FakeTransport(finishing, Framing.FRAME_PER_WRITE);
+    SluiceConnection c =
+        Loop.call(
+            finishing,
+            () ->
+                SluiceConnection.client(
+                    transport, opts().build(), ClientSetup.defaults(), r -> new Responder() {}));
+    transport.next(FrameType.SETUP);
+    return c;
+  }
 
-    @Override
-    protected void cleanup() {
-      inLastStep.countDown();
-      try {
-        finish.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+  private static void assertAnsweredWithError(Recorder answer, Message request, SluiceConnection c)
+      throws InterruptedException {
+    Ev ended = answer.events.poll(10, TimeUnit.SECONDS);
+    assertThat(ended).as("answered by the stand-in").isNotNull();
+    assertThat(ended.kind()).isEqualTo("error");
+    assertThat(request.data().refCnt()).isZero();
+    assertThat(c.onClose()).failsWithin(10, TimeUnit.SECONDS);
+    assertThat(answer.all).containsExactly(ended);
   }
 }

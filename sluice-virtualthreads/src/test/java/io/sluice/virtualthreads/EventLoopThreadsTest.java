@@ -9,6 +9,7 @@ import io.sluice.Message;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.LoopAffinity;
+import io.sluice.test.FinishingLoop;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.net.InetSocketAddress;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -171,6 +173,59 @@ class EventLoopThreadsTest {
     assertThat(vt.isAlive()).as("the thread finished").isFalse();
     assertThat(after.get().subList(0, 2)).containsExactly(true, false);
     assertThat((String) after.get().get(2)).isNotEqualTo(loopName).contains("ForkJoinPool");
+  }
+
+  /**
+   * A thread woken just as its loop shuts down, whose continuation the loop accepts but drops at
+   * termination (netty's loops cannot take a task back out of their queue), still runs: on the
+   * common pool, once the loop has terminated.
+   */
+  @Test
+  void aThreadWhoseWakeUpTheLoopAcceptsButDropsFinishesOnTheCommonPool() throws Exception {
+    FinishingLoop finishing = new FinishingLoop();
+    try {
+      AtomicReference<String> carrier = new AtomicReference<>();
+      AtomicBoolean woken = new AtomicBoolean();
+      CountDownLatch parked = new CountDownLatch(1);
+      Thread vt =
+          EventLoopThreads.factory(finishing)
+              .newThread(
+                  () -> {
+                    parked.countDown();
+                    while (!woken.get()) {
+                      LockSupport.park();
+                    }
+                    carrier.set(carrierOfCurrentThread());
+                  });
+      vt.start();
+      assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (vt.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+        Thread.sleep(1); // until it has parked: an unpark before that would hand nothing off
+      }
+      assertThat(vt.getState()).isEqualTo(Thread.State.WAITING);
+      Thread waker =
+          new Thread(
+              () -> {
+                woken.set(true);
+                LockSupport.unpark(vt); // hands the continuation to the loop, late
+              });
+      finishing.landLateFrom(waker);
+      waker.start();
+      assertThat(finishing.lateHandOffWaiting.await(10, TimeUnit.SECONDS)).isTrue();
+      finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      waker.join(30_000);
+      assertThat(waker.isAlive()).isFalse();
+      assertThat(vt.isAlive()).as("not run by the loop, which is in its last step").isTrue();
+
+      finishing.finish();
+      vt.join(10_000);
+      assertThat(vt.isAlive()).as("the thread finished").isFalse();
+      assertThat(carrier.get()).contains("ForkJoinPool");
+    } finally {
+      finishing.finish();
+      finishing.terminationFuture().await(10, TimeUnit.SECONDS);
+    }
   }
 
   @Test
