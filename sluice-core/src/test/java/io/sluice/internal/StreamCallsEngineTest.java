@@ -123,25 +123,19 @@ class StreamCallsEngineTest extends EngineTestBase {
    */
   @Test
   void aCallTheFinishingLoopRejectsIsAnsweredOnceItHasTerminated() throws Exception {
-    FinishingLoop finishing = new FinishingLoop();
-    try {
-      SluiceConnection c = clientOn(finishing);
-      Message request = Message.utf8(c.alloc(), "rr");
-      Recorder answer = new Recorder();
-      finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      assertThat(finishing.inLastStep.await(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(finishing.isTerminated()).isFalse();
+    onFinishingLoop(
+        (finishing, c, request, answer) -> {
+          finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+          assertThat(finishing.inLastStep.await(10, TimeUnit.SECONDS)).isTrue();
+          assertThat(finishing.isTerminated()).isFalse();
 
-      c.requestResponse(request, answer); // rejected: waits for the stand-in
-      assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
-      assertThat(request.data().refCnt()).isEqualTo(1);
+          c.requestResponse(request, answer); // rejected: waits for the stand-in
+          assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
+          assertThat(request.data().refCnt()).isEqualTo(1);
 
-      finishing.finish();
-      assertAnsweredWithError(answer, request, c);
-    } finally {
-      finishing.finish();
-      finishing.terminationFuture().await(10, TimeUnit.SECONDS);
-    }
+          finishing.finish();
+          assertAnsweredWithError(answer, request, c);
+        });
   }
 
   /**
@@ -150,22 +144,33 @@ class StreamCallsEngineTest extends EngineTestBase {
    */
   @Test
   void aCallTheFinishingLoopAcceptsButDropsIsAnsweredOnceItHasTerminated() throws Exception {
+    onFinishingLoop(
+        (finishing, c, request, answer) -> {
+          Thread caller = new Thread(() -> c.requestResponse(request, answer));
+          finishing.landLateFrom(caller);
+          caller.start(); // its hand-off lands once the loop is in its last step
+          assertThat(finishing.lateHandOffWaiting.await(10, TimeUnit.SECONDS)).isTrue();
+          finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+          caller.join(TimeUnit.SECONDS.toMillis(30));
+          assertThat(caller.isAlive()).isFalse();
+          assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
+
+          finishing.finish();
+          assertAnsweredWithError(answer, request, c);
+        });
+  }
+
+  /** What a test does with a client connection on a {@link FinishingLoop} and one request. */
+  private interface OnFinishingLoop {
+    void run(FinishingLoop finishing, SluiceConnection c, Message request, Recorder answer)
+        throws Exception;
+  }
+
+  private void onFinishingLoop(OnFinishingLoop test) throws Exception {
     FinishingLoop finishing = new FinishingLoop();
     try {
       SluiceConnection c = clientOn(finishing);
-      Message request = Message.utf8(c.alloc(), "rr");
-      Recorder answer = new Recorder();
-      Thread caller = new Thread(() -> c.requestResponse(request, answer));
-      finishing.landLateFrom(caller);
-      caller.start(); // its hand-off lands once the loop is in its last step
-      assertThat(finishing.lateHandOffWaiting.await(10, TimeUnit.SECONDS)).isTrue();
-      finishing.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      caller.join(TimeUnit.SECONDS.toMillis(30));
-      assertThat(caller.isAlive()).isFalse();
-      assertThat(answer.all).as("not answered before the loop has terminated").isEmpty();
-
-      finishing.finish();
-      assertAnsweredWithError(answer, request, c);
+      test.run(finishing, c, Message.utf8(c.alloc(), "rr"), new Recorder());
     } finally {
       finishing.finish();
       finishing.terminationFuture().await(10, TimeUnit.SECONDS);

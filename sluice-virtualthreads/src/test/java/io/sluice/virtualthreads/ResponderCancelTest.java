@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,22 +39,33 @@ class ResponderCancelTest {
     assertThat(t.isAlive()).as("the handlers returned").isFalse();
   }
 
+  /**
+   * A request-response responder whose handler (the request released, then {@code answer}) runs
+   * only when the test runs the tasks held for it.
+   */
+  private Responder heldResponder(Supplier<Message> answer) {
+    return BlockingClient.toResponder(
+        new BlockingResponder() {
+          @Override
+          public Message requestResponse(Message request) {
+            request.release();
+            return answer.get();
+          }
+        },
+        held::add,
+        4);
+  }
+
   @Test
   void aRequestResponseCanceledBeforeItsHandlerStartedRunsInterrupted() throws Exception {
     AtomicBoolean interruptedAtStart = new AtomicBoolean();
     Responder r =
-        BlockingClient.toResponder(
-            new BlockingResponder() {
-              @Override
-              public Message requestResponse(Message request) {
-                request.release();
-                // Looks without clearing: the adapter must clear it when the handler returns.
-                interruptedAtStart.set(Thread.currentThread().isInterrupted());
-                return Message.utf8(RecordingHandle.ALLOC, "late");
-              }
-            },
-            held::add,
-            4);
+        heldResponder(
+            () -> {
+              // Looks without clearing: the adapter must clear it when the handler returns.
+              interruptedAtStart.set(Thread.currentThread().isInterrupted());
+              return Message.utf8(RecordingHandle.ALLOC, "late");
+            });
     RecordingHandle response = new RecordingHandle(Runnable::run, calls);
     StreamListener l = r.requestResponse(Message.utf8(RecordingHandle.ALLOC, "q"), response);
     assertThat(held).as("the handler has not started").hasSize(1);
@@ -73,23 +85,17 @@ class ResponderCancelTest {
     CountDownLatch blocking = new CountDownLatch(1);
     AtomicReference<Throwable> seen = new AtomicReference<>();
     Responder r =
-        BlockingClient.toResponder(
-            new BlockingResponder() {
-              @Override
-              public Message requestResponse(Message request) {
-                request.release();
-                blocking.countDown();
-                try {
-                  Thread.sleep(TimeUnit.MINUTES.toMillis(5));
-                  return Message.utf8(RecordingHandle.ALLOC, "slept");
-                } catch (InterruptedException e) {
-                  seen.set(e);
-                  throw new IllegalStateException("gave up");
-                }
+        heldResponder(
+            () -> {
+              blocking.countDown();
+              try {
+                Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+                return Message.utf8(RecordingHandle.ALLOC, "slept");
+              } catch (InterruptedException e) {
+                seen.set(e);
+                throw new IllegalStateException("gave up");
               }
-            },
-            held::add,
-            4);
+            });
     RecordingHandle response = new RecordingHandle(Runnable::run, calls);
     StreamListener l = r.requestResponse(Message.utf8(RecordingHandle.ALLOC, "q"), response);
     Thread t = new Thread(held.get(0));
