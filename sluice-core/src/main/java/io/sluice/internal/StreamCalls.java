@@ -37,7 +37,8 @@ public final class StreamCalls {
 
   /** {@link StreamHandle#next} (or {@code nextAndComplete}) from a {@link #runInOrder} task. */
   public static void nextInPlace(StreamHandle stream, Message message, boolean complete) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.doNext(message, complete);
     } else if (complete) {
       stream.nextAndComplete(message);
@@ -48,7 +49,8 @@ public final class StreamCalls {
 
   /** {@link StreamHandle#complete} from a {@link #runInOrder} task. */
   public static void completeInPlace(StreamHandle stream) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.doComplete();
     } else {
       stream.complete();
@@ -57,7 +59,8 @@ public final class StreamCalls {
 
   /** {@link StreamHandle#error} from a {@link #runInOrder} task. */
   public static void errorInPlace(StreamHandle stream, Throwable cause) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.doError(cause);
     } else {
       stream.error(cause);
@@ -66,7 +69,8 @@ public final class StreamCalls {
 
   /** {@link StreamHandle#request} from a {@link #runInOrder} task. */
   public static void requestInPlace(StreamHandle stream, long n) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.doRequest(n);
     } else {
       stream.request(n);
@@ -80,17 +84,24 @@ public final class StreamCalls {
    * yielded only to get its frames out), the end of the turn may be a long way off.
    */
   public static void flushInPlace(StreamHandle stream) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.conn.flushOutsideReadBatch();
     }
   }
 
   /** {@link StreamHandle#cancel} from a {@link #runInOrder} task. */
   public static void cancelInPlace(StreamHandle stream) {
-    if (stream instanceof StreamState s && s.conn.loop.inEventLoop()) {
+    StreamState s = onItsLoop(stream);
+    if (s != null) {
       s.doCancel();
     } else {
       stream.cancel();
     }
+  }
+
+  /** The stream as the core's own, when called on its event loop; otherwise null. */
+  private static StreamState onItsLoop(StreamHandle stream) {
+    return stream instanceof StreamState s && s.conn.loop.inEventLoop() ? s : null;
   }
 }

@@ -217,7 +217,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       if (!closed) {
         return true; // the usual case: no lock
       }
-      releaseTaken(); // closed by another thread since this one took them
+      releaseAll(taken); // closed by another thread since this one took them
       return false;
     }
     try {
@@ -225,7 +225,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         return false;
       }
       if (closed) { // a batch this thread took over from a reader before it, closed since
-        releaseTaken();
+        releaseAll(taken);
         return false;
       }
       return true;
@@ -297,7 +297,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       m = taken.poll();
     } else if (closed) {
       m.release();
-      releaseTaken(); // closed by another thread since this one took them
+      releaseAll(taken); // closed by another thread since this one took them
       throw new NoSuchElementException("the stream was closed");
     }
     if (++consumed >= refill) { // the reader's own count: no lock
@@ -308,14 +308,6 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
       }
     }
     return m;
-  }
-
-  /** Releases the messages the reader took but had not returned (the reader's thread only). */
-  private void releaseTaken() {
-    Message m;
-    while ((m = taken.poll()) != null) {
-      m.release();
-    }
   }
 
   /**
@@ -374,11 +366,7 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
         m.release();
       }
     }
-    if (own != null) { // from another thread, the reader releases them at its next call
-      for (Message m : own) {
-        m.release();
-      }
-    }
+    releaseAll(own); // from another thread, the reader releases them at its next call
     if (cancel) {
       cancelStream();
     }
@@ -644,7 +632,8 @@ class Pipe implements StreamListener, BlockingStream, BlockingSink {
     releaseAll(dropped);
   }
 
-  private static void releaseAll(ArrayDeque<Object> q) {
+  /** Releases the messages in {@code q} (null: none), emptying it; markers are skipped. */
+  private static void releaseAll(ArrayDeque<?> q) {
     if (q == null) {
       return;
     }
