@@ -1,5 +1,7 @@
 package io.sluice.internal;
 
+import io.netty.util.concurrent.Ticker;
+
 /**
  * A per-second frame budget for one kind of inbound frame on one connection. {@link #take()} is one
  * increment and one compare on the per-frame path; the clock is read only once every {@code limit}
@@ -12,12 +14,14 @@ final class RateBudget {
   private static final long WINDOW_NANOS = 1_000_000_000L;
 
   private final int limit;
+  private final Ticker ticker;
   private int count;
   private long windowStart;
 
-  RateBudget(int limitPerSecond) {
+  RateBudget(int limitPerSecond, Ticker ticker) {
     this.limit = limitPerSecond;
-    this.windowStart = System.nanoTime();
+    this.ticker = ticker;
+    this.windowStart = ticker.nanoTime();
   }
 
   /** Counts one frame; false when the peer is over budget. */
@@ -25,7 +29,7 @@ final class RateBudget {
     if (++count <= limit) {
       return true;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanoTime();
     if (now - windowStart >= WINDOW_NANOS) {
       windowStart = now;
       count = 1;

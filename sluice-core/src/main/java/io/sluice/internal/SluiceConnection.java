@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.PlatformDependent;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -90,6 +91,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   final DuplexTransport transport;
   final EventExecutor loop;
+  /**
+   * The loop's clock, read for every deadline the engine keeps itself (keepalive, lease, write
+   * stall, rate budgets), so that they run on the same time as the loop's timers (a test's loop
+   * can run on a clock it moves by hand).
+   */
+  final Ticker ticker;
   final ByteBufAllocator alloc;
   final int outboundWindow;
   private final ConnectionOptions options;
@@ -204,6 +211,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       Responder responder) {
     this.transport = transport;
     this.loop = transport.executor();
+    this.ticker = loop.ticker();
     this.alloc = transport.alloc();
     this.options = options;
     this.client = client;
@@ -213,11 +221,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     this.acceptor = acceptor;
     this.responder = responder;
     this.nextStreamId = client ? 1 : 2;
-    this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond());
-    this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond());
-    this.requestNBudget = new RateBudget(options.maxRequestNPerSecond());
-    this.cancelBudget = new RateBudget(options.maxCancelsPerSecond());
-    this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond());
+    this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond(), ticker);
+    this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond(), ticker);
+    this.requestNBudget = new RateBudget(options.maxRequestNPerSecond(), ticker);
+    this.cancelBudget = new RateBudget(options.maxCancelsPerSecond(), ticker);
+    this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond(), ticker);
   }
 
   /**
@@ -311,7 +319,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   private void startKeepAlive(long intervalMillis, boolean sendKeepAlives) {
-    lastHeardNanos = System.nanoTime();
+    lastHeardNanos = ticker.nanoTime();
     keepAliveTask =
         loop.scheduleAtFixedRate(
             () -> keepAliveTick(sendKeepAlives),
@@ -324,7 +332,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanoTime();
     if (heardFromPeer) {
       heardFromPeer = false;
       lastHeardNanos = now;
@@ -357,7 +365,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
     leaseGrantedLeft = options.leaseRequests();
     leaseGrantExpiresNanos =
-        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.leaseTtlMillis());
+        ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.leaseTtlMillis());
     ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8);
     Frames.writeLease(out, options.leaseTtlMillis(), options.leaseRequests(), null);
     endFrame(out);
@@ -793,7 +801,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       if (!leaseReceived) {
         return RejectedException.stackless("no lease received from the peer yet");
       }
-      if (leaseAllowed <= 0 || System.nanoTime() - leaseExpiresNanos > 0) {
+      if (leaseAllowed <= 0 || ticker.nanoTime() - leaseExpiresNanos > 0) {
         return RejectedException.stackless("lease exhausted or expired");
       }
       leaseAllowed--;
@@ -913,7 +921,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     // Reading stops only once the peer made us queue too much it does not pay for with credit
     // (see noteUnpaid).
     if (!writable) {
-      unwritableSinceNanos = System.nanoTime();
+      unwritableSinceNanos = ticker.nanoTime();
       progressAtStallMark = transport.outboundProgress();
       if (writeStallTask == null) {
         writeStallTask =
@@ -947,7 +955,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED || transport.isWritable()) {
       return;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanoTime();
     long timeout = options.writeStallTimeout().toNanos();
     long progress = transport.outboundProgress();
     if (progress > progressAtStallMark) {
@@ -1244,7 +1252,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
           leaseReceived = true;
           leaseAllowed = Frames.leaseRequests(frame);
           leaseExpiresNanos =
-              System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Frames.leaseTtl(frame));
+              ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Frames.leaseTtl(frame));
           // Last: dependents of ready() run right here and may send requests under this lease.
           ready.complete(null);
         }
@@ -1402,7 +1410,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       return;
     }
     if (leaseEnabled) { // we granted leases: a request beyond them is REJECTED unprocessed
-      if (leaseGrantedLeft <= 0 || System.nanoTime() - leaseGrantExpiresNanos > 0) {
+      if (leaseGrantedLeft <= 0 || ticker.nanoTime() - leaseGrantExpiresNanos > 0) {
         if (type != FrameType.REQUEST_FNF) {
           sendError(streamId, ErrorCode.REJECTED, "no lease");
         }
