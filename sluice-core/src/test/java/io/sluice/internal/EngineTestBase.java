@@ -3,6 +3,7 @@ package io.sluice.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -12,6 +13,7 @@ import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
+import io.sluice.test.ManualClockLoop;
 import io.sluice.transport.DuplexTransport.Framing;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -28,13 +30,23 @@ import org.junit.jupiter.api.BeforeEach;
  * plays the peer with raw frames.
  */
 abstract class EngineTestBase {
-  DefaultEventExecutor loop;
+  SingleThreadEventExecutor loop;
   FakeTransport transport;
   SluiceConnection conn;
 
   @BeforeEach
   void startLoop() {
-    loop = new DefaultEventExecutor();
+    loop = newLoop();
+  }
+
+  /** The connection's event loop; a test of timers returns a {@link ManualClockLoop}. */
+  SingleThreadEventExecutor newLoop() {
+    return new DefaultEventExecutor();
+  }
+
+  /** The loop's clock, for a test whose {@link #newLoop} is a {@link ManualClockLoop}. */
+  ManualClockLoop clock() {
+    return (ManualClockLoop) loop;
   }
 
   @AfterEach
