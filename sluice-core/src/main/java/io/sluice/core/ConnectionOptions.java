@@ -35,6 +35,9 @@ public final class ConnectionOptions {
   private final int maxRequestNPerSecond;
   private final int maxCancelsPerSecond;
   private final int maxIgnoredFramesPerSecond;
+  private final int maxStreamErrorsPerSecond;
+  private final Duration minPeerKeepAliveInterval;
+  private final Duration maxPeerKeepAliveLifetime;
 
   private ConnectionOptions(Builder b) {
     this.keepAliveInterval = b.keepAliveInterval;
@@ -60,6 +63,9 @@ public final class ConnectionOptions {
     this.maxRequestNPerSecond = b.maxRequestNPerSecond;
     this.maxCancelsPerSecond = b.maxCancelsPerSecond;
     this.maxIgnoredFramesPerSecond = b.maxIgnoredFramesPerSecond;
+    this.maxStreamErrorsPerSecond = b.maxStreamErrorsPerSecond;
+    this.minPeerKeepAliveInterval = b.minPeerKeepAliveInterval;
+    this.maxPeerKeepAliveLifetime = b.maxPeerKeepAliveLifetime;
   }
 
   public static Builder builder() {
@@ -213,6 +219,32 @@ public final class ConnectionOptions {
     return maxIgnoredFramesPerSecond;
   }
 
+  /**
+   * Most inbound stream ERROR frames per second (all streams together; a peer that opens streams
+   * and ends them with ERROR at once, the rapid-reset pattern again); more is a CONNECTION_ERROR.
+   */
+  public int maxStreamErrorsPerSecond() {
+    return maxStreamErrorsPerSecond;
+  }
+
+  /**
+   * A server checks a client's liveness once per keepalive interval its SETUP asks for, but never
+   * more often than this: an interval of 1 ms would otherwise mean a timer per millisecond per
+   * connection. The lifetime the client asked for still applies, checked at this pace.
+   */
+  public Duration minPeerKeepAliveInterval() {
+    return minPeerKeepAliveInterval;
+  }
+
+  /**
+   * The longest keepalive max lifetime a server takes from a client's SETUP: a peer silent for
+   * longer is cut off whatever it asked for (2^31-1 ms, about 24 days, would turn liveness off).
+   * The server's check period is at most this long too.
+   */
+  public Duration maxPeerKeepAliveLifetime() {
+    return maxPeerKeepAliveLifetime;
+  }
+
   /** Builder for {@link ConnectionOptions}; every setter checks its argument. */
   public static final class Builder {
     private Duration keepAliveInterval = Duration.ofSeconds(20);
@@ -238,6 +270,9 @@ public final class ConnectionOptions {
     private int maxRequestNPerSecond = 100_000;
     private int maxCancelsPerSecond = 10_000;
     private int maxIgnoredFramesPerSecond = 10_000;
+    private int maxStreamErrorsPerSecond = 10_000;
+    private Duration minPeerKeepAliveInterval = Duration.ofSeconds(1);
+    private Duration maxPeerKeepAliveLifetime = Duration.ofMinutes(10);
 
     private Builder() {}
 
@@ -265,6 +300,9 @@ public final class ConnectionOptions {
       maxRequestNPerSecond = o.maxRequestNPerSecond;
       maxCancelsPerSecond = o.maxCancelsPerSecond;
       maxIgnoredFramesPerSecond = o.maxIgnoredFramesPerSecond;
+      maxStreamErrorsPerSecond = o.maxStreamErrorsPerSecond;
+      minPeerKeepAliveInterval = o.minPeerKeepAliveInterval;
+      maxPeerKeepAliveLifetime = o.maxPeerKeepAliveLifetime;
     }
 
     public Builder keepAlive(Duration interval, Duration maxLifetime) {
@@ -401,6 +439,24 @@ public final class ConnectionOptions {
     /** See {@link ConnectionOptions#maxIgnoredFramesPerSecond()}. */
     public Builder maxIgnoredFramesPerSecond(int frames) {
       this.maxIgnoredFramesPerSecond = positive(frames, "maxIgnoredFramesPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxStreamErrorsPerSecond()}. */
+    public Builder maxStreamErrorsPerSecond(int frames) {
+      this.maxStreamErrorsPerSecond = positive(frames, "maxStreamErrorsPerSecond");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#minPeerKeepAliveInterval()}. */
+    public Builder minPeerKeepAliveInterval(Duration interval) {
+      this.minPeerKeepAliveInterval = positiveMillis(interval, "minPeerKeepAliveInterval");
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#maxPeerKeepAliveLifetime()}. */
+    public Builder maxPeerKeepAliveLifetime(Duration lifetime) {
+      this.maxPeerKeepAliveLifetime = positiveMillis(lifetime, "maxPeerKeepAliveLifetime");
       return this;
     }
 

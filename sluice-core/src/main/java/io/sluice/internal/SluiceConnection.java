@@ -107,6 +107,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private Responder responder;
 
   private int state;
+  /**
+   * {@link #isOpen()} for other threads: the state is written on the loop only, and a plain read
+   * from another thread may be stale for ever. Written with every state change (see {@link
+   * #setState}).
+   */
+  private volatile boolean open = true;
   private final IntObjectHashMap<StreamState> streams = new IntObjectHashMap<>();
   private int activeRequesterStreams;
   private int activeResponderStreams;
@@ -135,6 +141,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean readPaused;
   private final Runnable flushTask = this::flushTaskRun;
   private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
+  /** Streams in {@link #blocked} that ended there (removed in bulk, see {@link #unblock}). */
+  private int endedWhileBlocked;
+  /** The transport is flushing a full batch while a frame is encoded (see beginFrameHead). */
+  private boolean flushingMidFrame;
+  private boolean pumpBlockedScheduled;
+  private final Runnable pumpBlockedTask = this::pumpBlockedLater;
   /**
    * Checks for a write stall; at most one is scheduled, and writability changes neither schedule
    * nor cancel one each time (a busy stream flips writability often): the check reschedules itself
@@ -153,6 +165,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private final RateBudget metadataPushBudget;
   private final RateBudget requestNBudget;
   private final RateBudget cancelBudget;
+  private final RateBudget streamErrorBudget;
   private final RateBudget ignoredBudget;
   private long reassemblyBytes;
 
@@ -167,6 +180,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private boolean deferRequests;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   /**
+   * The loop's full task queue refused a drain: {@link #drainScheduled} stays set (so calls pile
+   * up in our queue, not in the loop's), and the drain runs with the next call's hand-off or the
+   * loop's next turn for this connection.
+   */
+  private volatile boolean drainOwed;
+  /**
    * The loop rejected a drain: it has shut down. From then on the thread that finds it gone stands
    * in for it once it has terminated (see {@link #standInForLoop}).
    */
@@ -177,6 +196,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private final AtomicBoolean standingIn = new AtomicBoolean();
   /** {@link #onClosed} ran (the transport reported the close, or a stand-in did it for it). */
   private boolean closeReported;
+  /** A client's {@code transport.start} is running: a close it reports came before the start. */
+  private boolean starting;
   /** On a claim's list (see {@link LoopAffinity}); set and cleared on the loop's thread. */
   boolean claimDrainPending;
   private final Runnable drainTask = this::drainCommands;
@@ -225,6 +246,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond(), ticker);
     this.requestNBudget = new RateBudget(options.maxRequestNPerSecond(), ticker);
     this.cancelBudget = new RateBudget(options.maxCancelsPerSecond(), ticker);
+    this.streamErrorBudget = new RateBudget(options.maxStreamErrorsPerSecond(), ticker);
     this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond(), ticker);
   }
 
@@ -243,6 +265,22 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     c.deferRequests = true; // requests the factory makes must follow SETUP
     try {
       c.responder = responderFactory.apply(c);
+      if (c.responder == null) {
+        // Every request of the server would fail later, one swallowed exception each.
+        throw new IllegalStateException(
+            "the client's responder factory returned null (return a Responder that refuses"
+                + " requests instead, e.g. new Responder() {})");
+      }
+    } catch (Throwable t) {
+      if (setup.payload() != null) {
+        setup.payload().release();
+      }
+      // What the factory started through this requester is queued behind a drain: it runs as on
+      // a closed connection (no SETUP went out, so nothing may follow it).
+      c.closeCause =
+          new ConnectionErrorException("the connection did not start: " + Errors.message(t));
+      c.setState(CLOSED);
+      throw t;
     } finally {
       c.deferRequests = false;
     }
@@ -263,10 +301,22 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   // ===========================================================================================
 
   private void startClient(ClientSetup setup) {
-    state = ESTABLISHED;
-    transport.start(this);
-    leaseEnabled = options.lease();
+    setState(ESTABLISHED);
     Message payload = setup.payload();
+    starting = true;
+    try {
+      transport.start(this);
+    } finally {
+      starting = false;
+    }
+    if (closeReported) {
+      // The transport was closed before it started and said so from start(): no SETUP, no timers.
+      if (payload != null) {
+        payload.release();
+      }
+      return;
+    }
+    leaseEnabled = options.lease();
     try {
       ByteBuf metadata = payload != null && payload.hasMetadata() ? payload.metadata() : null;
       ByteBuf data = payload != null ? payload.data() : Unpooled.EMPTY_BUFFER;
@@ -303,7 +353,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   private void startServer() {
-    state = AWAITING_SETUP;
+    setState(AWAITING_SETUP);
     transport.start(this);
     long timeout = options.setupTimeout().toMillis();
     setupTimeoutTask =
@@ -332,6 +382,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
+    runOwedDrain();
     long now = ticker.nanoTime();
     if (heardFromPeer) {
       heardFromPeer = false;
@@ -374,7 +425,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   @Override
   public boolean isOpen() {
-    return state == ESTABLISHED || state == AWAITING_SETUP;
+    return open;
+  }
+
+  private void setState(int newState) {
+    state = newState;
+    open = newState == ESTABLISHED || newState == AWAITING_SETUP;
   }
 
   @Override
@@ -414,7 +470,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   private void startDraining() {
-    state = DRAINING;
+    setState(DRAINING);
     if (streams.isEmpty()) {
       closeNow(null);
       return;
@@ -456,7 +512,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     if (state == CLOSED) {
       return;
     }
-    state = CLOSED;
+    setState(CLOSED);
     closeCause = cause;
     cancelTimers();
     flushNow();
@@ -501,7 +557,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
     closeReported = true;
     if (state != CLOSED) {
-      state = CLOSED;
+      if (starting) {
+        closeCause =
+            new ConnectionErrorException("the transport closed before the connection started");
+      }
+      setState(CLOSED);
       cancelTimers();
       failAllStreams(new ConnectionErrorException("connection closed by the peer"));
     }
@@ -514,6 +574,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       runCommand(r);
     }
     blocked.clear();
+    endedWhileBlocked = 0;
     try {
       if (responder != null) {
         responder.onClose(closeCause);
@@ -555,24 +616,46 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       return;
     }
     if (drainScheduled.compareAndSet(false, true)) {
-      try {
-        loop.execute(drainTask);
-      } catch (RejectedExecutionException e) {
-        if (!loop.isShutdown()) {
-          drainScheduled.set(false); // a full task queue, say: the loop lives, the caller learns
-          throw e;
-        }
-        loopGone = true; // before the flag is reset: a call that finds it false then sees this
-        drainScheduled.set(false);
-        standInForLoop();
+      scheduleDrain();
+    } else if (drainOwed) {
+      drainOwed = false; // the hand-off a full queue refused: try again, there may be room now
+      scheduleDrain();
+    }
+  }
+
+  /**
+   * Hands the loop a drain of the command queue. The command that asked for it is queued already
+   * (and cannot be taken back out), so it must run: a call takes effect or throws, never both.
+   */
+  private void scheduleDrain() {
+    try {
+      loop.execute(drainTask);
+    } catch (RejectedExecutionException e) {
+      if (!loop.isShutdown()) {
+        // The loop lives, but its task queue is full (a bounded maxPendingTasks). The drain is
+        // owed, not dropped: the next call retries the hand-off, and the loop itself runs it the
+        // next time it works for this connection (a read, a keepalive timer), whichever is first.
+        drainOwed = true;
         return;
       }
-      if (loop.isShutdown()) {
-        // Accepted as the loop shut down: netty may drop such a task at termination (it cannot
-        // take it back out of its queue). A stand-in runs it then if the loop did not.
-        loopGone = true;
-        standInForLoop();
-      }
+      loopGone = true; // before the flag is reset: a call that finds it false then sees this
+      drainScheduled.set(false);
+      standInForLoop();
+      return;
+    }
+    if (loop.isShutdown()) {
+      // Accepted as the loop shut down: netty may drop such a task at termination (it cannot
+      // take it back out of its queue). A stand-in runs it then if the loop did not.
+      loopGone = true;
+      standInForLoop();
+    }
+  }
+
+  /** On the loop: runs the drain a full task queue refused (see {@link #scheduleDrain}). */
+  private void runOwedDrain() {
+    if (drainOwed) {
+      drainOwed = false;
+      drainCommands();
     }
   }
 
@@ -604,7 +687,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     while (standingIn.compareAndSet(false, true)) {
       try {
         if (state != CLOSED) {
-          state = CLOSED;
+          setState(CLOSED);
           closeCause = new ConnectionErrorException("the connection's event loop has shut down");
           try {
             cancelTimers(); // the loop canceled them as it shut down; this is only a safeguard
@@ -688,7 +771,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   public void fireAndForget(Message request, StreamListener listener) {
     enqueueOrRun(
         () -> {
-          Throwable refused = refuseRequest();
+          Throwable refused = refuseRequest(false);
           if (refused != null) {
             request.release();
             safeError(listener, refused);
@@ -709,9 +792,25 @@ public final class SluiceConnection implements Requester, FrameReceiver {
             safeError(listener, closedException());
             return;
           }
+          ByteBuf md = metadata.metadata();
+          int frameSize = Frames.HEADER_SIZE + md.readableBytes();
+          int largest = Math.min(Frames.MAX_FRAME_SIZE, options.maxFrameSize());
+          if (frameSize > largest) {
+            // METADATA_PUSH cannot be fragmented: past the u24 length it would put the byte stream
+            // out of sync, past the peer's largest frame it gets the connection closed.
+            metadata.release();
+            safeError(
+                listener,
+                new IllegalArgumentException(
+                    "METADATA_PUSH frame of "
+                        + frameSize
+                        + " bytes is larger than the largest frame ("
+                        + largest
+                        + " bytes, ConnectionOptions.maxFrameSize); it cannot be fragmented"));
+            return;
+          }
           try {
-            ByteBuf md = metadata.metadata();
-            ByteBuf out = beginFrame(Frames.HEADER_SIZE + md.readableBytes());
+            ByteBuf out = beginFrame(frameSize);
             Frames.writeMetadataPush(out, md);
             endFrame(out);
           } finally {
@@ -755,12 +854,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
           s, new IllegalArgumentException("initial request must be positive: " + initialRequest));
       return;
     }
-    Throwable refused = refuseRequest();
-    if (refused == null && activeRequesterStreams >= options.maxActiveStreams()) {
-      refused =
-          RejectedException.stackless(
-              "too many live requests on this connection (" + options.maxActiveStreams() + ")");
-    }
+    Throwable refused = refuseRequest(true);
     if (refused != null) {
       request.release();
       s.terminated = true;
@@ -789,13 +883,23 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
-  /** Why a new request cannot start now, or null if it can. */
-  private Throwable refuseRequest() {
+  /**
+   * Why a new request cannot start now, or null if it can; then it spends a lease permit (only a
+   * request that goes out may: the peer counts what it receives).
+   *
+   * @param stream the request opens a stream (not fire-and-forget), which counts against {@link
+   *     ConnectionOptions#maxActiveStreams()}
+   */
+  private Throwable refuseRequest(boolean stream) {
     if (state == DRAINING) {
       return new ConnectionCloseException("connection is closing; no new requests");
     }
     if (state != ESTABLISHED) {
       return closedException();
+    }
+    if (stream && activeRequesterStreams >= options.maxActiveStreams()) {
+      return RejectedException.stackless(
+          "too many live requests on this connection (" + options.maxActiveStreams() + ")");
     }
     if (leaseEnabled) {
       if (!leaseReceived) {
@@ -889,6 +993,19 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
   }
 
+  /**
+   * A stream waiting in {@link #blocked} ended. Removing it there would be a scan per stream, so
+   * ended streams are counted and dropped all at once when they make half of the list: it holds at
+   * most about twice the live streams, whatever a peer that opens and ends streams while it reads
+   * slowly does.
+   */
+  void endedWhileBlocked() {
+    if (++endedWhileBlocked >= 16 && endedWhileBlocked * 2 >= blocked.size()) {
+      blocked.removeIf(st -> st.terminated);
+      endedWhileBlocked = 0;
+    }
+  }
+
   // ===========================================================================================
   // Inbound
   // ===========================================================================================
@@ -905,6 +1022,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   @Override
   public void onReadComplete() {
+    runOwedDrain();
     inReadBatch = false;
     flushAfterFrame = false;
     earlyFlushDone = false;
@@ -938,6 +1056,28 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       readPaused = false;
       transport.setReadEnabled(true);
     }
+    if (flushingMidFrame) {
+      // Reported from inside the flush of a full batch, while a frame (or one of the fragments
+      // of a message) is being encoded: a producer pumped now would write its stream's next
+      // frame ahead of the rest of that message. Pump once the encoding is over.
+      if (!pumpBlockedScheduled) {
+        pumpBlockedScheduled = true;
+        loop.execute(pumpBlockedTask);
+      }
+      return;
+    }
+    pumpBlocked();
+  }
+
+  private void pumpBlockedLater() {
+    pumpBlockedScheduled = false;
+    if (state != CLOSED && transport.isWritable()) {
+      pumpBlocked();
+    }
+  }
+
+  /** Gives the streams that waited for writability their turn, while the transport stays so. */
+  private void pumpBlocked() {
     int n = blocked.size();
     for (int i = 0; i < n && transport.isWritable(); i++) {
       StreamState s = blocked.poll();
@@ -945,6 +1085,10 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         break; // a pump's producer closed the connection (its close cleared the queue)
       }
       s.blocked = false;
+      if (s.terminated) {
+        endedWhileBlocked--;
+        continue;
+      }
       s.pump();
     }
     requestFlush();
@@ -1120,10 +1264,15 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       payload.release();
     }
     responder = accepted;
-    state = ESTABLISHED;
-    peerLifetimeNanos = TimeUnit.MILLISECONDS.toNanos(lifetime);
+    setState(ESTABLISHED);
+    // The client chooses, within the server's bounds: a lifetime no longer than the ceiling, and
+    // a check period no shorter than the floor (nor longer than the lifetime).
+    long lifetimeMillis = Math.min(lifetime, options.maxPeerKeepAliveLifetime().toMillis());
+    long checkMillis =
+        Math.max(options.minPeerKeepAliveInterval().toMillis(), Math.min(keepAlive, lifetimeMillis));
+    peerLifetimeNanos = TimeUnit.MILLISECONDS.toNanos(lifetimeMillis);
     // The server does not send keepalives (rsocket-java#1128), it only checks the client's.
-    startKeepAlive(keepAlive, false);
+    startKeepAlive(checkMillis, false);
     if (Setup.leaseRequested(frame)) {
       leaseEnabled = true;
       startLeaseGrants();
@@ -1342,6 +1491,9 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         return;
       case FrameType.ERROR:
         {
+          if (overBudget(streamErrorBudget, "stream ERROR frames")) {
+            return;
+          }
           int code = Frames.errorCode(frame);
           SluiceException e = SluiceException.from(code, Frames.errorMessage(frame));
           boolean notify = !s.terminated;
@@ -1912,7 +2064,12 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       // which belongs to the transport now (and may already be released).
       batch = null;
       transport.write(b);
-      transport.flush();
+      flushingMidFrame = true;
+      try {
+        transport.flush();
+      } finally {
+        flushingMidFrame = false;
+      }
       b = batch; // null, or a batch a re-entrant writer started during the flush
     }
     Frames.writeU24(b, size);
@@ -1982,6 +2139,11 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   /** Bytes held by fragmented messages still being reassembled, for tests. Call on the loop. */
   long reassemblyBytes() {
     return reassemblyBytes;
+  }
+
+  /** Streams waiting for the transport to become writable, for tests. Call on the loop. */
+  int blockedStreams() {
+    return blocked.size();
   }
 
   /** Live streams, for tests and metrics. Call on the loop. */

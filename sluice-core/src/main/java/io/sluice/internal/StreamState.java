@@ -357,6 +357,9 @@ final class StreamState implements StreamHandle {
     outboundDone = true;
     releaseFragments();
     conn.unregister(this);
+    if (blocked) {
+      conn.endedWhileBlocked();
+    }
   }
 
   void releaseFragments() {

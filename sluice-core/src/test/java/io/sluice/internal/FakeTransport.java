@@ -82,7 +82,26 @@ final class FakeTransport implements DuplexTransport {
     assertThat(loop.inEventLoop()).isTrue();
     this.receiver = receiver;
     this.highWaterMark = receiver.maxQueuedOutboundBytes();
+    if (closedBeforeStart) {
+      // As NettyDuplexTransport does when its channel closed before the connection started.
+      isClosed = true;
+      closed.complete(null);
+      receiver.onClosed();
+    }
   }
+
+  /**
+   * When true, {@link #start} finds the transport already closed and reports {@code onClosed()}
+   * before it returns, as a netty channel that closed before the connection started does.
+   */
+  volatile boolean closedBeforeStart;
+
+  /**
+   * When true, a flush that finds the transport unwritable makes the peer take everything and
+   * reports writability from inside the flush, as netty may (its outbound buffer fires the event
+   * from the flush that drained it).
+   */
+  volatile boolean writableInsideFlush;
 
   @Override
   public void write(ByteBuf buf) {
@@ -134,6 +153,12 @@ final class FakeTransport implements DuplexTransport {
         }
       }
       stream.discardReadComponents();
+    }
+    if (writableInsideFlush && !writable && !isClosed) {
+      queuedBytes = 0;
+      peerReading = true;
+      writable = true;
+      receiver.onWritabilityChanged(true);
     }
   }
 

@@ -469,4 +469,66 @@ class FragmentationEngineTest extends EngineTestBase {
     assertThat(responder.requests).isEmpty();
     // The fragments held for reassembly are released (the leak check would report them).
   }
+
+  /**
+   * A flush made while the fragments of one message are encoded (a full batch goes out) can make
+   * the transport writable from inside the flush, as netty does. A blocked stream pumped right
+   * there whose producer answers at once would put its next frame between the fragments of the
+   * message before it: the peer would rebuild garbage. The stream here is that very stream.
+   */
+  @Test
+  void aWritabilityChangeInsideAMidMessageFlushPutsNoFrameBetweenTheFragments() {
+    client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
+    StreamHandle[] handle = new StreamHandle[1];
+    int[] grants = new int[1];
+    StreamListener producer =
+        new Recorder() {
+          @Override
+          public void onRequest(long n) {
+            super.onRequest(n);
+            if (++grants[0] > 1) {
+              handle[0].next(msg("after")); // a producer that answers each grant at once
+            }
+          }
+        };
+    handle[0] = Loop.call(loop, () -> conn.requestChannel(msg("first"), false, 1, producer));
+    int id = transport.next(FrameType.REQUEST_CHANNEL).streamId();
+    transport.inject(Wire.requestN(id, 1)); // the producer holds one message of credit
+    Loop.settle(loop);
+    assertThat(grants[0]).isEqualTo(1);
+    transport.setWritable(false);
+    transport.inject(Wire.requestN(id, 10)); // more credit while unwritable: the stream blocks
+    Loop.settle(loop);
+    assertThat(grants[0]).isEqualTo(1);
+    transport.writableInsideFlush = true;
+
+    int size = 300 * 1024; // several fragments at the 64 KiB MTU, so batches fill mid-message
+    handle[0].next(Message.of(null, Wire.bytes(Wire.pattern(size, 7)))); // queued from this thread
+
+    List<Wire.Sent> frames = new ArrayList<>();
+    for (Wire.Sent f : transport.drain()) {
+      if (f.streamId() == id) {
+        frames.add(f);
+      }
+    }
+    assertThat(grants[0]).as("the blocked stream was pumped").isGreaterThan(1);
+    int fragments = 0;
+    int bytes = 0;
+    for (Wire.Sent f : frames) {
+      boolean follows = f.has(Frames.FLAG_FOLLOWS);
+      fragments++;
+      bytes += f.data().length;
+      if (!follows) {
+        break;
+      }
+    }
+    assertThat(bytes)
+        .as("the frames up to the first without FOLLOWS are the fragments of one message: %s", frames)
+        .isEqualTo(size);
+    assertThat(fragments).isGreaterThan(2);
+    assertThat(frames.subList(fragments, frames.size()))
+        .as("what the producer sent after it")
+        .isNotEmpty()
+        .allSatisfy(f -> assertThat(f.dataUtf8()).isEqualTo("after"));
+  }
 }

@@ -2,6 +2,11 @@ package io.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.RejectedExecutionHandlers;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
@@ -13,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Calls on a stream from threads off its event loop, and one task that makes them in place. */
@@ -28,6 +35,112 @@ class StreamCallsEngineTest extends EngineTestBase {
     assertThat(transport.next(FrameType.REQUEST_CHANNEL).dataUtf8()).isEqualTo("first");
     transport.next(FrameType.CANCEL);
     transport.assertNothingSent();
+  }
+
+  /**
+   * A live loop whose task queue is full (a bounded {@code maxPendingTasks}) refuses the hand-off
+   * of a call from another thread. The call is queued already (the queue cannot give it back), so
+   * it must not also throw: its caller would release the message again or retry the request. It
+   * runs once, in order, with the next call's hand-off.
+   */
+  @Test
+  void aCallWhoseHandOffAFullLoopRefusesRunsOnceWithTheNextCall() throws Exception {
+    onFullLoop(
+        (c, delivered) -> {
+          Recorder taken = new Recorder();
+          c.fireAndForget(Message.utf8(Wire.ALLOC, "next"), taken);
+          taken.take("complete");
+          return "next";
+        });
+  }
+
+  /** The same refused hand-off with no later call: the loop's next read runs it. */
+  @Test
+  void aCallWhoseHandOffAFullLoopRefusesRunsOnceWithTheNextRead() throws Exception {
+    onFullLoop(
+        (c, delivered) -> {
+          transport.inject(Wire.keepAlive(false, 0, new byte[0]));
+          return null;
+        });
+  }
+
+  interface AfterRefusal {
+    /** Makes the connection run its queue; returns the data of a call it made, if any. */
+    String run(SluiceConnection c, Recorder refused) throws Exception;
+  }
+
+  private void onFullLoop(AfterRefusal after) throws Exception {
+    SingleThreadEventExecutor bounded =
+        new DefaultEventExecutor(
+            null, new DefaultThreadFactory("bounded-loop"), 16, RejectedExecutionHandlers.reject());
+    CountDownLatch release = new CountDownLatch(1);
+    try {
+      transport = new FakeTransport(bounded, Framing.LENGTH_PREFIXED);
+      SluiceConnection c =
+          Loop.call(
+              bounded,
+              () ->
+                  SluiceConnection.client(
+                      transport, opts().build(), ClientSetup.defaults(), r -> new Responder() {}));
+      transport.next(FrameType.SETUP);
+      CountDownLatch busy = new CountDownLatch(1);
+      bounded.execute(
+          () -> {
+            busy.countDown();
+            try {
+              release.await(Loop.WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+      assertThat(busy.await(Loop.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      AtomicInteger fillersRun = new AtomicInteger();
+      AtomicInteger fillers = new AtomicInteger(Integer.MAX_VALUE);
+      CountDownLatch fillersDone = new CountDownLatch(1);
+      int queued = 0;
+      while (queued < 1000) {
+        try {
+          bounded.execute(
+              () -> {
+                if (fillersRun.incrementAndGet() == fillers.get()) {
+                  fillersDone.countDown();
+                }
+              });
+          queued++;
+        } catch (RejectedExecutionException full) {
+          break;
+        }
+      }
+      assertThat(queued).as("the loop's queue is full").isLessThan(1000);
+      fillers.set(queued); // none has run yet: the loop is busy
+
+      Message refusedRequest = Message.utf8(Wire.ALLOC, "refused");
+      Recorder refused = new Recorder();
+      c.fireAndForget(refusedRequest, refused); // must not throw: it is queued for good
+      release.countDown();
+      assertThat(fillersDone.await(Loop.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+      String next = after.run(c, refused);
+      refused.take("complete");
+      List<String> sent = new ArrayList<>();
+      for (Wire.Sent s : transport.drain()) {
+        if (s.type() == FrameType.REQUEST_FNF) {
+          sent.add(s.dataUtf8());
+        }
+      }
+      if (next != null) {
+        assertThat(sent).containsExactly("refused", next);
+      } else {
+        assertThat(sent).containsExactly("refused");
+      }
+      assertThat(refused.all).as("signals of the refused hand-off's call").hasSize(1);
+      assertThat(refusedRequest.refCnt()).isZero();
+      Loop.run(bounded, c::dispose);
+      Loop.settle(bounded);
+    } finally {
+      release.countDown();
+      bounded.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+    }
   }
 
   /**

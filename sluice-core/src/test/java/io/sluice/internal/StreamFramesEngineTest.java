@@ -16,11 +16,13 @@ import io.sluice.exceptions.RejectedException;
 import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
+import io.sluice.transport.DuplexTransport.Framing;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Cancel, errors and the frames a peer may send on streams, including the odd ones. */
 class StreamFramesEngineTest extends EngineTestBase {
@@ -58,6 +60,34 @@ class StreamFramesEngineTest extends EngineTestBase {
     assertThat(producer.take()).isEqualTo("metadata-push:pushed");
     transport.assertNothingSent();
     assertThat(Loop.call(loop, conn::activeStreams)).isZero();
+  }
+
+  /**
+   * METADATA_PUSH cannot be fragmented: one whose frame would not fit the u24 length, or exceed
+   * the frame size a peer with our limits accepts, is refused with a clear error (and released)
+   * instead of putting the byte stream out of sync or getting the connection closed.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {64 * 1024, 0xFFFFFF})
+  void aMetadataPushTooLargeForOneFrameIsRefusedNotSent(int maxFrameSize) {
+    client(opts().maxFrameSize(maxFrameSize).build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
+    int fits = maxFrameSize - Frames.HEADER_SIZE;
+    Recorder refused = new Recorder();
+    Message tooBig = Message.of(Wire.bytes(Wire.pattern(fits + 1, 3)), Wire.ALLOC.buffer(0));
+    conn.metadataPush(tooBig, refused);
+    Ev e = refused.take("error");
+    assertThat(e.error())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("METADATA_PUSH")
+        .hasMessageContaining(Integer.toString(maxFrameSize));
+    assertThat(tooBig.refCnt()).isZero();
+    transport.assertNothingSent();
+    assertThat(conn.isOpen()).isTrue();
+
+    Recorder sent = new Recorder();
+    conn.metadataPush(Message.of(Wire.bytes(Wire.pattern(fits, 4)), Wire.ALLOC.buffer(0)), sent);
+    sent.take("complete");
+    assertThat(transport.next(FrameType.METADATA_PUSH).size()).isEqualTo(maxFrameSize);
   }
 
   @Test

@@ -64,6 +64,18 @@ public final class ManualClockLoop extends SingleThreadEventExecutor {
     throw new AssertionError("timers kept falling due after a million loop turns");
   }
 
+  /** True if a timer is scheduled on this loop (one that was canceled does not count). */
+  public boolean hasTimers() {
+    try {
+      return submit(() -> nextScheduledTaskDeadlineNanos() != -1).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new AssertionError("the loop did not run a task within 30 s", e);
+    }
+  }
+
   private boolean timerDue() {
     long deadline = nextScheduledTaskDeadlineNanos();
     return deadline != -1 && deadline - clock.nanoTime() <= 0;

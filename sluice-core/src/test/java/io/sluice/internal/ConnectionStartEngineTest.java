@@ -1,0 +1,127 @@
+package io.sluice.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+import io.sluice.Message;
+import io.sluice.Responder;
+import io.sluice.core.ClientSetup;
+import io.sluice.exceptions.ConnectionErrorException;
+import io.sluice.test.ManualClockLoop;
+import io.sluice.transport.DuplexTransport.Framing;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** How a connection starts: a transport closed before the start, a bad responder, its state. */
+class ConnectionStartEngineTest extends EngineTestBase {
+
+  @Override
+  SingleThreadEventExecutor newLoop() {
+    return new ManualClockLoop();
+  }
+
+  private static ClientSetup setupWithPayload(Message payload) {
+    return ClientSetup.of(Wire.MIME, Wire.MIME, payload);
+  }
+
+  /**
+   * A transport may report the close from inside start (NettyDuplexTransport does when its channel
+   * closed before the connection started). The client then sends no SETUP, leaves no timer behind
+   * (keepalive, lease grants), and its close is a failure, not a clean end.
+   */
+  @Test
+  void aClientWhoseTransportClosedBeforeItStartedSendsNothingAndLeavesNoTimer() {
+    transport = new FakeTransport(loop, Framing.LENGTH_PREFIXED);
+    transport.closedBeforeStart = true;
+    Message payload = Message.utf8(Wire.ALLOC, "md", "setup data");
+    conn =
+        Loop.call(
+            loop,
+            () ->
+                SluiceConnection.client(
+                    transport,
+                    opts().lease(true).keepAlive(Duration.ofSeconds(1), Duration.ofSeconds(5)).build(),
+                    setupWithPayload(payload),
+                    r -> new Responder() {}));
+    assertThat(payload.refCnt()).as("the setup payload is released").isZero();
+    assertThat(clock().hasTimers()).as("a timer left on the loop").isFalse();
+    clock().advance(1, TimeUnit.MINUTES);
+    assertThat(transport.drain()).as("frames written after the close").isEmpty();
+    Throwable closed = Loop.awaitOutcome(conn.onClose());
+    assertThat(closed)
+        .isInstanceOf(ConnectionErrorException.class)
+        .hasMessageContaining("closed before");
+    assertThat(Loop.awaitOutcome(conn.ready())).isNotNull();
+    assertThat(conn.isOpen()).isFalse();
+  }
+
+  /**
+   * A client responder factory that returns null would make every request of the server fail
+   * with a NullPointerException the engine swallows: it is refused when the client starts, before
+   * anything is sent, and the setup payload is released.
+   */
+  @Test
+  void aClientResponderFactoryReturningNullIsRefusedAtTheStart() {
+    transport = new FakeTransport(loop, Framing.LENGTH_PREFIXED);
+    Message payload = Message.utf8(Wire.ALLOC, "setup data");
+    assertThatThrownBy(
+            () ->
+                Loop.call(
+                    loop,
+                    () ->
+                        SluiceConnection.client(
+                            transport, opts().build(), setupWithPayload(payload), r -> null)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("returned null");
+    assertThat(payload.refCnt()).as("the setup payload is released").isZero();
+    assertThat(transport.drain()).as("nothing sent").isEmpty();
+    assertThat(clock().hasTimers()).isFalse();
+  }
+
+  @Test
+  void aClientResponderFactoryThatThrowsReleasesTheSetupPayload() {
+    transport = new FakeTransport(loop, Framing.LENGTH_PREFIXED);
+    Message payload = Message.utf8(Wire.ALLOC, "setup data");
+    assertThatThrownBy(
+            () ->
+                Loop.call(
+                    loop,
+                    () ->
+                        SluiceConnection.client(
+                            transport,
+                            opts().build(),
+                            setupWithPayload(payload),
+                            r -> {
+                              throw new IllegalArgumentException("factory bug");
+                            })))
+        .hasMessageContaining("factory bug");
+    assertThat(payload.refCnt()).isZero();
+    assertThat(transport.drain()).isEmpty();
+  }
+
+  /**
+   * {@code isOpen()} is public API read from any thread, while the state changes on the loop: what
+   * it reads must be published to other threads (a plain field may be read stale for ever, for
+   * example hoisted out of a caller's polling loop by the JIT).
+   */
+  @Test
+  void isOpenReadsAFieldPublishedToOtherThreads() throws Exception {
+    Field open = SluiceConnection.class.getDeclaredField("open");
+    assertThat(Modifier.isVolatile(open.getModifiers())).as("volatile").isTrue();
+
+    acceptedServer(opts().build(), new Responder() {});
+    assertThat(conn.isOpen()).isTrue();
+    CompletableFuture<Boolean> seen = new CompletableFuture<>();
+    Loop.run(loop, () -> conn.close());
+    // Read from a thread that has no happens-before edge with the loop's close.
+    Thread reader = new Thread(() -> seen.complete(conn.isOpen()));
+    reader.start();
+    reader.join(TimeUnit.SECONDS.toMillis(Loop.WAIT_SECONDS));
+    assertThat(seen.getNow(true)).isFalse();
+  }
+}
