@@ -34,7 +34,10 @@ public interface DuplexTransport {
 
   ByteBufAllocator alloc();
 
-  /** Starts delivering inbound frames to {@code receiver}. Called once. */
+  /**
+   * Starts delivering inbound frames to {@code receiver}. Called once, on the loop. A transport
+   * that is already closed reports {@link FrameReceiver#onClosed()} from inside this call.
+   */
   void start(FrameReceiver receiver);
 
   /** Queues {@code buf} for writing without flushing; takes ownership. */

@@ -84,6 +84,27 @@ class ConnectionsTest {
     assertThat(payload.refCnt()).isZero();
   }
 
+  /**
+   * A client responder function that returns null is refused when the connection starts, with a
+   * clear error, instead of failing every request of the server with a swallowed exception.
+   */
+  @ParameterizedTest
+  @EnumSource(TestTransport.class)
+  void aClientResponderFunctionReturningNullFailsTheConnect(TestTransport t) {
+    try (Harness h = Harness.builder(t).responder(new EchoResponder("server")).noClient().start()) {
+      Message payload = msg("md", "data");
+      StepVerifier.create(
+              SluiceClient.builder(h.clientTransport())
+                  .setup(ClientSetup.of("a/b", "c/d", payload))
+                  .responder(r -> null)
+                  .connect())
+          .expectErrorSatisfies(
+              e -> assertThat(e).hasMessageContaining("responder function returned null"))
+          .verify(TIMEOUT);
+      assertThat(payload.refCnt()).isZero();
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(TestTransport.class)
   void aBrokenPeerDoesNotDisturbOtherConnections(TestTransport t) {

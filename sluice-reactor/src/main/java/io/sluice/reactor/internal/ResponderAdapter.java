@@ -28,8 +28,17 @@ public final class ResponderAdapter implements Responder {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(ResponderAdapter.class);
   private final ReactorResponder handler;
 
+  /**
+   * @throws NullPointerException if {@code handler} is null (an acceptor or responder function
+   *     that returned null): refused here, when the connection starts, rather than failing every
+   *     request it would have handled
+   */
   public ResponderAdapter(ReactorResponder handler) {
-    this.handler = handler;
+    this.handler =
+        Objects.requireNonNull(
+            handler,
+            "the acceptor or responder function returned null (return a ReactorResponder that"
+                + " refuses requests instead, e.g. new ReactorResponder() {})");
   }
 
   @Override
