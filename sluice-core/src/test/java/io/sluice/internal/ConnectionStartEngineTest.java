@@ -108,9 +108,11 @@ class ConnectionStartEngineTest extends EngineTestBase {
   }
 
   /**
-   * {@code isOpen()} is public API read from any thread, while the state changes on the loop: what
-   * it reads must be published to other threads (a plain field may be read stale for ever, for
-   * example hoisted out of a caller's polling loop by the JIT).
+   * {@code isOpen()} is public API read from any thread, while the state changes on the loop: the
+   * field it reads must be published to other threads (a plain field may be read stale for ever,
+   * for example hoisted out of a caller's polling loop by the JIT). A stale read cannot be made to
+   * happen on demand, so the field's modifier is what this test holds; the rest checks the answer
+   * another thread gets after the close.
    */
   @Test
   void isOpenReadsAFieldPublishedToOtherThreads() throws Exception {
@@ -119,9 +121,8 @@ class ConnectionStartEngineTest extends EngineTestBase {
 
     acceptedServer(opts().build(), new Responder() {});
     assertThat(conn.isOpen()).isTrue();
-    CompletableFuture<Boolean> seen = new CompletableFuture<>();
     Loop.run(loop, () -> conn.close());
-    // Read from a thread that has no happens-before edge with the loop's close.
+    CompletableFuture<Boolean> seen = new CompletableFuture<>();
     Thread reader = new Thread(() -> seen.complete(conn.isOpen()));
     reader.start();
     reader.join(TimeUnit.SECONDS.toMillis(Loop.WAIT_SECONDS));
