@@ -84,9 +84,11 @@ final class EchoImpl implements ReactorEchoService {
 
   @Override
   public Flux<EchoReply> chat(Flux<EchoRequest> requests) {
+    // The whole call's cancel counts too: a deadline may cancel it before a "sleep" step started.
+    CountDownLatch latch = cancelled;
     return requests.index().concatMap(t -> t.getT2().getAction().isEmpty()
         ? Mono.just(reply("echo:" + t.getT2().getText(), t.getT1().intValue()))
-        : act(t.getT2()));
+        : act(t.getT2())).doOnCancel(latch::countDown);
   }
 
   @Override
