@@ -13,6 +13,7 @@ import io.sluice.exceptions.RejectedException;
 import io.sluice.exceptions.SluiceException;
 import io.sluice.test.ManualClockLoop;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -233,6 +234,10 @@ class GracefulCloseTest {
       // The other stream is cut by the drain timeout.
       assertThat(cut.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(ConnectionCloseException.class);
       assertThat(atClose.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("answered=true cut=true");
+      if (clock == null && List.of(server.end(), server.end()).contains("held:cancel")) {
+        // The answer came after the drain timeout cancelled its handler: the sink kept it.
+        answer.asMono().subscribe(Message::release);
+      }
     } finally {
       if (clock != null) {
         clock.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
