@@ -64,7 +64,8 @@ final class EchoImpl implements ReactorEchoService {
   public Flux<EchoReply> repeat(EchoRequest request) {
     if (request.getAction().equals("sleep")) {
       CountDownLatch latch = cancelled;
-      return Flux.just(reply("first", 0)).concatWith(Flux.<EchoReply>never().doOnCancel(latch::countDown));
+      // The whole call's cancel counts: a deadline may cancel it before "never" is subscribed.
+      return Flux.just(reply("first", 0)).concatWith(Flux.<EchoReply>never()).doOnCancel(latch::countDown);
     }
     Flux<EchoReply> items =
         Flux.range(0, request.getCount()).map(i -> reply(request.getText() + "-" + i, i));
