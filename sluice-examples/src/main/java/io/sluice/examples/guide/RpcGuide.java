@@ -19,6 +19,7 @@ import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.SluiceClient;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
+import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
@@ -29,8 +30,11 @@ import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.LongAdder;
 
 /** docs/guide/rpc.md: serving and calling the example Greeter (greeter.proto). */
 final class RpcGuide {
@@ -124,5 +128,25 @@ final class RpcGuide {
     new GrpcGreeterClient(requester.unwrap()).sayHello(request, responseObserver);  // errors: StatusRuntimeException
     // end::grpc-flavor[]
     return registry;
+  }
+
+  static Map<Status.Code, LongAdder> instrumentation(ServiceRegistry registry, ReactorRequester requester) {
+    // tag::instrumentation[]
+    // Calls ended, by status. Runs on the connection's event loop: keep it cheap, never block.
+    Map<Status.Code, LongAdder> ended = new ConcurrentHashMap<>();
+    RpcInstrumentation instrumentation = (call, method) -> new RpcInstrumentation.CallObserver() {
+      @Override
+      public void onEnd(Status status, long nanosSinceStart) {
+        ended.computeIfAbsent(status.code(), code -> new LongAdder()).increment();
+      }
+    };
+    // Server side: every call the registry serves.
+    Connections.serve(TcpServerTransport.create("127.0.0.1", 7878), ConnectionOptions.defaults(),
+        RpcResponder.acceptor(registry, instrumentation));
+    // Client side: every call made through this stub.
+    ReactorGreeterClient greeter =
+        new ReactorGreeterClient(requester).withOptions(CallOptions.DEFAULT.withInstrumentation(instrumentation));
+    // end::instrumentation[]
+    return greeter == null ? null : ended;
   }
 }
