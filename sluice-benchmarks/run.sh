@@ -36,11 +36,11 @@ needs_jdk21_build() {
 }
 
 # Everything sluice-benchmarks depends on: the core, the transport, every flavor impl's module, the
-# RPC runtime, its compiler and sluice-examples (whose bench.proto the sluice-rpc impl calls).
+# RPC runtime and its compiler (which generates the sluice-rpc impl's service).
 if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root/sluice-core" \
   "$root/sluice-transport-netty" "$root/sluice-reactor" "$root/sluice-flavor-support" \
   "$root/sluice-futures" "$root/sluice-rxjava" "$root/sluice-mutiny" "$root/sluice-grpc-stub" \
-  "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" "$root/sluice-examples" \
+  "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" \
   "$root/sluice-virtualthreads" "$bench" || needs_jdk21_build; then
   echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
   (cd "$root" && mvn -q -B -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {

@@ -111,7 +111,12 @@ final class Orchestrator {
 
   /** Starts the server child of {@code impl}, pinned to CPU 0 when pinning is on. */
   private Child startServer(String impl, String interaction, int size) throws IOException {
-    return Child.start(command(impl, 0, true, "server", "--impl", impl,
+    return startServer(impl, null, interaction, size);
+  }
+
+  private Child startServer(String impl, String classpath, String interaction, int size)
+      throws IOException {
+    return Child.start(command(impl, classpath, 0, true, "server", "--impl", impl,
         "--interaction", interaction, "--size", String.valueOf(size)));
   }
 
@@ -223,7 +228,9 @@ final class Orchestrator {
       try {
         for (int k = 0; k < 2; k++) {
           boolean isA = (k == 0) == (e % 2 == 0);
-          Running x = Running.start(this, isA ? implA : implB, interaction, size);
+          // SLUICE_BENCH_CLASSPATH_B: B's processes run another build (A/B of two builds).
+          String cp = isA ? null : System.getenv("SLUICE_BENCH_CLASSPATH_B");
+          Running x = Running.start(this, isA ? implA : implB, cp, interaction, size);
           if (isA) {
             a = x;
           } else {
@@ -300,14 +307,14 @@ final class Orchestrator {
       this.counting = counting;
     }
 
-    static Running start(Orchestrator o, String impl, String interaction, int size)
+    static Running start(Orchestrator o, String impl, String classpath, String interaction, int size)
         throws IOException, InterruptedException {
-      Child server = o.startServer(impl, interaction, size);
+      Child server = o.startServer(impl, classpath, interaction, size);
       Child client = null;
       try {
         int port = server.listening();
         // The client's own clock does not end the run: the orchestrator stops it.
-        client = Child.start(o.command(impl, 1, false, "client", "--impl", impl,
+        client = Child.start(o.command(impl, classpath, 1, false, "client", "--impl", impl,
             "--interaction", interaction, "--size", String.valueOf(size),
             "--port", String.valueOf(port),
             "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
@@ -380,6 +387,12 @@ final class Orchestrator {
   }
 
   private List<String> command(String impl, int cpu, boolean server, String... args) {
+    return command(impl, null, cpu, server, args);
+  }
+
+  /** The child's command line; {@code classpath} null or empty means this JVM's class path. */
+  private List<String> command(
+      String impl, String classpath, int cpu, boolean server, String... args) {
     List<String> cmd = new ArrayList<>();
     if (pin) {
       cmd.addAll(List.of("taskset", "-c", String.valueOf(cpu)));
@@ -411,7 +424,8 @@ final class Orchestrator {
       cmd.add(jar);
     } else {
       cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(
+          classpath == null || classpath.isEmpty() ? System.getProperty("java.class.path") : classpath);
       cmd.add(BenchMain.class.getName());
     }
     cmd.addAll(Arrays.asList(args));

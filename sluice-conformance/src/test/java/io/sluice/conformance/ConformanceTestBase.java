@@ -11,6 +11,8 @@ import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -113,7 +115,13 @@ abstract class ConformanceTestBase {
       }
     }
     for (RawPeer p : peers) {
-      assertThat(p.violations()).as("send-side rule violations in frames Sluice sent").isEmpty();
+      List<String> violations = new ArrayList<>();
+      for (WireFrame f : p.all()) {
+        for (String broken : SendRules.check(f)) {
+          violations.add(f + ": " + broken);
+        }
+      }
+      assertThat(violations).as("send-side rule violations in frames Sluice sent").isEmpty();
       assertThat(p.failure()).as("how the raw peer's connection broke").isNull();
     }
     if (failure instanceof Exception) {

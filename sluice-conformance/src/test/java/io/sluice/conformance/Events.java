@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.Message;
 import io.sluice.StreamListener;
 import io.sluice.exceptions.SluiceException;
+import io.sluice.test.RawPeer;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;

@@ -1,10 +1,12 @@
 package io.sluice.conformance;
 
-import static io.sluice.conformance.WireFrame.*;
+import static io.sluice.test.WireFrame.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Requester;
 import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,11 +1,13 @@
 package io.sluice.conformance;
 
-import static io.sluice.conformance.WireFrame.*;
+import static io.sluice.test.WireFrame.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.Message;
 import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

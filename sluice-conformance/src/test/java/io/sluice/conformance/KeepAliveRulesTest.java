@@ -1,9 +1,11 @@
 package io.sluice.conformance;
 
-import static io.sluice.conformance.WireFrame.*;
+import static io.sluice.test.WireFrame.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -6,6 +6,7 @@ import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import io.sluice.test.RawPeer;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;

@@ -1,7 +1,8 @@
 package io.sluice.conformance;
 
-import static io.sluice.conformance.WireFrame.*;
+import static io.sluice.test.WireFrame.*;
 
+import io.sluice.test.WireFrame;
 import java.util.ArrayList;
 import java.util.List;
 

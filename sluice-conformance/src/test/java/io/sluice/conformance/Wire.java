@@ -1,23 +1,16 @@
 package io.sluice.conformance;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.sluice.Acceptor;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
+import io.sluice.test.RawPeer;
 import io.sluice.transport.ClientTransport;
-import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.local.LocalRawPeer;
 import io.sluice.transport.local.LocalTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -57,16 +50,9 @@ enum Wire {
       @Override
       public RawPeer connectRaw() {
         if (Wire.this == TCP) {
-          try {
-            Socket s = new Socket();
-            int port = ((InetSocketAddress) bound.address()).getPort();
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
-            return new RawPeer.Tcp(s);
-          } catch (IOException e) {
-            throw new AssertionError(e);
-          }
+          return RawPeer.Tcp.connect(((InetSocketAddress) bound.address()).getPort());
         }
-        return new RawPeer.Local(get(LocalTransport.client(name).connect()));
+        return LocalRawPeer.connect(LocalTransport.client(name));
       }
 
       @Override
@@ -78,62 +64,39 @@ enum Wire {
 
   RawServerSide rawServer() {
     if (this == TCP) {
-      ServerSocket server;
-      try {
-        server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
-        server.setSoTimeout((int) RawPeer.TIMEOUT.toMillis());
-      } catch (IOException e) {
-        throw new AssertionError(e);
-      }
+      RawPeer.TcpServer server = new RawPeer.TcpServer();
       return new RawServerSide() {
         @Override
         public ClientTransport clientTransport() {
-          return TcpClientTransport.create("127.0.0.1", server.getLocalPort());
+          return TcpClientTransport.create("127.0.0.1", server.port());
         }
 
         @Override
         public RawPeer accept() {
-          try {
-            return new RawPeer.Tcp(server.accept());
-          } catch (IOException e) {
-            throw new AssertionError(e);
-          }
+          return server.accept();
         }
 
         @Override
         public void close() {
-          try {
-            server.close();
-          } catch (IOException e) {
-            // ignore
-          }
+          server.close();
         }
       };
     }
-    String name = "conformance-raw-" + NAMES.incrementAndGet();
-    BlockingQueue<DuplexTransport> accepted = new LinkedBlockingQueue<>();
-    ServerTransport.Bound bound = get(LocalTransport.server(name).bind(accepted::add));
+    LocalRawPeer.Server server = new LocalRawPeer.Server();
     return new RawServerSide() {
       @Override
       public ClientTransport clientTransport() {
-        return LocalTransport.client(name);
+        return server.clientTransport();
       }
 
       @Override
       public RawPeer accept() {
-        try {
-          DuplexTransport t = accepted.poll(RawPeer.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-          assertThat(t).as("a connection from the Sluice client").isNotNull();
-          return new RawPeer.Local(t);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new AssertionError(e);
-        }
+        return server.accept();
       }
 
       @Override
       public void close() {
-        bound.close();
+        server.close();
       }
     };
   }

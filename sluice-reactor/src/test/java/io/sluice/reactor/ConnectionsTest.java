@@ -9,7 +9,9 @@ import io.sluice.ErrorCode;
 import io.sluice.Message;
 import io.sluice.SetupInfo;
 import io.sluice.core.ClientSetup;
-import io.sluice.internal.frame.FrameType;
+import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.local.LocalTransport;
 import io.sluice.transport.netty.TcpClientTransport;
@@ -111,9 +113,9 @@ class ConnectionsTest {
     try (Harness h = Harness.builder(t).responder(new EchoResponder("server")).start();
         RawPeer bad = h.raw()) {
       ReactorRequester other = h.connect();
-      bad.send(RawPeer.setup());
-      bad.send(RawPeer.request(2, FrameType.REQUEST_RESPONSE, 0, "wrong parity"));
-      RawPeer.Frame e = bad.next(FrameType.ERROR);
+      bad.send(FrameBuilder.setup());
+      bad.send(FrameBuilder.requestResponse(2).data("wrong parity"));
+      WireFrame e = bad.next(WireFrame.ERROR);
       assertThat(e.errorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR);
       bad.assertClosed();
       assertThat(text(h.client.requestResponse(msg("a")).block(TIMEOUT))).isEqualTo("server:a");

@@ -8,7 +8,9 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.sluice.Message;
 import io.sluice.SetupInfo;
 import io.sluice.core.ConnectionOptions;
+import io.sluice.test.RawPeer;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.local.LocalRawPeer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,9 +67,10 @@ final class Harness implements AutoCloseable {
   /** A raw peer connected to the server, speaking frames by hand. */
   RawPeer raw() {
     if (kind == TestTransport.TCP) {
-      return RawPeer.Tcp.connect((java.net.InetSocketAddress) bound.address());
+      // A small receive buffer, so a peer that stops reading fills it quickly.
+      return RawPeer.Tcp.connect(((java.net.InetSocketAddress) bound.address()).getPort(), 16 * 1024);
     }
-    return RawPeer.Local.connect(server.clientFor().apply(bound));
+    return LocalRawPeer.connect(server.clientFor().apply(bound));
   }
 
   static Builder builder(TestTransport kind) {

@@ -5,15 +5,16 @@ import static io.sluice.reactor.Harness.msg;
 import static io.sluice.reactor.Harness.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.ByteBuf;
 import io.sluice.ErrorCode;
 import io.sluice.Message;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.exceptions.RejectedException;
 import io.sluice.exceptions.SluiceException;
-import io.sluice.internal.frame.FrameType;
-import io.sluice.internal.frame.Frames;
+import io.sluice.test.FrameBuilder;
 import io.sluice.test.ManualClockLoop;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
+import io.sluice.transport.local.LocalRawPeer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +32,8 @@ import reactor.test.StepVerifier;
 class LimitsTest {
 
   static void assertConnectionLevelError(RawPeer peer, int code) {
-    RawPeer.Frame e = peer.nextSkippingKeepAlives();
-    assertThat(e.type()).as("%s", e).isEqualTo(FrameType.ERROR);
+    WireFrame e = peer.nextSkippingKeepAlives();
+    assertThat(e.type()).as("%s", e).isEqualTo(WireFrame.ERROR);
     assertThat(e.streamId()).isZero();
     assertThat(ErrorCode.name(e.errorCode())).isEqualTo(ErrorCode.name(code));
     peer.assertClosed();
@@ -52,7 +53,7 @@ class LimitsTest {
         RawPeer peer = h.raw()) {
       if (clock != null) {
         clock.advanceMillis(99);
-        assertThat(peer.received).as("frames before the setup timeout").isEmpty();
+        assertThat(peer.pending()).as("frames before the setup timeout").isZero();
         clock.advanceMillis(1);
       }
       assertConnectionLevelError(peer, ErrorCode.INVALID_SETUP);
@@ -72,7 +73,7 @@ class LimitsTest {
   void firstFrameNotSetup(TestTransport t) {
     try (Harness h = Harness.builder(t).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.request(1, FrameType.REQUEST_RESPONSE, 0, "hello?"));
+      peer.send(FrameBuilder.requestResponse(1).data("hello?"));
       assertConnectionLevelError(peer, ErrorCode.INVALID_SETUP);
       assertThat(h.serverRequesters).as("never accepted").isEmpty();
     }
@@ -83,7 +84,7 @@ class LimitsTest {
   void unsupportedVersion(TestTransport t) {
     try (Harness h = Harness.builder(t).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup(2, 0, 1000, 5000));
+      peer.send(FrameBuilder.setup().version(2, 0).keepAlive(1000).lifetime(5000));
       assertConnectionLevelError(peer, ErrorCode.UNSUPPORTED_SETUP);
     }
   }
@@ -93,7 +94,8 @@ class LimitsTest {
   void resumeFlagInSetup(TestTransport t) {
     try (Harness h = Harness.builder(t).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup(1, Frames.FLAG_SETUP_RESUME, 1000, 5000));
+      peer.send(
+          FrameBuilder.setup().keepAlive(1000).lifetime(5000).resumeToken(new byte[] {1, 2, 3, 4}));
       assertConnectionLevelError(peer, ErrorCode.REJECTED_SETUP);
     }
   }
@@ -103,7 +105,7 @@ class LimitsTest {
   void resume(TestTransport t) {
     try (Harness h = Harness.builder(t).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.resume());
+      peer.send(FrameBuilder.resume(new byte[] {0, 0, 0, 42}, 0, 0));
       assertConnectionLevelError(peer, ErrorCode.REJECTED_RESUME);
     }
   }
@@ -120,10 +122,10 @@ class LimitsTest {
                 .noClient()
                 .start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
-      RawPeer.Frame e = peer.next(FrameType.ERROR);
+      peer.send(FrameBuilder.setup());
+      WireFrame e = peer.next(WireFrame.ERROR);
       assertThat(e.errorCode()).isEqualTo(ErrorCode.REJECTED_SETUP);
-      assertThat(e.errorMessage()).isEqualTo("not today");
+      assertThat(e.errorText()).isEqualTo("not today");
       peer.assertClosed();
     }
   }
@@ -157,15 +159,17 @@ class LimitsTest {
     ConnectionOptions o = ConnectionOptions.builder().maxFrameSize(4096).build();
     try (Harness h = Harness.builder(t).serverOptions(o).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
+      peer.send(FrameBuilder.setup());
       if (t == TestTransport.TCP) {
         // Only the length prefix of a 16 MiB frame and a few bytes: the server must refuse it
         // from the prefix alone, without waiting for (or buffering) the rest.
-        ByteBuf huge = RawPeer.ALLOC.buffer().writeMedium(0xFFFFFF).writeInt(1).writeShort(FrameType.REQUEST_RESPONSE << 10);
+        byte[] header = FrameBuilder.requestResponse(1).toBytes();
+        byte[] huge = new byte[3 + header.length];
+        huge[0] = huge[1] = huge[2] = (byte) 0xFF;
+        System.arraycopy(header, 0, huge, 3, header.length);
         peer.sendRaw(huge);
       } else {
-        ByteBuf big = RawPeer.request(1, FrameType.REQUEST_RESPONSE, 0, "x".repeat(5000));
-        peer.send(big);
+        peer.send(FrameBuilder.requestResponse(1).data("x".repeat(5000)));
       }
       assertConnectionLevelError(peer, ErrorCode.CONNECTION_ERROR);
     }
@@ -177,9 +181,9 @@ class LimitsTest {
     ConnectionOptions o = ConnectionOptions.builder().maxFrameSize(4096).build();
     try (Harness h = Harness.builder(t).serverOptions(o).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
-      peer.send(RawPeer.request(1, FrameType.REQUEST_RESPONSE, 0, "y".repeat(4096 - 6)));
-      RawPeer.Frame p = peer.next(FrameType.PAYLOAD);
+      peer.send(FrameBuilder.setup());
+      peer.send(FrameBuilder.requestResponse(1).data("y".repeat(4096 - 6)));
+      WireFrame p = peer.next(WireFrame.PAYLOAD);
       assertThat(p.dataUtf8()).startsWith("server:yyy");
     }
   }
@@ -189,12 +193,9 @@ class LimitsTest {
   void malformedFrameIsAConnectionError(TestTransport t) {
     try (Harness h = Harness.builder(t).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
-      ByteBuf bad = RawPeer.ALLOC.buffer();
-      Frames.writeHeader(bad, 1, FrameType.REQUEST_RESPONSE, Frames.FLAG_METADATA);
-      bad.writeMedium(1000); // metadata length past the end of the frame
-      bad.writeBytes(new byte[10]);
-      peer.send(bad);
+      peer.send(FrameBuilder.setup());
+      peer.send( // metadata length past the end of the frame
+          FrameBuilder.requestResponse(1).metadata(new byte[10]).declaredMetadataLength(1000));
       assertConnectionLevelError(peer, ErrorCode.CONNECTION_ERROR);
     }
   }
@@ -204,7 +205,7 @@ class LimitsTest {
   void silentClientIsClosedAfterItsMaxLifetime(TestTransport t) {
     try (Harness h = Harness.builder(t).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup(1, 0, 50, 200));
+      peer.send(FrameBuilder.setup().keepAlive(50).lifetime(200));
       assertConnectionLevelError(peer, ErrorCode.CONNECTION_ERROR);
     }
   }
@@ -214,10 +215,10 @@ class LimitsTest {
   void serverEchoesKeepAlive(TestTransport t) {
     try (Harness h = Harness.builder(t).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
-      peer.send(RawPeer.keepAlive(true, "are you there"));
-      RawPeer.Frame k = peer.next(FrameType.KEEPALIVE);
-      assertThat(k.has(Frames.FLAG_KEEPALIVE_RESPOND)).isFalse();
+      peer.send(FrameBuilder.setup());
+      peer.send(FrameBuilder.keepAlive(true, 0).data("are you there"));
+      WireFrame k = peer.next(WireFrame.KEEPALIVE);
+      assertThat(k.has(WireFrame.KEEPALIVE_R)).isFalse();
       assertThat(k.dataUtf8()).isEqualTo("are you there");
     }
   }
@@ -255,29 +256,29 @@ class LimitsTest {
       try (RawPeer.TcpServer raw = new RawPeer.TcpServer()) {
         CompletableFuture<ReactorRequester> client = connectTcp(raw, o);
         try (RawPeer server = raw.accept()) {
-          assertThat(server.next(FrameType.SETUP).n()).as("keepalive interval").isEqualTo(50);
+          assertThat(server.next(WireFrame.SETUP).setupKeepAlive())
+              .as("keepalive interval")
+              .isEqualTo(50);
           assertGivesUp(server, client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         }
       }
     } else {
       ConnectionOptions o =
           ConnectionOptions.builder().keepAlive(Duration.ofMillis(50), Duration.ofMillis(400)).build();
-      // Both ends on the clock's loop: what the client sends is in server.received once the clock
-      // stopped moving.
+      // Both ends on the clock's loop: what the client sends has reached the raw peer once the
+      // clock stopped moving.
       ManualClockLoop clock = new ManualClockLoop();
-      try (RawPeer.LocalServer raw = new RawPeer.LocalServer(clock)) {
+      try (LocalRawPeer.Server raw = new LocalRawPeer.Server(clock, Harness.ALLOC)) {
         CompletableFuture<ReactorRequester> client =
-            SluiceClient.builder(
-                    io.sluice.transport.local.LocalTransport.client(raw.name, clock, Harness.ALLOC))
-                .options(o)
-                .connect()
-                .toFuture();
+            SluiceClient.builder(raw.clientTransport()).options(o).connect().toFuture();
         try (RawPeer server = raw.accept()) {
           ReactorRequester c = client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
           exchangeKeepAlives(server, c, clock);
           // The ping echoed, the client heard it: the next tick notes it, then silence.
           clock.advanceMillis(50);
-          assertThat(server.next(FrameType.KEEPALIVE).has(Frames.FLAG_KEEPALIVE_RESPOND)).isTrue();
+          WireFrame tick = server.next();
+          assertThat(tick.type()).as("%s", tick).isEqualTo(WireFrame.KEEPALIVE);
+          assertThat(tick.has(WireFrame.KEEPALIVE_R)).isTrue();
           clock.advanceMillis(350);
           assertThat(c.isOpen()).as("open after 350 ms of a 400 ms max lifetime").isTrue();
           clock.advanceMillis(100);
@@ -302,33 +303,33 @@ class LimitsTest {
    * SETUP with the interval, three KEEPALIVE R=1 answered, then the server's own KEEPALIVE R=1
    * echoed. With a clock, each keepalive is sent when the clock reaches its interval.
    */
-  private static void exchangeKeepAlives(RawPeer server, ReactorRequester client, ManualClockLoop clock) {
-    RawPeer.Frame setup = server.next(FrameType.SETUP);
-    assertThat(setup.n()).as("keepalive interval").isEqualTo(50);
+  private static void exchangeKeepAlives(
+      RawPeer server, ReactorRequester client, ManualClockLoop clock) {
+    WireFrame setup = server.next(WireFrame.SETUP);
+    assertThat(setup.setupKeepAlive()).as("keepalive interval").isEqualTo(50);
     for (int i = 0; i < 3; i++) {
       if (clock != null) {
         clock.advanceMillis(49);
-        assertThat(server.received).as("frames before the keepalive interval").isEmpty();
+        assertThat(server.pending()).as("frames before the keepalive interval").isZero();
         clock.advanceMillis(1);
       }
-      RawPeer.Frame k = server.next(FrameType.KEEPALIVE);
+      WireFrame k = server.next(); // next(KEEPALIVE) would skip these
+      assertThat(k.type()).as("%s", k).isEqualTo(WireFrame.KEEPALIVE);
       assertThat(k.streamId()).isZero();
-      assertThat(k.has(Frames.FLAG_KEEPALIVE_RESPOND)).isTrue();
-      server.send(RawPeer.keepAlive(false, ""));
+      assertThat(k.has(WireFrame.KEEPALIVE_R)).isTrue();
+      server.send(FrameBuilder.keepAlive(false, 0));
     }
-    server.send(RawPeer.keepAlive(true, "ping from server"));
-    RawPeer.Frame echo;
-    do {
-      echo = server.next(FrameType.KEEPALIVE);
-    } while (echo.has(Frames.FLAG_KEEPALIVE_RESPOND));
+    server.send(FrameBuilder.keepAlive(true, 0).data("ping from server"));
+    WireFrame echo = server.next(WireFrame.KEEPALIVE); // skips the client's own (R=1)
+    assertThat(echo.has(WireFrame.KEEPALIVE_R)).isFalse();
     assertThat(echo.dataUtf8()).isEqualTo("ping from server");
     assertThat(client.isOpen()).isTrue();
   }
 
   /** The server says nothing more: the client gives up after its max lifetime. */
   private static void assertGivesUp(RawPeer server, ReactorRequester client) {
-    RawPeer.Frame error = server.nextSkippingKeepAlives();
-    assertThat(error.type()).isEqualTo(FrameType.ERROR);
+    WireFrame error = server.nextSkippingKeepAlives();
+    assertThat(error.type()).isEqualTo(WireFrame.ERROR);
     assertThat(error.streamId()).isZero();
     assertThat(error.errorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR);
     server.assertClosed();
@@ -396,9 +397,9 @@ class LimitsTest {
         ConnectionOptions.builder().outboundWindow(window).maxQueuedOutboundBytes(64 * 1024).build();
     try (Harness h = Harness.builder(t).serverOptions(o).responder(infinite).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
+      peer.send(FrameBuilder.setup());
       peer.reading(false);
-      peer.send(RawPeer.request(1, FrameType.REQUEST_STREAM, Integer.MAX_VALUE, "flood"));
+      peer.send(FrameBuilder.requestStream(1, Integer.MAX_VALUE).data("flood"));
       // Wait until production stops (it must), at most a few seconds.
       long last = -1;
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -423,7 +424,7 @@ class LimitsTest {
         Thread.sleep(10);
       }
       assertThat(produced.get()).isGreaterThanOrEqualTo(target);
-      peer.send(RawPeer.cancel(1));
+      peer.send(FrameBuilder.cancel(1));
     }
   }
 

@@ -2,10 +2,11 @@ package io.sluice.reactor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.ByteBuf;
 import io.sluice.ErrorCode;
-import io.sluice.internal.frame.FrameType;
-import io.sluice.internal.frame.Frames;
+import io.sluice.test.FrameBuilder;
+import io.sluice.test.RawPeer;
+import io.sluice.test.WireFrame;
+import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,32 +16,24 @@ import org.junit.jupiter.api.Test;
 class TcpFramingTest {
 
   /** The frame with its u24 length prefix, as it goes on a byte stream. */
-  private static ByteBuf prefixed(ByteBuf frame) {
-    ByteBuf out = RawPeer.ALLOC.buffer(frame.readableBytes() + 3);
-    out.writeMedium(frame.readableBytes());
-    out.writeBytes(frame);
-    frame.release();
-    return out;
+  private static byte[] prefixed(FrameBuilder.Builder<?> frame) {
+    return FrameBuilder.lengthPrefixed(frame.toBytes());
   }
 
   @Test
   void framesDribbledOneByteAtATime() {
     try (Harness h = Harness.builder(TestTransport.TCP).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      ByteBuf bytes = RawPeer.ALLOC.buffer();
-      ByteBuf setup = prefixed(RawPeer.setup());
-      ByteBuf request = prefixed(RawPeer.request(1, FrameType.REQUEST_RESPONSE, 0, "slowly"));
-      bytes.writeBytes(setup).writeBytes(request);
-      setup.release();
-      request.release();
-      while (bytes.isReadable()) {
-        peer.sendRaw(bytes.readRetainedSlice(1));
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      bytes.writeBytes(prefixed(FrameBuilder.setup()));
+      bytes.writeBytes(prefixed(FrameBuilder.requestResponse(1).data("slowly")));
+      for (byte b : bytes.toByteArray()) {
+        peer.sendRaw(new byte[] {b});
       }
-      bytes.release();
-      RawPeer.Frame p = peer.next(FrameType.PAYLOAD);
+      WireFrame p = peer.next(WireFrame.PAYLOAD);
       assertThat(p.streamId()).isEqualTo(1);
       assertThat(p.dataUtf8()).isEqualTo("server:slowly");
-      assertThat(p.has(Frames.FLAG_COMPLETE)).isTrue();
+      assertThat(p.has(WireFrame.C)).isTrue();
     }
   }
 
@@ -48,20 +41,16 @@ class TcpFramingTest {
   void manyFramesInOneWrite() {
     try (Harness h = Harness.builder(TestTransport.TCP).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      ByteBuf bytes = RawPeer.ALLOC.buffer();
-      ByteBuf setup = prefixed(RawPeer.setup());
-      bytes.writeBytes(setup);
-      setup.release();
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      bytes.writeBytes(prefixed(FrameBuilder.setup()));
       int n = 500;
       for (int i = 0; i < n; i++) {
-        ByteBuf r = prefixed(RawPeer.request(2 * i + 1, FrameType.REQUEST_RESPONSE, 0, "r" + i));
-        bytes.writeBytes(r);
-        r.release();
+        bytes.writeBytes(prefixed(FrameBuilder.requestResponse(2 * i + 1).data("r" + i)));
       }
-      peer.sendRaw(bytes);
+      peer.sendRaw(bytes.toByteArray());
       java.util.Set<String> answers = new java.util.HashSet<>();
       for (int i = 0; i < n; i++) {
-        RawPeer.Frame p = peer.next(FrameType.PAYLOAD);
+        WireFrame p = peer.next(WireFrame.PAYLOAD);
         answers.add(p.streamId() + "=" + p.dataUtf8());
       }
       for (int i = 0; i < n; i++) {
@@ -76,11 +65,11 @@ class TcpFramingTest {
         io.sluice.core.ConnectionOptions.builder().maxFrameSize(1024).build();
     try (Harness h = Harness.builder(TestTransport.TCP).serverOptions(o).responder(new EchoResponder("server")).noClient().start();
         RawPeer peer = h.raw()) {
-      peer.send(RawPeer.setup());
-      peer.sendRaw(RawPeer.ALLOC.buffer().writeByte(0x00));
-      peer.sendRaw(RawPeer.ALLOC.buffer().writeByte(0x08)); // 0x0008xx: > 1024
-      peer.sendRaw(RawPeer.ALLOC.buffer().writeByte(0x01));
-      RawPeer.Frame e = peer.next(FrameType.ERROR);
+      peer.send(FrameBuilder.setup());
+      peer.sendRaw(new byte[] {0x00});
+      peer.sendRaw(new byte[] {0x08}); // 0x0008xx: > 1024
+      peer.sendRaw(new byte[] {0x01});
+      WireFrame e = peer.next(WireFrame.ERROR);
       assertThat(e.streamId()).isZero();
       assertThat(e.errorCode()).isEqualTo(ErrorCode.CONNECTION_ERROR);
       peer.assertClosed();

@@ -2,34 +2,24 @@ package io.sluice.reactor.internal;
 
 import io.sluice.Message;
 import io.sluice.Requester;
-import io.sluice.StreamHandle;
+import io.sluice.flavor.StreamSubscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 
 /**
  * A request-stream as a {@link Flux}: the first {@code request(n)} sends REQUEST_STREAM with
- * initial N = n, later ones send REQUEST_N. Single-use.
+ * initial N = n, later ones send REQUEST_N. Its one inner object, sluice-flavor-support's {@link
+ * StreamSubscription}, is the subscription and the stream listener at once. Single-use.
  */
 public final class RequestStreamFlux extends Flux<Message> {
-  private final Inner inner;
+  private final StreamSubscription stream;
 
   public RequestStreamFlux(Requester requester, Message request) {
-    this.inner = new Inner(requester, request);
+    this.stream = new StreamSubscription(requester, request, true);
   }
 
   @Override
   public void subscribe(CoreSubscriber<? super Message> actual) {
-    inner.subscribeOnce(actual);
-  }
-
-  private static final class Inner extends StartableStream {
-    Inner(Requester requester, Message request) {
-      super(requester, request);
-    }
-
-    @Override
-    StreamHandle start(Message request, long n) {
-      return requester.requestStream(request, n, this);
-    }
+    stream.subscribe(actual);
   }
 }

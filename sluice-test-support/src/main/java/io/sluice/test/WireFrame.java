@@ -1,115 +1,116 @@
-package io.sluice.conformance;
+package io.sluice.test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * One frame as the raw peer received it, decoded here from the bytes by the layouts in RSocket 1.0
- * Protocol.md, without any of sluice-core's codecs: the suite must not trust the code it checks.
+ * One frame as {@link RawPeer} received it, decoded here from the bytes by the layouts in RSocket
+ * 1.0 Protocol.md, without any of sluice-core's codecs: a test must not trust the code it checks.
+ * The counterpart of {@link FrameBuilder}, which writes frames the same way.
  *
  * @param bytes the whole frame (header included, u24 length prefix excluded)
  */
-record WireFrame(byte[] bytes) {
-  static final int HEADER = 6;
+public record WireFrame(byte[] bytes) {
+  public static final int HEADER = 6;
 
   // Types (Protocol.md "Frame Types").
-  static final int SETUP = 0x01;
-  static final int LEASE = 0x02;
-  static final int KEEPALIVE = 0x03;
-  static final int REQUEST_RESPONSE = 0x04;
-  static final int REQUEST_FNF = 0x05;
-  static final int REQUEST_STREAM = 0x06;
-  static final int REQUEST_CHANNEL = 0x07;
-  static final int REQUEST_N = 0x08;
-  static final int CANCEL = 0x09;
-  static final int PAYLOAD = 0x0A;
-  static final int ERROR = 0x0B;
-  static final int METADATA_PUSH = 0x0C;
-  static final int RESUME = 0x0D;
-  static final int RESUME_OK = 0x0E;
-  static final int EXT = 0x3F;
+  public static final int SETUP = 0x01;
+  public static final int LEASE = 0x02;
+  public static final int KEEPALIVE = 0x03;
+  public static final int REQUEST_RESPONSE = 0x04;
+  public static final int REQUEST_FNF = 0x05;
+  public static final int REQUEST_STREAM = 0x06;
+  public static final int REQUEST_CHANNEL = 0x07;
+  public static final int REQUEST_N = 0x08;
+  public static final int CANCEL = 0x09;
+  public static final int PAYLOAD = 0x0A;
+  public static final int ERROR = 0x0B;
+  public static final int METADATA_PUSH = 0x0C;
+  public static final int RESUME = 0x0D;
+  public static final int RESUME_OK = 0x0E;
+  public static final int EXT = 0x3F;
 
   // Flags.
-  static final int I = 0x200;
-  static final int M = 0x100;
-  static final int F = 0x80;
-  static final int C = 0x40;
-  static final int N = 0x20;
-  static final int SETUP_R = 0x80;
-  static final int SETUP_L = 0x40;
-  static final int KEEPALIVE_R = 0x80;
+  public static final int I = 0x200;
+  public static final int M = 0x100;
+  public static final int F = 0x80;
+  public static final int C = 0x40;
+  public static final int N = 0x20;
+  public static final int SETUP_R = 0x80;
+  public static final int SETUP_L = 0x40;
+  public static final int KEEPALIVE_R = 0x80;
 
   // Error codes (Protocol.md "Error Codes").
-  static final int INVALID_SETUP = 0x001;
-  static final int UNSUPPORTED_SETUP = 0x002;
-  static final int REJECTED_SETUP = 0x003;
-  static final int REJECTED_RESUME = 0x004;
-  static final int CONNECTION_ERROR = 0x101;
-  static final int CONNECTION_CLOSE = 0x102;
-  static final int APPLICATION_ERROR = 0x201;
-  static final int REJECTED = 0x202;
-  static final int CANCELED = 0x203;
-  static final int INVALID = 0x204;
+  public static final int INVALID_SETUP = 0x001;
+  public static final int UNSUPPORTED_SETUP = 0x002;
+  public static final int REJECTED_SETUP = 0x003;
+  public static final int REJECTED_RESUME = 0x004;
+  public static final int CONNECTION_ERROR = 0x101;
+  public static final int CONNECTION_CLOSE = 0x102;
+  public static final int APPLICATION_ERROR = 0x201;
+  public static final int REJECTED = 0x202;
+  public static final int CANCELED = 0x203;
+  public static final int INVALID = 0x204;
 
-  WireFrame {
+  public WireFrame {
     if (bytes.length < HEADER) {
       throw new AssertionError("a frame shorter than its 6-byte header: " + bytes.length + " bytes");
     }
   }
 
-  int size() {
+  public int size() {
     return bytes.length;
   }
 
   /** The stream id field with its reserved top bit. */
-  int rawStreamId() {
+  public int rawStreamId() {
     return u32(0);
   }
 
-  int streamId() {
+  public int streamId() {
     return rawStreamId() & 0x7FFFFFFF;
   }
 
-  int type() {
+  public int type() {
     return u16(4) >>> 10;
   }
 
-  int flags() {
+  public int flags() {
     return u16(4) & 0x3FF;
   }
 
-  boolean has(int flag) {
+  public boolean has(int flag) {
     return (flags() & flag) != 0;
   }
 
-  boolean isPayloadWith(int flag) {
+  public boolean isPayloadWith(int flag) {
     return type() == PAYLOAD && has(flag);
   }
 
   // ---- ERROR -----------------------------------------------------------------------------------
 
-  int errorCode() {
+  public int errorCode() {
     expect(ERROR);
     return u32(HEADER);
   }
 
-  byte[] errorTextBytes() {
+  public byte[] errorTextBytes() {
     expect(ERROR);
     return Arrays.copyOfRange(bytes, HEADER + 4, bytes.length);
   }
 
-  String errorText() {
+  public String errorText() {
     return new String(errorTextBytes(), StandardCharsets.UTF_8);
   }
 
   // ---- REQUEST_N, initial N ----------------------------------------------------------------------
 
-  int requestN() {
+  public int requestN() {
     expect(REQUEST_N);
     return u32(HEADER);
   }
 
-  int initialRequestN() {
+  public int initialRequestN() {
     if (type() != REQUEST_STREAM && type() != REQUEST_CHANNEL) {
       throw new AssertionError("no initial request N in " + this);
     }
@@ -118,22 +119,22 @@ record WireFrame(byte[] bytes) {
 
   // ---- KEEPALIVE / LEASE -----------------------------------------------------------------------
 
-  long keepAlivePosition() {
+  public long keepAlivePosition() {
     expect(KEEPALIVE);
     return ((long) u32(HEADER) << 32) | (u32(HEADER + 4) & 0xFFFFFFFFL);
   }
 
-  byte[] keepAliveData() {
+  public byte[] keepAliveData() {
     expect(KEEPALIVE);
     return Arrays.copyOfRange(bytes, HEADER + 8, bytes.length);
   }
 
-  int leaseTtl() {
+  public int leaseTtl() {
     expect(LEASE);
     return u32(HEADER);
   }
 
-  int leaseRequests() {
+  public int leaseRequests() {
     expect(LEASE);
     return u32(HEADER + 4);
   }
@@ -152,6 +153,8 @@ record WireFrame(byte[] bytes) {
         return HEADER;
       case METADATA_PUSH:
         return HEADER;
+      case KEEPALIVE:
+        return HEADER + 8; // after the last received position
       case SETUP:
         return setupPayloadStart();
       default:
@@ -170,7 +173,7 @@ record WireFrame(byte[] bytes) {
   }
 
   /** The metadata, or null when M is clear. METADATA_PUSH has no length field (rule 8). */
-  byte[] metadata() {
+  public byte[] metadata() {
     if (!has(M)) {
       return null;
     }
@@ -185,7 +188,7 @@ record WireFrame(byte[] bytes) {
     return Arrays.copyOfRange(bytes, at + 3, at + 3 + length);
   }
 
-  byte[] data() {
+  public byte[] data() {
     int at = payloadStart();
     if (type() == METADATA_PUSH) {
       return new byte[0];
@@ -196,34 +199,34 @@ record WireFrame(byte[] bytes) {
     return Arrays.copyOfRange(bytes, at, bytes.length);
   }
 
-  String dataUtf8() {
+  public String dataUtf8() {
     return new String(data(), StandardCharsets.UTF_8);
   }
 
   // ---- SETUP ------------------------------------------------------------------------------------
 
-  int setupMajor() {
+  public int setupMajor() {
     expect(SETUP);
     return u16(HEADER);
   }
 
-  int setupMinor() {
+  public int setupMinor() {
     expect(SETUP);
     return u16(HEADER + 2);
   }
 
-  int setupKeepAlive() {
+  public int setupKeepAlive() {
     expect(SETUP);
     return u32(HEADER + 4);
   }
 
-  int setupLifetime() {
+  public int setupLifetime() {
     expect(SETUP);
     return u32(HEADER + 8);
   }
 
   /** The MIME types right after the lifetime (and the resume token if R is set). */
-  String setupMetadataMime() {
+  public String setupMetadataMime() {
     expect(SETUP);
     int at = HEADER + 12 + (has(SETUP_R) ? 2 + u16(HEADER + 12) : 0);
     return new String(bytes, at + 1, u8(at), StandardCharsets.US_ASCII);
@@ -231,19 +234,19 @@ record WireFrame(byte[] bytes) {
 
   // ---- raw numbers -------------------------------------------------------------------------------
 
-  int u8(int at) {
+  public int u8(int at) {
     return bytes[at] & 0xFF;
   }
 
-  int u16(int at) {
+  public int u16(int at) {
     return (u8(at) << 8) | u8(at + 1);
   }
 
-  int u24(int at) {
+  public int u24(int at) {
     return (u8(at) << 16) | (u8(at + 1) << 8) | u8(at + 2);
   }
 
-  int u32(int at) {
+  public int u32(int at) {
     return (u16(at) << 16) | u16(at + 2);
   }
 
@@ -253,7 +256,7 @@ record WireFrame(byte[] bytes) {
     }
   }
 
-  static String name(int type) {
+  public static String name(int type) {
     switch (type) {
       case SETUP: return "SETUP";
       case LEASE: return "LEASE";

@@ -1,22 +1,22 @@
-package io.sluice.reactor;
+package io.sluice.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.sluice.internal.frame.FrameType;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
  * The raw TCP peer itself: a connection that ends at a frame boundary is a close, one that ends
- * inside a frame (or delivers a frame it cannot decode) is an error that fails the test.
+ * inside a frame (or delivers a frame it cannot decode) is an error that fails the test, also when
+ * the test only closes the peer.
  */
 class RawPeerTest {
 
@@ -24,8 +24,7 @@ class RawPeerTest {
   private static RawPeer.Tcp peerReceiving(byte[] bytes) throws IOException {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       server.setSoTimeout(10_000);
-      RawPeer.Tcp peer =
-          new RawPeer.Tcp(new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()));
+      RawPeer.Tcp peer = RawPeer.Tcp.connect(server.getLocalPort());
       try (Socket other = server.accept()) {
         OutputStream out = other.getOutputStream();
         out.write(bytes);
@@ -37,24 +36,18 @@ class RawPeerTest {
 
   /** A KEEPALIVE with 5 bytes of data, u24 length prefix included. */
   private static byte[] keepAliveFrame() {
-    ByteBuf f = RawPeer.keepAlive(false, "hello");
-    try {
-      byte[] frame = ByteBufUtil.getBytes(f);
-      byte[] prefixed = new byte[3 + frame.length];
-      prefixed[2] = (byte) frame.length;
-      System.arraycopy(frame, 0, prefixed, 3, frame.length);
-      return prefixed;
-    } finally {
-      f.release();
-    }
+    byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
+    return FrameBuilder.lengthPrefixed(FrameBuilder.keepAlive(false, 0, data).toBytes());
   }
 
   @Test
   void aConnectionEndingBetweenFramesIsAClose() throws Exception {
     try (RawPeer.Tcp peer = peerReceiving(keepAliveFrame())) {
-      assertThat(peer.next(FrameType.KEEPALIVE).dataUtf8()).isEqualTo("hello");
+      WireFrame k = peer.next(WireFrame.KEEPALIVE);
+      assertThat(new String(k.keepAliveData(), StandardCharsets.UTF_8)).isEqualTo("hello");
       peer.assertClosed();
       assertThat(peer.failure()).isNull();
+      assertThat(peer.receivedBytes()).isEqualTo(keepAliveFrame().length - 3);
     }
   }
 
@@ -67,21 +60,45 @@ class RawPeerTest {
             "the connection ended inside a frame: after " + (whole.length - 5) + " of "
                 + (whole.length - 3) + " bytes");
     assertThatThrownBy(peer::next).hasMessageContaining("the connection broke");
+    assertThat(peer.failure()).isNotNull();
     // A test that never looks again fails when it closes the peer.
     assertThatThrownBy(peer::close).hasMessageContaining("the connection broke");
   }
 
   @Test
   void aConnectionEndingInsideALengthPrefixIsAnError() throws Exception {
-    RawPeer.Tcp peer = peerReceiving(new byte[] {0});
-    assertThatThrownBy(peer::assertClosed).hasMessageContaining("after 1 of the 3 length-prefix bytes");
-    assertThatThrownBy(peer::close).hasMessageContaining("the connection broke");
+    for (int got = 1; got <= 2; got++) {
+      RawPeer.Tcp peer = peerReceiving(new byte[got]);
+      assertThatThrownBy(peer::assertClosed)
+          .hasMessageContaining("after " + got + " of the 3 length-prefix bytes");
+      assertThatThrownBy(peer::close).hasMessageContaining("the connection broke");
+    }
   }
 
   @Test
   void aFrameShorterThanItsHeaderIsAnError() throws Exception {
     RawPeer.Tcp peer = peerReceiving(new byte[] {0, 0, 2, 0, 0});
     assertThatThrownBy(peer::next).hasMessageContaining("undecodable frame of 2 bytes");
+    assertThat(peer.failure()).isNotNull();
     assertThatThrownBy(peer::close).hasMessageContaining("the connection broke");
+  }
+
+  @Test
+  void framesGoOutLengthPrefixedAndRawBytesAsTheyAre() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      server.setSoTimeout(10_000);
+      try (RawPeer.Tcp peer = RawPeer.Tcp.connect(server.getLocalPort());
+          Socket other = server.accept()) {
+        byte[] cancel = FrameBuilder.cancel(3).toBytes();
+        peer.send(FrameBuilder.cancel(3));
+        peer.sendRaw(new byte[] {1, 2});
+        InputStream in = other.getInputStream();
+        byte[] expected = new byte[3 + cancel.length + 2];
+        System.arraycopy(FrameBuilder.lengthPrefixed(cancel), 0, expected, 0, 3 + cancel.length);
+        expected[expected.length - 2] = 1;
+        expected[expected.length - 1] = 2;
+        assertThat(in.readNBytes(expected.length)).isEqualTo(expected);
+      }
+    }
   }
 }

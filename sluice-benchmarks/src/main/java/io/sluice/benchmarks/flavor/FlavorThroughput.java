@@ -1,4 +1,4 @@
-package io.sluice.examples;
+package io.sluice.benchmarks.flavor;
 
 import io.grpc.stub.StreamObserver;
 import io.netty.buffer.ByteBuf;

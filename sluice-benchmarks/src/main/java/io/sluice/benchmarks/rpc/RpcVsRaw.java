@@ -1,4 +1,4 @@
-package io.sluice.examples.bench;
+package io.sluice.benchmarks.rpc;
 
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
