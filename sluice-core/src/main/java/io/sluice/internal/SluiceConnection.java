@@ -32,33 +32,10 @@ import java.util.function.Function;
 /**
  * The RSocket protocol engine for one connection, both requester and responder (RSocket is
  * symmetric). This class holds the connection's lifecycle (start, SETUP, graceful close, close)
- * and the requester API, and wires the parts that do the rest, one job each:
- *
- * <pre>
- *            transport (netty channel, local pipe, test fake)
- *               |  onFrame / onReadComplete / onWritabilityChanged / onClosed
- *               v
- *   +---------------------- SluiceConnection (lifecycle, Requester) ------------------------+
- *   | InboundFrames ---> SetupHandshake (SETUP)    CommandQueue  <--- calls off the loop     |
- *   |   | budgets,           KeepAlive, Lease        (drained on the loop, in order)         |
- *   |   | reassembly                                                                          |
- *   |   v                                                                                    |
- *   | StreamTable: id -> StreamState  (request-n both ways, fragments, listener calls)       |
- *   |   |                                  ^ Writability (paused producers, read pause,      |
- *   |   v                                  |              write stall)                      |
- *   | FrameWriter: encode into the batch, fragment at the MTU, flush once per read batch    |
- *   +----------------------------------------------------------------------------------------+
- *               |  write / flush
- *               v
- *            transport
- * </pre>
- *
- * <p>One inbound PAYLOAD: the transport calls {@link #onFrame}; {@link InboundFrames} checks it,
- * finds the {@link StreamState} in the {@link StreamTable}, counts it against the credit granted,
- * and hands the listener a retained slice of the read buffer. One outbound message: {@link
- * StreamHandle#next} on the loop (or through the {@link CommandQueue} from another thread) spends
- * the peer's credit in {@link StreamState} and asks {@link FrameWriter} to encode it into the
- * current batch, which is flushed once the read batch or loop turn is over.
+ * and the requester API, and wires the parts that do the rest, one job each: {@link
+ * InboundFrames}, {@code SetupHandshake}, {@code StreamTable} with {@code StreamState}, {@link
+ * FrameWriter}, {@code Writability}, {@code CommandQueue}, {@code KeepAlive} and {@code Lease}. The
+ * package documentation draws them, with the path of one inbound and one outbound message.
  *
  * <p><b>Threads.</b> All state lives on the transport's event loop and is touched only there: no
  * locks, no atomics on the per-message path. Calls from other threads are queued once in an MPSC
@@ -67,7 +44,7 @@ import java.util.function.Function;
  * <p><b>Memory.</b> Every table and buffer is bounded by {@link ConnectionOptions}: frame size,
  * reassembled size, live streams, and queued outbound bytes (producers are asked for more only
  * while the transport is writable; reading stops while it is not only once the peer has made us
- * queue output that flow control does not bound, see {@link Writability#noteUnpaid}).
+ * queue output that flow control does not bound, see {@code Writability#noteUnpaid}).
  */
 public final class SluiceConnection implements Requester, FrameReceiver {
   private static final InternalLogger logger =
@@ -77,7 +54,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   static final int PAYLOAD_COMPLETE = Frames.FLAG_COMPLETE;
   static final int PAYLOAD_NEXT_COMPLETE = Frames.FLAG_NEXT | Frames.FLAG_COMPLETE;
 
-  /** See {@link FrameWriter#EARLY_FLUSH_FRAMES}. */
+  /** See {@code FrameWriter#EARLY_FLUSH_FRAMES}. */
   static final int EARLY_FLUSH_FRAMES = FrameWriter.EARLY_FLUSH_FRAMES;
 
   static final int AWAITING_SETUP = 0;
@@ -99,7 +76,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   final boolean client;
   Responder responder;
 
-  /** AWAITING_SETUP, ESTABLISHED, DRAINING or CLOSED; written through {@link #setState}. */
+  /** AWAITING_SETUP, ESTABLISHED, DRAINING or CLOSED; written through {@code #setState}. */
   int state;
   /**
    * {@link #isOpen()} for other threads: the state is written on the loop only, and a plain read
@@ -122,7 +99,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   /** Completes when requests may be sent: at once, or at the first LEASE when leasing. */
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private Throwable closeCause;
-  /** {@link #onClosed} ran (the transport reported the close, or a stand-in did it for it). */
+  /** {@code #onClosed} ran (the transport reported the close, or a stand-in did it for it). */
   private boolean closeReported;
   /** A client's {@code transport.start} is running: a close it reports came before the start. */
   private boolean starting;
@@ -381,7 +358,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   }
 
   /**
-   * The event loop has terminated under the connection (see {@link CommandQueue}): the calling
+   * The event loop has terminated under the connection (see {@code CommandQueue}): the calling
    * thread, standing in for it, closes the connection, failing every stream, and reports the close
    * the transport can no longer report. The transport is not touched: its channel was on the loop
    * that is gone.
