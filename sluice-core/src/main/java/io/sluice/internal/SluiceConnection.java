@@ -32,8 +32,8 @@ import java.util.function.Function;
 /**
  * The RSocket protocol engine for one connection, both requester and responder (RSocket is
  * symmetric). This class holds the connection's lifecycle (start, SETUP, graceful close, close)
- * and the requester API, and wires the parts that do the rest, one job each: {@link
- * InboundFrames}, {@code SetupHandshake}, {@code StreamTable} with {@code StreamState}, {@link
+ * and the requester API, and wires the parts that do the rest, one job each: {@code
+ * InboundFrames}, {@code SetupHandshake}, {@code StreamTable} with {@code StreamState}, {@code
  * FrameWriter}, {@code Writability}, {@code CommandQueue}, {@code KeepAlive} and {@code Lease}. The
  * package documentation draws them, with the path of one inbound and one outbound message.
  *
