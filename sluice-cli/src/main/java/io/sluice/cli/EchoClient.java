@@ -8,14 +8,22 @@ import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.SluiceClient;
 import io.sluice.transport.ClientTransport;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.PrintStream;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -28,6 +36,20 @@ import reactor.core.publisher.Flux;
 public final class EchoClient {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * With {@code --keepalive-ms K} the client's keepalive max lifetime is this many intervals: a
+   * server that answers no KEEPALIVE loses the connection after 3 K without a frame.
+   */
+  public static final int KEEPALIVE_LIFETIME_INTERVALS = 3;
+
+  /** What the client saw arrive on its connection, for the keepalive case. */
+  private enum WireEvent {
+    KEEPALIVE_ANSWER,
+    CLOSED
+  }
+
+  private final BlockingQueue<WireEvent> wireEvents = new LinkedBlockingQueue<>();
+
   private final ClientTransport transport;
   private final ConnectionOptions options;
   private final boolean large;
@@ -35,10 +57,16 @@ public final class EchoClient {
   private final PrintStream out;
   private int passed;
   private int failed;
+  private Predicate<String> selected = name -> true;
 
   /**
+   * @param options the client's connection options; with a positive {@code keepAliveMillis} their
+   *     keepalive is replaced by that interval and a max lifetime of {@link
+   *     #KEEPALIVE_LIFETIME_INTERVALS} intervals
    * @param large also run the large-payload cases (1 MiB each way; needs the echo extensions)
-   * @param keepAliveMillis if positive, run the keepalive case: idle 3.5 intervals, then a request
+   * @param keepAliveMillis if positive, send KEEPALIVE at this interval and run the keepalive case:
+   *     stay idle until the server has answered {@link #KEEPALIVE_LIFETIME_INTERVALS} + 1
+   *     KEEPALIVEs (longer than the lifetime) with the connection still open, then a request
    */
   public EchoClient(
       ClientTransport transport,
@@ -46,8 +74,15 @@ public final class EchoClient {
       boolean large,
       int keepAliveMillis,
       PrintStream out) {
-    this.transport = transport;
-    this.options = options;
+    this.transport = new Observed(transport, wireEvents);
+    this.options =
+        keepAliveMillis > 0
+            ? options.toBuilder()
+                .keepAlive(
+                    Duration.ofMillis(keepAliveMillis),
+                    Duration.ofMillis((long) KEEPALIVE_LIFETIME_INTERVALS * keepAliveMillis))
+                .build()
+            : options;
     this.large = large;
     this.keepAliveMillis = keepAliveMillis;
     this.out = out;
@@ -55,6 +90,12 @@ public final class EchoClient {
 
   /** Runs all cases; returns the number of failures. */
   public int run() {
+    return run(name -> true);
+  }
+
+  /** Runs the cases {@code selected} names (the connection is always made); returns the failures. */
+  int run(Predicate<String> selected) {
+    this.selected = selected;
     ReactorRequester r;
     try {
       r = SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
@@ -167,20 +208,56 @@ public final class EchoClient {
             });
       }
       if (keepAliveMillis > 0) {
-        check(
-            "keepalive",
-            () -> {
-              sleep((long) (keepAliveMillis * 3.5));
-              if (!r.isOpen()) {
-                throw new AssertionError("connection closed while idle");
-              }
-              expect("echo:alive", rr(r, Message.utf8(alloc, "alive")));
-            });
+        check("keepalive", () -> keepAlive(r));
       }
     } finally {
       r.dispose();
     }
     return summary();
+  }
+
+  /**
+   * Idle (no requests) until the server has answered one KEEPALIVE more than the max lifetime
+   * spans in intervals, the connection staying open all along: the client sends one KEEPALIVE per
+   * interval and checks the lifetime at each, so by then it has judged the server alive past a
+   * whole lifetime. A server that never answers fails here, by the client closing the connection
+   * at the lifetime (or, at the latest, when the wait runs out). Then one request on the connection.
+   */
+  private void keepAlive(ReactorRequester r) throws Exception {
+    int needed = KEEPALIVE_LIFETIME_INTERVALS + 1;
+    long waitMillis = TIMEOUT.toMillis() + (long) keepAliveMillis * (needed + 1);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    wireEvents.clear(); // answers that came while other cases ran do not count
+    int answers = 0;
+    while (answers < needed) {
+      if (!r.isOpen()) {
+        throw new AssertionError(
+            "connection closed while idle after " + answers + " KEEPALIVE answers: " + closeCause(r));
+      }
+      WireEvent e = wireEvents.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      if (e == null) {
+        throw new AssertionError(
+            "only " + answers + " KEEPALIVE answers in " + waitMillis + " ms, " + needed + " needed");
+      } else if (e == WireEvent.KEEPALIVE_ANSWER) {
+        answers++;
+      }
+    }
+    if (!r.isOpen()) {
+      throw new AssertionError("connection closed while idle: " + closeCause(r));
+    }
+    expect("echo:alive", rr(r, Message.utf8(r.alloc(), "alive")));
+  }
+
+  /** Why the connection closed, once it has. */
+  private static String closeCause(ReactorRequester r) {
+    try {
+      r.unwrap().onClose().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return "closed without an error";
+    } catch (ExecutionException e) {
+      return String.valueOf(e.getCause().getMessage());
+    } catch (Exception e) {
+      return e.toString();
+    }
   }
 
   private void requestNWindow(ReactorRequester r) throws Exception {
@@ -299,6 +376,9 @@ public final class EchoClient {
   }
 
   private void check(String name, Case c) {
+    if (!selected.test(name)) {
+      return;
+    }
     try {
       c.run();
       passed++;
@@ -319,5 +399,145 @@ public final class EchoClient {
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
     return failed;
+  }
+
+  /**
+   * The client transport with its connection's inbound frames watched: reports each KEEPALIVE
+   * without the respond flag (the server's answer) and the connection's end to {@code events}.
+   */
+  private static final class Observed implements ClientTransport {
+    private final ClientTransport delegate;
+    private final BlockingQueue<WireEvent> events;
+
+    Observed(ClientTransport delegate, BlockingQueue<WireEvent> events) {
+      this.delegate = delegate;
+      this.events = events;
+    }
+
+    @Override
+    public CompletableFuture<DuplexTransport> connect() {
+      return delegate.connect().thenApply(ObservedConnection::new);
+    }
+
+    private final class ObservedConnection implements DuplexTransport {
+      private final DuplexTransport d;
+
+      ObservedConnection(DuplexTransport d) {
+        this.d = d;
+      }
+
+      @Override
+      public Framing framing() {
+        return d.framing();
+      }
+
+      @Override
+      public EventExecutor executor() {
+        return d.executor();
+      }
+
+      @Override
+      public ByteBufAllocator alloc() {
+        return d.alloc();
+      }
+
+      @Override
+      public void start(FrameReceiver receiver) {
+        d.start(new ObservedReceiver(receiver));
+      }
+
+      @Override
+      public void write(ByteBuf buf) {
+        d.write(buf);
+      }
+
+      @Override
+      public void flush() {
+        d.flush();
+      }
+
+      @Override
+      public boolean isWritable() {
+        return d.isWritable();
+      }
+
+      @Override
+      public long outboundProgress() {
+        return d.outboundProgress();
+      }
+
+      @Override
+      public long unsentBytes() {
+        return d.unsentBytes();
+      }
+
+      @Override
+      public void setReadEnabled(boolean enabled) {
+        d.setReadEnabled(enabled);
+      }
+
+      @Override
+      public void close() {
+        d.close();
+      }
+
+      @Override
+      public SocketAddress remoteAddress() {
+        return d.remoteAddress();
+      }
+    }
+
+    private final class ObservedReceiver implements FrameReceiver {
+      private static final int KEEPALIVE = 0x03;
+      private static final int FLAG_RESPOND = 0x80;
+      private final FrameReceiver r;
+
+      ObservedReceiver(FrameReceiver r) {
+        this.r = r;
+      }
+
+      @Override
+      public int maxFrameSize() {
+        return r.maxFrameSize();
+      }
+
+      @Override
+      public int maxQueuedOutboundBytes() {
+        return r.maxQueuedOutboundBytes();
+      }
+
+      @Override
+      public void onFrame(ByteBuf frame) {
+        // Header: stream id (u32), then type (6 bits) and flags (10 bits).
+        if (frame.readableBytes() >= 6) {
+          int typeAndFlags = frame.getUnsignedShort(frame.readerIndex() + 4);
+          if (typeAndFlags >>> 10 == KEEPALIVE && (typeAndFlags & FLAG_RESPOND) == 0) {
+            events.add(WireEvent.KEEPALIVE_ANSWER);
+          }
+        }
+        r.onFrame(frame);
+      }
+
+      @Override
+      public void onReadComplete() {
+        r.onReadComplete();
+      }
+
+      @Override
+      public void onWritabilityChanged(boolean writable) {
+        r.onWritabilityChanged(writable);
+      }
+
+      @Override
+      public void onTransportError(Throwable cause) {
+        r.onTransportError(cause);
+      }
+
+      @Override
+      public void onClosed() {
+        r.onClosed();
+        events.add(WireEvent.CLOSED);
+      }
+    }
   }
 }

@@ -29,7 +29,9 @@ public final class Main {
           "  server  --transport tcp --host H --port P [--mtu B]",
           "          the echo responder other RSocket implementations test against; runs until killed",
           "  client  --transport tcp --host H --port P [--mtu B] [--lease] [--large] [--keepalive-ms K]",
-          "          checks a server's echo contract; one PASS/FAIL line per case",
+          "          checks a server's echo contract; one PASS/FAIL line per case; --keepalive-ms K",
+          "          sends KEEPALIVE every K ms with a max lifetime of 3 K and adds the keepalive case",
+          "          (the server must answer 4 KEEPALIVEs while the connection idles)",
           "  bench   [--interaction stream|response] [--seconds N] [--warmup N] [--payload-size B]",
           "          [--in-flight K] [--transport tcp|local]",
           "          Sluice-only throughput in one JVM; prints per-second counts and the median",
@@ -132,10 +134,6 @@ public final class Main {
       } catch (IllegalArgumentException e) {
         throw new Args.UsageException(e.getMessage());
       }
-    }
-    int keepAlive = a.getInt("keepalive-ms", 0);
-    if (keepAlive > 0) {
-      b.keepAlive(Duration.ofMillis(keepAlive), Duration.ofMillis(Math.max(90_000, keepAlive * 10L)));
     }
     if (a.flag("lease")) {
       b.lease(true);

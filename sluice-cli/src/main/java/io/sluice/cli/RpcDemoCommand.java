@@ -9,8 +9,7 @@ final class RpcDemoCommand {
 
   static int run(int seconds, PrintStream out) throws InterruptedException {
     try {
-      RpcDemo.run(seconds, out);
-      return 0;
+      return RpcDemo.run(seconds, out).failure() == null ? 0 : 1;
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {

@@ -17,6 +17,9 @@ import org.junit.jupiter.api.Test;
 /** {@code ./sluice server} and {@code ./sluice client} pass against each other. */
 class EchoContractTest {
 
+  /** The keepalive interval the contract tests run with ({@code --keepalive-ms}). */
+  private static final int KEEPALIVE_MS = 250;
+
   private static String runClient(ConnectionOptions serverOptions, ConnectionOptions clientOptions) {
     ServerTransport.Bound server =
         SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
@@ -32,7 +35,7 @@ class EchoContractTest {
                   TcpClientTransport.create("127.0.0.1", port),
                   clientOptions,
                   true,
-                  100,
+                  KEEPALIVE_MS,
                   new PrintStream(bytes, true, StandardCharsets.UTF_8))
               .run();
       String report = bytes.toString(StandardCharsets.UTF_8);
@@ -94,6 +97,43 @@ class EchoContractTest {
       assertThat(report).contains("FAIL request-response:").contains("passed, " + failures + " failed");
     } finally {
       server.close();
+    }
+  }
+
+  /** Runs only the cases {@code only} names against {@code port}; returns the printed report. */
+  private static String runCases(int port, int keepAliveMillis, java.util.function.Predicate<String> only) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new EchoClient(
+            TcpClientTransport.create("127.0.0.1", port),
+            ConnectionOptions.defaults(),
+            false,
+            keepAliveMillis,
+            new PrintStream(bytes, true, StandardCharsets.UTF_8))
+        .run(only);
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void keepAliveCaseFailsAgainstAServerThatNeverAnswersKeepAlive() throws Exception {
+    try (SilentKeepAlivePeer peer = new SilentKeepAlivePeer()) {
+      String report = runCases(peer.port(), KEEPALIVE_MS, "keepalive"::equals);
+      assertThat(report).contains("FAIL keepalive: ").contains("0 passed, 1 failed");
+      // The client announced the interval it was given and a lifetime of a few intervals, sent
+      // KEEPALIVEs, got no answer, and gave up on the connection at that lifetime.
+      assertThat(peer.setupKeepAlive).isEqualTo(KEEPALIVE_MS);
+      assertThat(peer.setupLifetime).isEqualTo(EchoClient.KEEPALIVE_LIFETIME_INTERVALS * KEEPALIVE_MS);
+      assertThat(peer.keepAlives).hasPositiveValue();
+      assertThat(report).contains("keepalive max lifetime");
+    }
+  }
+
+  @Test
+  void theSilentPeerOtherwiseAnswers() throws Exception {
+    // The control for the test above: the same peer passes request-response, so what fails there
+    // is the keepalive.
+    try (SilentKeepAlivePeer peer = new SilentKeepAlivePeer()) {
+      String report = runCases(peer.port(), KEEPALIVE_MS, "request-response"::equals);
+      assertThat(report).contains("PASS request-response\n").contains("1 passed, 0 failed");
     }
   }
 }

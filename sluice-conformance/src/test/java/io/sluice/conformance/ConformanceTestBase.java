@@ -114,6 +114,7 @@ abstract class ConformanceTestBase {
     }
     for (RawPeer p : peers) {
       assertThat(p.violations()).as("send-side rule violations in frames Sluice sent").isEmpty();
+      assertThat(p.failure()).as("how the raw peer's connection broke").isNull();
     }
     if (failure instanceof Exception) {
       throw (Exception) failure;

@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.test.FrameBuilder;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +32,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Every frame Sluice sends is checked against the send-side rules that hold for any frame
  * ({@link #violations()}); the suite's base class fails a test that saw a violation.
  *
+ * <p><b>Broken connections.</b> A connection that ends inside a frame (its length prefix promised
+ * more bytes than came), or a frame that cannot be decoded, is an error, not a close: {@link
+ * #closed} completes exceptionally with it, {@link #next()} and {@link #assertClosed()} throw it,
+ * and the suite's base class fails the test ({@link #failure()}).
+ *
  * <p><b>Fences.</b> A rule like "X is ignored" is checked without sleeping: after X the peer sends
  * a KEEPALIVE with R=1 and unique data and reads until the echo (rule 21). Sluice handles a
  * connection's frames in order, so anything X caused arrives before the echo.
@@ -39,11 +44,15 @@ import java.util.concurrent.TimeUnit;
 abstract class RawPeer implements AutoCloseable {
   static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /** Queued after the last frame when the connection broke: {@link #next()} throws the failure. */
+  private static final WireFrame BROKEN = new WireFrame(new byte[WireFrame.HEADER]);
+
   private final BlockingQueue<WireFrame> received = new LinkedBlockingQueue<>();
   private final List<WireFrame> all = new ArrayList<>();
   private final List<String> violations = new ArrayList<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
   private int fences;
+  private volatile Throwable failure;
 
   /** Sends one frame (the peer adds the u24 prefix on TCP). */
   abstract void sendBytes(byte[] frame);
@@ -56,8 +65,31 @@ abstract class RawPeer implements AutoCloseable {
   /** Whether this peer speaks over a byte stream with u24 length prefixes. */
   abstract boolean lengthPrefixed();
 
+  /**
+   * The connection broke (ended mid-frame, or a frame could not be decoded): recorded, {@link
+   * #closed} fails with it, and {@link #next()} throws it once the frames before it are taken.
+   */
+  final void broken(Throwable cause) {
+    if (failure == null) {
+      failure = cause;
+    }
+    closed.completeExceptionally(cause);
+    received.add(BROKEN);
+  }
+
+  /** How the connection broke, or null while it is intact or ended cleanly. */
+  Throwable failure() {
+    return failure;
+  }
+
   final void onFrame(byte[] bytes) {
-    WireFrame f = new WireFrame(bytes);
+    WireFrame f;
+    try {
+      f = new WireFrame(bytes);
+    } catch (Throwable t) {
+      broken(new AssertionError("undecodable frame of " + bytes.length + " bytes from Sluice", t));
+      return;
+    }
     List<String> broken = SendRules.check(f);
     synchronized (this) {
       all.add(f);
@@ -82,6 +114,10 @@ abstract class RawPeer implements AutoCloseable {
     try {
       WireFrame f = received.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       assertThat(f).as("a frame from Sluice within %s", TIMEOUT).isNotNull();
+      if (f == BROKEN) {
+        received.add(BROKEN); // and for every later call
+        throw new AssertionError("the connection broke: " + failure.getMessage(), failure);
+      }
       return f;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -136,6 +172,8 @@ abstract class RawPeer implements AutoCloseable {
   void assertClosed() {
     try {
       closed.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new AssertionError("the connection broke: " + e.getCause().getMessage(), e.getCause());
     } catch (Exception e) {
       throw new AssertionError("Sluice did not close the connection", e);
     }
@@ -156,6 +194,7 @@ abstract class RawPeer implements AutoCloseable {
   static final class Tcp extends RawPeer {
     private final Socket socket;
     private final OutputStream out;
+    private volatile boolean closing;
 
     Tcp(Socket socket) throws IOException {
       this.socket = socket;
@@ -167,26 +206,62 @@ abstract class RawPeer implements AutoCloseable {
       reader.start();
     }
 
+    /**
+     * Reads u24-prefixed frames until the connection ends. An end at a frame boundary (EOF, or a
+     * reset before the next frame began) is a close; an end inside a frame, or anything else
+     * going wrong while the test has not closed the socket itself, breaks the connection.
+     */
     private void readLoop() {
+      int length = -1;
+      int got = 0;
       try {
         InputStream in = socket.getInputStream();
-        DataInputStream data = new DataInputStream(in);
         for (; ; ) {
+          length = -1;
+          got = 0;
           int b0 = in.read();
           if (b0 < 0) {
             break;
           }
-          int length = (b0 << 16) | (data.readUnsignedByte() << 8) | data.readUnsignedByte();
+          got = 1;
+          int b1 = in.read();
+          if (b1 < 0) {
+            throw new EOFException();
+          }
+          got = 2;
+          int b2 = in.read();
+          if (b2 < 0) {
+            throw new EOFException();
+          }
+          length = (b0 << 16) | (b1 << 8) | b2;
+          got = 0;
           byte[] frame = new byte[length];
-          data.readFully(frame);
+          while (got < length) {
+            int n = in.read(frame, got, length - got);
+            if (n < 0) {
+              throw new EOFException();
+            }
+            got += n;
+          }
           onFrame(frame);
         }
       } catch (EOFException | SocketException e) {
-        // closed by either side
+        boolean atBoundary = length < 0 && got == 0;
+        if (!closing && !atBoundary) {
+          broken(
+              new AssertionError(
+                  "the connection ended inside a frame: "
+                      + (length < 0
+                          ? "after " + got + " of the 3 length-prefix bytes"
+                          : "after " + got + " of " + length + " bytes"),
+                  e));
+        }
       } catch (Throwable e) {
-        e.printStackTrace();
+        if (!closing) {
+          broken(new AssertionError("reading from Sluice failed", e));
+        }
       } finally {
-        closed.complete(null);
+        closed.complete(null); // a no-op when broken() failed it
       }
     }
 
@@ -214,6 +289,7 @@ abstract class RawPeer implements AutoCloseable {
 
     @Override
     public void close() {
+      closing = true;
       try {
         socket.close();
       } catch (IOException e) {
@@ -275,7 +351,7 @@ abstract class RawPeer implements AutoCloseable {
 
     @Override
     public void onTransportError(Throwable cause) {
-      cause.printStackTrace();
+      broken(new AssertionError("the local transport failed", cause));
     }
 
     @Override

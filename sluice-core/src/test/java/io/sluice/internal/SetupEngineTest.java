@@ -18,6 +18,8 @@ import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport.Framing;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -336,6 +338,9 @@ class SetupEngineTest extends EngineTestBase {
   @Test
   void requestsFromTheAcceptorStartOnceAccepted() {
     Recorder fromAcceptor = new Recorder();
+    // Captured in the acceptor, asserted here: the engine turns whatever the acceptor throws
+    // (an AssertionError too) into REJECTED_SETUP, which would hide the assertion's message.
+    AtomicReference<List<Wire.Sent>> sentBeforeAcceptance = new AtomicReference<>();
     transport = new FakeTransport(loop, Framing.FRAME_PER_WRITE);
     conn =
         Loop.call(
@@ -346,10 +351,11 @@ class SetupEngineTest extends EngineTestBase {
                     opts().build(),
                     (s, requester) -> {
                       requester.requestStream(Message.utf8(requester.alloc(), "hello"), 3, fromAcceptor);
-                      assertThat(transport.sent).as("nothing before acceptance").isEmpty();
+                      sentBeforeAcceptance.set(new ArrayList<>(transport.sent));
                       return new Responder() {};
                     }));
     transport.inject(Wire.setup());
+    assertThat(sentBeforeAcceptance.get()).as("frames sent before the acceptor returned").isNotNull().isEmpty();
     Wire.Sent request = transport.next(FrameType.REQUEST_STREAM);
     assertThat(request.streamId()).isEqualTo(2);
     assertThat(request.requestN()).isEqualTo(3);

@@ -28,12 +28,11 @@ class ConnectionPhaseAttacksTest extends HostileTestBase {
             for (int i = 0; i < 1000; i++) {
               idle.add(Attacker.connect(port));
             }
-            int cut = 0;
+            // Each one is cut by the server's own setup timeout (setupTimeoutMs=2000), not by
+            // some other limit that happens to close idle connections.
             for (Attacker a : idle) {
-              expectConnectionError(a, INVALID_SETUP, "no SETUP within");
-              cut++;
+              expectConnectionError(a, INVALID_SETUP, "no SETUP within 2000 ms");
             }
-            assertThat(cut).isEqualTo(1000);
             return "1000/1000 got ERROR[INVALID_SETUP] 'no SETUP within 2000 ms', closed";
           } finally {
             for (Attacker a : idle) {
@@ -157,20 +156,23 @@ class ConnectionPhaseAttacksTest extends HostileTestBase {
     malformed.put("RESUME truncated", FrameBuilder.raw(0, FrameBuilder.TYPE_RESUME, 0, new byte[4]).toBytes());
     malformed.put("RESUME_OK truncated", FrameBuilder.raw(0, FrameBuilder.TYPE_RESUME_OK, 0, new byte[3]).toBytes());
     malformed.put("EXT truncated", FrameBuilder.raw(1, FrameBuilder.TYPE_EXT, 0, (byte) 0).toBytes());
-    Map<String, String> got = new LinkedHashMap<>();
+    // What the server says: the frame validator's verdict, not some later failure the frame
+    // happens to cause; a LEASE on a stream is well formed but only valid on stream 0.
+    Map<String, String> because = Map.of("LEASE on a stream", "is only valid on stream 0");
     scenario(
         "R16 malformed frames of every type (" + malformed.size() + " kinds)",
         port -> {
           for (Map.Entry<String, byte[]> m : malformed.entrySet()) {
             try (Attacker a = Attacker.connect(port).setup()) {
               a.sendFully(Attacker.prefixed(m.getValue()));
-              got.put(m.getKey(), expectConnectionError(a, CONNECTION_ERROR, null));
+              expectConnectionError(
+                  a, CONNECTION_ERROR, because.getOrDefault(m.getKey(), "malformed frame: "));
             } catch (AssertionError e) {
               throw new AssertionError(m.getKey() + ": " + e.getMessage(), e);
             }
           }
-          return "ERROR[CONNECTION_ERROR] 'malformed frame: ...' for each, closed";
+          return "ERROR[CONNECTION_ERROR] 'malformed frame: ...' for each (LEASE on a stream:"
+              + " '... is only valid on stream 0'), closed";
         });
-    assertThat(got).hasSize(malformed.size());
   }
 }

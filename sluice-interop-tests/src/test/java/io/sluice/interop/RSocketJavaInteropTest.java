@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Sluice against the official rsocket-java 1.1.5 over TCP, both ways, for every case of the echo
  * contract: the four interactions, metadata push, request-n windows (1, then 3, then unbounded),
  * cancel mid-stream, application errors, 1 MiB payloads each way, and per variant fragmentation
- * (64 KiB MTU), leasing, and keepalive over 3.5 intervals.
+ * (64 KiB MTU), leasing, and keepalive (Sluice's client idles until 4 KEEPALIVEs were answered,
+ * the rsocket-java peer's for 3.5 intervals and wants 2).
  */
 class RSocketJavaInteropTest {
 

@@ -14,7 +14,6 @@ import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +32,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * The other end of a Sluice connection played with raw RSocket frames, over a plain socket (TCP,
  * u24 length prefix) or a bare local transport (one buffer per frame). Frames it receives are kept
  * as decoded copies, so tests hold no buffers.
+ *
+ * <p>A connection that ends inside a frame (its length prefix promised more bytes than came), or a
+ * frame that cannot be decoded, is an error, not a close: {@link #closed} completes exceptionally
+ * with it, {@link #next()} and {@link #assertClosed()} throw it, and so does {@link #close()}, so
+ * a test that never looks again still fails.
  */
 abstract class RawPeer implements AutoCloseable {
   static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
@@ -95,10 +99,52 @@ abstract class RawPeer implements AutoCloseable {
     }
   }
 
+  /** Queued after the last frame when the connection broke: {@link #next()} throws the failure. */
+  private static final Frame BROKEN = new Frame(0, 0, 0, 0, 0, null, new byte[0]);
+
   final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
   /** Bytes of the frames received so far. */
   final AtomicLong receivedBytes = new AtomicLong();
+  private volatile Throwable failure;
+
+  /**
+   * The connection broke (ended mid-frame, or a frame could not be decoded): recorded, {@link
+   * #closed} fails with it, and {@link #next()} throws it once the frames before it are taken.
+   */
+  final void broken(Throwable cause) {
+    if (failure == null) {
+      failure = cause;
+    }
+    closed.completeExceptionally(cause);
+    received.add(BROKEN);
+  }
+
+  /** How the connection broke, or null while it is intact or ended cleanly. */
+  Throwable failure() {
+    return failure;
+  }
+
+  /** Decodes and queues one received frame; one that cannot be decoded breaks the connection. */
+  final void receive(ByteBuf frame) {
+    receivedBytes.addAndGet(frame.readableBytes());
+    Frame f;
+    try {
+      f = Frame.of(frame);
+    } catch (Throwable t) {
+      broken(new AssertionError("undecodable frame of " + frame.readableBytes() + " bytes", t));
+      return;
+    }
+    received.add(f);
+  }
+
+  /** Throws the failure if the connection broke. */
+  final void assertNotBroken() {
+    Throwable t = failure;
+    if (t != null) {
+      throw new AssertionError("the connection broke: " + t.getMessage(), t);
+    }
+  }
 
   /** Sends one frame; takes ownership of it. */
   abstract void send(ByteBuf frame);
@@ -116,6 +162,10 @@ abstract class RawPeer implements AutoCloseable {
     try {
       Frame f = received.poll(Harness.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
       assertThat(f).as("a frame within %s", Harness.TIMEOUT).isNotNull();
+      if (f == BROKEN) {
+        received.add(BROKEN); // and for every later call
+        assertNotBroken();
+      }
       return f;
     } catch (InterruptedException e) {
       throw new AssertionError(e);
@@ -142,6 +192,9 @@ abstract class RawPeer implements AutoCloseable {
   void assertClosed() {
     try {
       closed.get(Harness.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      assertNotBroken();
+      throw new AssertionError(e.getCause());
     } catch (Exception e) {
       throw new AssertionError("the connection was not closed", e);
     }
@@ -213,6 +266,7 @@ abstract class RawPeer implements AutoCloseable {
     private final OutputStream out;
     private final Object readGate = new Object();
     private boolean readOn = true;
+    private volatile boolean closing;
 
     Tcp(Socket socket) throws IOException {
       this.socket = socket;
@@ -235,37 +289,72 @@ abstract class RawPeer implements AutoCloseable {
       }
     }
 
+    /**
+     * Reads u24-prefixed frames until the connection ends. An end at a frame boundary (EOF, or a
+     * reset before the next frame began) is a close; an end inside a frame, or anything else
+     * going wrong while the test has not closed the socket itself, breaks the connection.
+     */
     private void readLoop() {
+      int length = -1;
+      int got = 0;
       try {
         InputStream in = socket.getInputStream();
-        DataInputStream data = new DataInputStream(in);
         for (; ; ) {
           synchronized (readGate) {
             while (!readOn) {
               readGate.wait();
             }
           }
+          length = -1;
+          got = 0;
           int b0 = in.read();
           if (b0 < 0) {
             break;
           }
-          int length = (b0 << 16) | (data.readUnsignedByte() << 8) | data.readUnsignedByte();
+          got = 1;
+          int b1 = in.read();
+          if (b1 < 0) {
+            throw new EOFException();
+          }
+          got = 2;
+          int b2 = in.read();
+          if (b2 < 0) {
+            throw new EOFException();
+          }
+          length = (b0 << 16) | (b1 << 8) | b2;
+          got = 0;
           byte[] frame = new byte[length];
-          data.readFully(frame);
-          receivedBytes.addAndGet(length);
+          while (got < length) {
+            int n = in.read(frame, got, length - got);
+            if (n < 0) {
+              throw new EOFException();
+            }
+            got += n;
+          }
           ByteBuf f = ALLOC.heapBuffer(length).writeBytes(frame);
           try {
-            received.add(Frame.of(f));
+            receive(f);
           } finally {
             f.release();
           }
         }
       } catch (EOFException | java.net.SocketException e) {
-        // closed
-      } catch (Exception e) {
-        e.printStackTrace();
+        boolean atBoundary = length < 0 && got == 0;
+        if (!closing && !atBoundary) {
+          broken(
+              new AssertionError(
+                  "the connection ended inside a frame: "
+                      + (length < 0
+                          ? "after " + got + " of the 3 length-prefix bytes"
+                          : "after " + got + " of " + length + " bytes"),
+                  e));
+        }
+      } catch (Throwable e) {
+        if (!closing) {
+          broken(new AssertionError("reading from the connection failed", e));
+        }
       } finally {
-        closed.complete(null);
+        closed.complete(null); // a no-op when broken() failed it
       }
     }
 
@@ -309,12 +398,14 @@ abstract class RawPeer implements AutoCloseable {
 
     @Override
     public void close() {
+      closing = true;
       reading(true);
       try {
         socket.close();
       } catch (IOException e) {
         // ignore
       }
+      assertNotBroken();
     }
   }
 
@@ -402,8 +493,7 @@ abstract class RawPeer implements AutoCloseable {
 
     @Override
     public void onFrame(ByteBuf frame) {
-      receivedBytes.addAndGet(frame.readableBytes());
-      received.add(Frame.of(frame));
+      receive(frame);
     }
 
     @Override
@@ -414,7 +504,7 @@ abstract class RawPeer implements AutoCloseable {
 
     @Override
     public void onTransportError(Throwable cause) {
-      cause.printStackTrace();
+      broken(new AssertionError("the local transport failed", cause));
     }
 
     @Override
@@ -425,6 +515,7 @@ abstract class RawPeer implements AutoCloseable {
     @Override
     public void close() {
       transport.executor().execute(transport::close);
+      assertNotBroken();
     }
   }
 

@@ -47,12 +47,25 @@ class RpcExampleTest {
   }
 
   @Test
-  void demoPrintsPerSecondCounts() throws Exception {
+  void demoCallsSucceedAndAreCounted() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    long[] perSecond = RpcDemo.run(1, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    RpcDemo.Result result = RpcDemo.run(1, new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String text = bytes.toString(StandardCharsets.UTF_8);
-    assertThat(text).contains("unary: hello Ada").contains("unary calls/s: ").contains("streamed messages/s: ");
-    assertThat(perSecond).hasSize(1);
+    // Every unary reply was "hello demo" and the stream "hello stream" #0, #1, ... in order, and
+    // at least one of each came (the demo waits for the first of each before its timed second).
+    assertThat(result.failure()).as("the demo's first failed call or wrong reply; output:%n%s", text).isNull();
+    assertThat(result.unaryCalls()).isPositive();
+    assertThat(result.streamed()).isPositive();
+    // What it prints is what it counted.
+    assertThat(text)
+        .contains("unary: hello Ada")
+        .contains(
+            "unary calls/s: " + result.unaryPerSecond()[0]
+                + "   streamed messages/s: " + result.streamedPerSecond()[0])
+        .contains(
+            "total: " + result.unaryPerSecond()[0] + " unary calls and "
+                + result.streamedPerSecond()[0] + " streamed messages in 1 s")
+        .doesNotContain("failed");
   }
 
   @Test

@@ -18,7 +18,7 @@ final class Tck {
    * Generous for a loaded 2-core machine: how long an expected signal may take. Signals that
    * must <em>not</em> come are awaited for {@link #NO_SIGNALS_TIMEOUT_MILLIS}.
    */
-  static final long DEFAULT_TIMEOUT_MILLIS = 500;
+  static final long DEFAULT_TIMEOUT_MILLIS = 5_000;
 
   static final long NO_SIGNALS_TIMEOUT_MILLIS = 100;
   static final long POLL_TIMEOUT_MILLIS = 20;

@@ -32,8 +32,9 @@ public class MutinyChannelInboundTckTest extends FlowPublisherTck {
     return leftovers.track(channels.open(peers, elements));
   }
 
+  /** The inbound of a channel whose requester's outbound fails after its first message. */
   @Override
   public Flow.Publisher<Message> createFailedFlowPublisher() {
-    return null;
+    return leftovers.track(channels.openFailed(peers));
   }
 }

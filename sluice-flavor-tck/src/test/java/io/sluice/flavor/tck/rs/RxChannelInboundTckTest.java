@@ -36,8 +36,9 @@ public class RxChannelInboundTckTest extends RsPublisherTck {
     return leftovers.track(channels.open(peers, elements));
   }
 
+  /** The inbound of a channel whose requester's outbound fails after its first message. */
   @Override
   public Publisher<Message> createFailedPublisher() {
-    return null; // a requester's failure reaches the inbound only as a stream error; not modelled
+    return leftovers.track(channels.openFailed(peers));
   }
 }

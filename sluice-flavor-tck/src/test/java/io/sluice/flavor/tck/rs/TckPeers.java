@@ -35,7 +35,7 @@ import reactor.core.publisher.Mono;
  * apply: {@link #init()} installs its detector and {@link #assertNoLeaks(Object)} checks it.
  */
 final class TckPeers implements AutoCloseable {
-  static final long DEFAULT_TIMEOUT_MILLIS = 500;
+  static final long DEFAULT_TIMEOUT_MILLIS = 5_000;
   static final long NO_SIGNALS_TIMEOUT_MILLIS = 100;
   static final long POLL_TIMEOUT_MILLIS = 20;
   static final long PUBLISHER_REFERENCE_GC_TIMEOUT_MILLIS = 300;
