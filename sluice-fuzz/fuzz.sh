@@ -25,10 +25,11 @@ max_len="${SLUICE_FUZZ_MAX_LEN:-8192}"
 
 # The leak detector stays off while fuzzing: InboundHarness counts every buffer of each input
 # itself (exactly, at once), and PARANOID records a stack trace on every buffer access, which
-# costs most of the speed. Plain `mvn test` (regression mode) keeps PARANOID.
+# costs most of the speed. Plain `mvn test` (regression mode) keeps PARANOID. LeakCheckExtension
+# fails any run below PARANOID unless told that it is on purpose: sluice.leakCheck.allowLevel.
 JAZZER_FUZZ=1 exec mvn -B -pl sluice-fuzz -am test \
   -Dtest=InboundFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dsluice.test.argLine="-Dio.netty.leakDetection.level=disabled -Xmx1g -Xss4m" \
+  -Dsluice.test.argLine="-Dio.netty.leakDetection.level=disabled -Dsluice.leakCheck.allowLevel=disabled -Xmx1g -Xss4m" \
   -Djazzer.max_duration="$duration" \
   -Djazzer.internal.arg.0=sluice-fuzz \
   -Djazzer.internal.arg.1=-timeout="$timeout" \

@@ -1,10 +1,11 @@
 package io.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.Message;
+import io.sluice.Requester;
 import io.sluice.Responder;
 import io.sluice.core.ClientSetup;
 import io.sluice.exceptions.ConnectionErrorException;
@@ -15,6 +16,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** How a connection starts: a transport closed before the start, a bad responder, its state. */
@@ -67,47 +69,50 @@ class ConnectionStartEngineTest extends EngineTestBase {
    */
   @Test
   void aClientResponderFactoryReturningNullIsRefusedAtTheStart() {
-    transport = new FakeTransport(loop, Framing.LENGTH_PREFIXED);
-    Message payload = Message.utf8(Wire.ALLOC, "setup data");
-    assertThatThrownBy(
-            () ->
-                Loop.call(
-                    loop,
-                    () ->
-                        SluiceConnection.client(
-                            transport, opts().build(), setupWithPayload(payload), r -> null)))
+    assertThat(clientWithFactory(r -> null))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("returned null");
-    assertThat(payload.refCnt()).as("the setup payload is released").isZero();
-    assertThat(transport.drain()).as("nothing sent").isEmpty();
-    assertThat(clock().hasTimers()).isFalse();
   }
 
   @Test
   void aClientResponderFactoryThatThrowsReleasesTheSetupPayload() {
+    assertThat(
+            clientWithFactory(
+                r -> {
+                  throw new IllegalArgumentException("factory bug");
+                }))
+        .hasMessageContaining("factory bug");
+  }
+
+  /**
+   * Starts a client whose responder factory is {@code factory}, which must fail the start: returns
+   * what it threw, having checked that nothing was sent, no timer is left and the setup payload
+   * is released.
+   */
+  private Throwable clientWithFactory(Function<Requester, Responder> factory) {
     transport = new FakeTransport(loop, Framing.LENGTH_PREFIXED);
     Message payload = Message.utf8(Wire.ALLOC, "setup data");
-    assertThatThrownBy(
+    Throwable thrown =
+        catchThrowable(
             () ->
                 Loop.call(
                     loop,
                     () ->
                         SluiceConnection.client(
-                            transport,
-                            opts().build(),
-                            setupWithPayload(payload),
-                            r -> {
-                              throw new IllegalArgumentException("factory bug");
-                            })))
-        .hasMessageContaining("factory bug");
-    assertThat(payload.refCnt()).isZero();
-    assertThat(transport.drain()).isEmpty();
+                            transport, opts().build(), setupWithPayload(payload), factory)));
+    assertThat(thrown).as("the start fails").isNotNull();
+    assertThat(payload.refCnt()).as("the setup payload is released").isZero();
+    assertThat(transport.drain()).as("nothing sent").isEmpty();
+    assertThat(clock().hasTimers()).as("a timer left on the loop").isFalse();
+    return thrown;
   }
 
   /**
-   * {@code isOpen()} is public API read from any thread, while the state changes on the loop: what
-   * it reads must be published to other threads (a plain field may be read stale for ever, for
-   * example hoisted out of a caller's polling loop by the JIT).
+   * {@code isOpen()} is public API read from any thread, while the state changes on the loop: the
+   * field it reads must be published to other threads (a plain field may be read stale for ever,
+   * for example hoisted out of a caller's polling loop by the JIT). A stale read cannot be made to
+   * happen on demand, so the field's modifier is what this test holds; the rest checks the answer
+   * another thread gets after the close.
    */
   @Test
   void isOpenReadsAFieldPublishedToOtherThreads() throws Exception {
@@ -116,9 +121,8 @@ class ConnectionStartEngineTest extends EngineTestBase {
 
     acceptedServer(opts().build(), new Responder() {});
     assertThat(conn.isOpen()).isTrue();
-    CompletableFuture<Boolean> seen = new CompletableFuture<>();
     Loop.run(loop, () -> conn.close());
-    // Read from a thread that has no happens-before edge with the loop's close.
+    CompletableFuture<Boolean> seen = new CompletableFuture<>();
     Thread reader = new Thread(() -> seen.complete(conn.isOpen()));
     reader.start();
     reader.join(TimeUnit.SECONDS.toMillis(Loop.WAIT_SECONDS));

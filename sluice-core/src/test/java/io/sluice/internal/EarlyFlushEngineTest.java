@@ -3,7 +3,6 @@ package io.sluice.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.sluice.Message;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
@@ -35,7 +34,8 @@ class EarlyFlushEngineTest extends EngineTestBase {
     public StreamListener requestResponse(Message request, StreamHandle response) {
       request.release();
       answersFlushedAtEachRequest.add(transport.sent.size());
-      response.nextAndComplete(Message.of(Unpooled.wrappedBuffer(new byte[size])));
+      // Pooled, so the leak detector tracks it: the core must release it once it is written.
+      response.nextAndComplete(Message.of(Wire.ALLOC.buffer(size).writeZero(size)));
       return StreamListener.DISCARDING;
     }
   }

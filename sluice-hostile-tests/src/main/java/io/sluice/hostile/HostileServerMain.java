@@ -1,6 +1,9 @@
 package io.sluice.hostile;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
 import io.netty.util.internal.PlatformDependent;
 import io.sluice.Message;
 import io.sluice.Responder;
@@ -13,15 +16,23 @@ import io.sluice.transport.netty.TcpServerTransport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -34,12 +45,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       error;
  *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
  *       peaks since the last {@code reset}, heap after a GC, open connections, live streams);
+ *   <li>{@code leakcheck} runs the garbage collector until two collections were seen to complete,
+ *       then allocates and releases buffers (netty looks for collected, unreleased buffers only
+ *       when it tracks a new one), and answers {@code LEAKREPORT <report>} for each leak netty
+ *       reported since the last check (line breaks as {@code " | "}), then {@code LEAKS <count>
+ *       level=<netty's leak detection level> open=<connections still open>}; {@code leakcheck
+ *       close} first stops accepting, disposes every connection and waits (at most 10 s) for them
+ *       to close, so that whatever they held is garbage too;
  *   <li>{@code reset} clears the peaks; {@code quit} exits.
  * </ul>
  *
+ * <p>Leak reports are recorded by a {@link ResourceLeakDetectorFactory} installed before the first
+ * buffer is allocated (the server refuses to start otherwise), so {@code leakcheck} does not depend
+ * on parsing netty's log; netty still logs its {@code LEAK:} lines on stderr. The level is the
+ * caller's {@code -Dio.netty.leakDetection.level}; the hostile suite runs it at {@code paranoid}.
+ *
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
  * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; everything
- * else keeps its default, so the suite tests the defaults.
+ * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
+ * of the leak check only: a request-response with data {@code leak} never releases its request,
+ * and leak reports are recorded but not logged (CI fails on any {@code LEAK:} line).
  */
 public final class HostileServerMain {
   private static final PrintStream out = System.out;
@@ -48,10 +73,12 @@ public final class HostileServerMain {
   private static volatile long peakHeap;
   private static volatile long peakDirect;
   private static volatile int peakConnections;
+  private static volatile boolean leakOnPurpose;
 
   private HostileServerMain() {}
 
   public static void main(String[] args) throws Exception {
+    LeakRecorder.install();
     ConnectionOptions.Builder options = ConnectionOptions.builder();
     int maxConnections = TcpServerTransport.DEFAULT_MAX_CONNECTIONS;
     for (String a : args) {
@@ -66,6 +93,10 @@ public final class HostileServerMain {
           break;
         case "maxConnections":
           maxConnections = (int) v;
+          break;
+        case "leakOnPurpose":
+          leakOnPurpose = v != 0;
+          LeakRecorder.logReports = !leakOnPurpose;
           break;
         default:
           throw new IllegalArgumentException("unknown option " + a);
@@ -110,6 +141,12 @@ public final class HostileServerMain {
           peakDirect = directUsed();
           peakConnections = open.get();
           out.println("RESET");
+          break;
+        case "leakcheck":
+          leakCheck(false, bound);
+          break;
+        case "leakcheck close":
+          leakCheck(true, bound);
           break;
         case "quit":
           bound.close();
@@ -164,6 +201,36 @@ public final class HostileServerMain {
     return netty + jdk;
   }
 
+  /** The {@code leakcheck} command: see the class comment. */
+  private static void leakCheck(boolean closeAll, ServerTransport.Bound bound) {
+    long stillOpen = open.get();
+    if (closeAll) {
+      bound.close();
+      List<CompletableFuture<Void>> closing = new ArrayList<>();
+      for (SluiceConnection c : live) {
+        c.dispose();
+        closing.add(c.onClose());
+      }
+      try {
+        CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]))
+            .handle((v, e) -> null) // closed with an error is closed
+            .get(10, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        // reported below as open=N
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      // Not the open counter: its callback on a close may run after ours.
+      stillOpen = closing.stream().filter(f -> !f.isDone()).count();
+    }
+    List<String> leaks = LeakRecorder.detect();
+    for (String leak : leaks) {
+      out.println("LEAKREPORT " + leak.replace("\r", "").replace("\n", " | "));
+    }
+    out.println(
+        "LEAKS " + leaks.size() + " level=" + ResourceLeakDetector.getLevel() + " open=" + stillOpen);
+  }
+
   private static String stats() {
     int streams = 0;
     for (SluiceConnection c : live) {
@@ -203,7 +270,9 @@ public final class HostileServerMain {
     @Override
     public StreamListener requestResponse(Message request, StreamHandle response) {
       String d = request.dataUtf8();
-      request.release();
+      if (!(leakOnPurpose && d.equals("leak"))) {
+        request.release();
+      }
       ByteBuf reply =
           d.equals("big")
               ? response.alloc().buffer(BIG.length).writeBytes(BIG)
@@ -293,6 +362,105 @@ public final class HostileServerMain {
           if (held != null) {
             held.release();
             held = null;
+          }
+        }
+      };
+    }
+  }
+
+  /**
+   * Records every leak report of netty's detectors (and lets netty log it unless {@link
+   * #logReports} is off). {@link #install} must run before anything touches a buffer: netty creates
+   * the one detector all buffers share when its {@code AbstractByteBuf} class initialises.
+   */
+  static final class LeakRecorder extends ResourceLeakDetectorFactory {
+    private static final int MAX_ROUNDS = 10;
+    private static final int MIN_COLLECTIONS = 2;
+    private static final ConcurrentLinkedQueue<String> reports = new ConcurrentLinkedQueue<>();
+    private static volatile boolean byteBufDetectorCreated;
+    static volatile boolean logReports = true;
+
+    static void install() {
+      ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new LeakRecorder());
+      UnpooledByteBufAllocator.DEFAULT.heapBuffer(1).release(); // initialises AbstractByteBuf
+      if (!byteBufDetectorCreated) {
+        throw new IllegalStateException(
+            "netty's buffers were initialised before the leak recorder was installed");
+      }
+    }
+
+    /**
+     * Collects garbage until {@value #MIN_COLLECTIONS} collections were seen to complete (at most
+     * {@value #MAX_ROUNDS} rounds), allocating tracked buffers after each so that netty reports
+     * what was collected unreleased; returns and clears the reports recorded so far.
+     */
+    static List<String> detect() {
+      ReferenceQueue<Object> collected = new ReferenceQueue<>();
+      int completed = 0;
+      for (int round = 0; round < MAX_ROUNDS && completed < MIN_COLLECTIONS; round++) {
+        // The canary's referent is garbage at once: once it is enqueued, that collection has run
+        // and the reference handler has processed what it found (netty's leak records included).
+        PhantomReference<Object> canary = new PhantomReference<>(new Object(), collected);
+        System.gc();
+        try {
+          if (collected.remove(100) != null) {
+            completed++;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        } finally {
+          Reference.reachabilityFence(canary);
+        }
+        // All buffers share one detector, which polls for collected ones when it tracks a new
+        // buffer. An unpooled direct buffer is tracked and, unlike a pooled one allocated on this
+        // thread, does not make the allocator reserve a chunk of direct memory for this thread,
+        // which would count against the suite's direct memory bound. Below paranoid netty tracks
+        // one allocation in 128 (by default).
+        int each = ResourceLeakDetector.getLevel() == ResourceLeakDetector.Level.PARANOID ? 1 : 1024;
+        for (int i = 0; i < each; i++) {
+          UnpooledByteBufAllocator.DEFAULT.directBuffer(8).release();
+        }
+      }
+      List<String> taken = new ArrayList<>();
+      for (String r; (r = reports.poll()) != null; ) {
+        taken.add(r);
+      }
+      return taken;
+    }
+
+    @Override
+    @Deprecated
+    public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+        Class<T> resource, int samplingInterval, long maxActive) {
+      return newResourceLeakDetector(resource, samplingInterval);
+    }
+
+    @Override
+    public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+        Class<T> resource, int samplingInterval) {
+      if (resource == ByteBuf.class) {
+        byteBufDetectorCreated = true;
+      }
+      return new ResourceLeakDetector<T>(resource, samplingInterval) {
+        @Override
+        protected boolean needReport() {
+          return true; // report even if no logger has ERROR enabled
+        }
+
+        @Override
+        protected void reportTracedLeak(String resourceType, String records) {
+          reports.add("LEAK: " + resourceType + ".release() was not called." + records);
+          if (logReports) {
+            super.reportTracedLeak(resourceType, records);
+          }
+        }
+
+        @Override
+        protected void reportUntracedLeak(String resourceType) {
+          reports.add("LEAK: " + resourceType + ".release() was not called (no records).");
+          if (logReports) {
+            super.reportUntracedLeak(resourceType);
           }
         }
       };

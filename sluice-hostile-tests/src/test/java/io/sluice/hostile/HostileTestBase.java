@@ -26,7 +26,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * One child-JVM server per test class; each scenario runs an attack against it while a
  * well-behaved client completes a request-response and a request-stream on its own connection,
- * then checks the server is alive with bounded memory. The attack keeps going until the
+ * then checks the server is alive with bounded memory and no leak reported (the server runs netty's
+ * leak detector at paranoid; see {@link ServerProcess#assertNoLeaks}); the end of the class closes
+ * every connection and checks for leaks once more. The attack keeps going until the
  * well-behaved client is done (and at least a minimum time), so "during the attack" holds by
  * construction, not by timing.
  */
@@ -53,14 +55,19 @@ abstract class HostileTestBase {
     server = new ServerProcess(serverOptions());
   }
 
+  /**
+   * Closes every connection, has the server collect garbage and allocate, and fails on any leak it
+   * reported; then stops it and fails on any leak or OutOfMemoryError line in its stderr.
+   */
   @AfterAll
   void stopServer() throws Exception {
     try {
-      assertThat(server.alarms).as("leak or OOM reports of the server").isEmpty();
+      server.assertNoLeaks("the end of " + getClass().getSimpleName() + " (all connections closed)", true);
     } finally {
-      server.close();
+      server.close(); // waits until the server's output is read
       writeReport();
     }
+    assertThat(server.alarms).as("leak or OOM reports of the server").isEmpty();
   }
 
   /** One attack connection (or a burst of them); returns what the attacker saw. */
@@ -125,6 +132,7 @@ abstract class HostileTestBase {
     System.out.println("[hostile] " + name + ": " + stats + "; attacker saw: " + outcome);
     assertThat(stats.peakDirect()).as("peak direct memory during " + name).isLessThan(DIRECT_BOUND);
     assertThat(stats.heapAfterGc()).as("heap retained after " + name).isLessThan(RETAINED_HEAP_BOUND);
+    server.assertNoLeaks(name, false);
     return outcome;
   }
 

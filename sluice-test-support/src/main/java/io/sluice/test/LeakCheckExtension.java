@@ -14,7 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -43,8 +46,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p><b>Level.</b> Builds pass {@code -Dio.netty.leakDetection.level=paranoid}; when no level is
  * configured (an IDE run), this class sets {@link ResourceLeakDetector.Level#PARANOID} itself. At
- * lower levels netty samples allocations and, lacking access records, reports only the first leak
- * per JVM.
+ * lower levels netty tracks only a sample of the buffers (none when {@code disabled}), so a leak
+ * mostly goes unreported and the check would pass whatever the tests leak. Therefore, before and
+ * after each test class, the check <em>fails</em> when the level is below {@code PARANOID}, unless
+ * the run says that it lowers the level on purpose with {@code
+ * -Dsluice.leakCheck.allowLevel=<level>} ({@link #ALLOW_LEVEL_PROPERTY}): the lowest level it
+ * accepts, one of {@code disabled}, {@code simple}, {@code advanced}, {@code paranoid} (any other
+ * value fails). A run that uses it gets one line on stderr saying that leaks are not fully checked.
+ * {@code sluice-fuzz/fuzz.sh} does this ({@code -Dio.netty.leakDetection.level=disabled
+ * -Dsluice.leakCheck.allowLevel=disabled}): it counts the buffers of each input itself.
  *
  * <p><b>Blind spot.</b> netty 4.2 tracks pooled buffers (heap and direct) and unpooled direct
  * buffers, but not unpooled heap buffers ({@code UnpooledByteBufAllocator.heapBuffer}, {@code
@@ -53,13 +63,17 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p><b>Threads.</b> Leak reports may arrive on any thread; the record is a concurrent queue.
  */
-public final class LeakCheckExtension implements AfterAllCallback {
+public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCallback {
+  /** Names the lowest leak detection level a run accepts on purpose (see the class comment). */
+  public static final String ALLOW_LEVEL_PROPERTY = "sluice.leakCheck.allowLevel";
+
   private static final int MAX_ROUNDS = 10;
   private static final int MIN_ROUNDS = 2;
   private static final long CANARY_WAIT_MILLIS = 100;
 
   private static final ConcurrentLinkedQueue<String> LEAKS = new ConcurrentLinkedQueue<>();
   private static final AtomicInteger INSTANCES = new AtomicInteger();
+  private static final AtomicBoolean LOWER_LEVEL_ANNOUNCED = new AtomicBoolean();
   private static volatile boolean byteBufDetectorCreated;
   private static volatile boolean loggingMuted;
   private static final String INSTALL_PROBLEM;
@@ -86,6 +100,29 @@ public final class LeakCheckExtension implements AfterAllCallback {
   /** How many instances exist; positive once JUnit's auto-detection has registered this class. */
   static int instances() {
     return INSTANCES.get();
+  }
+
+  /**
+   * Fails the class before it runs when the level is below PARANOID and not allowed; says once per
+   * JVM on stderr when a lower level is allowed.
+   */
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    checkLevel();
+    ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+    if (level != ResourceLeakDetector.Level.PARANOID
+        && LOWER_LEVEL_ANNOUNCED.compareAndSet(false, true)) {
+      System.err.println(
+          "LeakCheckExtension: netty's leak detection level is "
+              + level
+              + ", allowed by -D"
+              + ALLOW_LEVEL_PROPERTY
+              + "="
+              + System.getProperty(ALLOW_LEVEL_PROPERTY)
+              + ": buffer leaks are "
+              + (level == ResourceLeakDetector.Level.DISABLED ? "not checked" : "only sampled")
+              + " in this run.");
+    }
   }
 
   @Override
@@ -116,8 +153,44 @@ public final class LeakCheckExtension implements AfterAllCallback {
   }
 
   /**
-   * Forces leak detection (see the class comment) and throws an {@link AssertionError} listing
-   * every leak netty reported since the last call; the reports are cleared either way.
+   * Throws an {@link AssertionError} when netty's leak detection level is below {@code PARANOID}
+   * and not allowed by {@link #ALLOW_LEVEL_PROPERTY}, or when that property is not a level.
+   */
+  public static void checkLevel() {
+    ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+    String allowed = System.getProperty(ALLOW_LEVEL_PROPERTY);
+    ResourceLeakDetector.Level lowest = ResourceLeakDetector.Level.PARANOID;
+    if (allowed != null) {
+      try {
+        lowest = ResourceLeakDetector.Level.valueOf(allowed.trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new AssertionError(
+            "-D"
+                + ALLOW_LEVEL_PROPERTY
+                + "="
+                + allowed
+                + " is not a leak detection level: use disabled, simple, advanced or paranoid.");
+      }
+    }
+    if (level.compareTo(lowest) < 0) {
+      throw new AssertionError(
+          "netty's leak detection level is "
+              + level
+              + ", below PARANOID: netty tracks only some buffers (none when DISABLED), so leaks"
+              + " would go unreported and this check would pass whatever leaked. Run with"
+              + " -Dio.netty.leakDetection.level=paranoid (the parent pom's sluice.test.argLine"
+              + " does), or, to lower the level on purpose, say so with -D"
+              + ALLOW_LEVEL_PROPERTY
+              + "="
+              + level.name().toLowerCase(Locale.ROOT)
+              + ".");
+    }
+  }
+
+  /**
+   * Checks the level ({@link #checkLevel}), forces leak detection (see the class comment) and
+   * throws an {@link AssertionError} listing every leak netty reported since the last call; the
+   * reports are cleared either way.
    *
    * @param context what just ran, for the failure message (e.g. a test class name)
    */
@@ -125,6 +198,7 @@ public final class LeakCheckExtension implements AfterAllCallback {
     if (INSTALL_PROBLEM != null) {
       throw new AssertionError("LeakCheckExtension is not active: " + INSTALL_PROBLEM);
     }
+    checkLevel();
     List<String> leaks = detectLeaks();
     if (!leaks.isEmpty()) {
       StringBuilder message =
@@ -152,7 +226,10 @@ public final class LeakCheckExtension implements AfterAllCallback {
   public static List<String> detectLeaks() {
     ReferenceQueue<Object> collected = new ReferenceQueue<>();
     int completedCollections = 0;
-    for (int round = 0; round < MAX_ROUNDS; round++) {
+    // Nothing is tracked when detection is disabled: no collections to wait for.
+    int rounds =
+        ResourceLeakDetector.getLevel() == ResourceLeakDetector.Level.DISABLED ? 0 : MAX_ROUNDS;
+    for (int round = 0; round < rounds; round++) {
       // The canary's referent is garbage at once; when its reference is enqueued, the collection
       // that found it has run and the reference handler has processed what it discovered.
       PhantomReference<Object> canary = new PhantomReference<>(new Object(), collected);

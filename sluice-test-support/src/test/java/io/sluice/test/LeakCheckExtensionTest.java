@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.ServiceLoader;
@@ -140,6 +141,98 @@ class LeakCheckExtensionTest {
     assertThat(LeakCheckExtension.detectLeaks())
         .isNotEmpty()
         .anySatisfy(report -> assertThat(report).contains("leakRetainedSlice"));
+  }
+
+  @Test
+  void aLevelBelowParanoidFailsTheCheck() {
+    for (ResourceLeakDetector.Level level :
+        List.of(
+            ResourceLeakDetector.Level.ADVANCED,
+            ResourceLeakDetector.Level.SIMPLE,
+            ResourceLeakDetector.Level.DISABLED)) {
+      atLevel(
+          level,
+          null,
+          () -> {
+            assertThatThrownBy(() -> LeakCheckExtension.assertNoLeaks("a run at " + level))
+                .as("assertNoLeaks at %s", level)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("leak detection level is " + level + ", below PARANOID")
+                .hasMessageContaining("-Dio.netty.leakDetection.level=paranoid")
+                .hasMessageContaining(
+                    "-D" + LeakCheckExtension.ALLOW_LEVEL_PROPERTY + "=" + lower(level));
+            ExtensionContext context = classContext(LeakCheckExtensionTest.class);
+            assertThatThrownBy(() -> new LeakCheckExtension().beforeAll(context))
+                .as("beforeAll at %s", level)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("below PARANOID");
+            assertThatThrownBy(() -> new LeakCheckExtension().afterAll(context))
+                .as("afterAll at %s", level)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("below PARANOID");
+          });
+    }
+  }
+
+  @Test
+  void aLevelAllowedOnPurposePassesAndNoLowerOne() {
+    atLevel(
+        ResourceLeakDetector.Level.ADVANCED,
+        "advanced",
+        () -> LeakCheckExtension.assertNoLeaks("an advanced run that says so"));
+    atLevel(
+        ResourceLeakDetector.Level.DISABLED,
+        "DISABLED",
+        () -> LeakCheckExtension.assertNoLeaks("a disabled run that says so"));
+    // The property names the lowest level allowed: SIMPLE is below ADVANCED.
+    atLevel(
+        ResourceLeakDetector.Level.SIMPLE,
+        "advanced",
+        () ->
+            assertThatThrownBy(() -> LeakCheckExtension.assertNoLeaks("a simple run"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("leak detection level is SIMPLE, below PARANOID"));
+  }
+
+  @Test
+  void anUnknownAllowedLevelFailsTheCheck() {
+    atLevel(
+        ResourceLeakDetector.Level.PARANOID,
+        "off",
+        () ->
+            assertThatThrownBy(() -> LeakCheckExtension.assertNoLeaks("a run with a typo"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(LeakCheckExtension.ALLOW_LEVEL_PROPERTY + "=off")
+                .hasMessageContaining("disabled, simple, advanced or paranoid"));
+  }
+
+  /**
+   * Runs {@code body} with netty's level set to {@code level} and the allow-level property to
+   * {@code allowed} (cleared when null), then restores PARANOID and the property.
+   */
+  private static void atLevel(ResourceLeakDetector.Level level, String allowed, Runnable body) {
+    String property = LeakCheckExtension.ALLOW_LEVEL_PROPERTY;
+    String saved = System.getProperty(property);
+    try {
+      if (allowed == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, allowed);
+      }
+      ResourceLeakDetector.setLevel(level);
+      body.run();
+    } finally {
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+      if (saved == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, saved);
+      }
+    }
+  }
+
+  private static String lower(ResourceLeakDetector.Level level) {
+    return level.name().toLowerCase(Locale.ROOT);
   }
 
   private static void leakUnpooledDirectBuffer() {

@@ -1,7 +1,7 @@
 package io.sluice.virtualthreads;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import java.util.List;
@@ -13,9 +13,13 @@ import java.util.concurrent.RejectedExecutionException;
  * A stream's handle as the pipe tests see it: each call is recorded as text (a message by its
  * data; the message is released), loop tasks go to the executor given, and once {@link
  * #loopGone} is set every hand-off to the loop is rejected as a shut-down loop would.
+ *
+ * <p>{@link #ALLOC} is netty's pooled allocator, whose buffers the leak detector tracks (unpooled
+ * heap buffers it does not): a message the pipe under test drops without releasing fails the test
+ * class (LeakCheckExtension).
  */
 final class RecordingHandle implements StreamHandle {
-  static final ByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+  static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   final List<String> calls;
   private final Executor executor;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
@@ -26,8 +25,18 @@ class CallMetadataCodecTest {
     }
   }
 
+  /**
+   * Decodes from a pooled (leak-tracked) buffer, which decoding only reads: it must neither keep
+   * nor release it.
+   */
   private static CallMetadata decode(byte[] bytes) {
-    return CallMetadataCodec.decode(Unpooled.wrappedBuffer(bytes));
+    ByteBuf b = PooledByteBufAllocator.DEFAULT.heapBuffer(bytes.length).writeBytes(bytes);
+    try {
+      return CallMetadataCodec.decode(b);
+    } finally {
+      assertThat(b.refCnt()).as("decode leaves the buffer's references alone").isOne();
+      b.release();
+    }
   }
 
   @Test
@@ -96,9 +105,14 @@ class CallMetadataCodecTest {
 
   @Test
   void leavesTheBufferIndexesAlone() {
-    ByteBuf b = Unpooled.wrappedBuffer(new byte[] {1, 0, 1, 's', 1, 'm'});
-    CallMetadataCodec.decode(b);
-    assertThat(b.readerIndex()).isZero();
+    ByteBuf b = PooledByteBufAllocator.DEFAULT.heapBuffer().writeBytes(new byte[] {1, 0, 1, 's', 1, 'm'});
+    try {
+      CallMetadataCodec.decode(b);
+      assertThat(b.readerIndex()).isZero();
+      assertThat(b.refCnt()).isOne();
+    } finally {
+      b.release();
+    }
   }
 
   @Test

@@ -97,9 +97,15 @@ class ProtoMessagesTest {
     byte[] encoded = VALUE.toByteArray();
     byte[] padded = new byte[encoded.length + 20];
     System.arraycopy(encoded, 0, padded, 7, encoded.length);
-    ByteBuf heap = Unpooled.wrappedBuffer(padded).slice(7, encoded.length);
-    assertThat(heap.hasArray()).isTrue();
-    assertThat(ProtoMessages.parse(BytesValue.parser(), heap)).isEqualTo(VALUE);
+    ByteBuf buf = PooledByteBufAllocator.DEFAULT.heapBuffer(padded.length).writeBytes(padded);
+    try {
+      ByteBuf heap = buf.slice(7, encoded.length);
+      assertThat(heap.hasArray()).isTrue();
+      assertThat(ProtoMessages.parse(BytesValue.parser(), heap)).isEqualTo(VALUE);
+      assertThat(buf.refCnt()).as("parse(ByteBuf) only reads").isOne();
+    } finally {
+      buf.release();
+    }
   }
 
   @Test
@@ -137,7 +143,8 @@ class ProtoMessagesTest {
     byte[] encoded = VALUE.toByteArray();
     CompositeByteBuf composite = Unpooled.compositeBuffer();
     composite.addComponent(true, Unpooled.directBuffer().writeBytes(Arrays.copyOfRange(encoded, 0, 5)));
-    composite.addComponent(true, Unpooled.wrappedBuffer(Arrays.copyOfRange(encoded, 5, 100)));
+    composite.addComponent(
+        true, PooledByteBufAllocator.DEFAULT.heapBuffer().writeBytes(Arrays.copyOfRange(encoded, 5, 100)));
     composite.addComponent(
         true, Unpooled.directBuffer().writeBytes(Arrays.copyOfRange(encoded, 100, encoded.length)));
     assertThat(ProtoMessages.parse(BytesValue.parser(), Message.of(composite))).isEqualTo(VALUE);
@@ -173,9 +180,14 @@ class ProtoMessagesTest {
   @Test
   void anEndGroupTagAtTopLevelIsRefused() {
     // Tag 1 with wire type 4 (end group) where no group is open.
-    ByteBuf heap = Unpooled.wrappedBuffer(new byte[] {0x0C});
-    assertThatThrownBy(() -> ProtoMessages.parse(BytesValue.parser(), heap))
-        .isInstanceOf(StatusException.class);
+    ByteBuf heap = PooledByteBufAllocator.DEFAULT.heapBuffer().writeByte(0x0C);
+    try {
+      assertThatThrownBy(() -> ProtoMessages.parse(BytesValue.parser(), heap))
+          .isInstanceOf(StatusException.class);
+      assertThat(heap.refCnt()).as("parse(ByteBuf) only reads").isOne();
+    } finally {
+      heap.release();
+    }
   }
 
   @Test

@@ -3,7 +3,7 @@ package io.sluice.transport.netty.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.transport.FrameReceiver;
 import java.nio.charset.StandardCharsets;
@@ -53,8 +53,9 @@ class NettyDuplexTransportTest {
     public void onClosed() {}
   }
 
+  /** A pooled (leak-tracked) read buffer: the transport owns it once written inbound. */
   private static ByteBuf framed(String... frames) {
-    ByteBuf b = Unpooled.buffer();
+    ByteBuf b = PooledByteBufAllocator.DEFAULT.buffer();
     for (String f : frames) {
       byte[] bytes = f.getBytes(StandardCharsets.US_ASCII);
       b.writeMedium(bytes.length).writeBytes(bytes);
