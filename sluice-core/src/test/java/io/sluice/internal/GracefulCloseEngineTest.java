@@ -8,13 +8,24 @@ import io.sluice.StreamHandle;
 import io.sluice.exceptions.ConnectionCloseException;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.internal.frame.FrameType;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.internal.frame.Frames;
+import io.sluice.test.ManualClockLoop;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Graceful close (CONNECTION_CLOSE, drain, close) and immediate dispose. */
+/**
+ * Graceful close (CONNECTION_CLOSE, drain, close) and immediate dispose. The connection runs on a
+ * {@link ManualClockLoop}: the drain timeout fires when the test moves the clock, never because the
+ * machine was slow.
+ */
 class GracefulCloseEngineTest extends EngineTestBase {
+
+  @Override
+  SingleThreadEventExecutor newLoop() {
+    return new ManualClockLoop();
+  }
 
   @Test
   void closeSendsConnectionCloseDrainsLiveStreamsThenCloses() {
@@ -92,6 +103,11 @@ class GracefulCloseEngineTest extends EngineTestBase {
     transport.next(FrameType.REQUEST_STREAM);
     conn.close();
     assertThat(transport.next(FrameType.ERROR).errorCode()).isEqualTo(ErrorCode.CONNECTION_CLOSE);
+    Loop.settle(loop); // the close has run to its end: the drain timeout is set
+    clock().advanceMillis(99);
+    assertThat(transport.isClosed()).as("closed before the drain timeout").isFalse();
+    assertThat(stuck.all).as("the stuck stream's signals before the drain timeout").isEmpty();
+    clock().advanceMillis(1);
     transport.awaitClosed();
     Ev e = stuck.take("error");
     assertThat(e.error()).isInstanceOf(ConnectionCloseException.class);
@@ -227,7 +243,12 @@ class GracefulCloseEngineTest extends EngineTestBase {
         });
     transport.drain();
     conn.close();
+    // Handled after the close (both queue on the loop), and before the drain timeout: the clock
+    // has not moved.
     transport.inject(Wire.payload(1, Frames.FLAG_NEXT | Frames.FLAG_COMPLETE, null, "yes"));
+    assertThat(answered.all).extracting(Ev::kind).containsExactly("next", "complete");
+    assertThat(transport.isClosed()).as("closed while a stream is live").isFalse();
+    clock().advanceMillis(100); // the drain timeout cuts the other stream
     transport.awaitClosed();
     Loop.settle(loop);
     assertThat(answered.all).extracting(Ev::kind).startsWith("next", "complete");

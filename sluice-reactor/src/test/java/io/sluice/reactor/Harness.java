@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.EventExecutorGroup;
 import io.sluice.Message;
 import io.sluice.SetupInfo;
 import io.sluice.core.ConnectionOptions;
@@ -38,7 +39,7 @@ final class Harness implements AutoCloseable {
 
   private Harness(Builder b) {
     this.kind = b.kind;
-    this.server = b.kind.server();
+    this.server = b.loop != null ? b.kind.server(b.loop) : b.kind.server();
     this.clientOptions = b.clientOptions;
     this.clientResponder = b.clientResponder;
     SluiceServer.ReactorAcceptor acceptor = b.acceptor;
@@ -124,6 +125,7 @@ final class Harness implements AutoCloseable {
     private Function<ReactorRequester, ReactorResponder> clientResponder =
         r -> new ReactorResponder() {};
     private boolean withClient = true;
+    private EventExecutorGroup loop;
 
     private Builder(TestTransport kind) {
       this.kind = kind;
@@ -157,6 +159,16 @@ final class Harness implements AutoCloseable {
 
     Builder clientResponder(Function<ReactorRequester, ReactorResponder> r) {
       this.clientResponder = r;
+      return this;
+    }
+
+    /**
+     * Runs every connection, both sides, on {@code loop} (in practice a {@link
+     * io.sluice.test.ManualClockLoop}, so the test moves the clock of their timers). In-JVM
+     * transport only.
+     */
+    Builder loop(EventExecutorGroup loop) {
+      this.loop = loop;
       return this;
     }
 

@@ -13,6 +13,7 @@ import io.sluice.exceptions.RejectedException;
 import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
+import io.sluice.test.ManualClockLoop;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,13 +38,32 @@ class LimitsTest {
     peer.assertClosed();
   }
 
+  /**
+   * In-JVM, the server and the raw peer run on a {@link ManualClockLoop}: nothing comes before the
+   * clock reaches the timeout, and the peer is attached before the timer can fire. Over TCP the
+   * check is on what follows the timeout only.
+   */
   @ParameterizedTest
   @EnumSource(TestTransport.class)
-  void noSetupWithinTheSetupTimeout(TestTransport t) {
+  void noSetupWithinTheSetupTimeout(TestTransport t) throws InterruptedException {
     ConnectionOptions o = ConnectionOptions.builder().setupTimeout(Duration.ofMillis(100)).build();
-    try (Harness h = Harness.builder(t).serverOptions(o).noClient().start();
+    ManualClockLoop clock = t == TestTransport.LOCAL ? new ManualClockLoop() : null;
+    try (Harness h = Harness.builder(t).loop(clock).serverOptions(o).noClient().start();
         RawPeer peer = h.raw()) {
+      if (clock != null) {
+        clock.advanceMillis(99);
+        assertThat(peer.received).as("frames before the setup timeout").isEmpty();
+        clock.advanceMillis(1);
+      }
       assertConnectionLevelError(peer, ErrorCode.INVALID_SETUP);
+    } finally {
+      shutdown(clock);
+    }
+  }
+
+  private static void shutdown(ManualClockLoop clock) throws InterruptedException {
+    if (clock != null) {
+      clock.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
     }
   }
 
@@ -202,41 +222,95 @@ class LimitsTest {
     }
   }
 
+  /**
+   * A client's keepalives against a raw server: KEEPALIVE R=1 at the interval, the server's ones
+   * echoed, and CONNECTION_ERROR once the server stays silent past the max lifetime.
+   *
+   * <p>In-JVM, the client runs on a {@link ManualClockLoop}, so the test moves the clock: every
+   * interval and the lifetime are exact, and the server's answers cannot come "too late". Over TCP
+   * (netty's loops, real time) the two halves use two connections: the first with a max lifetime
+   * far beyond the test's waits, so that the server's answers never race it; the second with a
+   * 400 ms one against a server that says nothing, checked by what follows the timeout only.
+   */
   @ParameterizedTest
   @EnumSource(TestTransport.class)
   void clientKeepAliveAgainstARawServer(TestTransport t) throws Exception {
-    ConnectionOptions o =
-        ConnectionOptions.builder().keepAlive(Duration.ofMillis(50), Duration.ofMillis(400)).build();
     if (t == TestTransport.TCP) {
+      ConnectionOptions patient =
+          ConnectionOptions.builder().keepAlive(Duration.ofMillis(50), Duration.ofMinutes(5)).build();
       try (RawPeer.TcpServer raw = new RawPeer.TcpServer()) {
-        CompletableFuture<ReactorRequester> client =
-            SluiceClient.builder(io.sluice.transport.netty.TcpClientTransport.create("127.0.0.1", raw.port()))
-                .options(o)
-                .connect()
-                .toFuture();
+        CompletableFuture<ReactorRequester> connecting = connectTcp(raw, patient);
         try (RawPeer server = raw.accept()) {
-          checkClientKeepAlive(server, client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+          ReactorRequester client = connecting.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+          try {
+            exchangeKeepAlives(server, client, null);
+          } finally {
+            client.dispose();
+            client.onClose().onErrorResume(e -> Mono.empty()).block(TIMEOUT);
+          }
+        }
+      }
+      ConnectionOptions o =
+          ConnectionOptions.builder().keepAlive(Duration.ofMillis(50), Duration.ofMillis(400)).build();
+      try (RawPeer.TcpServer raw = new RawPeer.TcpServer()) {
+        CompletableFuture<ReactorRequester> client = connectTcp(raw, o);
+        try (RawPeer server = raw.accept()) {
+          assertThat(server.next(FrameType.SETUP).n()).as("keepalive interval").isEqualTo(50);
+          assertGivesUp(server, client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         }
       }
     } else {
-      try (RawPeer.LocalServer raw = new RawPeer.LocalServer()) {
+      ConnectionOptions o =
+          ConnectionOptions.builder().keepAlive(Duration.ofMillis(50), Duration.ofMillis(400)).build();
+      // Both ends on the clock's loop: what the client sends is in server.received once the clock
+      // stopped moving.
+      ManualClockLoop clock = new ManualClockLoop();
+      try (RawPeer.LocalServer raw = new RawPeer.LocalServer(clock)) {
         CompletableFuture<ReactorRequester> client =
-            SluiceClient.builder(io.sluice.transport.local.LocalTransport.client(raw.name))
+            SluiceClient.builder(
+                    io.sluice.transport.local.LocalTransport.client(raw.name, clock, Harness.ALLOC))
                 .options(o)
                 .connect()
                 .toFuture();
         try (RawPeer server = raw.accept()) {
-          checkClientKeepAlive(server, client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+          ReactorRequester c = client.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+          exchangeKeepAlives(server, c, clock);
+          // The ping echoed, the client heard it: the next tick notes it, then silence.
+          clock.advanceMillis(50);
+          assertThat(server.next(FrameType.KEEPALIVE).has(Frames.FLAG_KEEPALIVE_RESPOND)).isTrue();
+          clock.advanceMillis(350);
+          assertThat(c.isOpen()).as("open after 350 ms of a 400 ms max lifetime").isTrue();
+          clock.advanceMillis(100);
+          assertGivesUp(server, c);
         }
+      } finally {
+        shutdown(clock);
       }
     }
   }
 
-  private static void checkClientKeepAlive(RawPeer server, ReactorRequester client) {
+  private static CompletableFuture<ReactorRequester> connectTcp(
+      RawPeer.TcpServer raw, ConnectionOptions o) {
+    return SluiceClient.builder(
+            io.sluice.transport.netty.TcpClientTransport.create("127.0.0.1", raw.port()))
+        .options(o)
+        .connect()
+        .toFuture();
+  }
+
+  /**
+   * SETUP with the interval, three KEEPALIVE R=1 answered, then the server's own KEEPALIVE R=1
+   * echoed. With a clock, each keepalive is sent when the clock reaches its interval.
+   */
+  private static void exchangeKeepAlives(RawPeer server, ReactorRequester client, ManualClockLoop clock) {
     RawPeer.Frame setup = server.next(FrameType.SETUP);
     assertThat(setup.n()).as("keepalive interval").isEqualTo(50);
-    // KEEPALIVE R=1 at the interval; the server echoes them and asks one of its own.
     for (int i = 0; i < 3; i++) {
+      if (clock != null) {
+        clock.advanceMillis(49);
+        assertThat(server.received).as("frames before the keepalive interval").isEmpty();
+        clock.advanceMillis(1);
+      }
       RawPeer.Frame k = server.next(FrameType.KEEPALIVE);
       assertThat(k.streamId()).isZero();
       assertThat(k.has(Frames.FLAG_KEEPALIVE_RESPOND)).isTrue();
@@ -248,7 +322,11 @@ class LimitsTest {
       echo = server.next(FrameType.KEEPALIVE);
     } while (echo.has(Frames.FLAG_KEEPALIVE_RESPOND));
     assertThat(echo.dataUtf8()).isEqualTo("ping from server");
-    // Now the server goes silent: the client gives up after its max lifetime.
+    assertThat(client.isOpen()).isTrue();
+  }
+
+  /** The server says nothing more: the client gives up after its max lifetime. */
+  private static void assertGivesUp(RawPeer server, ReactorRequester client) {
     RawPeer.Frame error = server.nextSkippingKeepAlives();
     assertThat(error.type()).isEqualTo(FrameType.ERROR);
     assertThat(error.streamId()).isZero();

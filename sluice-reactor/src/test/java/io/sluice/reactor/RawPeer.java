@@ -526,8 +526,15 @@ abstract class RawPeer implements AutoCloseable {
     final ServerTransport.Bound bound;
 
     LocalServer() {
+      this(null);
+    }
+
+    /** On {@code loop} (null: the local transport's default loops). */
+    LocalServer(io.netty.util.concurrent.EventExecutorGroup loop) {
       try {
-        bound = LocalTransport.server(name).bind(accepted::add).get(10, TimeUnit.SECONDS);
+        ServerTransport server =
+            loop == null ? LocalTransport.server(name) : LocalTransport.server(name, loop, ALLOC);
+        bound = server.bind(accepted::add).get(10, TimeUnit.SECONDS);
       } catch (Exception e) {
         throw new AssertionError(e);
       }

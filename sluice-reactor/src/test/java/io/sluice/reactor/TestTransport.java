@@ -1,5 +1,6 @@
 package io.sluice.reactor;
 
+import io.netty.util.concurrent.EventExecutorGroup;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
@@ -15,6 +16,14 @@ enum TestTransport {
     Server server() {
       String name = "sluice-test-" + COUNTER.incrementAndGet();
       return new Server(LocalTransport.server(name), bound -> LocalTransport.client(name));
+    }
+
+    @Override
+    Server server(EventExecutorGroup loop) {
+      String name = "sluice-test-" + COUNTER.incrementAndGet();
+      return new Server(
+          LocalTransport.server(name, loop, Harness.ALLOC),
+          bound -> LocalTransport.client(name, loop, Harness.ALLOC));
     }
   },
   TCP {
@@ -33,6 +42,15 @@ enum TestTransport {
 
   /** A fresh server transport and how to reach it once bound. */
   abstract Server server();
+
+  /**
+   * A fresh server transport whose connections, server and client side, all run on {@code loop}
+   * (a {@link io.sluice.test.ManualClockLoop}: their timers then run on the test's clock). Only the
+   * in-JVM transport can: TCP needs netty's channel event loops.
+   */
+  Server server(EventExecutorGroup loop) {
+    throw new UnsupportedOperationException(this + " runs on netty's event loops only");
+  }
 
   record Server(
       ServerTransport transport,

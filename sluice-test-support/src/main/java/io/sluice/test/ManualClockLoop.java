@@ -77,6 +77,13 @@ public final class ManualClockLoop extends SingleThreadEventExecutor {
   }
 
   private boolean timerDue() {
+    // A due timer may already have left the timer queue: when the loop finds one due, it moves it
+    // to the tail of its task queue, behind this check if the check was queued first (as when the
+    // loop was busy as the clock moved). So a queued task also means "not done yet": check again,
+    // behind it.
+    if (hasTasks()) {
+      return true;
+    }
     long deadline = nextScheduledTaskDeadlineNanos();
     return deadline != -1 && deadline - clock.nanoTime() <= 0;
   }

@@ -64,7 +64,8 @@ final class EchoImpl implements ReactorEchoService {
   public Flux<EchoReply> repeat(EchoRequest request) {
     if (request.getAction().equals("sleep")) {
       CountDownLatch latch = cancelled;
-      return Flux.just(reply("first", 0)).concatWith(Flux.<EchoReply>never().doOnCancel(latch::countDown));
+      // The whole call's cancel counts: a deadline may cancel it before "never" is subscribed.
+      return Flux.just(reply("first", 0)).concatWith(Flux.<EchoReply>never()).doOnCancel(latch::countDown);
     }
     Flux<EchoReply> items =
         Flux.range(0, request.getCount()).map(i -> reply(request.getText() + "-" + i, i));
@@ -84,9 +85,11 @@ final class EchoImpl implements ReactorEchoService {
 
   @Override
   public Flux<EchoReply> chat(Flux<EchoRequest> requests) {
+    // The whole call's cancel counts too: a deadline may cancel it before a "sleep" step started.
+    CountDownLatch latch = cancelled;
     return requests.index().concatMap(t -> t.getT2().getAction().isEmpty()
         ? Mono.just(reply("echo:" + t.getT2().getText(), t.getT1().intValue()))
-        : act(t.getT2()));
+        : act(t.getT2())).doOnCancel(latch::countDown);
   }
 
   @Override

@@ -283,7 +283,9 @@ class RpcOverTcpTest {
     assertThatThrownBy(
             () -> timed.repeat(req("x", "sleep")).doOnNext(r -> seen.add(r.getText())).blockLast(WAIT))
         .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
-    assertThat(seen).containsExactly("first");
+    // "first" is sent at once, but on a busy machine the 300 ms deadline may pass before it
+    // arrives: the stream ends at the deadline either way, with nothing after "first".
+    assertThat(seen).isIn(List.of(), List.of("first"));
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
   }
 
@@ -297,7 +299,10 @@ class RpcOverTcpTest {
                     .doOnNext(r -> seen.add(r.getText()))
                     .blockLast(WAIT))
         .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
-    assertThat(seen).containsExactly("echo:a");
+    // On a busy machine the 300 ms deadline may pass before "echo:a" arrives, or before "b"
+    // reaches the handler: the handler is cancelled either way (EchoImpl.chat counts the cancel
+    // of the whole call, not only of the "sleep" step), and nothing follows "echo:a".
+    assertThat(seen).isIn(List.of(), List.of("echo:a"));
     assertThat(echo.cancelled.await(10, TimeUnit.SECONDS)).as("server handler cancelled").isTrue();
   }
 
