@@ -117,15 +117,16 @@ final class InboundFrames {
           if (overBudget(metadataPushBudget, "METADATA_PUSH frames")) {
             return;
           }
-          ByteBuf md = Frames.metadata(frame);
-          if (md != null && md.readableBytes() > conn.options.maxMetadataPushSize()) {
+          // With or without the M flag (some clients leave it off; rsocket-java reads it anyway).
+          ByteBuf md = Frames.metadataPushContent(frame);
+          if (md.readableBytes() > conn.options.maxMetadataPushSize()) {
             conn.connectionError(
                 ErrorCode.CONNECTION_ERROR,
                 "METADATA_PUSH larger than " + conn.options.maxMetadataPushSize() + " bytes",
                 null);
             return;
           }
-          Message m = Message.of(md == null ? Unpooled.EMPTY_BUFFER : md.retain(), Unpooled.EMPTY_BUFFER);
+          Message m = Message.of(md.retain(), Unpooled.EMPTY_BUFFER);
           try {
             conn.responder.metadataPush(m);
           } catch (Throwable t) {
