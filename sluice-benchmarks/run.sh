@@ -10,6 +10,14 @@ peers="$root/benchmarks/peers-rsocket"
 peers_jar="$peers/target/peers-rsocket.jar"
 java_bin="${SLUICE_JAVA:-java}"
 
+# --help builds nothing: the texts BenchMain prints too.
+for a in "$@"; do
+  if [ "$a" = --help ]; then
+    cat "$bench/src/main/resources/io/sluice/benchmarks/${1:-bench}-usage.txt"
+    exit 0
+  fi
+done
+
 stale() { # stale <stamp file> <dir>...: true when the stamp is missing or a source/pom is newer
   local stamp="$1"
   shift

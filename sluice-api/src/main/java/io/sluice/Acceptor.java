@@ -5,6 +5,9 @@ package io.sluice;
  * after a valid SETUP. Throw {@link io.sluice.exceptions.RejectedSetupException} (or {@link
  * io.sluice.exceptions.UnsupportedSetupException}) to refuse the client; any other exception
  * refuses it with REJECTED_SETUP and the exception's message.
+ *
+ * <p><b>Buffers.</b> The {@link SetupInfo} and its payload stay the core's: valid only during the
+ * call, retained by the acceptor if it keeps them.
  */
 @FunctionalInterface
 public interface Acceptor {

@@ -3,6 +3,8 @@ package io.sluice;
 /**
  * RSocket 1.0 error codes carried by ERROR frames. Codes up to {@code 0x300} are reserved for the
  * protocol; {@code 0x301..0xFFFFFFFE} are free for applications.
+ *
+ * <p><b>Threads and buffers.</b> Constants and static helpers only: no state, no buffers.
  */
 public final class ErrorCode {
   private ErrorCode() {}

@@ -5,6 +5,10 @@ import io.sluice.ErrorCode;
 /**
  * An RSocket error: the code of the ERROR frame and its message. Each protocol code has its own
  * final subclass; {@link #from(int, String)} maps a received code to the matching exception.
+ *
+ * <p><b>Threads and buffers.</b> Immutable (as are its subclasses) and safe to pass between
+ * threads. It holds no buffer: the ERROR frame's data has been decoded into the message, and the
+ * frame released, by the time an exception exists.
  */
 public abstract class SluiceException extends RuntimeException {
   private static final long serialVersionUID = 1L;

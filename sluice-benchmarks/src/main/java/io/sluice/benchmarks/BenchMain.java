@@ -12,7 +12,11 @@ import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
 import io.sluice.benchmarks.rpc.RpcImpl;
 import io.sluice.benchmarks.sluice.SluiceImpl;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -28,41 +32,30 @@ import java.util.Set;
 public final class BenchMain {
   private BenchMain() {}
 
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: sluice bench --impl I --interaction X --size N [--seconds S] [--warmup S] [--window W]",
-          "       sluice bench --compare [--seconds S] [--warmup S]",
-          "       sluice bench --compare-flavors [--seconds S] [--warmup S]",
-          "       sluice bench --pair A,B --interaction X --size N [--epochs E] [--rounds R] [--warmup S]",
-          "       sluice bench --compare-flavors --interleave [--epochs E] [--rounds R] [--warmup S]",
-          "       sluice bench --vt-costs [--rounds R]   (JDK 24+; in this JVM: run under taskset -c 1)",
-          "       sluice bench --latency [--impl I | --compare | --compare-flavors] [--size N] [--seconds S] [--warmup S]",
-          "       sluice jmh [JMH options, e.g. -prof gc]",
-          "",
-          "  --impl         " + String.join(" | ", Spec.IMPLS) + " (default sluice)",
-          "  --interaction  fnf | rr | stream | channel (default stream)",
-          "  --size         payload bytes, e.g. " + Spec.SIZES + " (default 8)",
-          "  --seconds      measured seconds (default 10); --warmup seconds before them (default 30)",
-          "  --window       outstanding requests for rr/fnf (default: 64 for grpc-java rr, else 512)",
-          "  --compare      sluice, grpc-java, rsocket-java, spring-rsocket for stream/rr/channel at",
-          "                 8 and 140 bytes, then a ratio table",
-          "  --compare-flavors  sluice (core SPI), each API flavor, sluice-rpc and grpc-java for",
-          "                 stream and rr at 8 bytes (sluice, sluice-rpc and grpc-java also at 128),",
-          "                 with each one's ratio to sluice-reactor, to sluice and to grpc-java",
-          "  --pair A,B     A and B take turns on the same machine, one second each, R rounds (default",
-          "                 10) after S seconds of warm-up each, all of it E times (default 3) with new",
-          "                 processes; prints each round and the median of B/A: the yardstick when",
-          "                 the host's speed swings from second to second",
-          "  --interleave   with --compare-flavors: each flavor paired with sluice-reactor (--pair)",
-          "                 for stream and rr at 8 bytes, then a table of the median ratios",
-          "  --latency      request-stream of 24 (concurrency 1) and rr at concurrency 1, 4, 8:",
-          "                 p50/p95/p99 in microseconds and operations per second",
-          "",
-          "Server and client run as separate JVMs on 127.0.0.1 over one connection, pinned to CPU 0",
-          "and CPU 1 with taskset when available. Each prints 'received messages: N' per second and",
-          "ends with 'RESULT impl=.. interaction=.. size=.. msgs_per_sec=<median> ...'.",
-          "SLUICE_BENCH_JAVA_OPTS / _SERVER_OPTS / _CLIENT_OPTS add JVM options to the children.");
+  /** {@code ./sluice bench --help}: bench-usage.txt beside this class, which run.sh prints too. */
+  static final String USAGE = text("bench-usage.txt");
+
+  /** {@code ./sluice jmh --help}: jmh-usage.txt beside this class, which run.sh prints too. */
+  static final String JMH_USAGE = text("jmh-usage.txt");
+
+  /** The options of {@code ./sluice bench} that take a value. */
+  static final Set<String> OPTIONS =
+      Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds", "epochs");
+
+  /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
+  static final Set<String> FLAGS =
+      Set.of("compare", "compare-flavors", "latency", "interleave", "vt-costs");
+
+  static String text(String file) {
+    try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
+      if (in == null) {
+        throw new IllegalStateException(file + " is missing beside " + BenchMain.class.getName());
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).stripTrailing();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   public static void main(String[] argv) throws Exception {
     System.exit(run(argv, System.out, System.err));
@@ -158,6 +151,10 @@ public final class BenchMain {
       return ChildMain.run(argv, BenchMain::impl);
     }
     if (argv.length > 0 && argv[0].equals("jmh")) {
+      if (Arrays.asList(argv).contains("--help")) { // JMH's own is -h
+        out.println(JMH_USAGE);
+        return 0;
+      }
       org.openjdk.jmh.Main.main(Arrays.copyOfRange(argv, 1, argv.length));
       return 0;
     }
@@ -167,13 +164,7 @@ public final class BenchMain {
         out.println(USAGE);
         return 0;
       }
-      Args a =
-          Args.parse(
-              argv,
-              from,
-              Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds",
-                  "epochs"),
-              Set.of("compare", "compare-flavors", "latency", "interleave", "vt-costs"));
+      Args a = Args.parse(argv, from, OPTIONS, FLAGS);
       if (a.flag("vt-costs")) {
         return virtualThreadCosts(a.getInt("rounds", 10, 1, 10_000), out);
       }

@@ -2,11 +2,17 @@ package io.sluice.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.benchmarks.harness.Spec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +56,54 @@ class BenchMainTest {
     err.reset();
     assertThat(run(err, "bench", "--pair", "sluice,sluice-reactor", "--rounds", "0")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds must be in");
+  }
+
+  /** What bench-usage.txt lists is what the parser takes, and the impls are the harness's. */
+  @Test
+  void helpListsExactlyTheOptionsAndImplsTheParserTakes() throws Exception {
+    Set<String> listed = new TreeSet<>();
+    Matcher m = Pattern.compile("--([a-z][a-z0-9-]*)").matcher(BenchMain.USAGE);
+    while (m.find()) {
+      listed.add(m.group(1));
+    }
+    Set<String> accepted = new TreeSet<>(BenchMain.OPTIONS);
+    accepted.addAll(BenchMain.FLAGS);
+    accepted.add("help");
+    assertThat(listed).isEqualTo(accepted);
+
+    String impls = BenchMain.USAGE.replaceAll("(?s).*\\n  --impl +(.*?)\\(default sluice\\).*", "$1");
+    List<String> listedImpls = new ArrayList<>();
+    for (String alternative : impls.split("\\|")) {
+      listedImpls.add(alternative.strip().split("\\s+")[0]);
+    }
+    assertThat(listedImpls).isEqualTo(Spec.IMPLS);
+    String interactions =
+        BenchMain.USAGE.replaceAll("(?s).*\\n  --interaction +(.*?) \\(default stream\\).*", "$1");
+    assertThat(List.of(interactions.split(" \\| "))).isEqualTo(Spec.INTERACTIONS);
+  }
+
+  @Test
+  void helpExitsZeroForBenchAndJmhWithoutRunningAnything() throws Exception {
+    for (String[] argv :
+        List.of(
+            new String[] {"bench", "--help"},
+            new String[] {"bench", "--impl", "nope", "--help"},
+            new String[] {"--help"})) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      assertThat(BenchMain.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8), System.err))
+          .isZero();
+      assertThat(out.toString(StandardCharsets.UTF_8).strip()).isEqualTo(BenchMain.USAGE);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertThat(
+            BenchMain.run(
+                new String[] {"jmh", "--help"},
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                System.err))
+        .isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8).strip())
+        .isEqualTo(BenchMain.JMH_USAGE)
+        .startsWith("usage: ./sluice jmh");
   }
 
   @Test

@@ -5,69 +5,121 @@ import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Entry point of {@code ./sluice}. Exit codes: 0 success, 1 failure, 2 usage error. */
 public final class Main {
   private Main() {}
 
-  private static final String USAGE =
-      String.join(
-          "\n",
-          "usage: sluice <command> [options]",
-          "",
-          "commands:",
-          "  demo    [--seconds N] [--payload-size B] [--transport tcp|local]",
-          "          a server and a client on 127.0.0.1; prints 'received messages: N' each second",
-          "  demo --rpc [--seconds N]",
-          "          the protobuf RPC example service; prints unary calls/s and streamed messages/s",
-          "  protoc  ARGS...  protoc with protoc-gen-sluice and Sluice's .proto imports (the ./sluice script)",
-          "  server  --transport tcp --host H --port P [--mtu B]",
-          "          the echo responder other RSocket implementations test against; runs until killed",
-          "  client  --transport tcp --host H --port P [--mtu B] [--lease] [--large] [--keepalive-ms K]",
-          "          checks a server's echo contract; one PASS/FAIL line per case; --keepalive-ms K",
-          "          sends KEEPALIVE every K ms with a max lifetime of 3 K and adds the keepalive case",
-          "          (the server must answer 4 KEEPALIVEs while the connection idles)",
-          "  bench   [--interaction stream|response] [--seconds N] [--warmup N] [--payload-size B]",
-          "          [--in-flight K] [--transport tcp|local]",
-          "          Sluice-only throughput in one JVM; prints per-second counts and the median",
-          "  soak    [--minutes M]",
-          "          mixed interactions with cancellations and errors against one server (not in CI);",
-          "          prints heap, direct memory and live streams every 10 s",
-          "",
-          "JAVA_OPTS is passed to the JVM by the ./sluice script.");
+  /**
+   * A command of this jar: the options its parser takes (with a value, and flags) and its help
+   * text, {@code help/<helpFile>} beside this class. The ./sluice script prints the same files for
+   * {@code --help} without building the jar.
+   */
+  record Command(String name, Set<String> options, Set<String> flags, String helpFile) {
+    Args parse(String[] argv) {
+      return Args.parse(argv, 1, options, flags);
+    }
+
+    String help() {
+      return Main.help(helpFile);
+    }
+  }
+
+  static final Map<String, Command> COMMANDS = commands(
+      new Command("demo", Set.of("seconds", "payload-size", "transport"), Set.of("rpc"), "demo.txt"),
+      new Command("server", Set.of("transport", "host", "port", "mtu"), Set.of(), "server.txt"),
+      new Command(
+          "client",
+          Set.of("transport", "host", "port", "mtu", "keepalive-ms"),
+          Set.of("lease", "large"),
+          "client.txt"),
+      new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
+      // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
+      new Command(
+          "bench",
+          Set.of("interaction", "seconds", "warmup", "payload-size", "in-flight", "transport"),
+          Set.of(),
+          "jar-bench.txt"));
+
+  /** Commands the ./sluice script runs itself and never passes to this jar (see the script). */
+  static final Set<String> SCRIPT_COMMANDS = Set.of("protoc", "bench", "jmh");
+
+  /** The overview {@code ./sluice --help} prints: every command of the script. */
+  static final String USAGE = help("sluice.txt");
+
+  private static Map<String, Command> commands(Command... commands) {
+    Map<String, Command> m = new LinkedHashMap<>();
+    for (Command c : commands) {
+      m.put(c.name(), c);
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
+  static String help(String file) {
+    try (InputStream in = Main.class.getResourceAsStream("help/" + file)) {
+      if (in == null) {
+        throw new IllegalStateException("help/" + file + " is missing from the jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).stripTrailing();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   public static void main(String[] argv) {
     System.exit(run(argv, System.out, System.err));
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
-    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("help")) {
+    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h")
+        || argv[0].equals("help")) {
+      if (argv.length == 2 && argv[0].equals("help") && COMMANDS.containsKey(argv[1])) {
+        out.println(COMMANDS.get(argv[1]).help());
+        return 0;
+      }
       out.println(USAGE);
       return argv.length == 0 ? 2 : 0;
     }
+    Command command = COMMANDS.get(argv[0]);
+    if (command == null) {
+      err.println("unknown command '" + argv[0] + "'\n\n" + USAGE);
+      return 2;
+    }
+    if (Arrays.asList(argv).contains("--help")) {
+      out.println(command.help());
+      return 0;
+    }
     try {
-      switch (argv[0]) {
+      Args a = command.parse(argv);
+      switch (command.name()) {
         case "demo":
-          return demo(argv, out);
+          return demo(a, out);
         case "server":
-          return server(argv, out);
+          return server(a, out);
         case "client":
-          return client(argv, out);
+          return client(a, out);
         case "bench":
-          return bench(argv, out);
+          return bench(a, out);
         case "soak":
-          return new Soak().run(positive(Args.parse(argv, 1, Set.of("minutes"), Set.of()).getInt("minutes", 10), "minutes"), out);
+          return new Soak().run(positive(a.getInt("minutes", 10), "minutes"), out);
         default:
-          err.println("unknown command '" + argv[0] + "'\n\n" + USAGE);
-          return 2;
+          throw new IllegalStateException("no runner for " + command.name());
       }
     } catch (Args.UsageException e) {
-      err.println("sluice " + argv[0] + ": " + e.getMessage() + "\n\n" + USAGE);
+      err.println("sluice " + argv[0] + ": " + e.getMessage() + "\n\n" + command.help());
       return 2;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -75,8 +127,7 @@ public final class Main {
     }
   }
 
-  private static int demo(String[] argv, PrintStream out) throws InterruptedException {
-    Args a = Args.parse(argv, 1, Set.of("seconds", "payload-size", "transport"), Set.of("rpc"));
+  private static int demo(Args a, PrintStream out) throws InterruptedException {
     int seconds = positive(a.getInt("seconds", 10), "seconds");
     if (a.flag("rpc")) {
       return RpcDemoCommand.run(seconds, out);
@@ -96,13 +147,7 @@ public final class Main {
     return 0;
   }
 
-  private static int bench(String[] argv, PrintStream out) throws InterruptedException {
-    Args a =
-        Args.parse(
-            argv,
-            1,
-            Set.of("interaction", "seconds", "warmup", "payload-size", "in-flight", "transport"),
-            Set.of());
+  private static int bench(Args a, PrintStream out) throws InterruptedException {
     String interaction = a.get("interaction", "stream");
     Throughput.Interaction i;
     if (interaction.equals("stream")) {
@@ -150,8 +195,7 @@ public final class Main {
     }
   }
 
-  private static int server(String[] argv, PrintStream out) throws InterruptedException {
-    Args a = Args.parse(argv, 1, Set.of("transport", "host", "port", "mtu"), Set.of());
+  private static int server(Args a, PrintStream out) throws InterruptedException {
     requireTcp(a);
     String host = a.get("host", "127.0.0.1");
     int port = a.getInt("port", 7878);
@@ -169,13 +213,7 @@ public final class Main {
     return 0;
   }
 
-  private static int client(String[] argv, PrintStream out) {
-    Args a =
-        Args.parse(
-            argv,
-            1,
-            Set.of("transport", "host", "port", "mtu", "keepalive-ms"),
-            Set.of("lease", "large"));
+  private static int client(Args a, PrintStream out) {
     requireTcp(a);
     String host = a.get("host", "127.0.0.1");
     int port = a.getInt("port", 7878);

@@ -6,6 +6,10 @@ import java.util.Objects;
 /**
  * What a client puts in its SETUP frame besides the connection options: MIME types (opaque ASCII,
  * at most 255 bytes each) and the setup payload, whose ownership passes to the connector.
+ *
+ * <p><b>Threads.</b> Immutable; make it on any thread. <b>Buffers.</b> The connect call it is given
+ * to sends the payload in SETUP and releases it, also when connecting fails; do not use or release
+ * the payload after handing the setup over, and hand each payload to one connect only.
  */
 public final class ClientSetup {
   /** rsocket-java's default MIME type. */

@@ -14,6 +14,13 @@ import java.util.function.Function;
 /**
  * The flavor-neutral way to open and serve RSocket connections; API flavors (reactor, futures, ...)
  * wrap these two calls in their own builders.
+ *
+ * <p><b>Threads.</b> Both calls may be made from any thread and never block. Their futures may
+ * complete on a connection's event loop: do not block in what is chained on them. The {@link
+ * Requester} of a connection may then be used from any thread; acceptors and responders are called
+ * on the connection's event loop. <b>Buffers.</b> {@link #connect} takes over the setup payload
+ * (see {@link ClientSetup}); every {@link io.sluice.Message} crossing a connection follows the
+ * rules of {@link Requester} and {@link io.sluice.Responder}.
  */
 public final class Connections {
   private Connections() {}

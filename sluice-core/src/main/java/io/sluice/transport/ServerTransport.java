@@ -4,7 +4,13 @@ import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-/** Accepts connections. */
+/**
+ * Accepts connections.
+ *
+ * <p><b>Threads.</b> {@link #bind} may be called from any thread and must not block; a {@link
+ * Bound} may be closed from any thread. <b>Buffers.</b> None cross this interface; the frames of a
+ * connection cross its {@link DuplexTransport}.
+ */
 public interface ServerTransport {
 
   /**

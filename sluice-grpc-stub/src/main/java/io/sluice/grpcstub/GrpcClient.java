@@ -20,6 +20,12 @@ import java.util.function.Function;
  *   public void onCompleted() {}
  * });
  * }</pre>
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread; what the returned future yields
+ * may arrive on an event loop thread, so do not block there. The requester it yields may be used
+ * from any thread; a responder given here is called on the connection's event loop. <b>Buffers.</b>
+ * A {@link io.sluice.core.ClientSetup}'s payload passes to the connect call, which sends or
+ * releases it; messages follow the rules of {@link GrpcRequester}.
  */
 public final class GrpcClient {
   private GrpcClient() {}

@@ -7,7 +7,15 @@ import io.sluice.transport.ServerTransport;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
-/** Serves RSocket with handlers written in grpc-java's service style ({@link GrpcResponder}). */
+/**
+ * Serves RSocket with handlers written in grpc-java's service style ({@link GrpcResponder}).
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread; what the returned future yields
+ * may arrive on an event loop thread, so do not block there. The acceptor and the responders are
+ * called on each connection's event loop; the {@code Bound} may be closed from any thread.
+ * <b>Buffers.</b> The acceptor's {@link io.sluice.SetupInfo} payload stays the core's (valid during
+ * the call only); messages follow the rules of {@link GrpcResponder}.
+ */
 public final class GrpcServer {
   private GrpcServer() {}
 

@@ -18,6 +18,12 @@ import java.util.function.Function;
  * Message reply =
  *     requester.requestResponse(Message.utf8(requester.alloc(), "hi")).await().indefinitely();
  * }</pre>
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread; what the returned Uni yields may
+ * arrive on an event loop thread, so do not block there. The requester it yields may be used from
+ * any thread; a responder given here is called on the connection's event loop. <b>Buffers.</b> A
+ * {@link io.sluice.core.ClientSetup}'s payload passes to the connect call, which sends or releases
+ * it; messages follow the rules of {@link MutinyRequester}.
  */
 public final class MutinyClient {
   private MutinyClient() {}

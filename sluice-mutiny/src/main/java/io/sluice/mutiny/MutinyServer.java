@@ -19,6 +19,12 @@ import java.util.Objects;
  *         })
  *         .await().indefinitely();
  * }</pre>
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread; what the returned Uni yields may
+ * arrive on an event loop thread, so do not block there. The acceptor and the responders are called
+ * on each connection's event loop; the {@code Bound} may be closed from any thread. <b>Buffers.</b>
+ * The acceptor's {@link io.sluice.SetupInfo} payload stays the core's (valid during the call only);
+ * messages follow the rules of {@link MutinyResponder}.
  */
 public final class MutinyServer {
   private MutinyServer() {}

@@ -17,6 +17,13 @@ import reactor.core.publisher.Mono;
  *     SluiceClient.builder(TcpClientTransport.create("127.0.0.1", 7878)).connect().block();
  * Message reply = requester.requestResponse(Message.utf8("hello")).block();
  * }</pre>
+ *
+ * <p><b>Threads.</b> A {@link Builder} is not thread-safe: configure it on one thread. The Mono of
+ * {@link Builder#connect()} may be subscribed on any thread and may signal on the connection's
+ * event loop, so do not block there. The {@link ReactorRequester} may be used from any thread; a
+ * responder given here is called on the connection's event loop. <b>Buffers.</b> The payload of
+ * {@link Builder#setup} passes to the next connect subscribed, which sends or releases it; messages
+ * follow the rules of {@link ReactorRequester} and {@link ReactorResponder}.
  */
 public final class SluiceClient {
   private SluiceClient() {}

@@ -23,6 +23,13 @@ import reactor.core.publisher.Mono;
  *         .bind()
  *         .block();
  * }</pre>
+ *
+ * <p><b>Threads.</b> A {@link Builder} is not thread-safe: configure it on one thread. The Mono of
+ * {@link Builder#bind()} may be subscribed on any thread and may signal on an event loop, so do not
+ * block there; the {@code Bound} may be closed from any thread. The acceptor and the responders are
+ * called on each connection's event loop. <b>Buffers.</b> The acceptor's {@link
+ * io.sluice.SetupInfo} payload stays the core's (valid during the call only); messages follow the
+ * rules of {@link ReactorResponder} and {@link ReactorRequester}.
  */
 public final class SluiceServer {
   private SluiceServer() {}

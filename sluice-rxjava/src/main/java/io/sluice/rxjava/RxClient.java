@@ -16,6 +16,12 @@ import java.util.function.Function;
  * RxRequester requester = RxClient.connect(TcpClientTransport.create("127.0.0.1", 7878)).blockingGet();
  * Message reply = requester.requestResponse(Message.utf8(requester.alloc(), "hi")).blockingGet();
  * }</pre>
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread; what the returned Single yields
+ * may arrive on an event loop thread, so do not block there. The requester it yields may be used
+ * from any thread; a responder given here is called on the connection's event loop. <b>Buffers.</b>
+ * A {@link io.sluice.core.ClientSetup}'s payload passes to the connect call, which sends or
+ * releases it; messages follow the rules of {@link RxRequester}.
  */
 public final class RxClient {
   private RxClient() {}

@@ -20,6 +20,12 @@ import java.util.function.Function;
  *   System.out.println(reply.dataUtf8());
  * }
  * }</pre>
+ *
+ * <p><b>Threads.</b> {@code connect} blocks its caller until the connection is ready: call it on a
+ * thread that may block (a virtual thread, or a platform thread that is not an event loop). The
+ * requester it returns may be used from any such thread. <b>Buffers.</b> A {@link
+ * io.sluice.core.ClientSetup}'s payload passes to {@code connect}, which sends or releases it;
+ * messages follow the rules of {@link BlockingRequester}.
  */
 public final class BlockingClient {
   private BlockingClient() {}

@@ -13,6 +13,7 @@ import io.sluice.transport.local.LocalTransport;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -55,13 +56,19 @@ class BlockingApiTest {
 
               @Override
               public void requestStream(Message request, BlockingSink out) {
-                request.release();
+                boolean hold = text(request).equals("hold");
                 try {
+                  if (hold) {
+                    // Sends nothing until canceled: the client's call has to wait, whatever the
+                    // machine's speed. The cancel interrupts this thread.
+                    new CountDownLatch(1).await(10, TimeUnit.SECONDS);
+                    return;
+                  }
                   while (true) {
                     out.send(Message.utf8(ALLOC, Long.toString(emitted.get())));
                     emitted.incrementAndGet();
                   }
-                } catch (CancellationException e) {
+                } catch (CancellationException | InterruptedException e) {
                   streamCanceled.complete(null);
                 }
               }
@@ -211,7 +218,8 @@ class BlockingApiTest {
                 () -> {
                   Thread.currentThread().interrupt();
                   try {
-                    client.requestStream(Message.utf8(ALLOC, "go"), 1).hasNext();
+                    // "hold": no message can arrive before the call waits for one.
+                    client.requestStream(Message.utf8(ALLOC, "hold"), 1).hasNext();
                     thrown.complete(null);
                   } catch (Throwable e) {
                     thrown.complete(

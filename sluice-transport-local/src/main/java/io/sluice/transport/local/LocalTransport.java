@@ -20,7 +20,14 @@ import java.util.function.Consumer;
  * no length prefix and no copy. For tests, benchmarks of the engine alone, and embedding.
  *
  * <p>Servers are found by name in a JVM-wide registry. Each connection's ends run on executors
- * taken in turn from {@link #executors(EventExecutorGroup)} (a shared two-thread group by default).
+ * taken in turn from the {@code executors} group given to {@link #server(String,
+ * EventExecutorGroup, ByteBufAllocator)} and {@link #client(String, EventExecutorGroup,
+ * ByteBufAllocator)} (a shared two-thread group by default).
+ *
+ * <p><b>Threads.</b> The factory methods may be called from any thread; a name is bound by one
+ * server at a time (binding a taken name fails). <b>Buffers.</b> A written frame buffer (ownership
+ * passes on write) crosses to the other end as is, without a copy; that end lends it to its {@link
+ * io.sluice.transport.FrameReceiver} for the call, then releases it.
  */
 public final class LocalTransport {
   private LocalTransport() {}

@@ -19,6 +19,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Connects to an RSocket server over TCP (epoll when available, NIO otherwise), optionally with
  * TLS. Immutable: each {@code with*} returns a new instance.
+ *
+ * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection
+ * (its allocator is the channel's, pooled by default).
  */
 public final class TcpClientTransport implements ClientTransport {
   private final String host;

@@ -25,6 +25,9 @@ import java.util.function.Consumer;
  * <p>At most {@link #DEFAULT_MAX_CONNECTIONS} connections are open at once unless {@link
  * #withMaxConnections} says otherwise; a connection over the cap is closed as soon as it is
  * accepted, before any per-connection state is built.
+ *
+ * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection
+ * (its allocator is the channel's, pooled by default).
  */
 public final class TcpServerTransport implements ServerTransport {
   private final InetSocketAddress address;
