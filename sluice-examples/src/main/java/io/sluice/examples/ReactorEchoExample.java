@@ -18,7 +18,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The README's example, runnable: a server and a client on 127.0.0.1 doing a request-response, a
+ * A runnable example: a server and a client on 127.0.0.1 doing a request-response, a
  * request-stream, a request-channel, and the server calling the client back.
  */
 public final class ReactorEchoExample {

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Flux;
 
 /**
- * The README's RPC example, runnable: serves {@code sluice.examples.Greeter} on 127.0.0.1 and calls
+ * The RPC example of docs/guide/rpc.md, runnable: serves {@code sluice.examples.Greeter} on 127.0.0.1 and calls
  * each of its methods once with the generated client.
  */
 public final class RpcExample {
