@@ -177,6 +177,34 @@ class FramingRulesTest extends ConformanceTestBase {
     peer.assertConnectionErrorAndClose(CONNECTION_ERROR);
   }
 
+  /**
+   * The spec sets the M flag on every METADATA_PUSH, but a widely used client leaves it off, and
+   * rsocket-java reads the frame's content as metadata either way: so does Sluice, on both sides,
+   * while it always sets the flag itself (Rule 8 below).
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Wire.class)
+  @DisplayName("METADATA_PUSH without the M flag: its content is still the metadata (as rsocket-java)")
+  void metadataPushWithoutTheMetadataFlagStillCarriesMetadata(Wire wire) {
+    Recorder responder = new Recorder();
+    RawPeer peer = established(wire, responder);
+    peer.send(FrameBuilder.metadataPush("flagged"));
+    peer.send(FrameBuilder.metadataPush("unflagged").clearFlags(M));
+    Recorder.Call flagged = responder.take();
+    assertThat(flagged.kind()).isEqualTo("metadata-push");
+    assertThat(flagged.metadata()).isEqualTo("flagged");
+    Recorder.Call unflagged = responder.take();
+    assertThat(unflagged.kind()).isEqualTo("metadata-push");
+    assertThat(unflagged.metadata()).isEqualTo("unflagged");
+
+    Recorder clientResponder = new Recorder();
+    ClientSide client = sluiceClient(wire, options().build(), clientResponder);
+    client.peer.send(FrameBuilder.metadataPush("to the client").clearFlags(M));
+    Recorder.Call toClient = clientResponder.take();
+    assertThat(toClient.kind()).isEqualTo("metadata-push");
+    assertThat(toClient.metadata()).isEqualTo("to the client");
+  }
+
   @ParameterizedTest(name = "{0}")
   @EnumSource(Wire.class)
   @DisplayName("Rule 8: LEASE and METADATA_PUSH carry metadata without a metadata length field")

@@ -28,7 +28,7 @@ public final class LoopAffinity {
     private final Executor loop;
     private volatile boolean revoked;
     /** Connections with commands from the claim's threads; touched on the loop's thread only. */
-    private final ArrayList<SluiceConnection> pending = new ArrayList<>();
+    private final ArrayList<CommandQueue> pending = new ArrayList<>();
 
     private Claim(Executor loop) {
       this.loop = loop;
@@ -51,7 +51,7 @@ public final class LoopAffinity {
      * the loop's thread each time one of them gives the carrier back (parked, blocked, or done).
      */
     public void runPending() {
-      ArrayList<SluiceConnection> p = pending;
+      ArrayList<CommandQueue> p = pending;
       try {
         // Commands may queue more (a listener waking another thread): index loop, not an iterator.
         for (int i = 0; i < p.size(); i++) {
@@ -65,8 +65,8 @@ public final class LoopAffinity {
       }
     }
 
-    void add(SluiceConnection connection) {
-      pending.add(connection);
+    void add(CommandQueue queue) {
+      pending.add(queue);
     }
   }
 

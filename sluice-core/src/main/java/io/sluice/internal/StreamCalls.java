@@ -29,7 +29,7 @@ public final class StreamCalls {
    */
   public static void runInOrder(StreamHandle stream, Runnable task) {
     if (stream instanceof StreamState s) {
-      s.conn.enqueueOrRun(task);
+      s.conn.commands.enqueueOrRun(task);
     } else {
       stream.executor().execute(task);
     }
@@ -86,7 +86,7 @@ public final class StreamCalls {
   public static void flushInPlace(StreamHandle stream) {
     StreamState s = onItsLoop(stream);
     if (s != null) {
-      s.conn.flushOutsideReadBatch();
+      s.conn.out.flushOutsideReadBatch();
     }
   }
 

@@ -3,6 +3,8 @@ package io.sluice.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
@@ -21,6 +23,8 @@ import java.util.concurrent.Executor;
  * is what a REQUEST_N of 2^31-1 (or credits summing to it) means on the wire.
  */
 final class StreamState implements StreamHandle {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(StreamState.class);
+
   static final long UNBOUNDED = Long.MAX_VALUE;
 
   final SluiceConnection conn;
@@ -28,7 +32,7 @@ final class StreamState implements StreamHandle {
   final boolean requester;
   int id;
   StreamListener listener;
-  /** A failure while a responder's listener was not known yet (see SluiceConnection.notifyError). */
+  /** A failure while a responder's listener was not known yet (see {@link #notifyError}). */
   Throwable errorBeforeListener;
 
   /** Credit granted to the peer for inbound messages, not yet used. */
@@ -88,55 +92,55 @@ final class StreamState implements StreamHandle {
 
   @Override
   public void request(long n) {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doRequest(n);
     } else {
-      conn.enqueue(() -> doRequest(n));
+      conn.commands.enqueue(() -> doRequest(n));
     }
   }
 
   @Override
   public void cancel() {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doCancel();
     } else {
-      conn.enqueue(this::doCancel);
+      conn.commands.enqueue(this::doCancel);
     }
   }
 
   @Override
   public void next(Message message) {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doNext(message, false);
     } else {
-      conn.enqueue(() -> doNext(message, false));
+      conn.commands.enqueue(() -> doNext(message, false));
     }
   }
 
   @Override
   public void nextAndComplete(Message message) {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doNext(message, true);
     } else {
-      conn.enqueue(() -> doNext(message, true));
+      conn.commands.enqueue(() -> doNext(message, true));
     }
   }
 
   @Override
   public void complete() {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doComplete();
     } else {
-      conn.enqueue(this::doComplete);
+      conn.commands.enqueue(this::doComplete);
     }
   }
 
   @Override
   public void error(Throwable cause) {
-    if (conn.inLoopInOrder()) {
+    if (conn.commands.inLoopInOrder()) {
       doError(cause);
     } else {
-      conn.enqueue(() -> doError(cause));
+      conn.commands.enqueue(() -> doError(cause));
     }
   }
 
@@ -168,11 +172,11 @@ final class StreamState implements StreamHandle {
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
       inboundUnboundedSent = true;
-      conn.sendRequestN(id, Integer.MAX_VALUE, true);
+      conn.out.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
       // Urgent when the peer holds no more than this grant adds: it has used at least half of
       // what it may send and could be waiting for this frame.
-      conn.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
+      conn.out.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
     }
   }
 
@@ -181,14 +185,14 @@ final class StreamState implements StreamHandle {
       return;
     }
     if (requester) {
-      conn.sendCancel(id);
+      conn.out.sendCancel(id);
     } else if (!outboundDone) {
-      conn.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
+      conn.out.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
     } else if (!inboundDone) {
       // A channel responder that completed its half and cancels: only the requester's half is
       // left, and CANCEL is how a responder stops it. Sending nothing would leave the requester
       // waiting for credit, its stream live on both ends until the connection closes.
-      conn.sendCancel(id);
+      conn.out.sendCancel(id);
     }
     terminate();
   }
@@ -206,8 +210,8 @@ final class StreamState implements StreamHandle {
       }
       outboundDone = true;
       // The answer may come before any demand: it is paid for by nothing but the request.
-      conn.noteUnpaid(Frames.HEADER_SIZE + message.size());
-      conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      conn.writability.noteUnpaid(Frames.HEADER_SIZE + message.size());
+      conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
       terminate();
       return;
     }
@@ -224,13 +228,13 @@ final class StreamState implements StreamHandle {
     }
     if (complete) {
       outboundDone = true;
-      conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
       if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
         terminate();
       }
       return;
     }
-    conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT, 0, message);
+    conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT, 0, message);
     if (producerCredit <= conn.outboundWindow >> 1) {
       pump();
     }
@@ -244,7 +248,7 @@ final class StreamState implements StreamHandle {
       return; // a request-response or request-stream requester has no outbound half to complete
     }
     outboundDone = true;
-    conn.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_COMPLETE, 0, null);
+    conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_COMPLETE, 0, null);
     if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
       terminate();
     }
@@ -258,14 +262,14 @@ final class StreamState implements StreamHandle {
       // A request-response or request-stream requester has no outbound half to fail: the spec
       // gives it only CANCEL to end the stream (an ERROR from it is a frame the responder does
       // not expect).
-      conn.sendCancel(id);
+      conn.out.sendCancel(id);
     } else {
-      conn.sendError(id, Errors.streamCode(cause), Errors.message(cause));
+      conn.out.sendError(id, Errors.streamCode(cause), Errors.message(cause));
     }
     boolean inboundOpen = !inboundDone;
     terminate();
     if (inboundOpen && (requester || kind == FrameType.REQUEST_CHANNEL)) {
-      conn.notifyError(this, cause);
+      notifyError(cause);
     }
   }
 
@@ -275,12 +279,88 @@ final class StreamState implements StreamHandle {
       return;
     }
     if (requester) {
-      conn.sendCancel(id);
+      conn.out.sendCancel(id);
     } else {
-      conn.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
+      conn.out.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
     }
     terminate();
-    conn.notifyError(this, cause);
+    notifyError(cause);
+  }
+
+  // ---- listener calls: a throwing listener fails its stream, never the connection -----------
+
+  void notifyNext(Message m) {
+    try {
+      listener.onNext(m);
+    } catch (Throwable t) {
+      listenerFailed(t);
+    }
+  }
+
+  void notifyComplete() {
+    try {
+      listener.onComplete();
+    } catch (Throwable t) {
+      listenerFailed(t);
+    }
+  }
+
+  void notifyError(Throwable cause) {
+    if (listener == null) {
+      // A responder's stream that failed while its responder method ran (the handler's own thread,
+      // run at once, let queued work close the connection): startResponder passes it on.
+      if (errorBeforeListener == null) {
+        errorBeforeListener = cause;
+      }
+      return;
+    }
+    try {
+      listener.onError(cause);
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onError threw", t);
+    }
+  }
+
+  void notifyRequest(long n) {
+    try {
+      listener.onRequest(n);
+    } catch (Throwable t) {
+      listenerFailed(t);
+    }
+  }
+
+  void notifyCancel() {
+    if (listener == null) {
+      return;
+    }
+    try {
+      listener.onCancel();
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onCancel threw", t);
+    }
+  }
+
+  private void listenerFailed(Throwable t) {
+    logger.warn("StreamListener threw; failing {}", this, t);
+    if (!terminated) {
+      failLocally(t);
+    }
+  }
+
+  static void safeComplete(StreamListener l) {
+    try {
+      l.onComplete();
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onComplete threw", t);
+    }
+  }
+
+  static void safeError(StreamListener l, Throwable cause) {
+    try {
+      l.onError(cause);
+    } catch (Throwable t) {
+      logger.warn("StreamListener.onError threw", t);
+    }
   }
 
   // ---- outbound demand: hand the producer min(peer credit, window), only while writable -------
@@ -319,7 +399,7 @@ final class StreamState implements StreamHandle {
           return;
         }
         if (!conn.transport.isWritable()) {
-          conn.block(this);
+          conn.streams.block(this);
           return;
         }
         if (++rounds > PUMP_ROUNDS_PER_TASK) {
@@ -327,7 +407,7 @@ final class StreamState implements StreamHandle {
           return;
         }
         producerCredit += add;
-        conn.notifyRequest(this, add);
+        notifyRequest(add);
       }
     } finally {
       pumping = false;
@@ -356,9 +436,9 @@ final class StreamState implements StreamHandle {
     inboundDone = true;
     outboundDone = true;
     releaseFragments();
-    conn.unregister(this);
+    conn.streams.unregister(this);
     if (blocked) {
-      conn.endedWhileBlocked();
+      conn.streams.endedBlocked();
     }
   }
 
@@ -366,7 +446,7 @@ final class StreamState implements StreamHandle {
     if (frag != null) {
       Fragments f = frag;
       frag = null;
-      conn.reassemblyReleased(f.size);
+      conn.in.reassemblyReleased(f.size);
       f.data.release();
       if (f.metadata != null) {
         f.metadata.release();
@@ -458,7 +538,7 @@ final class StreamState implements StreamHandle {
     if (!f.hasMetadata && f.metadata != null) {
       f.metadata.release();
     }
-    conn.reassemblyReleased(f.size);
+    conn.in.reassemblyReleased(f.size);
     return Message.of(metadata, f.data);
   }
 

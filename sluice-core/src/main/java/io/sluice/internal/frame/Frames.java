@@ -112,6 +112,16 @@ public final class Frames {
   }
 
   /**
+   * The content of a METADATA_PUSH frame, everything after its header (a slice, not retained),
+   * with or without the M flag: some clients leave the flag off, and rsocket-java reads the content
+   * as metadata either way.
+   */
+  public static ByteBuf metadataPushContent(ByteBuf frame) {
+    int start = frame.readerIndex() + HEADER_SIZE;
+    return frame.slice(start, frame.writerIndex() - start);
+  }
+
+  /**
    * The data bytes of a payload-bearing frame (a slice, not retained); empty for other types (use
    * {@link #keepAliveData} for KEEPALIVE).
    */

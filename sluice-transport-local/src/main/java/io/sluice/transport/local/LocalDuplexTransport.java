@@ -36,6 +36,8 @@ final class LocalDuplexTransport implements DuplexTransport {
   private final ArrayDeque<ByteBuf> inbound = new ArrayDeque<>();
   private boolean readEnabled = true;
   private boolean closed;
+  /** The peer closed before {@link #start}: report the close once started. */
+  private boolean closedByPeerBeforeStart;
   private boolean writable = true;
   private int highWaterMark = 4 * 1024 * 1024;
 
@@ -75,6 +77,9 @@ final class LocalDuplexTransport implements DuplexTransport {
     this.receiver = receiver;
     this.highWaterMark = receiver.maxQueuedOutboundBytes();
     deliverInbound();
+    if (closedByPeerBeforeStart) {
+      closeLocally(); // what the peer sent first was delivered above, as a socket reads, then EOF
+    }
   }
 
   /**
@@ -220,7 +225,19 @@ final class LocalDuplexTransport implements DuplexTransport {
     flush();
     closeLocally();
     LocalDuplexTransport p = peer;
-    p.loop.execute(p::closeLocally);
+    p.loop.execute(p::closedByPeer);
+  }
+
+  /**
+   * On this side's loop: the peer closed. Before this side has started, the frames the peer sent
+   * first are kept, and {@link #start} delivers them and then reports the close.
+   */
+  private void closedByPeer() {
+    if (receiver == null && !closed) {
+      closedByPeerBeforeStart = true;
+      return;
+    }
+    closeLocally();
   }
 
   private void closeLocally() {

@@ -30,13 +30,21 @@ import java.util.concurrent.TimeUnit;
  * until the peer closes too or {@link #LINGER_MILLIS} pass. Closing the socket at once while the
  * peer is still sending would make the kernel answer with a reset, which discards our unsent
  * output and, at the peer, what it had not read yet: a peer cut off for flooding would never
- * learn why. The receiver is told {@link FrameReceiver#onClosed()} at once; no frame reaches it
+ * learn why. What is read and discarded is bounded too ({@link #LINGER_MAX_BYTES}): past it,
+ * reading stops (the peer's sends then wait on TCP flow control, costing us nothing) until the
+ * time runs out, so a flooding peer cannot keep a core busy discarding what it sends. The receiver is told {@link FrameReceiver#onClosed()} at once; no frame reaches it
  * after {@link #close()}.
  */
 public final class NettyDuplexTransport extends ByteToMessageDecoder implements DuplexTransport {
   private static final int LENGTH_SIZE = 3;
   /** Longest a closing connection waits for its last output to drain and for the peer's FIN. */
   static final long LINGER_MILLIS = 2000;
+  /**
+   * Most bytes a closing connection reads (and discards) from the peer: enough for an honest
+   * peer's frames in flight, far less than a flood pushes through loopback in {@link
+   * #LINGER_MILLIS} (gigabytes).
+   */
+  static final int LINGER_MAX_BYTES = 8 << 20;
 
   private final Channel channel;
   private ChannelHandlerContext ctx;
@@ -47,6 +55,8 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   private boolean closing;
   /** Bytes handed to the pipeline so far, for {@link #outboundProgress()}. */
   private long written;
+  /** Bytes read and discarded since {@link #close()} (see {@link #LINGER_MAX_BYTES}). */
+  private long discardedWhileClosing;
 
   public NettyDuplexTransport(Channel channel) {
     this.channel = channel;
@@ -113,13 +123,31 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
         in.setIndex(end, writerIndex);
       }
       if (closing || !channel.isActive()) {
-        in.skipBytes(in.readableBytes());
+        discard(in);
         return;
       }
     }
     if (failed || closing) {
-      in.skipBytes(in.readableBytes());
+      discard(in);
     }
+  }
+
+  private void discard(ByteBuf in) {
+    int n = in.readableBytes();
+    in.skipBytes(n);
+    if (closing) {
+      discardedWhileClosing += n;
+      if (discardedWhileClosing > LINGER_MAX_BYTES && channel.config().isAutoRead()) {
+        // Enough: a peer still sending this much after our close is not listening. Stop reading;
+        // the lingering close's timer ends the connection.
+        channel.config().setAutoRead(false);
+      }
+    }
+  }
+
+  /** Bytes read and discarded since the close, for tests. Call on the channel's event loop. */
+  long discardedWhileClosing() {
+    return discardedWhileClosing;
   }
 
   @Override

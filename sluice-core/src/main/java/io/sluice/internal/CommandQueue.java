@@ -1,0 +1,212 @@
+package io.sluice.internal;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The hand-off of calls made off the connection's event loop: one MPSC queue of commands, drained
+ * on the loop in order and in batches (the shape of grpc-java's WriteQueue), with one flush per
+ * drain. Commands of threads carried by the loop itself ({@link LoopAffinity}) are run when such a
+ * thread yields, without a hand-off. If the loop shuts down under the connection, the thread that
+ * finds it gone stands in for it (see {@link #standInForLoop}); if its bounded task queue is full,
+ * the drain is owed, never dropped (see {@link #scheduleDrain}).
+ *
+ * <p>The queue's only consumer is the loop (or the one thread standing in for it); any thread
+ * may produce.
+ */
+final class CommandQueue {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(CommandQueue.class);
+
+  private final SluiceConnection conn;
+  private final EventExecutor loop;
+  private final Queue<Runnable> commands = PlatformDependent.newMpscQueue();
+  /**
+   * True while the server's acceptor or the client's responder factory runs, before the
+   * connection is established (and, on a client, before SETUP is written): what they start through
+   * this requester (or the handles it returns) is queued like cross-thread work and runs once the
+   * current loop task is over, after acceptance (or fails if the connection was refused).
+   */
+  boolean deferring;
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  /**
+   * The loop's full task queue refused a drain: {@link #drainScheduled} stays set (so calls pile
+   * up in our queue, not in the loop's), and the drain runs with the next call's hand-off or the
+   * loop's next turn for this connection.
+   */
+  private volatile boolean drainOwed;
+  /**
+   * The loop rejected a drain: it has shut down. From then on the thread that finds it gone stands
+   * in for it once it has terminated (see {@link #standInForLoop}).
+   */
+  private volatile boolean loopGone;
+  /** A listener on the loop's termination will stand in for it. */
+  private final AtomicBoolean standInAwaited = new AtomicBoolean();
+  /** A thread is standing in for the loop: the queue's one consumer then. */
+  private final AtomicBoolean standingIn = new AtomicBoolean();
+  /** On a claim's list (see {@link LoopAffinity}); set and cleared on the loop's thread. */
+  boolean claimDrainPending;
+  private final Runnable drainTask = this::drainCommands;
+
+  CommandQueue(SluiceConnection conn) {
+    this.conn = conn;
+    this.loop = conn.loop;
+  }
+
+  /** True if the caller may act directly: on the loop with no queued command ahead of it. */
+  boolean inLoopInOrder() {
+    return loop.inEventLoop() && commands.isEmpty() && !deferring;
+  }
+
+  void enqueue(Runnable command) {
+    commands.offer(command);
+    if (loopGone) {
+      standInForLoop();
+      return;
+    }
+    LoopAffinity.Claim claim = LoopAffinity.claimOnLoop(loop);
+    if (claim != null && !deferring) {
+      // A thread carried by our loop: its scheduler runs this on the loop once the thread yields.
+      if (!claimDrainPending) {
+        claimDrainPending = true;
+        claim.add(this);
+      }
+      return;
+    }
+    if (drainScheduled.compareAndSet(false, true)) {
+      scheduleDrain();
+    } else if (drainOwed) {
+      drainOwed = false; // the hand-off a full queue refused: try again, there may be room now
+      scheduleDrain();
+    }
+  }
+
+  /**
+   * Hands the loop a drain of the command queue. The command that asked for it is queued already
+   * (and cannot be taken back out), so it must run: a call takes effect or throws, never both.
+   */
+  private void scheduleDrain() {
+    try {
+      loop.execute(drainTask);
+    } catch (RejectedExecutionException e) {
+      if (!loop.isShutdown()) {
+        // The loop lives, but its task queue is full (a bounded maxPendingTasks). The drain is
+        // owed, not dropped: the next call retries the hand-off, and the loop itself runs it the
+        // next time it works for this connection (a read, a keepalive timer), whichever is first.
+        drainOwed = true;
+        return;
+      }
+      loopGone = true; // before the flag is reset: a call that finds it false then sees this
+      drainScheduled.set(false);
+      standInForLoop();
+      return;
+    }
+    if (loop.isShutdown()) {
+      // Accepted as the loop shut down: netty may drop such a task at termination (it cannot
+      // take it back out of its queue). A stand-in runs it then if the loop did not.
+      loopGone = true;
+      standInForLoop();
+    }
+  }
+
+  /** On the loop: runs the drain a full task queue refused (see {@link #scheduleDrain}). */
+  void runOwedDrain() {
+    if (drainOwed) {
+      drainOwed = false;
+      drainCommands();
+    }
+  }
+
+  /**
+   * The loop has shut down, so nothing it would have run may be left in the queue: what is there
+   * holds messages, and its callers wait for an answer. Once the loop has terminated (it may still
+   * be running its last tasks when it starts rejecting new ones), the calling thread stands in for
+   * it, or, before that, a listener on its termination does: it closes the connection, failing
+   * every stream, and then runs the queued commands as the loop would have, so each takes the way
+   * of a closed connection (messages released, listeners told). One thread at a time stands in,
+   * so the queue keeps a single consumer. The transport is not touched: its channel was on the
+   * loop that is gone.
+   */
+  private void standInForLoop() {
+    if (loop.isTerminated()) {
+      runAsStandIn();
+    } else if (standInAwaited.compareAndSet(false, true)) {
+      loop.terminationFuture().addListener(f -> runAsStandIn());
+    }
+  }
+
+  /**
+   * Stands in for the terminated loop unless another thread already does (then that one runs
+   * what was queued; a call from a listener or command run here returns at once the same way).
+   * No lock is held while listeners run: a thread that queues a command just as the stand-in
+   * finishes sees the queue non-empty after the stand-in's release and takes over.
+   */
+  private void runAsStandIn() {
+    while (standingIn.compareAndSet(false, true)) {
+      try {
+        conn.closeForGoneLoop(); // closes, and runs the queue as on a closed connection
+        runAll();
+      } finally {
+        standingIn.set(false);
+      }
+      if (commands.isEmpty()) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Runs the commands queued by threads carried by this loop, on the loop, right after one of them
+   * yielded (see {@link LoopAffinity}). Unlike {@link #drainCommands} it does not flush: the frames
+   * join the current batch, flushed with the read batch or this loop turn as the loop's own are.
+   * The claim clears {@link #claimDrainPending} once its whole list has run.
+   */
+  void drainClaimed() {
+    Runnable r;
+    while ((r = commands.poll()) != null) {
+      runCommand(r);
+    }
+  }
+
+  void enqueueOrRun(Runnable command) {
+    if (inLoopInOrder()) {
+      command.run();
+    } else {
+      enqueue(command);
+    }
+  }
+
+  private void drainCommands() {
+    for (; ; ) {
+      Runnable r;
+      while ((r = commands.poll()) != null) {
+        runCommand(r);
+      }
+      drainScheduled.set(false);
+      if (commands.isEmpty() || !drainScheduled.compareAndSet(false, true)) {
+        break;
+      }
+    }
+    conn.out.flushNow();
+  }
+
+  /** Runs every queued command now (the connection has closed: each takes that way). */
+  void runAll() {
+    Runnable r;
+    while ((r = commands.poll()) != null) {
+      runCommand(r);
+    }
+  }
+
+  void runCommand(Runnable r) {
+    try {
+      r.run();
+    } catch (Throwable t) {
+      logger.warn("Unexpected failure of a queued stream operation", t);
+    }
+  }
+}

@@ -1,0 +1,378 @@
+package io.sluice.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Message;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.Frames;
+import io.sluice.transport.DuplexTransport;
+
+/**
+ * The outbound half of a connection: encodes frames and decides when they are flushed.
+ *
+ * <p>Frames are encoded without flushing; one flush per inbound read batch or loop turn, plus one
+ * part-way through a read batch once {@link #EARLY_FLUSH_FRAMES} wait (or a REQUEST_N the peer may
+ * be waiting for) while the peer keeps up. On byte-stream transports small frames are encoded back
+ * to back, each with its u24 length, into one pooled buffer per batch that goes to the transport
+ * as a single write; large payloads go as their own buffers without copying, and payloads above
+ * the MTU are fragmented (no other frame of the stream between the fragments: see {@link
+ * #flushingMidFrame}).
+ *
+ * <p>Confined to the connection's event loop. Every method that takes a {@link Message} takes
+ * ownership of it and releases it, whether the frame is written or the connection is closed.
+ */
+final class FrameWriter {
+  /** Payloads up to this size are copied into the batch buffer; larger ones are written as is. */
+  private static final int COPY_THRESHOLD = 2048;
+
+  private static final int BATCH_SIZE = 64 * 1024;
+
+  /**
+   * While a read batch is handled, the frames that wait in the batch buffer are flushed once there
+   * are this many (and the peer has taken what we sent before), not only at the end of the batch:
+   * a pipelined peer then works on the first answers while we handle the rest, instead of both ends
+   * taking turns. Counted in frames, not bytes, so that each flush carries enough frames to pay for
+   * its syscall and the peer's wake-up whatever their size (large frames fill the 64 KiB batch,
+   * which goes out when full anyway).
+   */
+  static final int EARLY_FLUSH_FRAMES = 128;
+
+  private final SluiceConnection conn;
+  private final DuplexTransport transport;
+  private final EventExecutor loop;
+  private final ByteBufAllocator alloc;
+  private final boolean prefixed;
+  private final int mtu;
+
+  private ByteBuf batch;
+  /** Frames encoded into {@link #batch}. */
+  private int batchFrames;
+  private boolean flushPending;
+  private boolean flushTaskScheduled;
+  /** An inbound read batch is being handled: its end flushes (see {@link #readBatchEnded}). */
+  private boolean inReadBatch;
+  /**
+   * A REQUEST_N that the peer may be waiting for was queued while handling the current inbound
+   * frame: flush once that frame is handled instead of at the end of the read batch.
+   */
+  private boolean flushAfterFrame;
+  /** The early flush of {@link #flushAfterFrame} already happened in this read batch. */
+  private boolean earlyFlushDone;
+  private final Runnable flushTask = this::flushTaskRun;
+  /**
+   * The transport is flushing a full batch while a frame is encoded (see {@link
+   * #beginFrameHead}): a writability change it reports must not let producers write now, or a
+   * stream's next frame would land between the fragments of its message (see {@link
+   * Writability#onWritabilityChanged}).
+   */
+  boolean flushingMidFrame;
+
+  FrameWriter(SluiceConnection conn) {
+    this.conn = conn;
+    this.transport = conn.transport;
+    this.loop = conn.loop;
+    this.alloc = conn.alloc;
+    this.prefixed = transport.framing() == DuplexTransport.Framing.LENGTH_PREFIXED;
+    this.mtu = conn.options.mtu();
+  }
+
+  // ---- read batches: when to flush -----------------------------------------------------------
+
+  /** An inbound frame is about to be handled. */
+  void readBatchFrame() {
+    inReadBatch = true;
+  }
+
+  /**
+   * An inbound frame was handled: flush early if a REQUEST_N the peer may wait for is queued, or
+   * if enough frames wait and the peer has taken what we sent before.
+   */
+  void inboundFrameHandled() {
+    if (flushAfterFrame) {
+      flushAfterFrame = false;
+      earlyFlushDone = true;
+      if (conn.state != SluiceConnection.CLOSED) {
+        flushNow();
+      }
+    } else if (batch != null
+        && batchFrames >= EARLY_FLUSH_FRAMES
+        && conn.state != SluiceConnection.CLOSED
+        && transport.unsentBytes() == 0) {
+      flushNow();
+    }
+  }
+
+  /** The read batch is over: flush what it made us write. */
+  void readBatchEnded() {
+    inReadBatch = false;
+    flushAfterFrame = false;
+    earlyFlushDone = false;
+    flushNow();
+  }
+
+  /** The transport has closed: drops the batch being filled. */
+  void releaseBatch() {
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
+  }
+
+  // ---- frames ----------------------------------------------------------------------------------
+
+  /**
+   * Writes a request or PAYLOAD frame carrying {@code message} (null: no payload, for PAYLOAD C),
+   * fragmenting it above the MTU. Takes ownership of {@code message}.
+   */
+  void sendPayload(int streamId, int type, int flags, int initialN, Message message) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      if (message != null) {
+        message.release();
+      }
+      return;
+    }
+    ByteBuf metadata = message != null && message.hasMetadata() ? message.metadata() : null;
+    ByteBuf data = message != null ? message.data() : null;
+    int headerSize = Frames.requestHeaderSize(type);
+    int payloadSize = Frames.payloadSize(metadata, data);
+    int frameSize = headerSize + payloadSize;
+    if (metadata != null) {
+      flags |= Frames.FLAG_METADATA;
+    }
+    int limit = mtu > 0 ? mtu - 3 : Frames.MAX_FRAME_SIZE;
+    if (frameSize > limit) {
+      try {
+        writeFragments(streamId, type, flags, initialN, metadata, data, limit);
+      } finally {
+        message.release();
+      }
+      return;
+    }
+    if (payloadSize <= COPY_THRESHOLD) {
+      ByteBuf out = beginFrame(frameSize);
+      Frames.writeRequestHeader(out, streamId, type, flags, initialN);
+      Frames.writePayload(out, metadata, data);
+      endFrame(out);
+      if (message != null) {
+        message.release();
+      }
+      return;
+    }
+    // Large payload: header (and metadata length) in one small buffer, payload buffers as they are.
+    int headLength = headerSize + (metadata != null ? Frames.METADATA_LENGTH_SIZE : 0);
+    ByteBuf head;
+    if (prefixed) {
+      head = beginFrameHead(frameSize, headLength);
+    } else {
+      head = alloc.ioBuffer(headLength);
+    }
+    Frames.writeRequestHeader(head, streamId, type, flags, initialN);
+    if (metadata != null) {
+      Frames.writeU24(head, metadata.readableBytes());
+    }
+    if (prefixed) {
+      transport.write(head);
+      batch = null;
+      if (metadata != null) {
+        transport.write(metadata);
+      }
+      transport.write(data);
+    } else {
+      CompositeByteBuf composite = alloc.compositeBuffer(3);
+      composite.addComponent(true, head);
+      if (metadata != null) {
+        composite.addComponent(true, metadata);
+      }
+      composite.addComponent(true, data);
+      transport.write(composite);
+    }
+    requestFlush();
+  }
+
+  private void writeFragments(
+      int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
+    ByteBuf md = metadata == null ? null : metadata.duplicate();
+    ByteBuf d = data == null ? Unpooled.EMPTY_BUFFER : data.duplicate();
+    boolean first = true;
+    int finalFlags = flags & (Frames.FLAG_COMPLETE);
+    while (true) {
+      int frameType = first ? type : FrameType.PAYLOAD;
+      int room = limit - Frames.requestHeaderSize(frameType);
+      boolean withMetadata = md != null && (first || md.isReadable());
+      if (withMetadata) {
+        room -= Frames.METADATA_LENGTH_SIZE;
+      }
+      int mdTake = withMetadata ? Math.min(room, md.readableBytes()) : 0;
+      room -= mdTake;
+      int dTake = Math.min(room, d.readableBytes());
+      boolean last = (md == null || md.readableBytes() == mdTake) && d.readableBytes() == dTake;
+      int f;
+      if (first) {
+        // The first fragment keeps the original type's flags, minus COMPLETE (F with C is invalid).
+        f = (flags & ~Frames.FLAG_COMPLETE & ~Frames.FLAG_METADATA) | Frames.FLAG_FOLLOWS;
+        if (last) {
+          f = flags & ~Frames.FLAG_METADATA;
+        }
+      } else {
+        f = Frames.FLAG_NEXT | (last ? finalFlags : Frames.FLAG_FOLLOWS);
+      }
+      if (withMetadata) {
+        f |= Frames.FLAG_METADATA;
+      }
+      int size = Frames.requestHeaderSize(frameType) + (withMetadata ? 3 + mdTake : 0) + dTake;
+      ByteBuf out = beginFrame(size);
+      Frames.writeRequestHeader(out, streamId, frameType, f, initialN);
+      if (withMetadata) {
+        Frames.writeU24(out, mdTake);
+        out.writeBytes(md, mdTake);
+      }
+      out.writeBytes(d, dTake);
+      endFrame(out);
+      if (last) {
+        return;
+      }
+      first = false;
+    }
+  }
+
+  /**
+   * Queues REQUEST_N(n). {@code urgent}: the peer has used at least half of the credit it will
+   * hold after this grant, so it may run dry before the end of the read batch we are in (a batch
+   * can hold every message the peer was allowed). Then the frame goes out as soon as the current
+   * inbound frame is handled, so the peer produces while we consume the rest of the batch, instead
+   * of both sides taking turns; at most once per read batch, so a flood of grants costs at most one
+   * extra flush per batch.
+   */
+  void sendRequestN(int streamId, int n, boolean urgent) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      return;
+    }
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 4);
+    Frames.writeRequestN(out, streamId, n);
+    endFrame(out);
+    if (urgent && inReadBatch && !earlyFlushDone) {
+      flushAfterFrame = true;
+    }
+  }
+
+  void sendCancel(int streamId) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      return;
+    }
+    conn.writability.noteUnpaid(Frames.HEADER_SIZE);
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE);
+    Frames.writeCancel(out, streamId);
+    endFrame(out);
+  }
+
+  void sendError(int streamId, int code, String message) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      return;
+    }
+    int size = Frames.errorSize(message);
+    conn.writability.noteUnpaid(size);
+    ByteBuf out = beginFrame(size);
+    Frames.writeError(out, streamId, code, message);
+    endFrame(out);
+  }
+
+  /** Returns a buffer with room for one frame of {@code size} bytes (prefix already written). */
+  ByteBuf beginFrame(int size) {
+    if (!prefixed) {
+      return alloc.ioBuffer(size);
+    }
+    return beginFrameHead(size, size);
+  }
+
+  /**
+   * Writes the u24 length of a frame of {@code size} bytes into the batch, making sure {@code
+   * room} bytes of it fit behind the prefix.
+   */
+  private ByteBuf beginFrameHead(int size, int room) {
+    ByteBuf b = batch;
+    while (b == null || b.writableBytes() < room + 3) {
+      if (b == null) {
+        b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
+        batchFrames = 0;
+        break;
+      }
+      // A full batch goes to the socket now, so the kernel sends while we encode the next one.
+      // Detach it first: the flush can report writability at once (netty fires it from inside
+      // flush), and frames that handler encodes must go into a new batch, never into this one,
+      // which belongs to the transport now (and may already be released).
+      batch = null;
+      transport.write(b);
+      flushingMidFrame = true;
+      try {
+        transport.flush();
+      } finally {
+        flushingMidFrame = false;
+      }
+      b = batch; // null, or a batch a re-entrant writer started during the flush
+    }
+    Frames.writeU24(b, size);
+    batchFrames++;
+    return b;
+  }
+
+  void endFrame(ByteBuf out) {
+    if (!prefixed) {
+      transport.write(out);
+    }
+    requestFlush();
+  }
+
+  void requestFlush() {
+    flushPending = true;
+    if (!inReadBatch && !flushTaskScheduled) {
+      flushTaskScheduled = true;
+      loop.execute(flushTask);
+    }
+  }
+
+  /** Flushes now unless in a read batch (whose end flushes): see {@link StreamCalls#flushInPlace}. */
+  void flushOutsideReadBatch() {
+    if (!inReadBatch) {
+      flushNow();
+    }
+  }
+
+  private void flushTaskRun() {
+    flushTaskScheduled = false;
+    flushNow();
+  }
+
+  void flushNow() {
+    if (batch != null) {
+      ByteBuf b = batch;
+      batch = null;
+      if (b.isReadable()) {
+        transport.write(b);
+      } else {
+        b.release();
+      }
+      flushPending = true;
+    }
+    if (flushPending) {
+      flushPending = false;
+      transport.flush();
+    }
+  }
+
+  /** Writes KEEPALIVE; {@code data} (may be null) is copied, not taken. */
+  void writeKeepAlive(boolean respond, ByteBuf data) {
+    int size = Frames.HEADER_SIZE + 8 + (data == null ? 0 : data.readableBytes());
+    ByteBuf out = beginFrame(size);
+    Frames.writeKeepAlive(out, respond, 0, data);
+    endFrame(out);
+  }
+
+  void writeLease(int ttlMillis, int requests) {
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8);
+    Frames.writeLease(out, ttlMillis, requests, null);
+    endFrame(out);
+  }
+}

@@ -1,0 +1,553 @@
+package io.sluice.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.ErrorCode;
+import io.sluice.Message;
+import io.sluice.StreamListener;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.exceptions.SluiceException;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.FrameValidator;
+import io.sluice.internal.frame.Frames;
+
+/**
+ * The inbound half of a connection: checks each frame the transport hands over and dispatches it
+ * to the connection (stream 0), to a live stream, or to a new responder stream; reassembles
+ * fragmented messages; and counts what a peer may send for free against per-second budgets and
+ * the reassembly budget ({@link ConnectionOptions}, docs/limits.md). Nothing a peer sends escapes
+ * as an exception: a bug becomes a connection error. Confined to the connection's event loop.
+ *
+ * <p><b>Buffers.</b> The frame belongs to the transport; every message handed on is a retained
+ * slice of it (or a reassembled composite), owned by whoever receives it.
+ */
+final class InboundFrames {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(InboundFrames.class);
+
+  private final SluiceConnection conn;
+  // Per-second frame counts (see ConnectionOptions) and the bytes held by reassembly.
+  private final RateBudget keepAliveBudget;
+  private final RateBudget metadataPushBudget;
+  private final RateBudget requestNBudget;
+  private final RateBudget cancelBudget;
+  private final RateBudget streamErrorBudget;
+  private final RateBudget ignoredBudget;
+  private long reassemblyBytes;
+
+  InboundFrames(SluiceConnection conn) {
+    this.conn = conn;
+    ConnectionOptions options = conn.options;
+    this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond(), conn.ticker);
+    this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond(), conn.ticker);
+    this.requestNBudget = new RateBudget(options.maxRequestNPerSecond(), conn.ticker);
+    this.cancelBudget = new RateBudget(options.maxCancelsPerSecond(), conn.ticker);
+    this.streamErrorBudget = new RateBudget(options.maxStreamErrorsPerSecond(), conn.ticker);
+    this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond(), conn.ticker);
+  }
+
+  /** One inbound frame, the size already checked by the transport; the frame is not taken. */
+  void onFrame(ByteBuf frame) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      return;
+    }
+    conn.out.readBatchFrame();
+    conn.keepAlive.heard = true;
+    try {
+      String malformed = FrameValidator.validate(frame);
+      if (malformed != null) {
+        if (malformed == FrameValidator.UNKNOWN_TYPE
+            && frame.readableBytes() >= Frames.HEADER_SIZE
+            && Frames.hasFlag(frame, Frames.FLAG_IGNORE)) {
+          countIgnored();
+          return; // unknown type the peer says we may ignore
+        }
+        // Before establishment a broken frame is a broken SETUP: answer with a setup-class code.
+        int code = conn.state == SluiceConnection.AWAITING_SETUP ? ErrorCode.INVALID_SETUP : ErrorCode.CONNECTION_ERROR;
+        conn.connectionError(code, "malformed frame: " + malformed, null);
+        return;
+      }
+      if (conn.state == SluiceConnection.AWAITING_SETUP) {
+        conn.handshake.onSetupFrame(frame);
+        return;
+      }
+      int streamId = Frames.streamId(frame);
+      if (streamId == 0) {
+        onConnectionFrame(frame);
+      } else {
+        onStreamFrame(streamId, frame);
+      }
+    } catch (Throwable t) {
+      // Nothing a peer sends may escape the connection: a bug here becomes a connection error.
+      logger.warn("Unexpected failure handling {}", Frames.describe(frame), t);
+      conn.connectionError(ErrorCode.CONNECTION_ERROR, "internal error", t);
+    }
+    conn.out.inboundFrameHandled();
+  }
+
+  private void onConnectionFrame(ByteBuf frame) {
+    int type = Frames.type(frame);
+    switch (type) {
+      case FrameType.KEEPALIVE:
+        if (overBudget(keepAliveBudget, "KEEPALIVE frames")) {
+          return;
+        }
+        if (Frames.keepAliveData(frame).readableBytes() > conn.options.maxKeepAliveDataSize()) {
+          conn.connectionError(
+              ErrorCode.CONNECTION_ERROR,
+              "KEEPALIVE data larger than " + conn.options.maxKeepAliveDataSize() + " bytes",
+              null);
+          return;
+        }
+        if (Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
+          if (!conn.writability.admitEcho()) {
+            return;
+          }
+          ByteBuf data = Frames.keepAliveData(frame);
+          conn.writability.noteUnpaid(Frames.HEADER_SIZE + 8 + data.readableBytes());
+          conn.out.writeKeepAlive(false, data);
+        }
+        return;
+      case FrameType.ERROR:
+        onConnectionErrorFrame(frame);
+        return;
+      case FrameType.METADATA_PUSH:
+        {
+          if (overBudget(metadataPushBudget, "METADATA_PUSH frames")) {
+            return;
+          }
+          // With or without the M flag (some clients leave it off; rsocket-java reads it anyway).
+          ByteBuf md = Frames.metadataPushContent(frame);
+          if (md.readableBytes() > conn.options.maxMetadataPushSize()) {
+            conn.connectionError(
+                ErrorCode.CONNECTION_ERROR,
+                "METADATA_PUSH larger than " + conn.options.maxMetadataPushSize() + " bytes",
+                null);
+            return;
+          }
+          Message m = Message.of(md.retain(), Unpooled.EMPTY_BUFFER);
+          try {
+            conn.responder.metadataPush(m);
+          } catch (Throwable t) {
+            logger.warn("Responder.metadataPush threw", t);
+          }
+          return;
+        }
+      case FrameType.LEASE:
+        if (conn.lease.onLeaseFrame(frame)) {
+          // Last: dependents of ready() run right here and may send requests under this lease.
+          conn.ready().complete(null);
+        }
+        return;
+      case FrameType.SETUP: // a second SETUP (server) or any SETUP (client) is ignored
+      case FrameType.RESUME_OK:
+      case FrameType.EXT:
+      case FrameType.CANCEL: // CANCEL, PAYLOAD and REQUEST_N on stream 0 are ignored (spec)
+      case FrameType.PAYLOAD:
+      case FrameType.REQUEST_N:
+        countIgnored();
+        return;
+      case FrameType.RESUME:
+        conn.connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
+        return;
+      default:
+        conn.connectionError(
+            ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is not valid on stream 0", null);
+    }
+  }
+
+  private void onConnectionErrorFrame(ByteBuf frame) {
+    int code = Frames.errorCode(frame);
+    String message = Frames.errorMessage(frame);
+    if (code == ErrorCode.CONNECTION_CLOSE) {
+      if (conn.state == SluiceConnection.ESTABLISHED) {
+        conn.startDraining();
+      }
+      return;
+    }
+    if (!conn.client && code >= ErrorCode.INVALID_SETUP && code <= ErrorCode.REJECTED_RESUME) {
+      return; // a server ignores setup-class errors (spec)
+    }
+    conn.closeNow(SluiceException.from(code, message));
+  }
+
+  private void onStreamFrame(int streamId, ByteBuf frame) {
+    int type = Frames.type(frame);
+    if (FrameType.isConnectionScoped(type)) {
+      if (type == FrameType.METADATA_PUSH) {
+        countIgnored();
+        return; // METADATA_PUSH on a stream is ignored (spec)
+      }
+      conn.connectionError(
+          ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is only valid on stream 0", null);
+      return;
+    }
+    StreamState s = conn.streams.get(streamId);
+    if (s == null) {
+      if (FrameType.isRequest(type)) {
+        onNewRequest(streamId, type, frame);
+      } else if (conn.streams.neverUsed(streamId)) {
+        // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec). Only ids
+        // that were never opened count against the budget: frames for a stream that ended are
+        // normal races (PAYLOADs in flight after our CANCEL, a REQUEST_N after our COMPLETE), and
+        // dropping them costs one table lookup.
+        countIgnored();
+      }
+      return;
+    }
+    switch (type) {
+      case FrameType.PAYLOAD:
+        onPayload(s, frame);
+        return;
+      case FrameType.REQUEST_N:
+        {
+          if (overBudget(requestNBudget, "REQUEST_N frames")) {
+            return;
+          }
+          int n = Frames.requestN(frame);
+          if (n <= 0) {
+            streamViolation(s, "REQUEST_N must be positive");
+            return;
+          }
+          if (!s.requester || s.kind == FrameType.REQUEST_CHANNEL) {
+            s.onPeerRequest(n);
+          }
+          return;
+        }
+      case FrameType.CANCEL:
+        if (overBudget(cancelBudget, "CANCEL frames")) {
+          return;
+        }
+        onCancelFrame(s);
+        return;
+      case FrameType.ERROR:
+        {
+          if (overBudget(streamErrorBudget, "stream ERROR frames")) {
+            return;
+          }
+          int code = Frames.errorCode(frame);
+          SluiceException e = SluiceException.from(code, Frames.errorMessage(frame));
+          boolean notify = !s.terminated;
+          s.terminate();
+          if (notify) {
+            s.notifyError(e);
+          }
+          return;
+        }
+      case FrameType.REQUEST_RESPONSE:
+      case FrameType.REQUEST_FNF:
+      case FrameType.REQUEST_STREAM:
+      case FrameType.REQUEST_CHANNEL:
+        countIgnored();
+        return; // a request on an id in use is ignored (spec)
+      default:
+        countIgnored();
+        return; // EXT
+    }
+  }
+
+  private void onCancelFrame(StreamState s) {
+    if (s.requester) {
+      // Only a channel requester has an outbound half the responder can cancel.
+      if (s.kind == FrameType.REQUEST_CHANNEL && !s.outboundDone) {
+        s.outboundDone = true;
+        s.notifyCancel();
+        if (s.inboundDone) {
+          s.terminate();
+        }
+      }
+      return;
+    }
+    boolean notify = !s.terminated;
+    s.terminate();
+    if (notify) {
+      s.notifyCancel();
+    }
+  }
+
+  private void onNewRequest(int streamId, int type, ByteBuf frame) {
+    if (!conn.streams.notePeerRequest(streamId)) {
+      conn.connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "request on stream " + streamId + " which has this side's parity",
+          null);
+      return;
+    }
+    if (conn.state == SluiceConnection.DRAINING) {
+      if (type != FrameType.REQUEST_FNF) {
+        conn.out.sendError(streamId, ErrorCode.REJECTED, "connection is closing");
+      }
+      return;
+    }
+    if (!conn.lease.admitPeerRequest()) { // beyond the leases we granted: REJECTED unprocessed
+      if (type != FrameType.REQUEST_FNF) {
+        conn.out.sendError(streamId, ErrorCode.REJECTED, "no lease");
+      }
+      return;
+    }
+    // FOLLOWS together with COMPLETE: FOLLOWS is ignored (spec).
+    boolean follows =
+        Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
+    if (type == FrameType.REQUEST_FNF && !follows) {
+      deliverFireAndForget(messageOf(frame));
+      return;
+    }
+    if (conn.streams.activeResponder >= conn.options.maxActiveStreams()) {
+      if (type != FrameType.REQUEST_FNF) {
+        conn.out.sendError(
+            streamId,
+            ErrorCode.REJECTED,
+            "too many live streams (" + conn.options.maxActiveStreams() + ")");
+      }
+      return;
+    }
+    int initialN = 0;
+    if (type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL) {
+      initialN = Frames.initialRequestN(frame);
+      if (initialN <= 0) {
+        conn.out.sendError(streamId, ErrorCode.INVALID, "initial request N must be positive");
+        return;
+      }
+    }
+    int kind = type == FrameType.REQUEST_FNF ? FrameType.REQUEST_RESPONSE : type;
+    StreamState s = new StreamState(conn, kind, false, null);
+    s.id = streamId;
+    conn.streams.register(s);
+    if (follows) {
+      s.startFragments(conn.alloc, type, Frames.flags(frame), initialN);
+      appendFragmentOrFail(s, frame);
+      return;
+    }
+    startResponder(s, type, Frames.flags(frame), initialN, messageOf(frame));
+  }
+
+  private void deliverFireAndForget(Message m) {
+    try {
+      conn.responder.fireAndForget(m);
+    } catch (Throwable t) {
+      logger.warn("Responder.fireAndForget threw", t);
+    }
+  }
+
+  private void startResponder(StreamState s, int type, int flags, int initialN, Message request) {
+    if (type == FrameType.REQUEST_FNF) {
+      s.terminate();
+      deliverFireAndForget(request);
+      return;
+    }
+    StreamListener l;
+    try {
+      switch (type) {
+        case FrameType.REQUEST_RESPONSE:
+          l = conn.responder.requestResponse(request, s);
+          break;
+        case FrameType.REQUEST_STREAM:
+          l = conn.responder.requestStream(request, s);
+          break;
+        default:
+          boolean complete = (flags & Frames.FLAG_COMPLETE) != 0;
+          if (complete) {
+            s.inboundDone = true;
+          }
+          l = conn.responder.requestChannel(request, complete, s);
+          break;
+      }
+    } catch (Throwable t) {
+      s.listener = null;
+      s.doError(t);
+      return;
+    }
+    if (l == null) {
+      s.doError(new IllegalStateException("responder returned no StreamListener"));
+      return;
+    }
+    s.listener = l;
+    if (s.terminated) {
+      Throwable failed = s.errorBeforeListener;
+      if (failed != null) {
+        s.errorBeforeListener = null;
+        s.notifyError(failed); // the listener must learn its stream failed, or it waits forever
+      }
+      return;
+    }
+    s.onPeerRequest(type == FrameType.REQUEST_RESPONSE ? 1 : initialN);
+  }
+
+  private void onPayload(StreamState s, ByteBuf frame) {
+    int flags = Frames.flags(frame);
+    if (s.reassembling()) {
+      if (!appendFragmentOrFail(s, frame)) {
+        return;
+      }
+      if ((flags & Frames.FLAG_FOLLOWS) != 0 && (flags & Frames.FLAG_COMPLETE) == 0) {
+        return;
+      }
+      int completeFlag = flags & Frames.FLAG_COMPLETE;
+      int firstType = s.fragType();
+      int firstFlags = s.fragFlags();
+      int firstInitialN = s.fragInitialN();
+      Message m = s.takeFragments();
+      if (firstType != FrameType.PAYLOAD && !s.requester && s.listener == null) {
+        startResponder(s, firstType, firstFlags | completeFlag, firstInitialN, m);
+        return;
+      }
+      deliverPayload(s, Frames.FLAG_NEXT | completeFlag, m);
+      return;
+    }
+    if ((flags & Frames.FLAG_FOLLOWS) != 0 && (flags & Frames.FLAG_COMPLETE) == 0) {
+      s.startFragments(conn.alloc, FrameType.PAYLOAD, flags, 0);
+      appendFragmentOrFail(s, frame);
+      return;
+    }
+    boolean next = (flags & Frames.FLAG_NEXT) != 0;
+    deliverPayload(s, flags, next ? messageOf(frame) : null);
+  }
+
+  private boolean appendFragmentOrFail(StreamState s, ByteBuf frame) {
+    ByteBuf metadata = Frames.metadata(frame);
+    ByteBuf data = Frames.data(frame);
+    boolean follows =
+        Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
+    if (follows && data.readableBytes() == 0 && (metadata == null || !metadata.isReadable())) {
+      streamViolation(s, "empty fragment");
+      return false;
+    }
+    if (s.fragCount() >= conn.options.maxFragmentsPerMessage()) {
+      streamViolation(
+          s, "fragmented message in more than " + conn.options.maxFragmentsPerMessage() + " fragments");
+      return false;
+    }
+    int add = (metadata == null ? 0 : metadata.readableBytes()) + data.readableBytes();
+    if (reassemblyBytes + add > conn.options.maxReassemblyBytes()) {
+      conn.connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "fragmented messages in progress hold more than "
+              + conn.options.maxReassemblyBytes()
+              + " bytes",
+          null);
+      return false;
+    }
+    if (!s.appendFragment(conn.alloc, metadata, data, conn.options.maxReassembledSize())) {
+      streamViolation(
+          s, "fragmented message larger than " + conn.options.maxReassembledSize() + " bytes");
+      return false;
+    }
+    reassemblyBytes += add;
+    return true;
+  }
+
+  /** Delivers an inbound PAYLOAD's signals; {@code m} is null when there is no N flag. */
+  private void deliverPayload(StreamState s, int flags, Message m) {
+    boolean next = (flags & Frames.FLAG_NEXT) != 0;
+    boolean complete = (flags & Frames.FLAG_COMPLETE) != 0;
+    if (s.inboundDone || s.terminated || (!s.requester && s.kind != FrameType.REQUEST_CHANNEL)) {
+      if (m != null) {
+        m.release(); // no inbound half here (or it ended): ignore
+      }
+      countIgnored();
+      return;
+    }
+    if (!next && !complete) {
+      streamViolation(s, "PAYLOAD with neither NEXT nor COMPLETE");
+      return;
+    }
+    if (next) {
+      if (s.kind == FrameType.REQUEST_RESPONSE) {
+        // Any PAYLOAD answering a request-response completes it (spec).
+        s.terminate();
+        s.notifyNext(m);
+        s.notifyComplete();
+        return;
+      }
+      if (s.inboundCredit != StreamState.UNBOUNDED) {
+        if (s.inboundCredit <= 0) {
+          m.release();
+          streamViolation(s, "peer sent more messages than it was granted");
+          return;
+        }
+        s.inboundCredit--;
+      }
+      s.notifyNext(m);
+    }
+    if (complete && !s.terminated) {
+      s.inboundDone = true;
+      if (s.outboundDone) {
+        s.terminate();
+      }
+      s.notifyComplete();
+    }
+  }
+
+  /** The peer broke a stream-level rule: end the stream, tell both sides. */
+  private void streamViolation(StreamState s, String what) {
+    boolean notify = !s.terminated && s.listener != null;
+    if (s.requester) {
+      conn.out.sendCancel(s.id);
+    } else {
+      conn.out.sendError(s.id, ErrorCode.INVALID, what);
+    }
+    s.terminate();
+    if (notify) {
+      s.notifyError(StreamState.invalid(what));
+    }
+    countIgnored();
+  }
+
+  private Message messageOf(ByteBuf frame) {
+    int ri = frame.readerIndex();
+    // The header's type and flags in one read: every read of a pooled buffer checks its indexes
+    // and reference count, and the general accessors below read them three to five times.
+    int typeAndFlags = frame.getUnsignedShort(ri + 4);
+    int type = typeAndFlags >>> 10;
+    if (type == FrameType.SETUP || !FrameType.hasMetadataLength(type)) {
+      ByteBuf md = Frames.metadata(frame);
+      ByteBuf data = Frames.data(frame);
+      return Message.of(md == null ? null : md.retain(), data.retain());
+    }
+    int start = ri + Frames.payloadOffset(type);
+    ByteBuf md = null;
+    if ((typeAndFlags & Frames.FLAG_METADATA) != 0) {
+      int length = Frames.getU24(frame, start); // the validator checked that it fits
+      start += Frames.METADATA_LENGTH_SIZE;
+      md = frame.slice(start, length).retain();
+      start += length;
+    }
+    // slice().retain(), not retainedSlice(): the message shares the frame's reference count, as
+    // every other message of the engine does.
+    return Message.of(md, frame.slice(start, frame.writerIndex() - start).retain());
+  }
+
+  /**
+   * Counts one frame of a rate-limited kind; on a breach sends ERROR[CONNECTION_ERROR], closes,
+   * and returns true (the caller drops the frame).
+   */
+  private boolean overBudget(RateBudget budget, String what) {
+    if (budget.take()) {
+      return false;
+    }
+    conn.connectionError(
+        ErrorCode.CONNECTION_ERROR,
+        "more than " + budget.limit() + " " + what + " per second",
+        null);
+    return true;
+  }
+
+  /**
+   * Counts a frame the spec lets us ignore, or one that broke a stream-level rule: harmless one by
+   * one, but a peer sending floods of them is cut off.
+   */
+  private void countIgnored() {
+    overBudget(ignoredBudget, "ignored or invalid frames");
+  }
+
+  /** Reassembly gave back {@code bytes} (message complete or dropped). */
+  void reassemblyReleased(int bytes) {
+    reassemblyBytes -= bytes;
+  }
+
+  /** Bytes held by fragmented messages still being reassembled, for tests. Call on the loop. */
+  long reassemblyBytes() {
+    return reassemblyBytes;
+  }
+}

@@ -1,0 +1,64 @@
+package io.sluice.internal;
+
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.ErrorCode;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keepalive of one connection: a timer that checks the peer was heard from within its lifetime
+ * (any inbound frame counts) and, on a client, sends KEEPALIVE frames. The server only checks (it
+ * sends none, as rsocket-java#1128 settled); its check period and the lifetime come from the
+ * client's SETUP within the server's bounds (see {@code SetupHandshake}). Confined to the loop.
+ */
+final class KeepAlive {
+  private final SluiceConnection conn;
+  /** A frame came in since the last check: set per inbound frame, cleared by the check. */
+  boolean heard;
+  private long lastHeardNanos;
+  private long lifetimeNanos;
+  private ScheduledFuture<?> task;
+
+  KeepAlive(SluiceConnection conn) {
+    this.conn = conn;
+  }
+
+  /**
+   * Starts the checks, every {@code periodMillis}: a peer silent for longer than {@code
+   * lifetimeNanos} is cut off. With {@code send}, each check also sends a KEEPALIVE.
+   */
+  void start(long periodMillis, long lifetimeNanos, boolean send) {
+    this.lifetimeNanos = lifetimeNanos;
+    lastHeardNanos = conn.ticker.nanoTime();
+    task =
+        conn.loop.scheduleAtFixedRate(
+            () -> tick(send), periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void tick(boolean send) {
+    if (conn.state == SluiceConnection.CLOSED) {
+      return;
+    }
+    conn.commands.runOwedDrain();
+    long now = conn.ticker.nanoTime();
+    if (heard) {
+      heard = false;
+      lastHeardNanos = now;
+    } else if (now - lastHeardNanos > lifetimeNanos) {
+      conn.connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "no frame from the peer for "
+              + TimeUnit.NANOSECONDS.toMillis(now - lastHeardNanos)
+              + " ms (keepalive max lifetime)",
+          null);
+      return;
+    }
+    if (send) {
+      conn.out.writeKeepAlive(true, null);
+      conn.out.flushNow();
+    }
+  }
+
+  void cancel() {
+    SluiceConnection.cancel(task);
+  }
+}
