@@ -69,6 +69,11 @@ final class FrameWriter {
    * Writability#onWritabilityChanged}).
    */
   boolean flushingMidFrame;
+  /**
+   * The connection is closed: nothing more is written. A copy of its state kept here (set by
+   * {@code SluiceConnection.setState}), read for every frame without a hop to the connection.
+   */
+  boolean closed;
 
   FrameWriter(SluiceConnection conn) {
     this.conn = conn;
@@ -94,12 +99,12 @@ final class FrameWriter {
     if (flushAfterFrame) {
       flushAfterFrame = false;
       earlyFlushDone = true;
-      if (conn.state != SluiceConnection.CLOSED) {
+      if (!closed) {
         flushNow();
       }
     } else if (batch != null
         && batchFrames >= EARLY_FLUSH_FRAMES
-        && conn.state != SluiceConnection.CLOSED
+        && !closed
         && transport.unsentBytes() == 0) {
       flushNow();
     }
@@ -128,7 +133,7 @@ final class FrameWriter {
    * fragmenting it above the MTU. Takes ownership of {@code message}.
    */
   void sendPayload(int streamId, int type, int flags, int initialN, Message message) {
-    if (conn.state == SluiceConnection.CLOSED) {
+    if (closed) {
       if (message != null) {
         message.release();
       }
@@ -247,7 +252,7 @@ final class FrameWriter {
    * extra flush per batch.
    */
   void sendRequestN(int streamId, int n, boolean urgent) {
-    if (conn.state == SluiceConnection.CLOSED) {
+    if (closed) {
       return;
     }
     ByteBuf out = beginFrame(Frames.HEADER_SIZE + 4);
@@ -259,7 +264,7 @@ final class FrameWriter {
   }
 
   void sendCancel(int streamId) {
-    if (conn.state == SluiceConnection.CLOSED) {
+    if (closed) {
       return;
     }
     conn.writability.noteUnpaid(Frames.HEADER_SIZE);
@@ -269,7 +274,7 @@ final class FrameWriter {
   }
 
   void sendError(int streamId, int code, String message) {
-    if (conn.state == SluiceConnection.CLOSED) {
+    if (closed) {
       return;
     }
     int size = Frames.errorSize(message);

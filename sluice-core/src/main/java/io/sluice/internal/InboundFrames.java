@@ -27,6 +27,10 @@ final class InboundFrames {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(InboundFrames.class);
 
   private final SluiceConnection conn;
+  // The parts used per frame, held here rather than reached through the connection each time.
+  private final FrameWriter out;
+  private final StreamTable streams;
+  private final KeepAlive keepAlive;
   // Per-second frame counts (see ConnectionOptions) and the bytes held by reassembly.
   private final RateBudget keepAliveBudget;
   private final RateBudget metadataPushBudget;
@@ -38,6 +42,9 @@ final class InboundFrames {
 
   InboundFrames(SluiceConnection conn) {
     this.conn = conn;
+    this.out = conn.out;
+    this.streams = conn.streams;
+    this.keepAlive = conn.keepAlive;
     ConnectionOptions options = conn.options;
     this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond(), conn.ticker);
     this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond(), conn.ticker);
@@ -52,8 +59,8 @@ final class InboundFrames {
     if (conn.state == SluiceConnection.CLOSED) {
       return;
     }
-    conn.out.readBatchFrame();
-    conn.keepAlive.heard = true;
+    out.readBatchFrame();
+    keepAlive.heard = true;
     try {
       String malformed = FrameValidator.validate(frame);
       if (malformed != null) {
@@ -83,7 +90,7 @@ final class InboundFrames {
       logger.warn("Unexpected failure handling {}", Frames.describe(frame), t);
       conn.connectionError(ErrorCode.CONNECTION_ERROR, "internal error", t);
     }
-    conn.out.inboundFrameHandled();
+    out.inboundFrameHandled();
   }
 
   private void onConnectionFrame(ByteBuf frame) {
@@ -106,7 +113,7 @@ final class InboundFrames {
           }
           ByteBuf data = Frames.keepAliveData(frame);
           conn.writability.noteUnpaid(Frames.HEADER_SIZE + 8 + data.readableBytes());
-          conn.out.writeKeepAlive(false, data);
+          out.writeKeepAlive(false, data);
         }
         return;
       case FrameType.ERROR:
@@ -183,11 +190,11 @@ final class InboundFrames {
           ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is only valid on stream 0", null);
       return;
     }
-    StreamState s = conn.streams.get(streamId);
+    StreamState s = streams.get(streamId);
     if (s == null) {
       if (FrameType.isRequest(type)) {
         onNewRequest(streamId, type, frame);
-      } else if (conn.streams.neverUsed(streamId)) {
+      } else if (streams.neverUsed(streamId)) {
         // REQUEST_N, CANCEL, PAYLOAD, ERROR and EXT on unknown ids are ignored (spec). Only ids
         // that were never opened count against the budget: frames for a stream that ended are
         // normal races (PAYLOADs in flight after our CANCEL, a REQUEST_N after our COMPLETE), and
@@ -267,7 +274,7 @@ final class InboundFrames {
   }
 
   private void onNewRequest(int streamId, int type, ByteBuf frame) {
-    if (!conn.streams.notePeerRequest(streamId)) {
+    if (!streams.notePeerRequest(streamId)) {
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR,
           "request on stream " + streamId + " which has this side's parity",
@@ -276,13 +283,13 @@ final class InboundFrames {
     }
     if (conn.state == SluiceConnection.DRAINING) {
       if (type != FrameType.REQUEST_FNF) {
-        conn.out.sendError(streamId, ErrorCode.REJECTED, "connection is closing");
+        out.sendError(streamId, ErrorCode.REJECTED, "connection is closing");
       }
       return;
     }
     if (!conn.lease.admitPeerRequest()) { // beyond the leases we granted: REJECTED unprocessed
       if (type != FrameType.REQUEST_FNF) {
-        conn.out.sendError(streamId, ErrorCode.REJECTED, "no lease");
+        out.sendError(streamId, ErrorCode.REJECTED, "no lease");
       }
       return;
     }
@@ -293,9 +300,9 @@ final class InboundFrames {
       deliverFireAndForget(messageOf(frame));
       return;
     }
-    if (conn.streams.activeResponder >= conn.options.maxActiveStreams()) {
+    if (streams.activeResponder >= conn.options.maxActiveStreams()) {
       if (type != FrameType.REQUEST_FNF) {
-        conn.out.sendError(
+        out.sendError(
             streamId,
             ErrorCode.REJECTED,
             "too many live streams (" + conn.options.maxActiveStreams() + ")");
@@ -306,14 +313,14 @@ final class InboundFrames {
     if (type == FrameType.REQUEST_STREAM || type == FrameType.REQUEST_CHANNEL) {
       initialN = Frames.initialRequestN(frame);
       if (initialN <= 0) {
-        conn.out.sendError(streamId, ErrorCode.INVALID, "initial request N must be positive");
+        out.sendError(streamId, ErrorCode.INVALID, "initial request N must be positive");
         return;
       }
     }
     int kind = type == FrameType.REQUEST_FNF ? FrameType.REQUEST_RESPONSE : type;
     StreamState s = new StreamState(conn, kind, false, null);
     s.id = streamId;
-    conn.streams.register(s);
+    streams.register(s);
     if (follows) {
       s.startFragments(conn.alloc, type, Frames.flags(frame), initialN);
       appendFragmentOrFail(s, frame);
@@ -483,9 +490,9 @@ final class InboundFrames {
   private void streamViolation(StreamState s, String what) {
     boolean notify = !s.terminated && s.listener != null;
     if (s.requester) {
-      conn.out.sendCancel(s.id);
+      out.sendCancel(s.id);
     } else {
-      conn.out.sendError(s.id, ErrorCode.INVALID, what);
+      out.sendError(s.id, ErrorCode.INVALID, what);
     }
     s.terminate();
     if (notify) {

@@ -217,6 +217,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   void setState(int newState) {
     state = newState;
+    out.closed = newState == CLOSED;
     open = newState == ESTABLISHED || newState == AWAITING_SETUP;
   }
 

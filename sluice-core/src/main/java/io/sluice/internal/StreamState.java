@@ -28,6 +28,8 @@ final class StreamState implements StreamHandle {
   static final long UNBOUNDED = Long.MAX_VALUE;
 
   final SluiceConnection conn;
+  /** The connection's writer, held per stream: every message sent goes through it. */
+  private final FrameWriter out;
   final int kind; // FrameType.REQUEST_RESPONSE, REQUEST_STREAM or REQUEST_CHANNEL
   final boolean requester;
   int id;
@@ -83,6 +85,7 @@ final class StreamState implements StreamHandle {
 
   StreamState(SluiceConnection conn, int kind, boolean requester, StreamListener listener) {
     this.conn = conn;
+    this.out = conn.out;
     this.kind = kind;
     this.requester = requester;
     this.listener = listener;
@@ -172,11 +175,11 @@ final class StreamState implements StreamHandle {
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
       inboundUnboundedSent = true;
-      conn.out.sendRequestN(id, Integer.MAX_VALUE, true);
+      out.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
       // Urgent when the peer holds no more than this grant adds: it has used at least half of
       // what it may send and could be waiting for this frame.
-      conn.out.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
+      out.sendRequestN(id, (int) (inboundCredit - before), before <= inboundCredit - before);
     }
   }
 
@@ -185,14 +188,14 @@ final class StreamState implements StreamHandle {
       return;
     }
     if (requester) {
-      conn.out.sendCancel(id);
+      out.sendCancel(id);
     } else if (!outboundDone) {
-      conn.out.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
+      out.sendError(id, io.sluice.ErrorCode.CANCELED, "canceled by the responder");
     } else if (!inboundDone) {
       // A channel responder that completed its half and cancels: only the requester's half is
       // left, and CANCEL is how a responder stops it. Sending nothing would leave the requester
       // waiting for credit, its stream live on both ends until the connection closes.
-      conn.out.sendCancel(id);
+      out.sendCancel(id);
     }
     terminate();
   }
@@ -211,7 +214,7 @@ final class StreamState implements StreamHandle {
       outboundDone = true;
       // The answer may come before any demand: it is paid for by nothing but the request.
       conn.writability.noteUnpaid(Frames.HEADER_SIZE + message.size());
-      conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
       terminate();
       return;
     }
@@ -228,13 +231,13 @@ final class StreamState implements StreamHandle {
     }
     if (complete) {
       outboundDone = true;
-      conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
+      out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
       if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
         terminate();
       }
       return;
     }
-    conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT, 0, message);
+    out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT, 0, message);
     if (producerCredit <= conn.outboundWindow >> 1) {
       pump();
     }
@@ -248,7 +251,7 @@ final class StreamState implements StreamHandle {
       return; // a request-response or request-stream requester has no outbound half to complete
     }
     outboundDone = true;
-    conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_COMPLETE, 0, null);
+    out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_COMPLETE, 0, null);
     if (inboundDone || kind != FrameType.REQUEST_CHANNEL) {
       terminate();
     }
@@ -262,9 +265,9 @@ final class StreamState implements StreamHandle {
       // A request-response or request-stream requester has no outbound half to fail: the spec
       // gives it only CANCEL to end the stream (an ERROR from it is a frame the responder does
       // not expect).
-      conn.out.sendCancel(id);
+      out.sendCancel(id);
     } else {
-      conn.out.sendError(id, Errors.streamCode(cause), Errors.message(cause));
+      out.sendError(id, Errors.streamCode(cause), Errors.message(cause));
     }
     boolean inboundOpen = !inboundDone;
     terminate();
@@ -279,9 +282,9 @@ final class StreamState implements StreamHandle {
       return;
     }
     if (requester) {
-      conn.out.sendCancel(id);
+      out.sendCancel(id);
     } else {
-      conn.out.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
+      out.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
     }
     terminate();
     notifyError(cause);
