@@ -22,6 +22,16 @@ import org.reactivestreams.Subscriber;
  * far. Further outbound messages are pulled only as the responder grants demand. Demand signalled
  * inside {@code onSubscribe} is acted on once it returns (§1.3). An empty outbound completes the
  * channel without sending anything. Pre-start state is guarded by {@code this}.
+ *
+ * <p><b>Threads.</b> {@code request} and {@code cancel} may be called from any thread. The {@link
+ * StreamListener} methods are called by the core on the connection's event loop and signal the
+ * subscriber there. The outbound publisher may signal {@link Outbound} on any thread, one signal at
+ * a time.
+ *
+ * <p><b>Buffers.</b> Received messages belong to the subscriber, which must release them; those
+ * arriving after {@code cancel} are released here. Each outbound message is handed to the core,
+ * which owns it from then on; one that arrives after {@code cancel}, or a first one that cannot be
+ * sent, is released here.
  */
 public final class ChannelSubscription extends Downstream implements StreamListener {
   private boolean subscribed; // guarded by this

@@ -18,6 +18,15 @@ import org.reactivestreams.Subscriber;
  * still running (a responder cannot stop only the requester's half then): the requester stops
  * when its credit is used and what arrives is released; once the response completes, the requester
  * is told with CANCEL.
+ *
+ * <p><b>Threads.</b> {@code subscribe}, {@code request} and {@code cancel} may be called from any
+ * thread. {@code onNext}, {@code onComplete} and {@code onError} run on the connection's event
+ * loop, except a terminal signal that arrived while {@code onSubscribe} ran: that one is delivered
+ * on the subscribing thread once {@code onSubscribe} returns.
+ *
+ * <p><b>Buffers.</b> Each message passed to {@code onNext} belongs to the subscriber, which must
+ * release it. Messages that arrive when no subscriber can take them (canceled, or not yet
+ * subscribed) are released here.
  */
 public final class InboundPublisher extends Downstream
     implements Publisher<Message>, Flow.Publisher<Message> {

@@ -22,6 +22,13 @@ import org.reactivestreams.Subscriber;
  * publisher never subscribed keeps its message: subscribe to what you create.
  *
  * <p>Received messages belong to the subscriber, which must release them.
+ *
+ * <p><b>Threads.</b> {@code subscribe}, {@code request} and {@code cancel} may be called from any
+ * thread; {@code onSubscribe} runs on the subscribing thread. Signals from the peer ({@code
+ * onNext}, {@code onComplete}, {@code onError}) run on the connection's event loop and must not
+ * block. A refused subscriber, a bad {@code request(n)} or a channel's failed outbound publisher is
+ * signalled on the thread that caused it. Messages that arrive after {@code cancel} are released
+ * here.
  */
 public abstract class RequesterPublisher implements Publisher<Message>, Flow.Publisher<Message> {
 

@@ -16,9 +16,17 @@ import org.reactivestreams.Publisher;
  *
  * <pre>{@code
  * ResponseSubscriber s = new ResponseSubscriber(handle, inboundOrNull);
- * ResponseSubscriber.subscribe(handlerResult, s, handle);
- * return s.listener();
+ * return ResponseSubscriber.subscribe(handlerResult, s);
  * }</pre>
+ *
+ * <p><b>Threads.</b> The core calls the {@link #listener()} on the connection's event loop. The
+ * response publisher may signal this subscriber on any thread, one signal at a time (§1.3); each
+ * signal goes straight to the thread-safe {@link StreamHandle}.
+ *
+ * <p><b>Buffers.</b> Each message the response publisher emits is handed to {@link
+ * StreamHandle#next}, which owns it from then on. A channel's inbound messages go to the {@link
+ * InboundPublisher}, whose subscriber owns them; for a stream (no inbound half) they are released
+ * here.
  */
 public final class ResponseSubscriber extends Upstream {
   private final StreamHandle handle;

@@ -22,6 +22,15 @@ import org.reactivestreams.Subscriber;
  * signalled inside the subscriber's {@code onSubscribe} is parked too, and the stream starts only
  * once {@code onSubscribe} has returned, so no signal reaches the subscriber meanwhile (§1.3). On a
  * connection that is no longer open the subscriber fails at once (§1.4, §1.9).
+ *
+ * <p><b>Threads.</b> {@code request} and {@code cancel} may be called from any thread. The {@link
+ * StreamListener} methods are called by the core on the connection's event loop and signal the
+ * subscriber there; a bad {@code request(n)} before the start is signalled on the requesting
+ * thread.
+ *
+ * <p><b>Buffers.</b> The request message is owned from construction: handed to the core when the
+ * stream starts, or released here if the subscription ends first. Received messages belong to the
+ * subscriber, which must release them; those arriving after {@code cancel} are released here.
  */
 public final class StreamSubscription extends Downstream implements StreamListener {
   private static final int FRESH = 0;

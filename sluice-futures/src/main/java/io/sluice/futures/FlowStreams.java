@@ -13,6 +13,16 @@ import java.util.function.Consumer;
 /**
  * Small {@link Flow} helpers so that streams need no reactive library: a publisher that pulls from
  * an iterator exactly as much as is requested, and a consumer that requests in batches.
+ *
+ * <p><b>Threads.</b> The methods keep no state and may be called from any thread. {@link #error}
+ * and {@link #empty} signal on the subscribing thread. {@link #fromIterator} calls the iterator and
+ * the subscriber's {@code onNext} on the thread that subscribes or calls {@code request}, one
+ * thread at a time. {@link #forEach} runs {@code onMessage} on whatever thread the stream signals
+ * on (for a Sluice publisher, the connection's event loop), so it should not block.
+ *
+ * <p><b>Buffers.</b> These helpers hold none. An element of {@code fromIterator} belongs to the
+ * subscriber once delivered; {@code forEach} hands each message to {@code onMessage}, which
+ * releases it, and itself releases only the messages that arrive after the future is done.
  */
 public final class FlowStreams {
   private FlowStreams() {}

@@ -11,6 +11,8 @@ import io.sluice.exceptions.SluiceException;
  * travels as RSocket APPLICATION_ERROR whose message is the status' {@code "CODE: description"};
  * the requester turns such a message back into that {@link Status}. Other errors become {@code
  * UNKNOWN} (RSocket CANCELED becomes {@code CANCELLED}), always with the original as the cause.
+ *
+ * <p>Stateless: call it from any thread. Holds no buffers.
  */
 public final class GrpcErrors {
   private GrpcErrors() {}

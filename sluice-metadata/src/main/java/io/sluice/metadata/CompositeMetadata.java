@@ -32,6 +32,14 @@ import java.util.Objects;
  *
  * <p><b>Decoding</b> goes through a reusable {@link Reader}, which walks the readable bytes of a
  * buffer without moving its indexes, retaining it or allocating per entry.
+ *
+ * <p><b>Threads.</b> The static methods keep no state and may be called from any thread; a {@link
+ * Reader} is for one thread at a time.
+ *
+ * <p><b>Buffers.</b> Nothing here releases or retains a buffer it is given. {@code
+ * encode(ByteBufAllocator, String, ByteBuf)} returns a new buffer the caller releases; {@code find}
+ * and {@link Reader#content()} return slices that are not retained, valid only while the composite
+ * buffer is.
  */
 public final class CompositeMetadata {
   /** The extension's MIME type, for SETUP's metadata MIME type. */

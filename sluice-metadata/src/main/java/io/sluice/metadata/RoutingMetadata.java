@@ -15,6 +15,11 @@ import java.util.Objects;
  *
  * <p>Encoders append to a buffer the caller owns; the {@link Reader} walks a buffer's readable
  * bytes without moving its indexes or retaining it.
+ *
+ * <p><b>Threads.</b> The static methods keep no state and may be called from any thread; a {@link
+ * Reader} is for one thread at a time. <b>Buffers.</b> Nothing here releases or retains a buffer it
+ * is given; {@code encode(ByteBufAllocator, CharSequence...)} returns a new buffer the caller
+ * releases.
  */
 public final class RoutingMetadata {
   /** The extension's MIME type. */

@@ -5,6 +5,8 @@ package io.sluice.metadata;
  * metadata (and the data/accept MIME type extensions) can send as a 7-bit id instead of a string.
  * The table is the one rsocket-java 1.1.5 uses; ids it leaves out are reserved, and readers report
  * them by number ({@link CompositeMetadata.Reader#wellKnownId()}).
+ *
+ * <p>Immutable constants: usable from any thread. Holds no buffers.
  */
 public enum WellKnownMimeType {
   APPLICATION_AVRO("application/avro", 0x00),

@@ -7,6 +7,9 @@ import java.util.Objects;
  * idempotency and rank. Transport-neutral: the RSocket binding encodes it in the first frame's
  * metadata ({@link io.sluice.rpc.rsocket.CallMetadataCodec}); a gRPC transport would build it from
  * {@code :path}, {@code grpc-timeout} and the request metadata. Immutable.
+ *
+ * <p>Safe to share between threads. Holds no buffers: decoding copies names and headers into
+ * strings.
  */
 public final class CallMetadata {
   /** Longest service or method name in bytes. */

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Client-side options of calls: headers, a timeout (sent as the call's deadline), and the
  * idempotent flag. Immutable; the {@code with*} methods return copies. Generated clients take them
  * through {@code withOptions(CallOptions)}.
+ *
+ * <p>Safe to share between threads. Holds no buffers.
  */
 public final class CallOptions {
   /** No headers, no timeout, idempotent flag from the method's declaration. */

@@ -13,6 +13,8 @@ import java.util.Objects;
  * (the characters gRPC allows in metadata keys). Values are 0..65535 printable ASCII characters
  * (0x20..0x7E). At most 255 pairs per call. Bad input fails with {@link IllegalArgumentException}
  * when the headers are built, never on the wire.
+ *
+ * <p>Safe to share between threads; a {@link Builder} is for one thread. Holds no buffers.
  */
 public final class Headers {
   /** Most pairs one call can carry. */

@@ -9,6 +9,9 @@ import java.util.Objects;
  * (sluice.method)}, and how its messages are parsed. Generated code declares one constant per
  * method. Immutable.
  *
+ * <p>Safe to share between threads. Holds no buffers: its parsers turn bytes into protobuf
+ * messages, which hold none either.
+ *
  * @param <Req> the request message type
  * @param <Resp> the response message type
  */

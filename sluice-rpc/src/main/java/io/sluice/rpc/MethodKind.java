@@ -1,6 +1,10 @@
 package io.sluice.rpc;
 
-/** The shape of an RPC method, and the RSocket interaction each one uses. */
+/**
+ * The shape of an RPC method, and the RSocket interaction each one uses.
+ *
+ * <p>Immutable constants: usable from any thread. Holds no buffers.
+ */
 public enum MethodKind {
   /** One request, one response: request-response. */
   UNARY(false, false),

@@ -4,6 +4,12 @@ package io.sluice.rpc;
  * Observes calls (metrics, tracing, logs). {@link #onCallStart} is called when a call starts; the
  * returned {@link CallObserver} then sees its first response and its end. Called on the
  * connection's event loop: keep it cheap and never block. Exceptions thrown here are ignored.
+ *
+ * <p>More exactly: a server calls {@link #onCallStart} on the event loop, but the observer's
+ * callbacks run on the thread that sends the first response or ends the call, which may be the
+ * handler's own; a client calls {@link #onCallStart} on the thread that subscribes to the call, and
+ * a client-side deadline ends it on a Reactor timer thread. One call's callbacks may thus come on
+ * different threads. Holds no buffers: it sees call metadata, method descriptors and statuses only.
  */
 @FunctionalInterface
 public interface RpcInstrumentation {

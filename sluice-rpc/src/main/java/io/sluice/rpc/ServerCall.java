@@ -12,6 +12,15 @@ import com.google.protobuf.MessageLite;
  * <p><b>Threads.</b> Every method may be called from any thread. {@link Listener} callbacks come on
  * the connection's event loop, one at a time, and must not block.
  *
+ * <p>In the RSocket binding a fire-and-forget call has no stream: its one request is delivered on
+ * the thread that calls {@link #request}, which the flavors do from {@code startCall}, on the event
+ * loop.
+ *
+ * <p><b>Buffers.</b> None cross this interface: requests arrive parsed, and the implementation
+ * releases their bytes once parsed (or when the call ends first). {@link #sendMessage} encodes each
+ * response into a new buffer that the implementation passes to the transport (a unary response is
+ * held until the call closes) or releases.
+ *
  * @param <Req> request message type
  * @param <Resp> response message type
  */

@@ -3,7 +3,11 @@ package io.sluice.rpc;
 import com.google.protobuf.MessageLite;
 import java.util.Objects;
 
-/** A method and the handler that serves it. Immutable. */
+/**
+ * A method and the handler that serves it. Immutable.
+ *
+ * <p>Safe to share between threads. Holds no buffers.
+ */
 public final class ServerMethodDefinition<Req extends MessageLite, Resp extends MessageLite> {
   private final MethodDescriptor<Req, Resp> method;
   private final ServerCallHandler<Req, Resp> handler;

@@ -10,6 +10,9 @@ import java.util.Objects;
 /**
  * A service ready to be served: its name and a handler per method. Generated server classes build
  * one from a service implementation. Immutable.
+ *
+ * <p>Safe to share between threads once built; its {@link Builder} is for one thread. Holds no
+ * buffers.
  */
 public final class ServiceDefinition implements BindableService {
   private final String name;

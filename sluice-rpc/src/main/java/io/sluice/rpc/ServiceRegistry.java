@@ -14,6 +14,8 @@ import java.util.Objects;
  * ServiceRegistry registry =
  *     ServiceRegistry.builder().add(new ReactorGreeterServer(impl)).add(otherService).build();
  * }</pre>
+ *
+ * <p>Holds no buffers.
  */
 public final class ServiceRegistry {
   private final Map<String, ServiceDefinition> services;

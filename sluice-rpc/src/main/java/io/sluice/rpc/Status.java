@@ -8,6 +8,8 @@ import java.util.Objects;
  * <p>The codes and their numbers are exactly gRPC's, so a gRPC transport maps them one to one onto
  * {@code grpc-status}. How a status travels over RSocket is written down in
  * docs/rpc-wire-format.md.
+ *
+ * <p>Safe to share between threads. Holds no buffers.
  */
 public final class Status {
 

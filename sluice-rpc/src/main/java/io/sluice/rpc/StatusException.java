@@ -5,6 +5,8 @@ import java.util.Objects;
 /**
  * A failed RPC call: carries the call's {@link Status}. Handlers throw (or emit) it to end a call
  * with a chosen status; clients receive it for every failed call.
+ *
+ * <p>May be thrown on any thread and handed between threads. Holds no buffers.
  */
 public class StatusException extends RuntimeException {
   private static final long serialVersionUID = 1L;

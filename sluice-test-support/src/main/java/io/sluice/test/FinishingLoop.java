@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  * #landLateFrom} a task that one thread hands it is accepted without an exception yet never runs,
  * as netty's own loops may do with a task offered just as they shut down (their queues cannot take
  * a task back out).
+ *
+ * <p><b>Threads.</b> Its tasks and its last step run on its own thread; {@link #finish()}, {@link
+ * #landLateFrom} and the latches are for the test's threads. Holds no buffers.
  */
 public final class FinishingLoop extends SingleThreadEventExecutor {
   /** Counted down when the loop has begun its last step. */

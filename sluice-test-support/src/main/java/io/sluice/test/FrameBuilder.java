@@ -33,6 +33,9 @@ import java.util.Arrays;
  * <p><b>Buffers.</b> {@link Builder#build(ByteBufAllocator)} returns a new buffer the caller owns
  * and must release. {@link Builder#toBytes()} and {@link Builder#hex()} need no release. Builders
  * are mutable and not thread-safe; they hold only byte arrays, so they can be built many times.
+ *
+ * <p>The static methods may be called from any thread. {@link #lengthPrefixed(ByteBuf)} takes
+ * ownership of the frame it is given and releases it.
  */
 public final class FrameBuilder {
   private FrameBuilder() {}

@@ -2,7 +2,12 @@ package io.sluice.test;
 
 import io.netty.buffer.ByteBuf;
 
-/** Hex strings for byte-exact test vectors. Stateless and thread-safe. */
+/**
+ * Hex strings for byte-exact test vectors. Stateless and thread-safe.
+ *
+ * <p>Holds no buffers: the {@code ByteBuf} methods copy the readable bytes without moving the
+ * indexes or releasing the buffer.
+ */
 public final class Hex {
   private Hex() {}
 

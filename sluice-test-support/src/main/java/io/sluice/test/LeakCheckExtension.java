@@ -62,6 +62,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * buffers checked should allocate from {@code PooledByteBufAllocator.DEFAULT}.
  *
  * <p><b>Threads.</b> Leak reports may arrive on any thread; the record is a concurrent queue.
+ *
+ * <p><b>Buffers.</b> Holds none: the few buffers it allocates to make netty report leaks are
+ * released at once.
  */
 public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCallback {
   /** Names the lowest leak detection level a run accepts on purpose (see the class comment). */

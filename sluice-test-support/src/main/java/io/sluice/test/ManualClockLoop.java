@@ -16,6 +16,9 @@ import java.util.concurrent.TimeoutException;
  * deadline, whatever the load of the machine: nothing depends on how fast the loop's thread runs.
  *
  * <p>Tasks handed to it with {@code execute} run at once, on its own thread, as on any loop.
+ *
+ * <p><b>Threads.</b> Call {@link #advance} and {@link #hasTimers()} from the test's thread, never
+ * from the loop: they wait for the loop to run a task. Holds no buffers.
  */
 public final class ManualClockLoop extends SingleThreadEventExecutor {
   // Made by the first ticker() call, which the super constructor makes: no initializer, or it

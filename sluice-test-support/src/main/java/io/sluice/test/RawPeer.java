@@ -43,6 +43,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Fences.</b> A rule like "X is ignored" is checked without sleeping: after X the peer sends
  * a KEEPALIVE with R=1 and unique data and reads until the echo ({@link #fence()}). Sluice handles
  * a connection's frames in order, so anything X caused arrives before the echo.
+ *
+ * <p><b>Threads.</b> The transport side reports arrivals on its own thread ({@link Tcp} reads on a
+ * daemon thread of its own); frames wait in a thread-safe queue for the test's thread, which takes
+ * them. A {@link Tcp} peer's writes are serialized, so they may come from any thread.
+ * <b>Buffers.</b> Holds none: frames travel as byte arrays.
  */
 public abstract class RawPeer implements AutoCloseable {
   /** How long {@link #next()} and {@link #assertClosed()} wait. */

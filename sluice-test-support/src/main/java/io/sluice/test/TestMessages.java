@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Note: netty 4.2 does not leak-track unpooled heap buffers, so a leaked {@link #utf8} message
  * goes unnoticed by {@link LeakCheckExtension}; prefer {@link #pooled} where ownership is under
  * test.
+ *
+ * <p><b>Threads.</b> Stateless: call it from any thread.
  */
 public final class TestMessages {
   private TestMessages() {}

@@ -8,6 +8,9 @@ import java.util.Arrays;
  * 1.0 Protocol.md, without any of sluice-core's codecs: a test must not trust the code it checks.
  * The counterpart of {@link FrameBuilder}, which writes frames the same way.
  *
+ * <p>Holds no buffers, only the byte array, which it never writes to. Do not change the array after
+ * handing it in; then the frame may be read from any thread.
+ *
  * @param bytes the whole frame (header included, u24 length prefix excluded)
  */
 public record WireFrame(byte[] bytes) {

@@ -19,6 +19,10 @@ import java.util.concurrent.ExecutionException;
  *       }
  *     });
  * }</pre>
+ *
+ * <p>{@code serve} may be called from any thread and blocks it until bound. Buffers follow {@link
+ * BlockingResponder}: each request belongs to the handler, which releases it; what the handler
+ * answers with or sends is released by Sluice.
  */
 public final class BlockingServer {
   private BlockingServer() {}

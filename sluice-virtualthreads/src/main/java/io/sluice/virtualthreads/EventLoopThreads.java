@@ -41,6 +41,8 @@ import java.util.concurrent.ThreadFactory;
  * <p>What the threads call on a connection runs on the loop itself, right after the thread yields
  * the carrier; when Sluice wakes one on the loop's thread (a response, a message, demand), it runs
  * at once, inside that work — so its messages join the batch the loop is writing.
+ *
+ * <p>Holds no buffers.
  */
 public final class EventLoopThreads {
   private static final MethodHandle NEW_BUILDER;

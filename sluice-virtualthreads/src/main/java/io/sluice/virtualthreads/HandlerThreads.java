@@ -3,7 +3,13 @@ package io.sluice.virtualthreads;
 import io.sluice.Requester;
 import java.util.concurrent.Executor;
 
-/** Where blocking handlers run: one new virtual thread per request, of one of two kinds. */
+/**
+ * Where blocking handlers run: one new virtual thread per request, of one of two kinds.
+ *
+ * <p>The constants hold no state and may be used from any thread. With {@link #VIRTUAL} a handler
+ * runs on the JDK's carrier threads; with {@link #EVENT_LOOP_VIRTUAL} on the connection's
+ * event-loop thread, which does no I/O while it runs. Holds no buffers.
+ */
 public enum HandlerThreads {
   /** Virtual threads on the JDK's own scheduler (the default). */
   VIRTUAL {

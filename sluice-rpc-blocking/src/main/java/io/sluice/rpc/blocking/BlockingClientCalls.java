@@ -18,6 +18,15 @@ import reactor.core.publisher.Flux;
  * (try-with-resources) to cancel a call before its end. Streams of requests are pulled on a
  * virtual thread as the server asks for more. Deadlines, headers and instrumentation come from the
  * {@link CallOptions}, as in the reactor flavor.
+ *
+ * <p><b>Threads.</b> Single-response methods block the calling thread: never call them on a
+ * connection's event loop, which has to deliver the response. A returned {@link Stream} is consumed
+ * on the thread that reads it; a {@link Stream} of requests is pulled on this flavor's virtual
+ * threads.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
  */
 public final class BlockingClientCalls {
   private BlockingClientCalls() {}

@@ -17,6 +17,12 @@ import reactor.core.publisher.Mono;
  * at the end; a request {@link Stream} blocks until the next request arrives. When the call is
  * cancelled (caller cancel, connection loss or deadline), the handler's thread is interrupted.
  * {@link io.sluice.rpc.StatusException}s keep their status; other exceptions are UNKNOWN.
+ *
+ * <p><b>Threads.</b> Each handler method runs on a virtual thread of this flavor, never on the
+ * event loop; a returned {@link Stream} is also pulled on such threads.
+ *
+ * <p><b>Buffers.</b> None reach the handler: it sees parsed protobuf messages, and the call
+ * releases each request's bytes once parsed and owns the encoded responses.
  */
 public final class BlockingServerCalls {
   private BlockingServerCalls() {}

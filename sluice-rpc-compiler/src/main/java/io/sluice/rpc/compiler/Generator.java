@@ -18,6 +18,9 @@ import java.util.Map;
 /**
  * Turns a {@code CodeGeneratorRequest} into a {@code CodeGeneratorResponse}: a pure function, so
  * golden tests call it directly.
+ *
+ * <p><b>Threads.</b> In {@code protoc-gen-sluice} it runs inside the protoc plugin process, on its
+ * one thread. It keeps no state between calls. Holds no buffers.
  */
 public final class Generator {
   /** Field number of {@code (sluice.method)} in {@code google.protobuf.MethodOptions}. */

@@ -15,6 +15,10 @@ import java.io.OutputStream;
  * <pre>
  * protoc --plugin=protoc-gen-sluice=path/to/protoc-gen-sluice --sluice_out=out --sluice_opt=flavor=reactor x.proto
  * </pre>
+ *
+ * <p><b>Threads.</b> Runs in the plugin process that protoc starts, on its one main thread, once
+ * per invocation. Holds no buffers: the request and response are protobuf messages read from and
+ * written to the process's streams.
  */
 public final class SluiceProtocPlugin {
   private SluiceProtocPlugin() {}

@@ -16,6 +16,14 @@ import reactor.adapter.JdkFlowAdapter;
  * starts a new call per subscription and honours the subscriber's demand. Failures are {@link
  * StatusException}s (futures complete exceptionally with them). Deadlines, headers and
  * instrumentation come from the {@link CallOptions}, exactly as in the reactor flavor.
+ *
+ * <p><b>Threads.</b> The methods may be called from any thread. Futures complete, and publishers
+ * signal, on the connection's event loop (a client-side deadline: on a Reactor timer thread), so
+ * dependent stages that are not {@code *Async} run there and must not block.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
  */
 public final class FuturesClientCalls {
   private FuturesClientCalls() {}

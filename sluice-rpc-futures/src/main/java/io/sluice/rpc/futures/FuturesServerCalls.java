@@ -17,6 +17,12 @@ import reactor.core.publisher.Mono;
  * deadline), a returned future is cancelled and a returned publisher's subscription is cancelled.
  * A handler that throws, returns null or fails its future ends the call with the matching status
  * ({@link io.sluice.rpc.StatusException} keeps its status, anything else is UNKNOWN).
+ *
+ * <p><b>Threads.</b> The handler function is invoked on the connection's event loop and must not
+ * block; the future it returns may complete, and its publisher signal, on any thread.
+ *
+ * <p><b>Buffers.</b> None reach the handler: it sees parsed protobuf messages, and the call
+ * releases each request's bytes once parsed and owns the encoded responses.
  */
 public final class FuturesServerCalls {
   private FuturesServerCalls() {}

@@ -32,6 +32,16 @@ import reactor.core.publisher.Sinks;
  * observer that is a {@link ClientResponseObserver} gets a {@link ClientCallStreamObserver} in
  * {@code beforeStart}; its {@code cancel(message, cause)} cancels the call (the server handler is
  * cancelled) and ends the observer with CANCELLED.
+ *
+ * <p><b>Threads.</b> The methods may be called from any thread; {@code beforeStart} runs on the
+ * calling thread. Response observer callbacks run on the connection's event loop (a client-side
+ * deadline error: on a Reactor timer thread) and must not block. A request observer is for one
+ * writing thread at a time, as any StreamObserver; its on-ready handler runs first on the thread
+ * that starts the call, later on the thread that takes queued requests.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
  */
 public final class GrpcClientCalls {
   private GrpcClientCalls() {}

@@ -26,6 +26,13 @@ import reactor.core.publisher.FluxSink;
  * is true while the caller has demand left, the on-ready handler runs whenever it grants more, and
  * {@code disableAutoRequest()} + {@code request(n)} pace a streaming-request method's requests.
  * Responses written beyond the demand are buffered until the caller asks for them.
+ *
+ * <p><b>Threads.</b> Handler methods are invoked on the connection's event loop and must not block;
+ * the request observer a streaming-request handler returns is called there too. The response
+ * observer may be written from any thread, one call at a time (as any StreamObserver).
+ *
+ * <p><b>Buffers.</b> None reach the handler: it sees parsed protobuf messages, and the call
+ * releases each request's bytes once parsed and owns the encoded responses.
  */
 public final class GrpcServerCalls {
   private GrpcServerCalls() {}

@@ -15,6 +15,14 @@ import reactor.adapter.JdkFlowAdapter;
  * cancels the call, and a {@link Multi} honours downstream demand. Failures are {@link
  * io.sluice.rpc.StatusException}s. Deadlines, headers and instrumentation come from the {@link
  * CallOptions}, as in the reactor flavor.
+ *
+ * <p><b>Threads.</b> The methods may be called from any thread. Responses arrive on the
+ * connection's event loop, so operators downstream must not block there (move off with {@code
+ * emitOn}); a client-side deadline fails the call on a Reactor timer thread.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
  */
 public final class MutinyClientCalls {
   private MutinyClientCalls() {}

@@ -10,6 +10,9 @@ import reactor.util.context.ContextView;
  * no reactor {@code Context} (futures, gRPC StreamObserver, rxjava, mutiny, blocking). Each flavor
  * exposes it as its own {@code <Flavor>Rpc.callMetadata()}; generated servers set it around the
  * handler method's invocation only.
+ *
+ * <p><b>Threads.</b> The current call is a thread-local: set only on the thread that invokes the
+ * handler method, for the duration of that invocation. Holds no buffers.
  */
 public final class HandlerCalls {
   private static final ThreadLocal<CallMetadata> CURRENT = new ThreadLocal<>();

@@ -28,6 +28,14 @@ import reactor.core.publisher.Mono;
  * the deadline is sent to the server, and when it passes first on the client the call fails with
  * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled. The options' {@link
  * CallOptions#instrumentation()} observes each call.
+ *
+ * <p><b>Threads.</b> The methods may be called from any thread. Responses arrive on the
+ * connection's event loop, so operators downstream must not block there (move off with {@code
+ * publishOn}); a client-side deadline fails the call on a Reactor timer thread.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
  */
 public final class ReactorClientCalls {
   private ReactorClientCalls() {}

@@ -18,6 +18,9 @@ import reactor.util.context.ContextView;
  *           .build());
  * }
  * }</pre>
+ *
+ * <p><b>Threads.</b> It reads the Reactor {@link Context}, not the current thread, so it works on
+ * any thread the handler's publisher runs on. Holds no buffers.
  */
 public final class ReactorRpc {
   /** The Context key under which the call's {@link CallMetadata} is stored. */

@@ -14,6 +14,13 @@ import reactor.core.publisher.Mono;
  * {@code Reactor*Server} classes use it. Each call subscribes once to what the function returns,
  * requests responses as the caller grants demand, and cancels that subscription when the call is
  * cancelled (caller cancel, connection loss, or deadline).
+ *
+ * <p><b>Threads.</b> The handler function is invoked on the connection's event loop (when the call
+ * starts, or when its request arrives) and must not block; the publisher it returns may signal on
+ * any thread.
+ *
+ * <p><b>Buffers.</b> None reach the handler: it sees parsed protobuf messages, and the call
+ * releases each request's bytes once parsed and owns the encoded responses.
  */
 public final class ReactorServerCalls {
   private ReactorServerCalls() {}

@@ -15,6 +15,10 @@ import reactor.util.context.ContextView;
  *   ...
  * }
  * </pre>
+ *
+ * <p><b>Threads.</b> {@link #callMetadata()} reads a thread-local that the generated server sets
+ * only while it invokes the handler method, on the thread that invokes it (the connection's event
+ * loop); anywhere else it throws. Holds no buffers.
  */
 public final class RxRpc {
   private RxRpc() {}

@@ -17,6 +17,12 @@ import reactor.core.publisher.Mono;
  * {@link Flowable} only what the caller asked for, and disposes the subscription when the call is
  * cancelled (caller cancel, connection loss or deadline). {@link io.sluice.rpc.StatusException}s
  * keep their status; other errors are UNKNOWN.
+ *
+ * <p><b>Threads.</b> The handler function is invoked on the connection's event loop and must not
+ * block; what it returns may signal on any thread.
+ *
+ * <p><b>Buffers.</b> None reach the handler: it sees parsed protobuf messages, and the call
+ * releases each request's bytes once parsed and owns the encoded responses.
  */
 public final class RxServerCalls {
   private RxServerCalls() {}

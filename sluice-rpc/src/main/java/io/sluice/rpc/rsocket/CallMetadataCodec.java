@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * </pre>
  *
  * All numbers are big-endian. Stateless and thread-safe.
+ *
+ * <p><b>Buffers.</b> {@code encode(ByteBufAllocator, CallMetadata)} returns a new buffer that the
+ * caller releases; {@code encode(CallMetadata, ByteBuf)} appends to the caller's buffer. {@link
+ * #decode} reads without moving indexes, retaining or releasing, and the {@link CallMetadata} it
+ * returns holds no buffer.
  */
 public final class CallMetadataCodec {
   /** The format version this codec writes and reads. */

@@ -20,6 +20,13 @@ import java.nio.ByteBuffer;
 /**
  * Moves protobuf messages in and out of Sluice {@link Message}s: the data is the protobuf
  * encoding; the first message of a call also carries the encoded {@link CallMetadata}.
+ *
+ * <p><b>Threads.</b> Thread-safe: call it from any thread.
+ *
+ * <p><b>Buffers.</b> {@code encode}, {@code first} and {@code next} return a buffer or message that
+ * the caller owns. {@code parse(Parser, Message)} releases the message, also when parsing fails;
+ * {@code parse(Parser, ByteBuf)} leaves the buffer to its caller. A parsed protobuf message keeps
+ * no reference to the buffer.
  */
 public final class ProtoMessages {
   private ProtoMessages() {}

@@ -13,6 +13,8 @@ import io.sluice.rpc.StatusException;
  * Carries a {@link Status} in RSocket ERROR frames and back (docs/rpc-wire-format.md): a failed
  * call ends with ERROR code APPLICATION_ERROR whose UTF-8 data is {@code <code>:<description>},
  * the status code as a decimal number (e.g. {@code 12:unknown service demo.Nope}).
+ *
+ * <p>Stateless: call it from any thread. Holds no buffers (error data is a string).
  */
 public final class RpcErrors {
   private RpcErrors() {}

@@ -40,6 +40,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Connections.serve(TcpServerTransport.create("127.0.0.1", 7878), ConnectionOptions.defaults(),
  *     RpcResponder.acceptor(ServiceRegistry.builder().add(new ReactorGreeterServer(impl)).build()));
  * }</pre>
+ *
+ * <p><b>Threads.</b> The core calls its {@link Responder} methods on the connection's event loop;
+ * it decodes the call metadata and starts the method's handler there. Its caches may be used by
+ * many connections' loops at once.
+ *
+ * <p><b>Buffers.</b> It owns each call's first message (as every {@link Responder} does): a refused
+ * call's message is released at once, an accepted one once its request is parsed, or when the call
+ * ends first. Each response is encoded into a new buffer that is handed to the stream's {@link
+ * StreamHandle}, which owns it from then on.
  */
 public final class RpcResponder implements Responder {
 
