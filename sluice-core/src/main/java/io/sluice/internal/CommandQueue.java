@@ -159,19 +159,6 @@ final class CommandQueue {
     }
   }
 
-  /**
-   * Runs the commands queued by threads carried by this loop, on the loop, right after one of them
-   * yielded (see {@link LoopAffinity}). Unlike {@link #drainCommands} it does not flush: the frames
-   * join the current batch, flushed with the read batch or this loop turn as the loop's own are.
-   * The claim clears {@link #claimDrainPending} once its whole list has run.
-   */
-  void drainClaimed() {
-    Runnable r;
-    while ((r = commands.poll()) != null) {
-      runCommand(r);
-    }
-  }
-
   void enqueueOrRun(Runnable command) {
     if (inLoopInOrder()) {
       command.run();
@@ -182,10 +169,7 @@ final class CommandQueue {
 
   private void drainCommands() {
     for (; ; ) {
-      Runnable r;
-      while ((r = commands.poll()) != null) {
-        runCommand(r);
-      }
+      runAll();
       drainScheduled.set(false);
       if (commands.isEmpty() || !drainScheduled.compareAndSet(false, true)) {
         break;
@@ -194,7 +178,13 @@ final class CommandQueue {
     conn.out.flushNow();
   }
 
-  /** Runs every queued command now (the connection has closed: each takes that way). */
+  /**
+   * Runs every queued command now, without a flush. Besides the drain, two callers: the loop's
+   * own close (each command then takes the way of a closed connection), and a {@link
+   * LoopAffinity} claim right after one of its threads yielded, whose frames join the current
+   * batch and go out with the read batch or this loop turn, as the loop's own do (the claim clears
+   * {@link #claimDrainPending} once its whole list has run).
+   */
   void runAll() {
     Runnable r;
     while ((r = commands.poll()) != null) {
@@ -202,7 +192,7 @@ final class CommandQueue {
     }
   }
 
-  void runCommand(Runnable r) {
+  private static void runCommand(Runnable r) {
     try {
       r.run();
     } catch (Throwable t) {

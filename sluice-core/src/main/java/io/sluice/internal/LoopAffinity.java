@@ -55,7 +55,7 @@ public final class LoopAffinity {
       try {
         // Commands may queue more (a listener waking another thread): index loop, not an iterator.
         for (int i = 0; i < p.size(); i++) {
-          p.get(i).drainClaimed();
+          p.get(i).runAll();
         }
       } finally {
         for (int i = 0; i < p.size(); i++) {

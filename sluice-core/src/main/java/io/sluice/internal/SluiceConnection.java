@@ -54,9 +54,6 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   static final int PAYLOAD_COMPLETE = Frames.FLAG_COMPLETE;
   static final int PAYLOAD_NEXT_COMPLETE = Frames.FLAG_NEXT | Frames.FLAG_COMPLETE;
 
-  /** See {@code FrameWriter#EARLY_FLUSH_FRAMES}. */
-  static final int EARLY_FLUSH_FRAMES = FrameWriter.EARLY_FLUSH_FRAMES;
-
   static final int AWAITING_SETUP = 0;
   static final int ESTABLISHED = 1;
   static final int DRAINING = 2;

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * When answers leave while a read batch is being handled: once {@link
- * SluiceConnection#EARLY_FLUSH_FRAMES} answers wait in the batch buffer, they are flushed after the
+ * FrameWriter#EARLY_FLUSH_FRAMES} answers wait in the batch buffer, they are flushed after the
  * inbound frame being handled, so the peer works on them while we handle the rest of the batch (request-response
  * pipelines otherwise run both ends in turn); below that, everything leaves with the batch's one
  * flush.
@@ -59,7 +59,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
   @Test
   void answersLeavePartWayThroughAReadBatchOnceEnoughWait() {
     int size = 100;
-    int perFlush = SluiceConnection.EARLY_FLUSH_FRAMES;
+    int perFlush = FrameWriter.EARLY_FLUSH_FRAMES;
     int count = 3 * perFlush + perFlush / 2;
     Answering handler = acceptedPrefixedServer(size);
     transport.inject(requests(count));
@@ -85,7 +85,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
     // A peer that reads nothing is not waiting for our answers: flushing part-way through each
     // batch would only hand the kernel more small writes. The answers wait for the batch's end.
     int size = 100;
-    int perFlush = SluiceConnection.EARLY_FLUSH_FRAMES;
+    int perFlush = FrameWriter.EARLY_FLUSH_FRAMES;
     Answering handler = acceptedPrefixedServer(size);
     transport.setPeerReading(false);
     transport.inject(Wire.requestResponse(1, null, "first"));
@@ -106,7 +106,7 @@ class EarlyFlushEngineTest extends EngineTestBase {
   @Test
   void aBatchWhoseAnswersStayBelowTheThresholdIsFlushedOnceAtItsEnd() {
     int size = 8;
-    int count = SluiceConnection.EARLY_FLUSH_FRAMES - 1;
+    int count = FrameWriter.EARLY_FLUSH_FRAMES - 1;
     Answering handler = acceptedPrefixedServer(size);
     transport.inject(requests(count));
     Loop.settle(loop);
