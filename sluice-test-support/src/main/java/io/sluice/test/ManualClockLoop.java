@@ -4,6 +4,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.MockTicker;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.Ticker;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -51,16 +52,7 @@ public final class ManualClockLoop extends SingleThreadEventExecutor {
     // Then turn after turn until no timer is due (a fixed-rate timer catches up one period per
     // turn; a timer may schedule another one that is due at once).
     for (int turns = 0; turns < 1_000_000; turns++) {
-      boolean due;
-      try {
-        due = submit(this::timerDue).get(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      } catch (ExecutionException | TimeoutException e) {
-        throw new AssertionError("the loop did not run a task within 30 s", e);
-      }
-      if (!due) {
+      if (!onLoop(this::timerDue)) {
         return;
       }
     }
@@ -69,8 +61,13 @@ public final class ManualClockLoop extends SingleThreadEventExecutor {
 
   /** True if a timer is scheduled on this loop (one that was canceled does not count). */
   public boolean hasTimers() {
+    return onLoop(() -> nextScheduledTaskDeadlineNanos() != -1);
+  }
+
+  /** Runs {@code check} on the loop and waits (at most 30 s) for its answer. */
+  private boolean onLoop(Callable<Boolean> check) {
     try {
-      return submit(() -> nextScheduledTaskDeadlineNanos() != -1).get(30, TimeUnit.SECONDS);
+      return submit(check).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
