@@ -10,15 +10,6 @@ import java.io.UncheckedIOException;
  * without npm, and then the page is unavailable). Immutable; any thread.
  */
 final class Page {
-  /** What the demo prints, and GET / answers, when the jar has no bundle. */
-  static final String UNAVAILABLE =
-      "The browser page is unavailable: this build has no page/app.js, because npm was missing or"
-          + " failed when Maven built sluice-browser-demo (its warning says which). Install Node.js"
-          + " and npm, then rebuild (touch any file under sluice-browser-demo/src/main, or"
-          + " mvn -pl sluice-cli -am install). The WebSocket endpoint "
-          + BrowserDemo.RSOCKET_PATH
-          + " works all the same.";
-
   private final byte[] html;
   private final byte[] script;
 

@@ -79,6 +79,12 @@ final class PageHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     send(ctx, request, response);
   }
 
+  /** A read timeout (idle connection), a reset, a bad request: the connection just closes. */
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
   private static void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
     response.headers()
         .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
@@ -118,6 +124,6 @@ final class PageHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   }
 
   private static FullHttpResponse unavailable() {
-    return text(HttpResponseStatus.SERVICE_UNAVAILABLE, Page.UNAVAILABLE + "\n");
+    return text(HttpResponseStatus.SERVICE_UNAVAILABLE, BrowserDemo.PAGE_UNAVAILABLE + "\n");
   }
 }
