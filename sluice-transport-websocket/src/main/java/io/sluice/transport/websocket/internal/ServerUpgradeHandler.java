@@ -1,0 +1,208 @@
+package io.sluice.transport.websocket.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.transport.DuplexTransport;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The server's side of the opening handshake (RFC 6455 4.2), behind netty's {@link
+ * HttpRequestDecoder} (which enforces the request line and header size limits). Checks the
+ * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade},
+ * version 13, a well-formed key, the Origin when an allow-list is set), answers 101 and replaces
+ * itself and the decoder with a {@link WebSocketDuplexTransport}, which goes to {@code
+ * onConnection}. Anything else is answered with the fitting status (400, 403, 404, 405, 426, 431)
+ * and closed. A connection that has not completed the upgrade within the deadline is closed
+ * without an answer. Reads are requested one at a time (autoRead is off), so a slow client costs
+ * one small buffer.
+ */
+public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
+  private final UpgradeSettings settings;
+  private final Consumer<DuplexTransport> onConnection;
+  private ScheduledFuture<?> deadline;
+  private boolean done;
+
+  public ServerUpgradeHandler(UpgradeSettings settings, Consumer<DuplexTransport> onConnection) {
+    this.settings = settings;
+    this.onConnection = onConnection;
+  }
+
+  /** The decoder to put in front of this handler, with the settings' limits. */
+  public static HttpRequestDecoder newDecoder(UpgradeSettings settings) {
+    return new HttpRequestDecoder(settings.maxInitialLineLength(), settings.maxHeaderSize(), 8192);
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    Channel ch = ctx.channel();
+    deadline =
+        ch.eventLoop()
+            .schedule(
+                () -> {
+                  if (!done) {
+                    done = true;
+                    ch.close(); // slow or silent: no answer, no more resources
+                  }
+                },
+                settings.upgradeTimeout().toNanos(),
+                TimeUnit.NANOSECONDS);
+    ch.closeFuture().addListener(f -> deadline.cancel(false));
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    ctx.read();
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    try {
+      if (done || !(msg instanceof HttpRequest)) {
+        return; // the request's (empty) end, or anything after a refusal
+      }
+      handle(ctx, (HttpRequest) msg);
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void handle(ChannelHandlerContext ctx, HttpRequest req) {
+    done = true;
+    if (req.decoderResult().isFailure()) {
+      Throwable cause = req.decoderResult().cause();
+      if (cause instanceof TooLongHttpHeaderException) {
+        refuse(ctx, 431, "Request Header Fields Too Large", null);
+      } else if (cause instanceof TooLongFrameException) {
+        refuse(ctx, 414, "URI Too Long", null);
+      } else {
+        refuse(ctx, 400, "Bad Request", null);
+      }
+      return;
+    }
+    HttpHeaders h = req.headers();
+    if (!new QueryStringDecoder(req.uri()).path().equals(settings.path())) {
+      refuse(ctx, 404, "Not Found", null);
+      return;
+    }
+    if (!HttpMethod.GET.equals(req.method())) {
+      refuse(ctx, 405, "Method Not Allowed", "Allow: GET");
+      return;
+    }
+    if (!Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")
+        || !Handshake.hasToken(h.get(HttpHeaderNames.CONNECTION), "upgrade")) {
+      refuse(ctx, 426, "Upgrade Required", "Upgrade: websocket");
+      return;
+    }
+    if (!"13".equals(h.get(HttpHeaderNames.SEC_WEBSOCKET_VERSION))) {
+      refuse(ctx, 426, "Upgrade Required", "Sec-WebSocket-Version: 13");
+      return;
+    }
+    String key = h.get(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+    if (!Handshake.validKey(key)) {
+      refuse(ctx, 400, "Bad Request", null);
+      return;
+    }
+    String origin = h.get(HttpHeaderNames.ORIGIN);
+    if (settings.allowedOrigins() != null
+        && origin != null
+        && !settings.allowedOrigins().contains(origin.toLowerCase(Locale.ROOT))) {
+      // A browser page from another site (cross-site WebSocket hijacking). Clients other than
+      // browsers send no Origin and are let through: the check protects browsers' cookies.
+      refuse(ctx, 403, "Forbidden", null);
+      return;
+    }
+    PerMessageDeflate deflate = null;
+    String extensions = null;
+    if (settings.compression() && acceptsDeflate(h.getAll(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS))) {
+      deflate = new PerMessageDeflate(true, true);
+      extensions = "permessage-deflate; server_no_context_takeover; client_no_context_takeover";
+    }
+    deadline.cancel(false);
+    StringBuilder b = new StringBuilder(192);
+    b.append("HTTP/1.1 101 Switching Protocols\r\n");
+    b.append("Upgrade: websocket\r\n");
+    b.append("Connection: Upgrade\r\n");
+    b.append("Sec-WebSocket-Accept: ").append(Handshake.accept(key)).append("\r\n");
+    if (extensions != null) {
+      b.append("Sec-WebSocket-Extensions: ").append(extensions).append("\r\n");
+    }
+    b.append("\r\n");
+    ctx.write(Handshake.ascii(ctx.alloc(), b), ctx.voidPromise());
+    ctx.flush();
+    Channel ch = ctx.channel();
+    WebSocketDuplexTransport transport = new WebSocketDuplexTransport(ch, false, deflate);
+    ctx.pipeline().replace(this, "sluice-websocket", transport);
+    // Bytes that followed the request go from the decoder's leftovers to the transport, which
+    // keeps them until the connection starts it.
+    ctx.pipeline().remove(HttpRequestDecoder.class);
+    onConnection.accept(transport);
+  }
+
+  /**
+   * Is one of the offers a permessage-deflate we can serve? The JDK's deflater always uses a
+   * 32 KiB window, so an offer that limits the server's window below that is declined.
+   */
+  static boolean acceptsDeflate(java.util.List<String> headers) {
+    for (String header : headers) {
+      for (String offer : header.split(",")) {
+        String[] parts = offer.split(";");
+        if (!parts[0].trim().equalsIgnoreCase("permessage-deflate")) {
+          continue;
+        }
+        boolean ok = true;
+        for (int i = 1; i < parts.length; i++) {
+          String p = parts[i].trim().toLowerCase(Locale.ROOT);
+          String name = p.contains("=") ? p.substring(0, p.indexOf('=')).trim() : p;
+          String value = p.contains("=") ? p.substring(p.indexOf('=') + 1).trim().replace("\"", "") : null;
+          switch (name) {
+            case "client_no_context_takeover":
+            case "server_no_context_takeover":
+            case "client_max_window_bits":
+              break;
+            case "server_max_window_bits":
+              ok &= "15".equals(value);
+              break;
+            default:
+              ok = false;
+          }
+        }
+        if (ok) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static void refuse(ChannelHandlerContext ctx, int status, String reason, String header) {
+    ctx.writeAndFlush(Handshake.refusal(ctx.alloc(), status, reason, header))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!done) {
+      ctx.read(); // the request is not complete yet
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+}

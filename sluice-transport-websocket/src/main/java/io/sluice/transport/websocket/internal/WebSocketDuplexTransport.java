@@ -1,0 +1,684 @@
+package io.sluice.transport.websocket.internal;
+
+import static io.sluice.transport.websocket.internal.WebSocketFrames.FIN;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_BINARY;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_CLOSE;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_CONTINUATION;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_PING;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_PONG;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_TEXT;
+import static io.sluice.transport.websocket.internal.WebSocketFrames.RSV1;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import io.sluice.transport.FrameTooLargeException;
+import io.sluice.transport.websocket.WebSocketProtocolException;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An upgraded WebSocket connection as a {@link DuplexTransport}: one RSocket frame per binary
+ * message, no length prefix. The last handler of the pipeline once the HTTP upgrade is done; it
+ * speaks RFC 6455 itself, without netty's frame objects, so that no object is made per frame.
+ *
+ * <p><b>Inbound.</b> Each frame's header is checked before its payload is buffered: masking as
+ * RFC 6455 demands of the side (clients mask, servers do not), reserved bits, opcodes, control
+ * frame rules, and the message's size against the receiver's {@link FrameReceiver#maxFrameSize()}
+ * (a frame that declares 2^62 bytes is refused from its header). An unfragmented binary message is
+ * lent to the receiver as the read buffer narrowed to its payload (unmasked in place); fragmented
+ * ones are reassembled into one buffer up to the limit (and at most {@link #MAX_FRAGMENTS}
+ * fragments). A text message closes with 1003, an oversize one with 1009, anything else against
+ * the protocol with 1002: the receiver hears of it through {@link FrameReceiver#onTransportError}
+ * (it answers ERROR[CONNECTION_ERROR] and closes us), then the close frame carries the code. Pings
+ * are answered with pongs (dropped while the output is over its high water mark: RFC 6455 lets an
+ * endpoint answer only the latest ping).
+ *
+ * <p><b>Outbound.</b> Frames up to {@link #COPY_THRESHOLD} bytes are copied with their WebSocket
+ * header into one pooled batch buffer, written to the channel on {@link #flush()} (or when full):
+ * many frames per write, as the TCP transport does. A server writes larger frames as they are
+ * behind a header; a client masks every frame (RFC 6455) while copying it, with a fresh random key
+ * per frame.
+ *
+ * <p><b>Closing.</b> {@link #close()} sends a close frame and reads (discarding, at most {@link
+ * #LINGER_MAX_BYTES}) until the peer's close frame or EOF, for at most {@link #CLOSE_WAIT_MILLIS};
+ * a peer's close frame is answered and ends the connection. The receiver is told {@link
+ * FrameReceiver#onClosed()} at once either way.
+ *
+ * <p>Everything runs on the channel's event loop. Buffers given to {@link #write} are owned (and
+ * released) by this transport; frames lent to {@link FrameReceiver#onFrame} stay ours.
+ */
+public final class WebSocketDuplexTransport extends ByteToMessageDecoder implements DuplexTransport {
+  /** Longest a closing connection waits for the peer's close frame. */
+  static final long CLOSE_WAIT_MILLIS = 2000;
+  /** Most bytes a closing connection reads and discards from the peer. */
+  static final int LINGER_MAX_BYTES = 8 << 20;
+  /** Most fragments one message may come in (an endless run of tiny continuations is cut off). */
+  public static final int MAX_FRAGMENTS = 4096;
+
+  private static final int BATCH_SIZE = 64 * 1024;
+  private static final int COPY_THRESHOLD = 2048;
+
+  private final Channel channel;
+  private final boolean client;
+  private final PerMessageDeflate deflate;
+  private ChannelHandlerContext ctx;
+  private FrameReceiver receiver;
+  private boolean started;
+  private int maxFrameSize = Integer.MAX_VALUE;
+
+  /** {@link #close()} ran or the peer's close frame arrived: nothing more is delivered. */
+  private boolean closing;
+  private boolean closeSent;
+  /** The close code our close frame carries (set by a violation before the receiver closes us). */
+  private int closeCode = WebSocketFrames.CLOSE_NORMAL;
+  private String closeReason = "";
+  private ScheduledFuture<?> closeGuard;
+  /** Payload bytes still to skip of a frame being discarded while closing. */
+  private long skip;
+  private long discardedWhileClosing;
+
+  /** A fragmented message being reassembled, or null. */
+  private ByteBuf assembly;
+  private int assemblyFragments;
+  private boolean assemblyCompressed;
+
+  /** Small frames waiting to be written as one buffer. */
+  private ByteBuf batch;
+  /** Bytes handed to the channel or the batch so far (headers included). */
+  private long written;
+  /** A control frame (pong) was queued while reading: the read batch's end flushes it. */
+  private boolean controlPending;
+  /** Inside the flush of a full batch from {@link #write}: see {@link #channelWritabilityChanged}. */
+  private boolean flushingInWrite;
+
+  /**
+   * @param client true on the client side: outbound frames are masked, inbound ones must not be
+   * @param deflate the negotiated permessage-deflate, or null
+   */
+  public WebSocketDuplexTransport(Channel channel, boolean client, PerMessageDeflate deflate) {
+    this.channel = channel;
+    this.client = client;
+    this.deflate = deflate;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    super.handlerAdded(ctx);
+  }
+
+  @Override
+  public Framing framing() {
+    return Framing.FRAME_PER_WRITE;
+  }
+
+  @Override
+  public EventExecutor executor() {
+    return channel.eventLoop();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return channel.alloc();
+  }
+
+  @Override
+  public void start(FrameReceiver receiver) {
+    this.receiver = receiver;
+    this.started = true;
+    this.maxFrameSize = receiver.maxFrameSize();
+    int high = receiver.maxQueuedOutboundBytes();
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(high / 2, high));
+    if (!channel.isActive()) {
+      detachReceiver();
+      receiver.onClosed();
+      return;
+    }
+    // Bytes that came right behind the upgrade wait in the cumulation: handle them on the next
+    // loop turn (not from inside start, which the receiver is still in).
+    channel.eventLoop().execute(this::decodeBuffered);
+    channel.config().setAutoRead(true);
+  }
+
+  private void decodeBuffered() {
+    if (receiver != null && !ctx.isRemoved()) {
+      try {
+        channelRead(ctx, ctx.alloc().buffer(0)); // decodes the cumulation
+      } catch (Exception e) {
+        exceptionCaught(ctx, e);
+        return;
+      }
+      channelReadComplete(ctx);
+    }
+  }
+
+  // ---- inbound -----------------------------------------------------------------------------
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (!started && !closing) {
+      return; // not started yet: keep what came behind the upgrade
+    }
+    while (in.isReadable()) {
+      if (skip > 0) {
+        int n = (int) Math.min(skip, in.readableBytes());
+        in.skipBytes(n);
+        skip -= n;
+        noteDiscarded(n);
+        continue;
+      }
+      int start = in.readerIndex();
+      int readable = in.readableBytes();
+      if (readable < 2) {
+        return;
+      }
+      int b0 = in.getUnsignedByte(start);
+      int b1 = in.getUnsignedByte(start + 1);
+      int len7 = b1 & 0x7F;
+      boolean masked = (b1 & 0x80) != 0;
+      int headerLength = 2 + (len7 == 126 ? 2 : len7 == 127 ? 8 : 0) + (masked ? 4 : 0);
+      if (readable < headerLength) {
+        return;
+      }
+      long length =
+          len7 < 126 ? len7 : len7 == 126 ? in.getUnsignedShort(start + 2) : in.getLong(start + 2);
+      int opcode = b0 & 0x0F;
+      if (closing) {
+        if (!discardUntilClose(in, start, headerLength, length, opcode)) {
+          return;
+        }
+        continue;
+      }
+      String violation = WebSocketFrames.violation(b0, b1, !client, deflate != null);
+      if (violation == null && length < 0) {
+        violation = "frame length with the most significant bit set";
+      }
+      if (violation != null) {
+        fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, violation));
+        continue;
+      }
+      if (opcode == OP_TEXT) {
+        fail(
+            new WebSocketProtocolException(
+                WebSocketProtocolException.UNSUPPORTED_DATA,
+                "text message: RSocket frames travel in binary messages"));
+        continue;
+      }
+      if (opcode == OP_BINARY || opcode == OP_CONTINUATION) {
+        String order = messageOrder(opcode);
+        if (order != null) {
+          fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, order));
+          continue;
+        }
+        long total = length + (assembly != null ? assembly.readableBytes() : 0);
+        if (total > maxFrameSize) {
+          // Checked from the header, before any of the payload is buffered.
+          fail(new FrameTooLargeException(total, maxFrameSize));
+          continue;
+        }
+      }
+      if (readable < headerLength + length) {
+        return;
+      }
+      int payload = start + headerLength;
+      int len = (int) length;
+      if (masked) {
+        WebSocketFrames.unmask(in, payload, len, in.getInt(payload - 4));
+      }
+      boolean fin = (b0 & FIN) != 0;
+      switch (opcode) {
+        case OP_BINARY:
+          if (fin && (b0 & RSV1) == 0) {
+            lend(in, payload, len);
+          } else {
+            in.readerIndex(payload + len);
+            startAssembly(in, payload, len, (b0 & RSV1) != 0, fin);
+          }
+          break;
+        case OP_CONTINUATION:
+          in.readerIndex(payload + len);
+          continueAssembly(in, payload, len, fin);
+          break;
+        case OP_PING:
+          in.readerIndex(payload + len);
+          if (channel.isWritable()) {
+            writeControl(OP_PONG, in.slice(payload, len));
+            controlPending = true;
+          }
+          break;
+        case OP_PONG:
+          in.readerIndex(payload + len);
+          break;
+        case OP_CLOSE:
+          in.readerIndex(payload + len);
+          onPeerClose(in, payload, len);
+          break;
+        default:
+          throw new AssertionError(opcode);
+      }
+      // If the receiver closed us meanwhile, what follows is discarded (looking for the peer's
+      // close frame) by the closing branch above.
+    }
+  }
+
+  /** Why a data frame of {@code opcode} is out of order; null if it is not. */
+  private String messageOrder(int opcode) {
+    if (opcode == OP_CONTINUATION && assembly == null) {
+      return "continuation frame without a message to continue";
+    }
+    if (opcode == OP_BINARY && assembly != null) {
+      return "new message before the fragmented one ended";
+    }
+    return null;
+  }
+
+  /** Lends the frame at {@code payload} as the read buffer narrowed to it (see NettyDuplexTransport). */
+  private void lend(ByteBuf in, int payload, int len) {
+    int end = payload + len;
+    int writerIndex = in.writerIndex();
+    in.setIndex(payload, end);
+    try {
+      receiver.onFrame(in);
+    } finally {
+      in.setIndex(end, writerIndex);
+    }
+  }
+
+  private void startAssembly(ByteBuf in, int payload, int len, boolean compressed, boolean fin) {
+    if (fin) {
+      // A whole compressed message in one frame.
+      deliverCompressed(in.slice(payload, len));
+      return;
+    }
+    assembly = ctx.alloc().buffer(Math.min(maxFrameSize, Math.max(256, 2 * len)), maxFrameSize);
+    assemblyFragments = 1;
+    assemblyCompressed = compressed;
+    assembly.writeBytes(in, payload, len);
+  }
+
+  private void continueAssembly(ByteBuf in, int payload, int len, boolean fin) {
+    if (++assemblyFragments > MAX_FRAGMENTS) {
+      fail(
+          new WebSocketProtocolException(
+              WebSocketProtocolException.POLICY_VIOLATION,
+              "message in more than " + MAX_FRAGMENTS + " fragments"));
+      return;
+    }
+    assembly.writeBytes(in, payload, len);
+    if (!fin) {
+      return;
+    }
+    ByteBuf whole = assembly;
+    assembly = null;
+    try {
+      if (assemblyCompressed) {
+        deliverCompressed(whole);
+      } else {
+        receiver.onFrame(whole);
+      }
+    } finally {
+      whole.release();
+    }
+  }
+
+  private void deliverCompressed(ByteBuf compressed) {
+    ByteBuf inflated;
+    try {
+      inflated = deflate.inflate(ctx.alloc(), compressed, maxFrameSize);
+    } catch (RuntimeException e) {
+      fail(e);
+      return;
+    }
+    try {
+      receiver.onFrame(inflated);
+    } finally {
+      inflated.release();
+    }
+  }
+
+  private void onPeerClose(ByteBuf in, int payload, int len) {
+    int code = WebSocketFrames.CLOSE_NO_STATUS;
+    if (len == 1) {
+      fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, "close frame of 1 byte"));
+      return;
+    }
+    if (len >= 2) {
+      code = in.getUnsignedShort(payload);
+    }
+    // Answer with the peer's code (RFC 6455 5.5.1), then close once it is written. A code that
+    // may not be sent (1005, 1006, 1015, below 1000) is answered with 1000 (none) or 1002.
+    closeCode =
+        code == WebSocketFrames.CLOSE_NO_STATUS
+            ? WebSocketFrames.CLOSE_NORMAL
+            : WebSocketFrames.sendable(code) ? code : WebSocketProtocolException.PROTOCOL_ERROR;
+    closeReason = "";
+    FrameReceiver r = detachReceiver();
+    sendCloseFrame();
+    ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  /**
+   * While closing: skips frames until the peer's close frame, which ends the connection. Returns
+   * false when more bytes are needed.
+   */
+  private boolean discardUntilClose(ByteBuf in, int start, int headerLength, long length, int opcode) {
+    if (length < 0) {
+      in.skipBytes(in.readableBytes());
+      channel.close();
+      return false;
+    }
+    if (opcode == OP_CLOSE && length <= WebSocketFrames.MAX_CONTROL_PAYLOAD) {
+      if (in.readableBytes() < headerLength + length) {
+        return false;
+      }
+      in.skipBytes(headerLength + (int) length);
+      // Our close frame went first: the handshake is complete.
+      ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+      in.skipBytes(in.readableBytes());
+      return false;
+    }
+    in.skipBytes(headerLength);
+    noteDiscarded(headerLength);
+    skip = length;
+    return true;
+  }
+
+  private void noteDiscarded(int n) {
+    discardedWhileClosing += n;
+    if (discardedWhileClosing > LINGER_MAX_BYTES && channel.config().isAutoRead()) {
+      // A peer still sending this much after our close is not listening: stop reading; the
+      // close guard ends the connection.
+      channel.config().setAutoRead(false);
+    }
+  }
+
+  /**
+   * The peer broke the protocol or a limit: the receiver answers with an ERROR frame and closes
+   * us, and our close frame carries the code of {@code cause}.
+   */
+  private void fail(RuntimeException cause) {
+    closeCode =
+        cause instanceof WebSocketProtocolException
+            ? ((WebSocketProtocolException) cause).closeCode()
+            : cause instanceof FrameTooLargeException
+                ? WebSocketProtocolException.MESSAGE_TOO_BIG
+                : WebSocketProtocolException.PROTOCOL_ERROR;
+    closeReason = cause.getMessage();
+    FrameReceiver r = receiver;
+    if (r != null) {
+      r.onTransportError(cause);
+    }
+    close(); // if the receiver has not already
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    // Not super.channelReadComplete: it would call read() while autoRead is off (see
+    // NettyDuplexTransport).
+    discardSomeReadBytes();
+    if (receiver != null) {
+      receiver.onReadComplete();
+    }
+    if (controlPending) {
+      controlPending = false;
+      flush();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (receiver != null) {
+      if (flushingInWrite && channel.isWritable()) {
+        // Reported from inside write(): the receiver may be in the middle of a message's
+        // fragments, so it hears of the room on the next loop turn instead.
+        channel.eventLoop().execute(this::reportWritability);
+      } else {
+        receiver.onWritabilityChanged(channel.isWritable());
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  private void reportWritability() {
+    if (receiver != null && channel.isWritable()) {
+      receiver.onWritabilityChanged(true);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    super.channelInactive(ctx);
+    FrameReceiver r = detachReceiver();
+    releaseBuffers();
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    releaseBuffers();
+  }
+
+  private void releaseBuffers() {
+    if (assembly != null) {
+      assembly.release();
+      assembly = null;
+    }
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
+    if (deflate != null) {
+      deflate.close();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (receiver != null && channel.isActive()) {
+      receiver.onTransportError(cause);
+    } else {
+      ctx.close();
+    }
+  }
+
+  private FrameReceiver detachReceiver() {
+    FrameReceiver r = receiver;
+    receiver = null;
+    closing = true;
+    if (assembly != null) {
+      assembly.release();
+      assembly = null;
+    }
+    return r;
+  }
+
+  // ---- outbound ----------------------------------------------------------------------------
+
+  @Override
+  public void write(ByteBuf frame) {
+    if (closeSent || !channel.isActive()) {
+      frame.release();
+      return;
+    }
+    int first = FIN | OP_BINARY;
+    if (deflate != null) {
+      ByteBuf compressed;
+      try {
+        compressed = deflate.compress(ctx.alloc(), frame);
+      } finally {
+        frame.release();
+      }
+      frame = compressed;
+      first |= RSV1;
+    }
+    writeFrame(first, frame);
+  }
+
+  /** Writes one frame with {@code payload} (taken). */
+  private void writeFrame(int firstByte, ByteBuf payload) {
+    int len = payload.readableBytes();
+    int header = WebSocketFrames.headerSize(len, client);
+    written += header + len;
+    if (!client) {
+      if (len <= COPY_THRESHOLD) {
+        ByteBuf b = batchWithRoom(header + len);
+        WebSocketFrames.writeHeader(b, firstByte, len, false, 0);
+        b.writeBytes(payload);
+        payload.release();
+      } else {
+        ByteBuf b = batchWithRoom(header);
+        WebSocketFrames.writeHeader(b, firstByte, len, false, 0);
+        batch = null;
+        ctx.write(b, ctx.voidPromise());
+        ctx.write(payload, ctx.voidPromise());
+      }
+      return;
+    }
+    // RFC 6455 5.3: a fresh, unpredictable key per frame.
+    int mask = ThreadLocalRandom.current().nextInt();
+    try {
+      if (header + len <= BATCH_SIZE) {
+        ByteBuf b = batchWithRoom(header + len);
+        WebSocketFrames.writeHeader(b, firstByte, len, true, mask);
+        WebSocketFrames.writeMasked(b, payload, mask);
+      } else {
+        writeBatch();
+        ByteBuf b = ctx.alloc().ioBuffer(header + len);
+        WebSocketFrames.writeHeader(b, firstByte, len, true, mask);
+        WebSocketFrames.writeMasked(b, payload, mask);
+        ctx.write(b, ctx.voidPromise());
+      }
+    } finally {
+      payload.release();
+    }
+  }
+
+  private void writeControl(int opcode, ByteBuf payload) {
+    payload.retain();
+    writeFrame(FIN | opcode, payload);
+  }
+
+  /** The batch buffer with at least {@code room} writable bytes; a full batch is written first. */
+  private ByteBuf batchWithRoom(int room) {
+    ByteBuf b = batch;
+    if (b != null && b.writableBytes() >= room) {
+      return b;
+    }
+    if (b != null) {
+      // A full batch goes to the socket now, so the kernel sends while we encode the next one.
+      batch = null;
+      ctx.write(b, ctx.voidPromise());
+      flushingInWrite = true;
+      try {
+        ctx.flush();
+      } finally {
+        flushingInWrite = false;
+      }
+    }
+    b = batch = ctx.alloc().ioBuffer(Math.max(BATCH_SIZE, room));
+    return b;
+  }
+
+  private void writeBatch() {
+    ByteBuf b = batch;
+    if (b != null) {
+      batch = null;
+      if (b.isReadable()) {
+        ctx.write(b, ctx.voidPromise());
+      } else {
+        b.release();
+      }
+    }
+  }
+
+  @Override
+  public void flush() {
+    writeBatch();
+    ctx.flush();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return channel.isWritable();
+  }
+
+  @Override
+  public long outboundProgress() {
+    return written - unsentBytes() - (batch == null ? 0 : batch.readableBytes());
+  }
+
+  @Override
+  public long unsentBytes() {
+    ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
+    return b == null ? 0 : b.totalPendingWriteBytes();
+  }
+
+  @Override
+  public void setReadEnabled(boolean enabled) {
+    channel.config().setAutoRead(enabled);
+  }
+
+  @Override
+  public void close() {
+    if (closing && closeSent) {
+      return;
+    }
+    FrameReceiver r = detachReceiver();
+    if (channel.isActive() && !closeSent) {
+      sendCloseFrame();
+      flush();
+      closeGuard =
+          channel.eventLoop().schedule(() -> channel.close(), CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+      channel.closeFuture().addListener(f -> closeGuard.cancel(false));
+      channel.config().setAutoRead(true); // read until the peer's close frame
+    }
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  /** Queues our close frame with {@link #closeCode} and the reason (cut to fit 125 bytes). */
+  private void sendCloseFrame() {
+    if (closeSent) {
+      return;
+    }
+    closeSent = true;
+    byte[] reason = closeReason == null ? new byte[0] : closeReason.getBytes(StandardCharsets.UTF_8);
+    int reasonLength = Math.min(reason.length, WebSocketFrames.MAX_CONTROL_PAYLOAD - 2);
+    while (reasonLength > 0 && reasonLength < reason.length && (reason[reasonLength] & 0xC0) == 0x80) {
+      reasonLength--; // do not cut a UTF-8 sequence in two
+    }
+    ByteBuf payload = ctx.alloc().buffer(2 + reasonLength);
+    payload.writeShort(closeCode);
+    payload.writeBytes(reason, 0, reasonLength);
+    writeFrame(FIN | OP_CLOSE, payload);
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /** Bytes read and discarded since the close, for tests. Call on the channel's event loop. */
+  long discardedWhileClosing() {
+    return discardedWhileClosing;
+  }
+}
