@@ -6,16 +6,20 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Debian's {@code chromium}, headless, showing one page until closed. It runs with a fresh profile
  * in a directory of the caller's, without the sandbox (tests run as root in CI), background
  * networking, component updates, sync or first-run screens, so it talks to nothing but the page's
- * server. Its output goes to a file there, for failure messages.
+ * server. Its output goes to a file there, for failure messages, and its scratch files (TMPDIR)
+ * into that directory too.
  */
 final class HeadlessChromium implements AutoCloseable {
   /** Overrides where the browser is looked for (a path to a Chromium binary). */
@@ -53,6 +57,8 @@ final class HeadlessChromium implements AutoCloseable {
   static HeadlessChromium open(Path binary, URI url, Path dir) throws IOException {
     Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
     Path log = dir.resolve("chromium.log");
+    // Its sockets and scratch files go under dir too, which the caller deletes.
+    Path tmp = Files.createDirectories(dir.resolve("chromium-tmp"));
     List<String> command =
         List.of(
             binary.toString(),
@@ -64,9 +70,10 @@ final class HeadlessChromium implements AutoCloseable {
             "--no-first-run",
             "--user-data-dir=" + profile,
             url.toString());
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().put("TMPDIR", tmp.toString());
     Process p =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
+        pb.redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
@@ -90,19 +97,18 @@ final class HeadlessChromium implements AutoCloseable {
 
   /** Ends the browser and every process it started, and waits for them (bounded). */
   @Override
-  public void close() throws InterruptedException {
-    List<ProcessHandle> children = process.descendants().toList();
-    process.destroy();
-    children.forEach(ProcessHandle::destroy);
-    if (!process.waitFor(10, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
-    for (ProcessHandle child : children) {
+  public void close() {
+    List<ProcessHandle> processes = new ArrayList<>(process.descendants().toList());
+    processes.add(process.toHandle());
+    processes.forEach(ProcessHandle::destroy);
+    for (ProcessHandle p : processes) {
       try {
-        child.onExit().get(10, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        child.destroyForcibly();
+        p.onExit().get(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        p.destroyForcibly();
+      } catch (ExecutionException | TimeoutException e) {
+        p.destroyForcibly();
       }
     }
   }
