@@ -7,7 +7,7 @@ import { WebsocketClientTransport } from "rsocket-websocket-client";
 
 // BrowserDemo.RSOCKET_PATH: where the server upgrades to RSocket over WebSocket.
 const RSOCKET_PATH = "/rsocket";
-const DEFAULTS = { stream: 1000000, responses: 20000, inflight: 64, batch: 1024 };
+const DEFAULTS = { stream: 200000, responses: 10000, inflight: 64, batch: 1024 };
 // Sanity bounds of the URL options. The server decides how long a stream may be
 // (BrowserDemo.MAX_STREAM_COUNT) and answers a longer one with an error, which the page reports.
 const MAX = { stream: 2147483647, responses: 10000000, inflight: 4096, batch: 1 << 20 };
