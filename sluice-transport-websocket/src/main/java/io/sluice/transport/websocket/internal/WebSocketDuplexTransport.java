@@ -367,7 +367,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     closeReason = "";
     FrameReceiver r = detachReceiver();
     sendCloseFrame();
-    ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+    flushAndClose();
     if (r != null) {
       r.onClosed();
     }
@@ -389,7 +389,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
       }
       in.skipBytes(headerLength + (int) length);
       // Our close frame went first: the handshake is complete.
-      ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+      flushAndClose();
       in.skipBytes(in.readableBytes());
       return false;
     }
@@ -397,6 +397,12 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     noteDiscarded(headerLength);
     skip = length;
     return true;
+  }
+
+  /** Writes what is queued (our close frame last), then closes the channel. */
+  private void flushAndClose() {
+    writeBatch();
+    ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
   }
 
   private void noteDiscarded(int n) {
