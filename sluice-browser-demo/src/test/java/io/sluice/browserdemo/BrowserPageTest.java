@@ -7,12 +7,13 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,17 +32,25 @@ class BrowserPageTest {
 
   private static Path chromium;
 
-  @BeforeAll
-  static void requireBundleAndBrowser() {
+  /**
+   * Per test, so that a missing tool shows as skipped tests (with this reason in the report and
+   * on stderr) rather than as a class that ran nothing.
+   */
+  @BeforeEach
+  void requireBundleAndBrowser() {
     require(
         Page.fromJar().available(),
-        "the jar has no page bundle (page/app.js): npm was missing or failed when Maven built"
+        "this build has no page bundle (page/app.js): npm was missing or failed when Maven built"
             + " sluice-browser-demo (see bundle.sh's warning in the build output)");
+    Optional<Path> found = HeadlessChromium.find();
+    String override = System.getenv(HeadlessChromium.BINARY_ENV);
     require(
-        HeadlessChromium.find().isPresent(),
-        "no Chromium: 'chromium' is not on PATH (apt-get install chromium), and "
-            + HeadlessChromium.BINARY_ENV + " is not set");
-    chromium = HeadlessChromium.find().orElseThrow();
+        found.isPresent(),
+        override == null || override.isBlank()
+            ? "no Chromium: 'chromium' is not on PATH (apt-get install chromium; or set "
+                + HeadlessChromium.BINARY_ENV + " to a Chromium binary)"
+            : "no Chromium: " + HeadlessChromium.BINARY_ENV + "=" + override + " is not executable");
+    chromium = found.orElseThrow();
   }
 
   private static void require(boolean present, String what) {
@@ -51,6 +60,7 @@ class BrowserPageTest {
     if ("true".equals(System.getenv("CI"))) {
       fail(what + " (CI=true: .ci/run installs npm and Chromium, so this is a failure, not a skip)");
     }
+    System.err.println("BrowserPageTest: skipped, " + what);
     Assumptions.assumeTrue(false, "skipped, " + what);
   }
 
