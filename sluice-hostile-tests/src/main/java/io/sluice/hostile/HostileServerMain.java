@@ -13,6 +13,7 @@ import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.websocket.WebSocketServerTransport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -61,7 +62,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * caller's {@code -Dio.netty.leakDetection.level}; the hostile suite runs it at {@code paranoid}.
  *
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
- * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; everything
+ * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; {@code
+ * transport=ws} serves RSocket over WebSocket (path {@code /}) instead of TCP, with {@code
+ * upgradeTimeoutMs} the WebSocket upgrade deadline; everything
  * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
  * and leak reports are recorded but not logged (CI fails on any {@code LEAK:} line).
@@ -81,8 +84,14 @@ public final class HostileServerMain {
     LeakRecorder.install();
     ConnectionOptions.Builder options = ConnectionOptions.builder();
     int maxConnections = TcpServerTransport.DEFAULT_MAX_CONNECTIONS;
+    boolean webSocket = false;
+    long upgradeTimeoutMs = 0;
     for (String a : args) {
       String[] kv = a.split("=", 2);
+      if (a.equals("transport=ws")) {
+        webSocket = true;
+        continue;
+      }
       long v = Long.parseLong(kv[1]);
       switch (kv[0]) {
         case "setupTimeoutMs":
@@ -94,6 +103,9 @@ public final class HostileServerMain {
         case "maxConnections":
           maxConnections = (int) v;
           break;
+        case "upgradeTimeoutMs":
+          upgradeTimeoutMs = v;
+          break;
         case "leakOnPurpose":
           leakOnPurpose = v != 0;
           LeakRecorder.logReports = !leakOnPurpose;
@@ -103,9 +115,16 @@ public final class HostileServerMain {
       }
     }
     ConnectionOptions opts = options.build();
+    ServerTransport transport;
+    if (webSocket) {
+      WebSocketServerTransport ws =
+          WebSocketServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
+      transport = upgradeTimeoutMs > 0 ? ws.withUpgradeTimeout(Duration.ofMillis(upgradeTimeoutMs)) : ws;
+    } else {
+      transport = TcpServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
+    }
     ServerTransport.Bound bound =
-        TcpServerTransport.create("127.0.0.1", 0)
-            .withMaxConnections(maxConnections)
+        transport
             .bind(
                 t -> {
                   SocketAddress remote = t.remoteAddress();

@@ -16,6 +16,11 @@ import java.util.concurrent.TimeUnit;
  * A raw RSocket peer on one TCP connection to 127.0.0.1: writes u24-length-prefixed frames it is
  * given byte for byte, reads only when told to (so it can play a peer that never reads), and keeps
  * the ERROR frames it receives. Non-blocking, so a server that stops reading never blocks it.
+ *
+ * <p>With {@link #webSocket} set (by a test class running the suite over WebSocket), {@link
+ * #connect} also does the HTTP upgrade, the frames given are sent as one masked binary WebSocket
+ * message each (see {@link WebSocketWire}), and what arrives is read as WebSocket frames; a close
+ * frame counts as the server closing the connection ({@link #closeCode} keeps its code).
  */
 final class Attacker implements AutoCloseable {
   /** An ERROR frame received. */
@@ -42,10 +47,21 @@ final class Attacker implements AutoCloseable {
   boolean closed;
   /** A write failed: the server closed the connection. */
   boolean writeFailed;
+  /** The code of the WebSocket close frame received, or -1. */
+  int closeCode = -1;
+
+  /**
+   * Speak WebSocket instead of plain TCP: set by a test class for all its attacks (classes run
+   * one at a time), read by {@link #connect}.
+   */
+  static volatile boolean webSocket;
+
+  private final boolean ws;
 
   private Attacker(SocketChannel ch) throws IOException {
     this.ch = ch;
     this.localPort = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+    this.ws = webSocket;
   }
 
   /**
@@ -59,6 +75,9 @@ final class Attacker implements AutoCloseable {
     }
     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
     ch.connect(new InetSocketAddress("127.0.0.1", port));
+    if (webSocket) {
+      WebSocketWire.upgrade(ch);
+    }
     ch.configureBlocking(false);
     return new Attacker(ch);
   }
@@ -97,8 +116,21 @@ final class Attacker implements AutoCloseable {
     return this;
   }
 
-  /** Writes all of {@code bytes} (hang guard 10 s), reading nothing. */
+  /**
+   * Writes all of {@code bytes}, length-prefixed frames (as WebSocket messages in WebSocket mode),
+   * reading nothing (hang guard 10 s).
+   */
   void sendFully(byte[] bytes) throws IOException {
+    sendWire(wire(bytes));
+  }
+
+  /** The bytes that carry {@code prefixedFrames} on this connection. */
+  byte[] wire(byte[] prefixedFrames) {
+    return ws ? WebSocketWire.messages(prefixedFrames) : prefixedFrames;
+  }
+
+  /** Writes {@code bytes} as they are (hang guard 10 s), reading nothing. */
+  void sendWire(byte[] bytes) throws IOException {
     ByteBuffer b = ByteBuffer.wrap(bytes);
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (b.hasRemaining()) {
@@ -121,7 +153,7 @@ final class Attacker implements AutoCloseable {
     int round = 0;
     while (System.nanoTime() < end && !closed && !writeFailed) {
       if (pending == null || !pending.hasRemaining()) {
-        pending = ByteBuffer.wrap(nextBatch.next(round++));
+        pending = ByteBuffer.wrap(wire(nextBatch.next(round++)));
       }
       int n;
       try {
@@ -215,12 +247,33 @@ final class Attacker implements AutoCloseable {
 
   private void parse() {
     int pos = 0;
-    while (accLen - pos >= 3) {
-      int len = (acc[pos] & 0xFF) << 16 | (acc[pos + 1] & 0xFF) << 8 | (acc[pos + 2] & 0xFF);
-      if (accLen - pos - 3 < len) {
-        break;
+    while (accLen - pos >= (ws ? 2 : 3)) {
+      int f;
+      int len;
+      if (ws) {
+        long[] frame = WebSocketWire.parseHeader(acc, pos, accLen);
+        if (frame == null) {
+          break;
+        }
+        int opcode = (int) frame[0];
+        f = (int) frame[1];
+        len = (int) frame[2];
+        pos = f + len;
+        if (opcode == 0x8) {
+          closeCode = len >= 2 ? (acc[f] & 0xFF) << 8 | (acc[f + 1] & 0xFF) : 1005;
+          closed = true;
+        }
+        if (opcode != 0x2) {
+          continue;
+        }
+      } else {
+        len = (acc[pos] & 0xFF) << 16 | (acc[pos + 1] & 0xFF) << 8 | (acc[pos + 2] & 0xFF);
+        if (accLen - pos - 3 < len) {
+          break;
+        }
+        f = pos + 3;
+        pos = f + len;
       }
-      int f = pos + 3;
       framesRead++;
       if (len >= 10) {
         int streamId = (acc[f] & 0x7F) << 24 | (acc[f + 1] & 0xFF) << 16 | (acc[f + 2] & 0xFF) << 8
@@ -237,7 +290,6 @@ final class Attacker implements AutoCloseable {
           }
         }
       }
-      pos = f + len;
     }
     System.arraycopy(acc, pos, acc, 0, accLen - pos);
     accLen -= pos;

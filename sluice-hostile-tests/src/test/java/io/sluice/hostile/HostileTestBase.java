@@ -6,6 +6,7 @@ import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.SluiceClient;
 import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.websocket.WebSocketClientTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -45,13 +46,25 @@ abstract class HostileTestBase {
   ServerProcess server;
   private final List<String> rows = new ArrayList<>();
 
+  /**
+   * Run the class's attacks over WebSocket instead of TCP: subclasses that run a suite over
+   * WebSocket say so. The server then serves WebSocket, {@link Attacker} upgrades and frames its
+   * connections, and the well-behaved client uses the WebSocket client.
+   */
+  boolean webSocket() {
+    return false;
+  }
+
   /** Options for {@link HostileServerMain}; defaults except short timeouts to keep runs short. */
   String[] serverOptions() {
-    return new String[] {"setupTimeoutMs=2000", "writeStallTimeoutMs=2000"};
+    return webSocket()
+        ? new String[] {"setupTimeoutMs=2000", "writeStallTimeoutMs=2000", "transport=ws", "upgradeTimeoutMs=2000"}
+        : new String[] {"setupTimeoutMs=2000", "writeStallTimeoutMs=2000"};
   }
 
   @BeforeAll
   void startServer() throws Exception {
+    Attacker.webSocket = webSocket();
     server = new ServerProcess(serverOptions());
   }
 
@@ -64,6 +77,7 @@ abstract class HostileTestBase {
     try {
       server.assertNoLeaks("the end of " + getClass().getSimpleName() + " (all connections closed)", true);
     } finally {
+      Attacker.webSocket = false;
       server.close(); // waits until the server's output is read
       writeReport();
     }
@@ -124,7 +138,7 @@ abstract class HostileTestBase {
     rows.add(
         String.format(
             "| %s | %.1f | %.1f | %.1f | %s |",
-            name,
+            (webSocket() ? "ws: " : "") + name,
             stats.peakHeap() / 1048576.0,
             stats.heapAfterGc() / 1048576.0,
             stats.peakDirect() / 1048576.0,
@@ -139,7 +153,10 @@ abstract class HostileTestBase {
   /** A request-response and a 100-item request-stream on a fresh connection (hang guard 30 s). */
   void wellBehavedClient() {
     ReactorRequester r =
-        SluiceClient.builder(TcpClientTransport.create("127.0.0.1", server.port))
+        SluiceClient.builder(
+                webSocket()
+                    ? WebSocketClientTransport.create("127.0.0.1", server.port)
+                    : TcpClientTransport.create("127.0.0.1", server.port))
             .connect()
             .block(Duration.ofSeconds(30));
     try {

@@ -9,9 +9,12 @@ import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.websocket.WebSocketClientTransport;
+import io.sluice.transport.websocket.WebSocketServerTransport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +24,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Sluice against the official rsocket-java 1.1.5 over TCP, both ways, for every case of the echo
+ * Sluice against the official rsocket-java 1.1.5 over TCP and WebSocket (rsocket-java's
+ * WebsocketServerTransport / WebsocketClientTransport against Sluice's, path {@code /}), both
+ * ways, for every case of the echo
  * contract: the four interactions, metadata push, request-n windows (1, then 3, then unbounded),
  * cancel mid-stream, application errors, 1 MiB payloads each way, and per variant fragmentation
  * (64 KiB MTU), leasing, and keepalive (Sluice's client idles until 4 KEEPALIVEs were answered,
@@ -31,11 +36,14 @@ class RSocketJavaInteropTest {
 
   static List<Arguments> variants() {
     return List.of(
-        Arguments.of("plain", 0, false, 0),
-        Arguments.of("fragmented-64KiB", 65536, false, 0),
-        Arguments.of("lease", 0, true, 0),
-        Arguments.of("keepalive-300ms", 0, false, 300),
-        Arguments.of("all", 65536, true, 300));
+        Arguments.of("tcp", "plain", 0, false, 0),
+        Arguments.of("tcp", "fragmented-64KiB", 65536, false, 0),
+        Arguments.of("tcp", "lease", 0, true, 0),
+        Arguments.of("tcp", "keepalive-300ms", 0, false, 300),
+        Arguments.of("tcp", "all", 65536, true, 300),
+        Arguments.of("ws", "plain", 0, false, 0),
+        Arguments.of("ws", "fragmented-64KiB", 65536, false, 0),
+        Arguments.of("ws", "all", 65536, true, 300));
   }
 
   private static ConnectionOptions options(int mtu, boolean lease, int keepAliveMillis) {
@@ -46,19 +54,24 @@ class RSocketJavaInteropTest {
     return b.build();
   }
 
-  @ParameterizedTest(name = "rsocket-java client -> Sluice server ({0})")
+  @ParameterizedTest(name = "rsocket-java client -> Sluice server ({0}, {1})")
   @MethodSource("variants")
-  void rsocketJavaClientAgainstSluiceServer(String name, int mtu, boolean lease, int keepAlive)
-      throws Exception {
+  void rsocketJavaClientAgainstSluiceServer(
+      String transport, String name, int mtu, boolean lease, int keepAlive) throws Exception {
+    boolean ws = transport.equals("ws");
     ServerTransport.Bound server =
-        SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
+        SluiceServer.builder(
+                ws
+                    ? WebSocketServerTransport.create("127.0.0.1", 0)
+                    : TcpServerTransport.create("127.0.0.1", 0))
             .options(options(mtu, true, 0))
             .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
             .bind()
             .block(Duration.ofSeconds(10));
     try {
       int port = ((InetSocketAddress) server.address()).getPort();
-      StringBuilder args = new StringBuilder("client --host 127.0.0.1 --port " + port);
+      StringBuilder args =
+          new StringBuilder("client --transport " + transport + " --host 127.0.0.1 --port " + port);
       if (mtu > 0) {
         args.append(" --mtu ").append(mtu);
       }
@@ -89,21 +102,21 @@ class RSocketJavaInteropTest {
     }
   }
 
-  @ParameterizedTest(name = "Sluice client -> rsocket-java server ({0})")
+  @ParameterizedTest(name = "Sluice client -> rsocket-java server ({0}, {1})")
   @MethodSource("variants")
-  void sluiceClientAgainstRSocketJavaServer(String name, int mtu, boolean lease, int keepAlive)
-      throws Exception {
-    String[] args =
-        mtu > 0
-            ? new String[] {"server", "--host", "127.0.0.1", "--port", "0", "--mtu", "" + mtu}
-            : new String[] {"server", "--host", "127.0.0.1", "--port", "0"};
+  void sluiceClientAgainstRSocketJavaServer(
+      String transport, String name, int mtu, boolean lease, int keepAlive) throws Exception {
+    String common = "server --transport " + transport + " --host 127.0.0.1 --port 0";
+    String[] args = (mtu > 0 ? common + " --mtu " + mtu : common).split(" ");
     try (PeerProcess peer = PeerProcess.start(args)) {
       int port = peer.awaitPort();
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
       int failures =
           new EchoClient(
-                  TcpClientTransport.create("127.0.0.1", port),
+                  transport.equals("ws")
+                      ? WebSocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/"))
+                      : TcpClientTransport.create("127.0.0.1", port),
                   options(mtu, lease, keepAlive),
                   true,
                   keepAlive,

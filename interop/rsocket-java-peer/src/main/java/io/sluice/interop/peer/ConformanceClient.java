@@ -8,6 +8,7 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.plugins.DuplexConnectionInterceptor;
 import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.transport.netty.client.WebsocketClientTransport;
 import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -81,7 +82,12 @@ final class ConformanceClient {
   private int passed;
   private int failed;
 
-  ConformanceClient(String host, int port, int mtu, boolean lease, long keepAliveMs) {
+  /** Connect with rsocket-java's WebSocket transport (path /) instead of TCP. */
+  private final boolean webSocket;
+
+  ConformanceClient(
+      String host, int port, int mtu, boolean lease, long keepAliveMs, boolean webSocket) {
+    this.webSocket = webSocket;
     this.host = host;
     this.port = port;
     this.mtu = mtu;
@@ -148,7 +154,13 @@ final class ConformanceClient {
       // The requester waits for the server's LEASE; our responder leases the server in turn.
       connector.lease(spec -> spec.sender(Leases.generous()));
     }
-    RSocket socket = connector.connect(TcpClientTransport.create(host, port)).block(TIMEOUT);
+    RSocket socket =
+        connector
+            .connect(
+                webSocket
+                    ? WebsocketClientTransport.create(host, port)
+                    : TcpClientTransport.create(host, port))
+            .block(TIMEOUT);
     if (socket == null) {
       throw new IllegalStateException("connect returned nothing");
     }

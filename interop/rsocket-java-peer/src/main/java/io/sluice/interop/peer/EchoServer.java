@@ -3,7 +3,9 @@ package io.sluice.interop.peer;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.ServerTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.rsocket.transport.netty.server.WebsocketServerTransport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -18,12 +20,15 @@ final class EchoServer {
 
   private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Serve rsocket-java's WebSocket transport (path /) instead of TCP. */
+  private final boolean webSocket;
   private final String host;
   private final int port;
   private final int mtu;
   private final boolean exitOnStdinEof;
 
-  EchoServer(String host, int port, int mtu, boolean exitOnStdinEof) {
+  EchoServer(String host, int port, int mtu, boolean exitOnStdinEof, boolean webSocket) {
+    this.webSocket = webSocket;
     this.host = host;
     this.port = port;
     this.mtu = mtu;
@@ -35,7 +40,8 @@ final class EchoServer {
    * (by stdin EOF when enabled, otherwise only by killing the process).
    */
   void run(PrintStream out) {
-    TcpServerTransport transport = TcpServerTransport.create(host, port);
+    ServerTransport<CloseableChannel> transport =
+        webSocket ? WebsocketServerTransport.create(host, port) : TcpServerTransport.create(host, port);
     int maxFrameLength = transport.maxFrameLength();
     // Two otherwise identical servers: rsocket-java decides lease support per server, so the
     // LeaseAwareAcceptor picks one per connection from the SETUP frame's lease flag.

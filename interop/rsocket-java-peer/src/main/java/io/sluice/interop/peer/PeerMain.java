@@ -9,14 +9,16 @@ import java.util.Iterator;
  * process ({@code java -jar rsocket-java-peer.jar <mode> [options]}).
  *
  * <pre>
- * server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof]
+ * server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof] [--transport tcp|ws]
  *     Echo server (see EchoResponder). Prints "LISTENING &lt;port&gt;" once bound (--port 0 picks
  *     an ephemeral port), then runs until killed, or until stdin closes with --exit-on-stdin-eof.
  *
- * client --host H --port P [--mtu N] [--lease] [--keepalive-ms K]
+ * client --host H --port P [--mtu N] [--lease] [--keepalive-ms K] [--transport tcp|ws]
  *     Runs every case of the echo contract against a server, printing "PASS &lt;case&gt;" or
  *     "FAIL &lt;case&gt;: &lt;reason&gt;" per case and "&lt;n&gt; passed, &lt;m&gt; failed" at the end.
  *     Exit status 0 if all passed, 1 otherwise.
+ *
+ * --transport ws speaks rsocket-java's WebSocket transport (path /) instead of TCP.
  *
  * route-client --host H --port P --route R [--data D]
  *     Sends one request-response routed by composite metadata (see RouteClient) and prints the
@@ -34,8 +36,8 @@ public final class PeerMain {
       String.join(
           System.lineSeparator(),
           "usage:",
-          "  server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof]",
-          "  client --host H --port P [--mtu N] [--lease] [--keepalive-ms K]",
+          "  server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof] [--transport tcp|ws]",
+          "  client --host H --port P [--mtu N] [--lease] [--keepalive-ms K] [--transport tcp|ws]",
           "  route-client --host H --port P --route R [--data D]",
           "--mtu 0 (default) disables fragmentation; otherwise it must be at least 64.");
 
@@ -57,7 +59,9 @@ public final class PeerMain {
     switch (options.mode) {
       case "server":
         try {
-          new EchoServer(options.host, options.port, options.mtu, options.exitOnStdinEof).run(out);
+          new EchoServer(
+                  options.host, options.port, options.mtu, options.exitOnStdinEof, options.webSocket)
+              .run(out);
           return 0;
         } catch (RuntimeException e) {
           err.println("server failed: " + e);
@@ -65,7 +69,12 @@ public final class PeerMain {
         }
       case "client":
         return new ConformanceClient(
-                options.host, options.port, options.mtu, options.lease, options.keepAliveMs)
+                options.host,
+                options.port,
+                options.mtu,
+                options.lease,
+                options.keepAliveMs,
+                options.webSocket)
             .run(out);
       case "route-client":
         return new RouteClient(options.host, options.port, options.route, options.data).run(out);
@@ -83,6 +92,7 @@ public final class PeerMain {
     boolean lease;
     long keepAliveMs;
     boolean exitOnStdinEof;
+    boolean webSocket;
     String route;
     String data = "";
 
@@ -129,6 +139,14 @@ public final class PeerMain {
           case "--data":
             requireMode(routeClient, option);
             options.data = value(option, it);
+            break;
+          case "--transport":
+            requireMode(!routeClient, option);
+            String t = value(option, it);
+            if (!t.equals("tcp") && !t.equals("ws")) {
+              throw new IllegalArgumentException("--transport must be tcp or ws, got " + t);
+            }
+            options.webSocket = t.equals("ws");
             break;
           case "--keepalive-ms":
             requireMode(client && !routeClient, option);
