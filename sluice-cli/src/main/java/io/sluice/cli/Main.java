@@ -39,7 +39,8 @@ public final class Main {
   }
 
   static final Map<String, Command> COMMANDS = commands(
-      new Command("demo", Set.of("seconds", "payload-size", "transport"), Set.of("rpc"), "demo.txt"),
+      new Command(
+          "demo", Set.of("seconds", "payload-size", "transport", "port"), Set.of("rpc", "browser"), "demo.txt"),
       new Command("server", Set.of("transport", "host", "port", "mtu"), Set.of(), "server.txt"),
       new Command(
           "client",
@@ -128,6 +129,21 @@ public final class Main {
   }
 
   private static int demo(Args a, PrintStream out) throws InterruptedException {
+    if (a.flag("browser")) {
+      if (a.flag("rpc")) {
+        throw new Args.UsageException("--browser and --rpc are two different demos: pick one");
+      }
+      int port = a.getInt("port", BrowserDemoCommand.DEFAULT_PORT);
+      if (port < 0 || port > 65535) {
+        throw new Args.UsageException("--port must be in 0..65535");
+      }
+      // Without --seconds the page's server runs until it is stopped.
+      int seconds = a.get("seconds", null) == null ? 0 : positive(a.getInt("seconds", 0), "seconds");
+      return BrowserDemoCommand.run(port, seconds, out);
+    }
+    if (a.get("port", null) != null) {
+      throw new Args.UsageException("--port applies to --browser only");
+    }
     int seconds = positive(a.getInt("seconds", 10), "seconds");
     if (a.flag("rpc")) {
       return RpcDemoCommand.run(seconds, out);

@@ -33,6 +33,11 @@ class MainTest {
     assertThat(run("client", "--mtu", "10", "--port", "1")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("mtu must be 0 or at least 64");
     assertThat(run("demo", "--seconds", "zero")).isEqualTo(2);
+    assertThat(run("demo", "--browser", "--rpc")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("two different demos");
+    assertThat(run("demo", "--port", "7880")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--port applies to --browser only");
+    assertThat(run("demo", "--browser", "--port", "65536")).isEqualTo(2);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.sluice.transport.websocket;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -31,7 +32,8 @@ import java.util.function.Consumer;
  * line at most 4096 bytes and headers at most 8192 (431 past them); the upgrade must be complete
  * within 5 s of the connect (else the connection is closed without an answer); any Origin is
  * accepted; permessage-deflate off. A wrong path is answered 404, a request that is not a
- * WebSocket upgrade 426 or 400, an Origin outside {@link #withAllowedOrigins} 403.
+ * WebSocket upgrade 426 or 400 (or it goes to {@link #withHttpFallback}'s handler), an Origin
+ * outside {@link #withAllowedOrigins} 403.
  *
  * <p>After the upgrade the limits of the connection ({@link
  * io.sluice.core.ConnectionOptions#maxFrameSize()} and the others) apply per message: a larger
@@ -144,6 +146,29 @@ public final class WebSocketServerTransport implements ServerTransport {
    */
   public WebSocketServerTransport withCompression(boolean compression) {
     return with(settings.withCompression(compression));
+  }
+
+  /**
+   * Serves plain HTTP on the same port (a page, say, whose script then opens the WebSocket):
+   * a connection whose first request has no {@code Upgrade: websocket} header goes to {@code
+   * handler} instead of being answered 426. The transport then puts netty's {@code
+   * HttpResponseEncoder} and {@code handler} at the end of the connection's pipeline, after its
+   * {@code HttpRequestDecoder} (the request line and header limits still apply), passes the
+   * request on, and turns reads automatic; the handler receives that request and the rest of the
+   * connection as {@code HttpRequest} and {@code HttpContent} messages, answers with {@code
+   * HttpResponse} objects, and owns the connection from then on, idle timeouts included (the
+   * upgrade deadline no longer applies). WebSocket upgrades (on any path) keep their handling.
+   *
+   * @param handler added to every such connection, so {@link ChannelHandler.Sharable} (a {@code
+   *     ChannelInitializer} that adds per-connection handlers is)
+   */
+  public WebSocketServerTransport withHttpFallback(ChannelHandler handler) {
+    Objects.requireNonNull(handler, "handler");
+    if (!handler.getClass().isAnnotationPresent(ChannelHandler.Sharable.class)) {
+      throw new IllegalArgumentException(
+          "the HTTP fallback handler must be @Sharable (e.g. a ChannelInitializer): " + handler);
+    }
+    return with(settings.withHttpFallback(handler));
   }
 
   private WebSocketServerTransport with(UpgradeSettings s) {

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.util.ReferenceCountUtil;
@@ -25,8 +26,9 @@ import java.util.function.Consumer;
  * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade},
  * version 13, a well-formed key, the Origin when an allow-list is set), answers 101 and replaces
  * itself and the decoder with a {@link WebSocketDuplexTransport}, which goes to {@code
- * onConnection}. Anything else is answered with the fitting status (400, 403, 404, 405, 426, 431)
- * and closed. A connection that has not completed the upgrade within the deadline is closed
+ * onConnection}. A request without {@code Upgrade: websocket} goes to the settings' HTTP fallback
+ * when there is one. Anything else is answered with the fitting status (400, 403, 404, 405, 426,
+ * 431) and closed. A connection that has not completed the upgrade within the deadline is closed
  * without an answer. Reads are requested one at a time (autoRead is off), so a slow client costs
  * one small buffer.
  */
@@ -95,6 +97,11 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     HttpHeaders h = req.headers();
+    if (settings.httpFallback() != null
+        && !Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")) {
+      handOver(ctx, req);
+      return;
+    }
     if (!new QueryStringDecoder(req.uri()).path().equals(settings.path())) {
       refuse(ctx, 404, "Not Found", null);
       return;
@@ -151,6 +158,21 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
     // keeps them until the connection starts it.
     ctx.pipeline().remove(HttpRequestDecoder.class);
     onConnection.accept(transport);
+  }
+
+  /**
+   * A plain HTTP request, and the rest of the connection, go to the settings' fallback handler:
+   * an HttpResponseEncoder and that handler replace this one after the decoder (whose limits
+   * stay), the upgrade deadline is cancelled and reads turn automatic; the fallback owns the
+   * connection from here on, its timeouts included.
+   */
+  private void handOver(ChannelHandlerContext ctx, HttpRequest req) {
+    deadline.cancel(false);
+    ctx.pipeline().addAfter(ctx.name(), null, new HttpResponseEncoder());
+    ctx.pipeline().addLast(settings.httpFallback());
+    ctx.fireChannelRead(ReferenceCountUtil.retain(req)); // channelRead releases its reference
+    ctx.pipeline().remove(this);
+    ctx.channel().config().setAutoRead(true);
   }
 
   /**
