@@ -21,6 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
@@ -96,10 +101,17 @@ final class Throughput {
     } else {
       throw new Args.UsageException("unknown transport '" + transport + "' (tcp or local)");
     }
+    // The server side of each connection, so that the end waits for it to close before the
+    // loops stop (frames still queued in a channel the loop never closed would leak).
+    List<CompletableFuture<Void>> serverSides = new CopyOnWriteArrayList<>();
     ServerTransport.Bound server =
         SluiceServer.builder(serverTransport)
             .options(options)
-            .responder(responder)
+            .acceptor(
+                (setup, serverSide) -> {
+                  serverSides.add(serverSide.unwrap().onClose());
+                  return responder;
+                })
             .bind()
             .block(Duration.ofSeconds(10));
     if (clientTransport == null) {
@@ -143,15 +155,28 @@ final class Throughput {
       stop.run();
       requester.dispose();
       server.close();
+      // Both ends closed (and their queued frames released) while the loops still run.
+      awaitQuietly(requester.unwrap().onClose());
+      serverSides.forEach(Throughput::awaitQuietly);
       if (serverLoop != null) {
-        serverLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        serverLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
       }
       if (clientLoop != null) {
-        clientLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        clientLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
       }
       payloadOwner.release();
     }
     return samples;
+  }
+
+  private static void awaitQuietly(CompletableFuture<Void> closed) {
+    try {
+      closed.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // closed with an error, or not in time: the loops' shutdown closes what is left
+    }
   }
 
   static long median(List<Long> samples) {
