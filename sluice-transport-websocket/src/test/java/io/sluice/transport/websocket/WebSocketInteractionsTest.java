@@ -16,6 +16,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,8 @@ class WebSocketInteractionsTest {
   private final BlockingQueue<String> clientSaw = new LinkedBlockingQueue<>();
   private ServerTransport.Bound server;
   private ReactorRequester client;
-  private volatile ReactorRequester serverSideRequester;
+  // Set by the acceptor, which may run after the client's connect() completed.
+  private final CompletableFuture<ReactorRequester> serverSideRequester = new CompletableFuture<>();
 
   private static String take(Message m) {
     try {
@@ -53,7 +55,7 @@ class WebSocketInteractionsTest {
         SluiceServer.builder(WebSocketServerTransport.create("127.0.0.1", 0).withPath("/rsocket"))
             .acceptor(
                 (setup, requester) -> {
-                  serverSideRequester = requester;
+                  serverSideRequester.complete(requester);
                   return new ReactorResponder() {
                     @Override
                     public Mono<Void> fireAndForget(Message request) {
@@ -148,14 +150,22 @@ class WebSocketInteractionsTest {
   void metadataPushBothWays() throws Exception {
     client.metadataPush(Message.of(ByteBufUtil.writeUtf8(client.alloc(), "to-server"), client.alloc().buffer(0))).block(WAIT);
     assertThat(serverSaw.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("push:to-server|");
-    ReactorRequester back = serverSideRequester;
+    ReactorRequester back = serverSideRequester();
     back.metadataPush(Message.of(ByteBufUtil.writeUtf8(back.alloc(), "to-client"), back.alloc().buffer(0))).block(WAIT);
     assertThat(clientSaw.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("push:to-client|");
   }
 
+  private ReactorRequester serverSideRequester() {
+    try {
+      return serverSideRequester.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("the server's acceptor never ran", e);
+    }
+  }
+
   @Test
   void serverCallsTheClientBack() {
-    Message reply = serverSideRequester.requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, "back")).block(WAIT);
+    Message reply = serverSideRequester().requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, "back")).block(WAIT);
     assertThat(take(reply)).isEqualTo("client:back");
   }
 
