@@ -413,7 +413,7 @@ final class Orchestrator {
     } else {
       split(System.getenv("SLUICE_BENCH_CLIENT_OPTS"), cmd);
     }
-    if (impl.equals("rsocket-java") || impl.equals("spring-rsocket")) {
+    if (Spec.PEER_JAR_IMPLS.contains(impl)) {
       String jar = System.getProperty("sluice.bench.peers", "benchmarks/peers-rsocket/target/peers-rsocket.jar");
       if (!new File(jar).isFile()) {
         throw new IllegalStateException(

@@ -27,6 +27,7 @@ public final class Spec {
           "sluice",
           "grpc-java",
           "rsocket-java",
+          "rsocket-java-ws",
           "spring-rsocket",
           "sluice-reactor",
           "sluice-futures",
@@ -36,6 +37,10 @@ public final class Spec {
           "sluice-rpc",
           "sluice-virtualthreads",
           "sluice-virtualthreads-eventloop");
+
+  /** The impls that run in the rsocket-java / Spring RSocket peer jar (their own JVM and netty). */
+  public static final List<String> PEER_JAR_IMPLS =
+      List.of("rsocket-java", "rsocket-java-ws", "spring-rsocket");
 
   /** Throughput interactions; {@code stream24} (a request-stream of 24) is for latency mode only. */
   public static final List<String> INTERACTIONS = List.of("fnf", "rr", "stream", "channel");

@@ -10,7 +10,7 @@ public final class PeersMain {
 
   public static void main(String[] argv) throws Exception {
     if (argv.length == 0 || !(argv[0].equals("server") || argv[0].equals("client"))) {
-      System.err.println("usage: java -jar peers-rsocket.jar server|client --impl rsocket-java|spring-rsocket ...");
+      System.err.println("usage: java -jar peers-rsocket.jar server|client --impl rsocket-java|rsocket-java-ws|spring-rsocket ...");
       System.exit(2);
     }
     int code = ChildMain.run(argv, PeersMain::impl);
@@ -22,7 +22,9 @@ public final class PeersMain {
   static Impl impl(String name) {
     switch (name) {
       case "rsocket-java":
-        return new RSocketJavaImpl();
+        return new RSocketJavaImpl(false);
+      case "rsocket-java-ws":
+        return new RSocketJavaImpl(true);
       case "spring-rsocket":
         return new SpringRSocketImpl();
       default:

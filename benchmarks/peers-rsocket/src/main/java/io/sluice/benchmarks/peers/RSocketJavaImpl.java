@@ -6,8 +6,9 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.client.TcpClientTransport;
-import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.client.WebsocketClientTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.rsocket.transport.netty.server.WebsocketServerTransport;
 import io.rsocket.util.DefaultPayload;
 import io.sluice.benchmarks.harness.Counter;
 import io.sluice.benchmarks.harness.Impl;
@@ -19,14 +20,21 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * rsocket-java 1.1.5 over TCP as its documentation recommends for throughput: the zero-copy payload
- * decoder on both sides, reactor-netty's default loop resources, and one immutable {@link
- * DefaultPayload} shared by every message (its release is a no-op), as Sluice shares one buffer.
+ * rsocket-java 1.1.5 over TCP (or its WebSocket transport, {@code rsocket-java-ws}) as its
+ * documentation recommends for throughput: the zero-copy payload decoder on both sides,
+ * reactor-netty's default loop resources, and one immutable {@link DefaultPayload} shared by every
+ * message (its release is a no-op), as Sluice shares one buffer.
  */
 final class RSocketJavaImpl implements Impl {
+  private final boolean websocket;
+
+  RSocketJavaImpl(boolean websocket) {
+    this.websocket = websocket;
+  }
+
   @Override
   public String serverLoopPrefix() {
-    return "reactor-tcp";
+    return websocket ? "reactor-http" : "reactor-tcp";
   }
 
   @Override
@@ -63,19 +71,21 @@ final class RSocketJavaImpl implements Impl {
             return Flux.from(payloads).limitRate(512);
           }
         };
-    CloseableChannel channel =
+    RSocketServer server =
         RSocketServer.create((setup, sendingSocket) -> Mono.just(handler))
-            .payloadDecoder(PayloadDecoder.ZERO_COPY)
-            .bind(TcpServerTransport.create("127.0.0.1", 0))
-            .block();
-    return channel.address().getPort();
+            .payloadDecoder(PayloadDecoder.ZERO_COPY);
+    return (websocket
+            ? server.bind(WebsocketServerTransport.create("127.0.0.1", 0)).block()
+            : server.bind(TcpServerTransport.create("127.0.0.1", 0)).block())
+        .address()
+        .getPort();
   }
 
-  private static RSocket connect(int port) {
-    return RSocketConnector.create()
-        .payloadDecoder(PayloadDecoder.ZERO_COPY)
-        .connect(TcpClientTransport.create("127.0.0.1", port))
-        .block();
+  private RSocket connect(int port) {
+    RSocketConnector connector = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY);
+    return websocket
+        ? connector.connect(WebsocketClientTransport.create("127.0.0.1", port)).block()
+        : connector.connect(TcpClientTransport.create("127.0.0.1", port)).block();
   }
 
   @Override
