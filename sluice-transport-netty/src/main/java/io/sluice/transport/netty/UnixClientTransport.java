@@ -79,7 +79,10 @@ public final class UnixClientTransport implements ClientTransport {
 
   /**
    * Speaks TLS with {@code ssl} (a client context); the handshake completes before SETUP. A unix
-   * socket has no host name, so none is sent (no SNI) and the context's trust decides alone.
+   * socket has no host name, so none is sent: netty's client contexts verify the server's name by
+   * default and then fail the handshake ("Hostname or IP address is undefined"), so use this only
+   * with a context built with {@code endpointIdentificationAlgorithm(null)}, and otherwise {@link
+   * #withSsl(SslContext, String)}.
    */
   public UnixClientTransport withSsl(SslContext ssl) {
     return new UnixClientTransport(
