@@ -54,7 +54,7 @@ class MainTest {
 
   @Test
   void ioNamesAnEngineAndAnUnknownOrUnloadableOneIsAUsageError() {
-    assertThat(run("server", "--io", "kqueue")).isEqualTo(2);
+    assertThat(run("client", "--io", "kqueue", "--host", "127.0.0.1", "--port", "1")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--io: unknown I/O mode 'kqueue'");
     for (IoMode m : new IoMode[] {IoMode.EPOLL, IoMode.IO_URING}) {
       if (!m.isAvailable()) {
