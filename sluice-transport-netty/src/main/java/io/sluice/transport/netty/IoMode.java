@@ -21,7 +21,7 @@ import java.util.Locale;
  * the one log line, as AUTO does.
  */
 public enum IoMode {
-  /** The fastest engine that loads here (io_uring or epoll on Linux), NIO otherwise. */
+  /** epoll, else io_uring, when it loads here (Linux, native jar present); NIO otherwise. */
   AUTO,
   /** The JDK's selector-based I/O: every platform. */
   NIO,

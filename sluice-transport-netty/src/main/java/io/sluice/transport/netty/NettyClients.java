@@ -36,6 +36,7 @@ final class NettyClients {
       Function<Channel, SslHandler> ssl) {
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
     NettyDuplexTransport[] transport = new NettyDuplexTransport[1];
+    SslHandler[] tls = new SslHandler[1];
     Bootstrap b =
         new Bootstrap()
             .group(loops)
@@ -47,7 +48,8 @@ final class NettyClients {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (ssl != null) {
-                      ch.pipeline().addLast(ssl.apply(ch));
+                      tls[0] = ssl.apply(ch);
+                      ch.pipeline().addLast(tls[0]);
                     }
                     transport[0] = new NettyDuplexTransport(ch);
                     ch.pipeline().addLast(transport[0]);
@@ -62,7 +64,9 @@ final class NettyClients {
             return;
           }
           Channel ch = connect.channel();
-          SslHandler sslHandler = ch.pipeline().get(SslHandler.class);
+          // Held since initChannel, not looked up: a channel closed meanwhile has an empty pipeline,
+          // and a lookup would hand out a connection that never did its handshake.
+          SslHandler sslHandler = tls[0];
           if (sslHandler == null) {
             result.complete(transport[0]);
             return;
