@@ -3,6 +3,7 @@ package io.sluice.cli;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.io.IOException;
@@ -41,17 +42,17 @@ public final class Main {
   static final Map<String, Command> COMMANDS = commands(
       new Command(
           "demo", Set.of("seconds", "payload-size", "transport", "port"), Set.of("rpc", "browser"), "demo.txt"),
-      new Command("server", Set.of("transport", "host", "port", "mtu"), Set.of(), "server.txt"),
+      new Command("server", Set.of("transport", "host", "port", "mtu", "io"), Set.of(), "server.txt"),
       new Command(
           "client",
-          Set.of("transport", "host", "port", "mtu", "keepalive-ms"),
+          Set.of("transport", "host", "port", "mtu", "keepalive-ms", "io"),
           Set.of("lease", "large"),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
           "bench",
-          Set.of("interaction", "seconds", "warmup", "payload-size", "in-flight", "transport"),
+          Set.of("interaction", "seconds", "warmup", "payload-size", "in-flight", "transport", "io"),
           Set.of(),
           "jar-bench.txt"));
 
@@ -178,7 +179,8 @@ public final class Main {
     int size = nonNegative(a.getInt("payload-size", 16), "payload-size");
     int inFlight = positive(a.getInt("in-flight", 256), "in-flight");
     String transport = a.get("transport", "tcp");
-    Throughput t = new Throughput(i, transport, size, inFlight, ConnectionOptions.defaults());
+    Throughput t =
+        new Throughput(i, transport, size, inFlight, ConnectionOptions.defaults()).withIo(io(a));
     List<Long> samples = t.run(warmup, seconds, out);
     out.println(
         "bench " + interaction + " " + transport + " payload=" + size + "B: median "
@@ -204,6 +206,25 @@ public final class Main {
     return b.build();
   }
 
+  /**
+   * The I/O engine {@code --io} names (default auto). A named engine that cannot load here is a
+   * usage error saying why, as {@code withIo} on a transport is.
+   */
+  private static IoMode io(Args a) {
+    IoMode mode;
+    try {
+      mode = IoMode.parse(a.get("io", "auto"));
+    } catch (IllegalArgumentException e) {
+      throw new Args.UsageException("--io: " + e.getMessage());
+    }
+    Throwable cause = mode.unavailabilityCause();
+    if (cause != null) {
+      throw new Args.UsageException(
+          "--io " + mode.label() + " cannot run here (" + cause + "); use --io auto or --io nio");
+    }
+    return mode;
+  }
+
   private static void requireTcp(Args a) {
     String transport = a.get("transport", "tcp");
     if (!transport.equals("tcp")) {
@@ -217,7 +238,7 @@ public final class Main {
     int port = a.getInt("port", 7878);
     ConnectionOptions options = options(a).toBuilder().lease(true).build();
     ServerTransport.Bound bound =
-        SluiceServer.builder(TcpServerTransport.create(host, port))
+        SluiceServer.builder(TcpServerTransport.create(host, port).withIo(io(a)))
             .options(options)
             .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
             .bind()
@@ -238,7 +259,7 @@ public final class Main {
     }
     EchoClient client =
         new EchoClient(
-            TcpClientTransport.create(host, port),
+            TcpClientTransport.create(host, port).withIo(io(a)),
             options(a),
             a.flag("large"),
             a.getInt("keepalive-ms", 0),

@@ -14,6 +14,7 @@ import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.internal.EventLoops;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -48,6 +49,7 @@ final class Throughput {
   private final int payloadSize;
   private final int inFlight;
   private final ConnectionOptions options;
+  private IoMode io = IoMode.AUTO;
 
   Throughput(
       Interaction interaction,
@@ -60,6 +62,12 @@ final class Throughput {
     this.payloadSize = payloadSize;
     this.inFlight = inFlight;
     this.options = options;
+  }
+
+  /** Runs TCP on {@code io}'s engine (default {@link IoMode#AUTO}). */
+  Throughput withIo(IoMode io) {
+    this.io = io;
+    return this;
   }
 
   /**
@@ -94,8 +102,8 @@ final class Throughput {
       serverTransport = LocalTransport.server(localName);
       clientTransport = LocalTransport.client(localName);
     } else if (transport.equals("tcp")) {
-      serverLoop = EventLoops.newGroup(1, "sluice-server");
-      clientLoop = EventLoops.newGroup(1, "sluice-client");
+      serverLoop = EventLoops.newGroup(1, "sluice-server", io);
+      clientLoop = EventLoops.newGroup(1, "sluice-client", io);
       serverTransport = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
       clientTransport = null;
     } else {

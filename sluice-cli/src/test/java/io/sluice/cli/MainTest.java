@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import io.sluice.transport.netty.IoMode;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +55,19 @@ class MainTest {
     // Port 1 on loopback: nothing listens there, so the connect case fails and the exit code is 1.
     assertThat(run("client", "--host", "127.0.0.1", "--port", "1")).isEqualTo(1);
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("FAIL connect").contains("0 passed, 1 failed");
+  }
+
+  @Test
+  void ioNamesAnEngineAndAnUnknownOrUnloadableOneIsAUsageError() {
+    assertThat(run("client", "--io", "kqueue", "--host", "127.0.0.1", "--port", "1")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--io: unknown I/O mode 'kqueue'");
+    for (IoMode m : new IoMode[] {IoMode.EPOLL, IoMode.IO_URING}) {
+      if (!m.isAvailable()) {
+        assertThat(run("client", "--io", m.label(), "--port", "1")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--io " + m.label() + " cannot run here");
+      }
+    }
+    // nio always runs: the client gets as far as connecting (nothing listens on port 1).
+    assertThat(run("client", "--io", "nio", "--host", "127.0.0.1", "--port", "1")).isEqualTo(1);
   }
 }

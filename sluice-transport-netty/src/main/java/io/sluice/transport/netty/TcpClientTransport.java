@@ -1,24 +1,22 @@
 package io.sluice.transport.netty;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Connects to an RSocket server over TCP (epoll when available, NIO otherwise), optionally with
- * TLS. Immutable: each {@code with*} returns a new instance.
+ * Connects to an RSocket server over TCP, optionally with TLS. Immutable: each {@code with*}
+ * returns a new instance.
+ *
+ * <p><b>I/O engine.</b> By default the JVM's default engine ({@link IoMode}: io_uring or epoll
+ * when netty's native jar loads, NIO otherwise) on its shared group; {@link #withIo} names one,
+ * {@link #withEventLoopGroup} brings a group, whose engine then decides the channel type.
  *
  * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection
  * (its allocator is the channel's, pooled by default).
@@ -27,94 +25,81 @@ public final class TcpClientTransport implements ClientTransport {
   private final String host;
   private final int port;
   private final EventLoopGroup group;
+  private final IoMode io;
   private final SslContext ssl;
   private final int connectTimeoutMillis;
 
   private TcpClientTransport(
-      String host, int port, EventLoopGroup group, SslContext ssl, int connectTimeoutMillis) {
+      String host, int port, EventLoopGroup group, IoMode io, SslContext ssl, int connectTimeoutMillis) {
     this.host = host;
     this.port = port;
     this.group = group;
+    this.io = io;
     this.ssl = ssl;
     this.connectTimeoutMillis = connectTimeoutMillis;
   }
 
+  /** Connects to {@code host:port}. */
   public static TcpClientTransport create(String host, int port) {
     if (port <= 0 || port > 65535) {
       throw new IllegalArgumentException("port must be in 1..65535, got " + port);
     }
-    return new TcpClientTransport(Objects.requireNonNull(host, "host"), port, null, null, 10_000);
+    return new TcpClientTransport(
+        Objects.requireNonNull(host, "host"), port, null, null, null, 10_000);
   }
 
+  /** Connects to {@code address}. */
   public static TcpClientTransport create(InetSocketAddress address) {
     return create(address.getHostString(), address.getPort());
   }
 
+  /**
+   * Uses {@code group} instead of a shared group; its engine (NIO, epoll or io_uring) decides the
+   * channel type.
+   *
+   * @throws IllegalArgumentException when the group is of no such engine, or of another engine
+   *     than {@link #withIo} named
+   */
   public TcpClientTransport withEventLoopGroup(EventLoopGroup group) {
-    return new TcpClientTransport(
-        host, port, Objects.requireNonNull(group, "group"), ssl, connectTimeoutMillis);
+    IoChoice.check(Objects.requireNonNull(group, "group"), io);
+    return new TcpClientTransport(host, port, group, io, ssl, connectTimeoutMillis);
+  }
+
+  /**
+   * Runs on {@code io}'s engine ({@link IoMode#AUTO}: the default). A named engine must run here.
+   *
+   * @throws IllegalStateException when {@code io} names an engine that cannot load here
+   * @throws IllegalArgumentException when a group of another engine was given
+   */
+  public TcpClientTransport withIo(IoMode io) {
+    IoChoice.check(group, Objects.requireNonNull(io, "io"));
+    return new TcpClientTransport(host, port, group, io, ssl, connectTimeoutMillis);
   }
 
   /** Speaks TLS with {@code ssl} (a client context); the handshake completes before SETUP. */
   public TcpClientTransport withSsl(SslContext ssl) {
     return new TcpClientTransport(
-        host, port, group, Objects.requireNonNull(ssl, "ssl"), connectTimeoutMillis);
+        host, port, group, io, Objects.requireNonNull(ssl, "ssl"), connectTimeoutMillis);
   }
 
+  /** Longest a connect may take before it fails (default 10 s). */
   public TcpClientTransport withConnectTimeoutMillis(int millis) {
-    return new TcpClientTransport(host, port, group, ssl, millis);
+    if (millis <= 0) {
+      throw new IllegalArgumentException("connect timeout must be positive, got " + millis);
+    }
+    return new TcpClientTransport(host, port, group, io, ssl, millis);
   }
 
   @Override
   public CompletableFuture<DuplexTransport> connect() {
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
-    NettyDuplexTransport[] transport = new NettyDuplexTransport[1];
-    Bootstrap b =
-        new Bootstrap()
-            .group(loops)
-            .channel(EventLoops.socketChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.AUTO_READ, false)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (ssl != null) {
-                      ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
-                    }
-                    transport[0] = new NettyDuplexTransport(ch);
-                    ch.pipeline().addLast(transport[0]);
-                  }
-                });
-    ChannelFuture connect = b.connect(host, port);
-    connect.addListener(
-        f -> {
-          if (!f.isSuccess()) {
-            result.completeExceptionally(f.cause());
-            return;
-          }
-          Channel ch = connect.channel();
-          SslHandler sslHandler = ch.pipeline().get(SslHandler.class);
-          if (sslHandler == null) {
-            result.complete(transport[0]);
-            return;
-          }
-          ch.read(); // the handshake needs reads while autoRead is off
-          sslHandler
-              .handshakeFuture()
-              .addListener(
-                  h -> {
-                    if (h.isSuccess()) {
-                      result.complete(transport[0]);
-                    } else {
-                      ch.close();
-                      result.completeExceptionally(h.cause());
-                    }
-                  });
-        });
-    return result;
+    EventLoopGroup loops = IoChoice.group(group, io);
+    return NettyClients.connect(
+        loops,
+        EventLoops.socketChannel(EventLoops.modeOf(loops)),
+        InetSocketAddress.createUnresolved(host, port),
+        connectTimeoutMillis,
+        b -> b.option(ChannelOption.TCP_NODELAY, true),
+        ssl == null ? null : ch -> ssl.newHandler(ch.alloc(), host, port));
   }
 
   @Override

@@ -1,26 +1,23 @@
 package io.sluice.transport.netty;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * Serves RSocket over TCP (epoll when available, NIO otherwise), optionally with TLS. Immutable:
- * each {@code with*} returns a new instance.
+ * Serves RSocket over TCP, optionally with TLS. Immutable: each {@code with*} returns a new
+ * instance.
+ *
+ * <p><b>I/O engine.</b> By default the JVM's default engine ({@link IoMode}: io_uring or epoll
+ * when netty's native jar loads, NIO otherwise) on its shared group; {@link #withIo} names one,
+ * {@link #withEventLoopGroup} brings a group, whose engine then decides the channel type.
  *
  * <p>At most {@link #DEFAULT_MAX_CONNECTIONS} connections are open at once unless {@link
  * #withMaxConnections} says otherwise; a connection over the cap is closed as soon as it is
@@ -32,6 +29,7 @@ import java.util.function.Consumer;
 public final class TcpServerTransport implements ServerTransport {
   private final InetSocketAddress address;
   private final EventLoopGroup group;
+  private final IoMode io;
   private final SslContext ssl;
   private final int maxConnections;
 
@@ -39,9 +37,10 @@ public final class TcpServerTransport implements ServerTransport {
   public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
 
   private TcpServerTransport(
-      InetSocketAddress address, EventLoopGroup group, SslContext ssl, int maxConnections) {
+      InetSocketAddress address, EventLoopGroup group, IoMode io, SslContext ssl, int maxConnections) {
     this.address = address;
     this.group = group;
+    this.io = io;
     this.ssl = ssl;
     this.maxConnections = maxConnections;
   }
@@ -49,19 +48,36 @@ public final class TcpServerTransport implements ServerTransport {
   /** Listens on {@code host:port}; port 0 picks a free port ({@link Bound#address()} tells). */
   public static TcpServerTransport create(String host, int port) {
     return new TcpServerTransport(
-        new InetSocketAddress(host, port), null, null, DEFAULT_MAX_CONNECTIONS);
+        new InetSocketAddress(host, port), null, null, null, DEFAULT_MAX_CONNECTIONS);
   }
 
-  /** Uses {@code group} for accepted connections instead of the shared default group. */
+  /**
+   * Uses {@code group} for the listener and the accepted connections instead of a shared group;
+   * its engine (NIO, epoll or io_uring) decides the channel type.
+   *
+   * @throws IllegalArgumentException when the group is of no such engine, or of another engine
+   *     than {@link #withIo} named
+   */
   public TcpServerTransport withEventLoopGroup(EventLoopGroup group) {
-    return new TcpServerTransport(
-        address, Objects.requireNonNull(group, "group"), ssl, maxConnections);
+    IoChoice.check(Objects.requireNonNull(group, "group"), io);
+    return new TcpServerTransport(address, group, io, ssl, maxConnections);
+  }
+
+  /**
+   * Runs on {@code io}'s engine ({@link IoMode#AUTO}: the default). A named engine must run here.
+   *
+   * @throws IllegalStateException when {@code io} names an engine that cannot load here
+   * @throws IllegalArgumentException when a group of another engine was given
+   */
+  public TcpServerTransport withIo(IoMode io) {
+    IoChoice.check(group, Objects.requireNonNull(io, "io"));
+    return new TcpServerTransport(address, group, io, ssl, maxConnections);
   }
 
   /** Serves TLS with {@code ssl} (a server context). */
   public TcpServerTransport withSsl(SslContext ssl) {
     return new TcpServerTransport(
-        address, group, Objects.requireNonNull(ssl, "ssl"), maxConnections);
+        address, group, io, Objects.requireNonNull(ssl, "ssl"), maxConnections);
   }
 
   /**
@@ -72,73 +88,29 @@ public final class TcpServerTransport implements ServerTransport {
     if (maxConnections <= 0) {
       throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
     }
-    return new TcpServerTransport(address, group, ssl, maxConnections);
+    return new TcpServerTransport(address, group, io, ssl, maxConnections);
   }
 
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    AtomicInteger open = new AtomicInteger();
-    int max = maxConnections;
-    ServerBootstrap b =
-        new ServerBootstrap()
-            .group(loops)
-            .channel(EventLoops.serverSocketChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.AUTO_READ, false)
-            .childHandler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (open.incrementAndGet() > max) {
-                      open.decrementAndGet();
-                      ch.close();
-                      return;
-                    }
-                    ch.closeFuture().addListener(f -> open.decrementAndGet());
-                    if (ssl != null) {
-                      ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
-                    }
-                    NettyDuplexTransport t = new NettyDuplexTransport(ch);
-                    ch.pipeline().addLast(t);
-                    onConnection.accept(t);
-                  }
-                });
-    CompletableFuture<Bound> result = new CompletableFuture<>();
-    ChannelFuture bind = b.bind(address);
-    bind.addListener(
-        f -> {
-          if (!f.isSuccess()) {
-            result.completeExceptionally(f.cause());
-            return;
-          }
-          Channel server = bind.channel();
-          CompletableFuture<Void> closed = new CompletableFuture<>();
-          server.closeFuture().addListener(c -> closed.complete(null));
-          result.complete(
-              new Bound() {
-                @Override
-                public SocketAddress address() {
-                  return server.localAddress();
-                }
+    EventLoopGroup loops = IoChoice.group(group, io);
+    return NettyServers.bind(
+        "tcp",
+        loops,
+        EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
+        address,
+        b ->
+            b.option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, false),
+        ssl,
+        maxConnections,
+        onConnection,
+        new NettyServers.Hooks() {});
+  }
 
-                @Override
-                public void close() {
-                  server.close();
-                }
-
-                @Override
-                public CompletableFuture<Void> onClose() {
-                  return closed;
-                }
-
-                @Override
-                public String toString() {
-                  return "tcp server " + server.localAddress();
-                }
-              });
-        });
-    return result;
+  @Override
+  public String toString() {
+    return "tcp server transport " + address + (ssl != null ? " (tls)" : "");
   }
 }

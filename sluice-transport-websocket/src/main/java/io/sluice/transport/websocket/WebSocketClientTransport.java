@@ -171,7 +171,7 @@ public final class WebSocketClientTransport implements ClientTransport {
     Bootstrap b =
         new Bootstrap()
             .group(loops)
-            .channel(EventLoops.socketChannel())
+            .channel(EventLoops.socketChannel(EventLoops.modeOf(loops)))
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.AUTO_READ, false)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)

@@ -201,7 +201,7 @@ public final class WebSocketServerTransport implements ServerTransport {
     ServerBootstrap b =
         new ServerBootstrap()
             .group(loops)
-            .channel(EventLoops.serverSocketChannel())
+            .channel(EventLoops.serverSocketChannel(EventLoops.modeOf(loops)))
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.AUTO_READ, false)

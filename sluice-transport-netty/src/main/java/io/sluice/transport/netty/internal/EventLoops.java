@@ -1,46 +1,333 @@
 package io.sluice.transport.netty.internal;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerDomainSocketChannel;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.transport.netty.IoMode;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
-/** Picks epoll when the native library loads, NIO otherwise, and owns the shared default group. */
+/**
+ * Netty's I/O engines for the transports: which ones load here, the JVM's default, the shared
+ * default groups (one per engine, created on first use) and the channel classes that go with a
+ * group. A channel must run on a group of its own engine; {@link #modeOf} reads the engine from
+ * the group, and the transports take their channel classes from it, so the two cannot disagree.
+ *
+ * <p>A native engine that cannot load (no native jar of this netty version, an old kernel, a
+ * sandbox that forbids io_uring) makes the default fall back to NIO with one log line per JVM (see
+ * {@link IoMode}); an explicitly named engine that cannot load is an {@link IllegalStateException}.
+ */
 public final class EventLoops {
   private EventLoops() {}
 
-  /** Set {@code -Dsluice.transport.nio=true} to force NIO. */
-  public static final boolean EPOLL = !Boolean.getBoolean("sluice.transport.nio") && Epoll.isAvailable();
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(EventLoops.class);
 
-  private static final class Shared {
-    static final EventLoopGroup GROUP = newGroup(0, "sluice-io");
+  /**
+   * The engines {@link IoMode#AUTO} tries, best first: epoll spent less CPU per request-response
+   * than io_uring on this project's machine (2-core VM, kernel 6.18) and runs in more sandboxes;
+   * figures in docs/guide/transports.md, "Native I/O".
+   */
+  public static final List<IoMode> AUTO_ORDER = List.of(IoMode.EPOLL, IoMode.IO_URING);
+
+  /** The one fallback line of this JVM. */
+  private static final OnceLog FALLBACK = new OnceLog();
+
+  /** Why {@code mode} cannot run here, or null when it can. Never throws. */
+  public static Throwable unavailabilityCause(IoMode mode) {
+    try {
+      switch (mode) {
+        case EPOLL:
+          return Epoll.isAvailable() ? null : Epoll.unavailabilityCause();
+        case IO_URING:
+          return IoUring.isAvailable() ? null : IoUring.unavailabilityCause();
+        default:
+          return null;
+      }
+    } catch (LinkageError e) { // the classes jar itself is missing or of another netty version
+      return e;
+    }
   }
 
-  /** The JVM-wide default group (one thread per core), created on first use; daemon threads. */
+  /** What {@link IoMode#AUTO} stands for here: the first of {@link #AUTO_ORDER} that loads, or NIO. */
+  public static IoMode autoMode() {
+    IoMode m = IoSelection.firstAvailable(AUTO_ORDER, EventLoops::unavailabilityCause);
+    return m == null ? IoMode.NIO : m;
+  }
+
+  private static final class Default {
+    static final IoMode MODE = chooseDefault();
+
+    private static IoMode chooseDefault() {
+      IoSelection.Choice c =
+          IoSelection.choose(
+              System.getProperty("sluice.io"),
+              Boolean.getBoolean("sluice.transport.nio"),
+              AUTO_ORDER,
+              EventLoops::unavailabilityCause);
+      if (c.fallback() != null) {
+        fallback(c.fallback());
+      }
+      return c.mode();
+    }
+  }
+
+  /**
+   * The JVM's default engine: {@code -Dsluice.io} (or {@code -Dsluice.transport.nio=true}), else
+   * {@link IoMode#AUTO}, resolved to an engine that loads here. Never {@link IoMode#AUTO}.
+   */
+  public static IoMode defaultMode() {
+    return Default.MODE;
+  }
+
+  /** Logs {@code message} (a fallback to NIO) unless this JVM has logged one already. */
+  static void fallback(String message) {
+    FALLBACK.log(m -> logger.warn("sluice: {}", m), message);
+  }
+
+  /** The JVM-wide groups by engine; the default group is also the one of its engine. */
+  private static final Map<IoMode, EventLoopGroup> SHARED = new EnumMap<>(IoMode.class);
+
+  private static EventLoopGroup sharedDefault;
+
+  /**
+   * The JVM-wide group of the default engine (one thread per core, daemon threads), created on
+   * first use and never shut down; if a native default fails to start its loops, NIO's.
+   */
   public static EventLoopGroup shared() {
-    return Shared.GROUP;
+    synchronized (SHARED) {
+      if (sharedDefault == null) {
+        EventLoopGroup g = SHARED.get(defaultMode());
+        if (g == null) {
+          g = newDefaultGroup(0, "sluice-io");
+          SHARED.putIfAbsent(modeOf(g), g);
+        }
+        sharedDefault = g;
+      }
+      return sharedDefault;
+    }
   }
 
-  /** A new group of {@code threads} loops (0: one per core). */
+  /**
+   * The JVM-wide group of {@code mode} ({@link IoMode#AUTO}: {@link #shared()}), one thread per
+   * core and daemon threads, created on first use and never shut down.
+   *
+   * @throws IllegalStateException when {@code mode} names an engine that cannot run here
+   */
+  public static EventLoopGroup shared(IoMode mode) {
+    if (mode == IoMode.AUTO) {
+      return shared();
+    }
+    IoMode m = requireAvailable(mode);
+    synchronized (SHARED) {
+      return SHARED.computeIfAbsent(m, k -> create(0, "sluice-io-" + k.label(), k));
+    }
+  }
+
+  /** A new group of {@code threads} loops (0: one per core) of the default engine. */
   public static EventLoopGroup newGroup(int threads, String name) {
-    IoHandlerFactory factory = EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    return newDefaultGroup(threads, name);
+  }
+
+  /**
+   * A new group of {@code threads} loops (0: one per core) of {@code mode} ({@link IoMode#AUTO}:
+   * the default engine, falling back to NIO if it fails to start).
+   *
+   * @throws IllegalStateException when {@code mode} names an engine that cannot run here
+   */
+  public static EventLoopGroup newGroup(int threads, String name, IoMode mode) {
+    if (mode == IoMode.AUTO) {
+      return newDefaultGroup(threads, name);
+    }
+    return create(threads, name, requireAvailable(mode));
+  }
+
+  /** The default engine's group; if a native engine loads but its loops fail to start, NIO's. */
+  private static EventLoopGroup newDefaultGroup(int threads, String name) {
+    IoMode m = defaultMode();
+    try {
+      return create(threads, name, m);
+    } catch (RuntimeException | LinkageError e) {
+      if (m == IoMode.NIO) {
+        throw e;
+      }
+      fallback(m.label() + " loads but its event loops fail to start (" + IoSelection.describe(e)
+          + "), using nio");
+      return create(threads, name, IoMode.NIO);
+    }
+  }
+
+  private static EventLoopGroup create(int threads, String name, IoMode mode) {
+    IoHandlerFactory factory;
+    switch (mode) {
+      case EPOLL:
+        factory = EpollIoHandler.newFactory();
+        break;
+      case IO_URING:
+        factory = IoUringIoHandler.newFactory();
+        break;
+      case NIO:
+        factory = NioIoHandler.newFactory();
+        break;
+      default:
+        throw new IllegalArgumentException("not an engine: " + mode);
+    }
     return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
   }
 
-  public static Class<? extends SocketChannel> socketChannel() {
-    return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+  /**
+   * {@code mode} when it can run here.
+   *
+   * @throws IllegalStateException naming the engine, the reason and what to add
+   */
+  public static IoMode requireAvailable(IoMode mode) {
+    Throwable cause = unavailabilityCause(mode);
+    if (cause == null) {
+      return mode;
+    }
+    throw new IllegalStateException(
+        mode.label() + " I/O was asked for but cannot run here (" + IoSelection.describe(cause)
+            + "). It needs Linux and netty's native jar io.netty:netty-transport-native-"
+            + mode.label() + ":<netty version>:linux-x86_64 of the same version as the rest of"
+            + " netty; use IoMode.AUTO to fall back to NIO instead",
+        cause);
   }
 
-  public static Class<? extends ServerSocketChannel> serverSocketChannel() {
-    return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+  /**
+   * The engine of {@code group}'s loops.
+   *
+   * @throws IllegalArgumentException when the group is not one of netty's NIO, epoll or io_uring
+   *     I/O groups (e.g. a {@code DefaultEventLoopGroup}, or a group of local channels)
+   */
+  public static IoMode modeOf(EventLoopGroup group) {
+    if (group instanceof IoEventLoopGroup) {
+      IoEventLoopGroup g = (IoEventLoopGroup) group;
+      if (g.isIoType(NioIoHandler.class)) {
+        return IoMode.NIO;
+      }
+      if (isIoType(g, IoMode.EPOLL)) {
+        return IoMode.EPOLL;
+      }
+      if (isIoType(g, IoMode.IO_URING)) {
+        return IoMode.IO_URING;
+      }
+    }
+    throw new IllegalArgumentException(
+        "the event loop group " + group.getClass().getName() + " runs neither NIO, epoll nor"
+            + " io_uring I/O; pass a group made by EventLoops.newGroup or a MultiThreadIoEventLoopGroup"
+            + " of NioIoHandler, EpollIoHandler or IoUringIoHandler");
+  }
+
+  private static boolean isIoType(IoEventLoopGroup g, IoMode mode) {
+    try {
+      return g.isIoType(mode == IoMode.EPOLL ? EpollIoHandler.class : IoUringIoHandler.class);
+    } catch (LinkageError e) {
+      return false; // that engine's classes are absent, so the group cannot be one of it
+    }
+  }
+
+  /** The TCP server channel of {@code mode}'s groups. */
+  public static Class<? extends ServerChannel> serverSocketChannel(IoMode mode) {
+    switch (engine(mode)) {
+      case EPOLL:
+        return EpollServerSocketChannel.class;
+      case IO_URING:
+        return IoUringServerSocketChannel.class;
+      default:
+        return NioServerSocketChannel.class;
+    }
+  }
+
+  /** The TCP channel of {@code mode}'s groups. */
+  public static Class<? extends Channel> socketChannel(IoMode mode) {
+    switch (engine(mode)) {
+      case EPOLL:
+        return EpollSocketChannel.class;
+      case IO_URING:
+        return IoUringSocketChannel.class;
+      default:
+        return NioSocketChannel.class;
+    }
+  }
+
+  /** The unix domain socket server channel of {@code mode}'s groups. */
+  public static Class<? extends ServerChannel> serverDomainSocketChannel(IoMode mode) {
+    switch (engine(mode)) {
+      case EPOLL:
+        return EpollServerDomainSocketChannel.class;
+      case IO_URING:
+        return IoUringServerDomainSocketChannel.class;
+      default:
+        return NioServerDomainSocketChannel.class; // the JDK's (Java 16+)
+    }
+  }
+
+  /** The unix domain socket channel of {@code mode}'s groups. */
+  public static Class<? extends Channel> domainSocketChannel(IoMode mode) {
+    switch (engine(mode)) {
+      case EPOLL:
+        return EpollDomainSocketChannel.class;
+      case IO_URING:
+        return IoUringDomainSocketChannel.class;
+      default:
+        return NioDomainSocketChannel.class;
+    }
+  }
+
+  /** The address type {@code mode}'s domain socket channels take for {@code path}. */
+  public static SocketAddress domainSocketAddress(IoMode mode, Path path) {
+    return engine(mode) == IoMode.NIO
+        ? UnixDomainSocketAddress.of(path)
+        : new DomainSocketAddress(path.toString());
+  }
+
+  private static IoMode engine(IoMode mode) {
+    if (mode == IoMode.AUTO) {
+      throw new IllegalArgumentException("AUTO is not an engine: resolve it first");
+    }
+    return mode;
+  }
+
+  /** Logs at most one message in its life; the JVM's fallback line is one of these. */
+  static final class OnceLog {
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    /** Hands {@code message} to {@code sink} the first time only; returns whether it did. */
+    boolean log(Consumer<String> sink, String message) {
+      if (done.compareAndSet(false, true)) {
+        sink.accept(message);
+        return true;
+      }
+      return false;
+    }
   }
 }
