@@ -2,16 +2,17 @@ package io.sluice.transport.tck;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Allocates direct buffers from {@link PooledByteBufAllocator#DEFAULT} (so netty's leak detector
- * tracks each one) and remembers them, so a test can ask at any moment how many bytes of what it
+ * Allocates direct buffers from {@link UnpooledByteBufAllocator#DEFAULT} (netty's leak detector
+ * tracks those too) and remembers them, so a test can ask at any moment how many bytes of what it
  * allocated are still held somewhere: in a transport's outbound queue, in flight to a peer, or
- * leaked.
+ * leaked. Unpooled on purpose: a pooled buffer object is recycled once released, and a recycled
+ * one handed out again would count as held twice.
  *
  * <p>Only {@link #buffer(int)} is offered: the kit builds every message it sends with it.
  *
@@ -21,7 +22,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * it; this class only looks at it.
  */
 public final class CountingAllocator {
-  private final ByteBufAllocator delegate = PooledByteBufAllocator.DEFAULT;
+  private final ByteBufAllocator delegate = UnpooledByteBufAllocator.DEFAULT;
   private final ConcurrentLinkedQueue<ByteBuf> live = new ConcurrentLinkedQueue<>();
 
   /**
