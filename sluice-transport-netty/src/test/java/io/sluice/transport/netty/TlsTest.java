@@ -196,7 +196,17 @@ class TlsTest {
       r.onClose().handle((v, e) -> null).get(WAIT, TimeUnit.SECONDS);
       assertThat(r.isOpen()).isFalse();
     } else {
-      assertThat(causes(error)).anySatisfy(c -> assertThat(c).isInstanceOf(SSLException.class));
+      // The server's alert either fails the client's handshake (an SSLException), or, in TLS 1.3,
+      // arrives just after it and closes the connection before the engine has started it. Then
+      // the alert's reason is not passed on (see docs/guide/transports.md, TLS, Errors).
+      assertThat(causes(error))
+          .anySatisfy(
+              c ->
+                  assertThat(
+                          c instanceof SSLException
+                              || String.valueOf(c.getMessage()).contains("transport closed"))
+                      .as("%s is a TLS error or the transport's close", c)
+                      .isTrue());
     }
     assertThat(accepted).as("connections the server accepted").hasValue(0);
   }
