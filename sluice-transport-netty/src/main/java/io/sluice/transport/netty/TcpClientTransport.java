@@ -70,6 +70,9 @@ public final class TcpClientTransport implements ClientTransport {
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
     NettyDuplexTransport[] transport = new NettyDuplexTransport[1];
+    // Kept from initChannel, not looked up later: a handshake that fails before the connect's
+    // listener runs closes the channel, and a closed channel's pipeline is empty.
+    SslHandler[] tls = new SslHandler[1];
     Bootstrap b =
         new Bootstrap()
             .group(loops)
@@ -82,7 +85,8 @@ public final class TcpClientTransport implements ClientTransport {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (ssl != null) {
-                      ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
+                      tls[0] = ssl.newHandler(ch.alloc(), host, port);
+                      ch.pipeline().addLast(tls[0]);
                     }
                     transport[0] = new NettyDuplexTransport(ch);
                     ch.pipeline().addLast(transport[0]);
@@ -96,7 +100,7 @@ public final class TcpClientTransport implements ClientTransport {
             return;
           }
           Channel ch = connect.channel();
-          SslHandler sslHandler = ch.pipeline().get(SslHandler.class);
+          SslHandler sslHandler = tls[0];
           if (sslHandler == null) {
             result.complete(transport[0]);
             return;

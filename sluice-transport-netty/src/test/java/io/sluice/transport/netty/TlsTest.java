@@ -230,6 +230,27 @@ class TlsTest {
     assertThat(accepted).hasValue(0);
   }
 
+  /**
+   * The handshake's failure is the connect's error, however soon it comes: the client used to look
+   * for its TLS handler in the pipeline once the TCP connect was done, and when the handshake had
+   * already failed and closed the channel (which empties the pipeline) it handed the engine a
+   * closed plain connection, whose connect then failed with "the transport closed before the
+   * connection started" instead of the TLS error. Many connects, as the race is one of timing.
+   */
+  @ParameterizedTest
+  @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+  void everyRefusedHandshakeFailsTheConnectWithTheTlsError(SslProvider provider) throws Exception {
+    InetSocketAddress at =
+        serve(Tls.server(pki().serverCert(), pki().serverKey()).provider(provider).build());
+    SslContext untrusting = Tls.client().trust(pki().otherCa()).provider(provider).build();
+    for (int i = 0; i < 200; i++) {
+      Throwable error = failure(connect("localhost", at, untrusting));
+      assertThat(causes(error))
+          .as("connect %d", i)
+          .anySatisfy(c -> assertThat(c).isInstanceOf(SSLHandshakeException.class));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
   void aServerCertificateForAnotherHostIsRefused(SslProvider provider) throws Exception {
