@@ -4,13 +4,10 @@ import io.sluice.core.ConnectionOptions;
 import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.IoMode;
-import io.sluice.transport.netty.TcpClientTransport;
-import io.sluice.transport.netty.TcpServerTransport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -41,19 +38,26 @@ public final class Main {
 
   static final Map<String, Command> COMMANDS = commands(
       new Command(
-          "demo", Set.of("seconds", "payload-size", "transport", "port"), Set.of("rpc", "browser"), "demo.txt"),
-      new Command("server", Set.of("transport", "host", "port", "mtu", "io"), Set.of(), "server.txt"),
+          "demo",
+          Set.of("seconds", "payload-size", "transport", "port", "io"),
+          Set.of("rpc", "browser", "tls"),
+          "demo.txt"),
+      new Command(
+          "server",
+          Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu")),
+          Endpoints.SERVER_FLAGS,
+          "server.txt"),
       new Command(
           "client",
-          Set.of("transport", "host", "port", "mtu", "keepalive-ms", "io"),
-          Set.of("lease", "large"),
+          Endpoints.union(Endpoints.CLIENT_OPTIONS, Set.of("mtu", "keepalive-ms")),
+          Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
           "bench",
           Set.of("interaction", "seconds", "warmup", "payload-size", "in-flight", "transport", "io"),
-          Set.of(),
+          Set.of("tls"),
           "jar-bench.txt"));
 
   /** Commands the ./sluice script runs itself and never passes to this jar (see the script). */
@@ -110,9 +114,9 @@ public final class Main {
         case "demo":
           return demo(a, out);
         case "server":
-          return server(a, out);
+          return server(a, out, err);
         case "client":
-          return client(a, out);
+          return client(a, out, err);
         case "bench":
           return bench(a, out);
         case "soak":
@@ -151,11 +155,15 @@ public final class Main {
     }
     int size = nonNegative(a.getInt("payload-size", 16), "payload-size");
     String transport = a.get("transport", "tcp");
+    boolean tls = a.flag("tls");
     out.println(
         "sluice demo: request-stream of " + size + "-byte messages over " + transport
-            + " on 127.0.0.1 for " + seconds + " s");
+            + (tls ? "+tls" : "") + (transport.equals("uds") ? "" : " on 127.0.0.1") + " for "
+            + seconds + " s");
     Throughput t =
-        new Throughput(Throughput.Interaction.STREAM, transport, size, 0, ConnectionOptions.defaults());
+        new Throughput(Throughput.Interaction.STREAM, transport, size, 0, ConnectionOptions.defaults())
+            .withIo(io(a))
+            .withTls(tls);
     List<Long> samples = t.run(0, seconds, out);
     long total = samples.stream().mapToLong(Long::longValue).sum();
     out.println(
@@ -179,11 +187,14 @@ public final class Main {
     int size = nonNegative(a.getInt("payload-size", 16), "payload-size");
     int inFlight = positive(a.getInt("in-flight", 256), "in-flight");
     String transport = a.get("transport", "tcp");
+    boolean tls = a.flag("tls");
     Throughput t =
-        new Throughput(i, transport, size, inFlight, ConnectionOptions.defaults()).withIo(io(a));
+        new Throughput(i, transport, size, inFlight, ConnectionOptions.defaults())
+            .withIo(io(a))
+            .withTls(tls);
     List<Long> samples = t.run(warmup, seconds, out);
     out.println(
-        "bench " + interaction + " " + transport + " payload=" + size + "B: median "
+        "bench " + interaction + " " + transport + (tls ? "+tls" : "") + " payload=" + size + "B: median "
             + Throughput.median(samples) + " messages/s over " + samples.size() + " s");
     return 0;
   }
@@ -225,41 +236,25 @@ public final class Main {
     return mode;
   }
 
-  private static void requireTcp(Args a) {
-    String transport = a.get("transport", "tcp");
-    if (!transport.equals("tcp")) {
-      throw new Args.UsageException("only --transport tcp is available, got " + transport);
-    }
-  }
-
-  private static int server(Args a, PrintStream out) throws InterruptedException {
-    requireTcp(a);
-    String host = a.get("host", "127.0.0.1");
-    int port = a.getInt("port", 7878);
+  private static int server(Args a, PrintStream out, PrintStream err) throws InterruptedException {
     ConnectionOptions options = options(a).toBuilder().lease(true).build();
+    ServerTransport transport = Endpoints.server(a, io(a), err);
     ServerTransport.Bound bound =
-        SluiceServer.builder(TcpServerTransport.create(host, port).withIo(io(a)))
+        SluiceServer.builder(transport)
             .options(options)
             .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
             .bind()
             .block(Duration.ofSeconds(10));
-    int actual = ((InetSocketAddress) bound.address()).getPort();
-    out.println("LISTENING " + actual);
+    out.println("LISTENING " + Endpoints.listening(transport, bound));
     out.flush();
     bound.onClose().join();
     return 0;
   }
 
-  private static int client(Args a, PrintStream out) {
-    requireTcp(a);
-    String host = a.get("host", "127.0.0.1");
-    int port = a.getInt("port", 7878);
-    if (port <= 0 || port > 65535) {
-      throw new Args.UsageException("--port must be in 1..65535");
-    }
+  private static int client(Args a, PrintStream out, PrintStream err) {
     EchoClient client =
         new EchoClient(
-            TcpClientTransport.create(host, port).withIo(io(a)),
+            Endpoints.client(a, io(a), err),
             options(a),
             a.flag("large"),
             a.getInt("keepalive-ms", 0),

@@ -12,12 +12,9 @@ import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
-import io.sluice.transport.netty.TcpClientTransport;
-import io.sluice.transport.netty.TcpServerTransport;
 import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.internal.EventLoops;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,6 +47,7 @@ final class Throughput {
   private final int inFlight;
   private final ConnectionOptions options;
   private IoMode io = IoMode.AUTO;
+  private boolean tls;
 
   Throughput(
       Interaction interaction,
@@ -64,9 +62,15 @@ final class Throughput {
     this.options = options;
   }
 
-  /** Runs TCP on {@code io}'s engine (default {@link IoMode#AUTO}). */
+  /** Runs TCP, unix sockets or WebSocket on {@code io}'s engine (default {@link IoMode#AUTO}). */
   Throughput withIo(IoMode io) {
     this.io = io;
+    return this;
+  }
+
+  /** Runs TCP, unix sockets or WebSocket with TLS (a self-signed certificate the client trusts). */
+  Throughput withTls(boolean tls) {
+    this.tls = tls;
     return this;
   }
 
@@ -96,18 +100,19 @@ final class Throughput {
     EventLoopGroup serverLoop = null;
     EventLoopGroup clientLoop = null;
     ServerTransport serverTransport;
-    ClientTransport clientTransport;
+    Endpoints.Pair pair = null;
     String localName = "bench-" + System.nanoTime();
     if (transport.equals("local")) {
+      if (tls) {
+        throw new Args.UsageException("--tls is for tcp, uds and ws, not the in-JVM transport");
+      }
       serverTransport = LocalTransport.server(localName);
-      clientTransport = LocalTransport.client(localName);
-    } else if (transport.equals("tcp")) {
+    } else {
+      Endpoints.Kind kind = Endpoints.Kind.parse(transport);
       serverLoop = EventLoops.newGroup(1, "sluice-server", io);
       clientLoop = EventLoops.newGroup(1, "sluice-client", io);
-      serverTransport = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
-      clientTransport = null;
-    } else {
-      throw new Args.UsageException("unknown transport '" + transport + "' (tcp or local)");
+      pair = new Endpoints.Pair(kind, tls, serverLoop, clientLoop);
+      serverTransport = pair.server;
     }
     // The server side of each connection, so that the end waits for it to close before the
     // loops stop (frames still queued in a channel the loop never closed would leak).
@@ -122,10 +127,8 @@ final class Throughput {
                 })
             .bind()
             .block(Duration.ofSeconds(10));
-    if (clientTransport == null) {
-      int port = ((InetSocketAddress) server.address()).getPort();
-      clientTransport = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
-    }
+    ClientTransport clientTransport =
+        pair == null ? LocalTransport.client(localName) : pair.client(server);
     ReactorRequester requester =
         SluiceClient.builder(clientTransport).options(options).connect().block(Duration.ofSeconds(10));
     AtomicLong received = new AtomicLong();

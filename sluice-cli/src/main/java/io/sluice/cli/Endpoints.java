@@ -1,0 +1,349 @@
+package io.sluice.cli;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.IoMode;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.Tls;
+import io.sluice.transport.netty.UnixClientTransport;
+import io.sluice.transport.netty.UnixServerTransport;
+import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.websocket.WebSocketClientTransport;
+import io.sluice.transport.websocket.WebSocketServerTransport;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The transport the options of {@code server}, {@code client}, {@code demo} and the jar's {@code
+ * bench} name: {@code --transport tcp|uds|ws}, {@code --host}/{@code --port} (tcp, ws), {@code
+ * --path FILE} (uds), {@code --ws-path /P} (ws), {@code --io}, and TLS: {@code --tls} with {@code
+ * --cert}/{@code --key} on a server (a self-signed certificate made at start without them) and
+ * {@code --ca FILE} or {@code --insecure} on a client.
+ */
+final class Endpoints {
+  private Endpoints() {}
+
+  /** The transports a command can name. */
+  enum Kind {
+    TCP,
+    UDS,
+    WS;
+
+    static Kind parse(String name) {
+      switch (name) {
+        case "tcp":
+          return TCP;
+        case "uds":
+          return UDS;
+        case "ws":
+          return WS;
+        default:
+          throw new Args.UsageException("--transport is tcp, uds or ws, got '" + name + "'");
+      }
+    }
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** Options every command that opens a transport takes (each with a value). */
+  static final Set<String> COMMON = Set.of("transport", "host", "port", "path", "ws-path", "io");
+
+  static final Set<String> SERVER_OPTIONS = union(COMMON, Set.of("cert", "key"));
+  static final Set<String> SERVER_FLAGS = Set.of("tls");
+  static final Set<String> CLIENT_OPTIONS = union(COMMON, Set.of("ca"));
+  static final Set<String> CLIENT_FLAGS = Set.of("tls", "insecure");
+
+  /** The host name a self-signed certificate names, and a unix socket client checks. */
+  static final String LOCAL_NAME = "localhost";
+
+  static Set<String> union(Set<String> a, Set<String> b) {
+    java.util.HashSet<String> s = new java.util.HashSet<>(a);
+    s.addAll(b);
+    return Set.copyOf(s);
+  }
+
+  static Kind kind(Args a) {
+    return Kind.parse(a.get("transport", "tcp"));
+  }
+
+  /** The port of {@code --port}, 0..65535 for a server (0 picks one), 1..65535 for a client. */
+  static int port(Args a, int dflt, boolean server) {
+    int port = a.getInt("port", dflt);
+    if (port < (server ? 0 : 1) || port > 65535) {
+      throw new Args.UsageException("--port must be in " + (server ? 0 : 1) + "..65535");
+    }
+    return port;
+  }
+
+  static String wsPath(Args a) {
+    String p = a.get("ws-path", "/");
+    if (!p.startsWith("/")) {
+      throw new Args.UsageException("--ws-path must start with '/', got '" + p + "'");
+    }
+    return p;
+  }
+
+  static Path udsPath(Args a) {
+    String p = a.get("path", null);
+    if (p == null) {
+      throw new Args.UsageException("--transport uds needs --path FILE (the socket file)");
+    }
+    return Path.of(p);
+  }
+
+  /** Refuses options that mean nothing for the chosen transport, so a typo is not ignored. */
+  static void checkApplicable(Args a, Kind kind) {
+    if (kind == Kind.UDS && (a.get("host", null) != null || a.get("port", null) != null)) {
+      throw new Args.UsageException("--host and --port are for tcp and ws; uds takes --path FILE");
+    }
+    if (kind != Kind.UDS && a.get("path", null) != null) {
+      throw new Args.UsageException("--path is for --transport uds");
+    }
+    if (kind != Kind.WS && a.get("ws-path", null) != null) {
+      throw new Args.UsageException("--ws-path is for --transport ws");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Server
+
+  /**
+   * The server TLS context of {@code --tls} (null without it): from {@code --cert}/{@code --key},
+   * or a self-signed certificate made now, whose PEM is written to a file named on {@code err} so
+   * that a client can {@code --ca} it.
+   */
+  static SslContext serverTls(Args a, PrintStream err) {
+    boolean tls = a.flag("tls");
+    String cert = a.get("cert", null);
+    String key = a.get("key", null);
+    if (!tls) {
+      if (cert != null || key != null) {
+        throw new Args.UsageException("--cert and --key go with --tls");
+      }
+      return null;
+    }
+    if ((cert == null) != (key == null)) {
+      throw new Args.UsageException("--cert and --key go together");
+    }
+    try {
+      if (cert != null) {
+        return Tls.server(Path.of(cert), Path.of(key)).build();
+      }
+      Tls.SelfSigned self = Tls.selfSigned(LOCAL_NAME, "127.0.0.1", "::1");
+      Path pem = Files.createTempFile("sluice-self-signed-", ".pem");
+      pem.toFile().deleteOnExit();
+      Files.writeString(pem, self.certificatePem(), StandardCharsets.US_ASCII);
+      err.println(
+          "sluice: --tls without --cert/--key: serving a self-signed certificate made at start for "
+              + LOCAL_NAME + ", 127.0.0.1 and ::1; clients trust it with --ca " + pem);
+      err.flush();
+      return Tls.server(self).build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (IllegalArgumentException e) {
+      throw new Args.UsageException("--tls: " + e.getMessage());
+    }
+  }
+
+  /** The server transport the options name. */
+  static ServerTransport server(Args a, IoMode io, PrintStream err) {
+    Kind kind = kind(a);
+    checkApplicable(a, kind);
+    SslContext ssl = serverTls(a, err);
+    String host = a.get("host", "127.0.0.1");
+    switch (kind) {
+      case TCP:
+        {
+          TcpServerTransport t = TcpServerTransport.create(host, port(a, 7878, true)).withIo(io);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
+      case UDS:
+        {
+          UnixServerTransport t = UnixServerTransport.create(udsPath(a)).withIo(io);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
+      case WS:
+        {
+          WebSocketServerTransport t =
+              WebSocketServerTransport.create(host, port(a, 7878, true))
+                  .withPath(wsPath(a))
+                  .withEventLoopGroup(EventLoops.shared(io));
+          return ssl == null ? t : t.withSsl(ssl);
+        }
+      default:
+        throw new IllegalStateException(kind.toString());
+    }
+  }
+
+  /** What {@code LISTENING} names: the port of a TCP or WebSocket server, the socket file of uds. */
+  static String listening(ServerTransport transport, ServerTransport.Bound bound) {
+    if (transport instanceof UnixServerTransport) {
+      return ((UnixServerTransport) transport).path().toString();
+    }
+    SocketAddress address = bound.address();
+    return String.valueOf(((InetSocketAddress) address).getPort());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Client
+
+  /**
+   * The client TLS context of {@code --tls} (null without it): trusting {@code --ca FILE}, anything
+   * with {@code --insecure} (said on {@code err}), or the JDK's default CAs.
+   */
+  static SslContext clientTls(Args a, PrintStream err) {
+    boolean tls = a.flag("tls");
+    String ca = a.get("ca", null);
+    boolean insecure = a.flag("insecure");
+    if (!tls) {
+      if (ca != null || insecure) {
+        throw new Args.UsageException("--ca and --insecure go with --tls");
+      }
+      return null;
+    }
+    if (ca != null && insecure) {
+      throw new Args.UsageException("--ca and --insecure exclude each other");
+    }
+    Tls.ClientBuilder b = Tls.client();
+    try {
+      if (ca != null) {
+        b.trust(Path.of(ca));
+      } else if (insecure) {
+        err.println(
+            "sluice: WARNING: --insecure: the server's certificate is NOT checked; anyone on the"
+                + " path can read and change this connection");
+        err.flush();
+        b.insecure();
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new Args.UsageException("--ca: " + e.getMessage());
+    }
+  }
+
+  /** The client transport the options name. */
+  static ClientTransport client(Args a, IoMode io, PrintStream err) {
+    Kind kind = kind(a);
+    checkApplicable(a, kind);
+    SslContext ssl = clientTls(a, err);
+    String host = a.get("host", "127.0.0.1");
+    switch (kind) {
+      case TCP:
+        {
+          TcpClientTransport t = TcpClientTransport.create(host, port(a, 7878, false)).withIo(io);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
+      case UDS:
+        {
+          UnixClientTransport t = UnixClientTransport.create(udsPath(a)).withIo(io);
+          return ssl == null ? t : t.withSsl(ssl, LOCAL_NAME);
+        }
+      case WS:
+        {
+          WebSocketClientTransport t =
+              WebSocketClientTransport.create(host, port(a, 7878, false))
+                  .withPath(wsPath(a))
+                  .withEventLoopGroup(EventLoops.shared(io));
+          return ssl == null ? t : t.withSsl(ssl);
+        }
+      default:
+        throw new IllegalStateException(kind.toString());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Both ends in one JVM (demo, the jar's bench)
+
+  /** A server and a client of one kind on their own loops, TLS with a self-signed certificate. */
+  static final class Pair {
+    final ServerTransport server;
+    private final Kind kind;
+    private final SslContext clientSsl;
+    private final EventLoopGroup clientLoop;
+    private final Path socket;
+
+    Pair(Kind kind, boolean tls, EventLoopGroup serverLoop, EventLoopGroup clientLoop) {
+      this.kind = kind;
+      this.clientLoop = clientLoop;
+      SslContext serverSsl = null;
+      SslContext clientSsl = null;
+      if (tls) {
+        Tls.SelfSigned self = Tls.selfSigned(LOCAL_NAME, "127.0.0.1");
+        serverSsl = Tls.server(self).build();
+        clientSsl = Tls.client().trust(self.certificate()).build();
+      }
+      this.clientSsl = clientSsl;
+      switch (kind) {
+        case TCP:
+          {
+            TcpServerTransport t = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
+            server = serverSsl == null ? t : t.withSsl(serverSsl);
+            socket = null;
+            break;
+          }
+        case UDS:
+          {
+            try {
+              Path dir = Files.createTempDirectory("sluice-");
+              dir.toFile().deleteOnExit();
+              socket = dir.resolve("s.sock");
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+            UnixServerTransport t = UnixServerTransport.create(socket).withEventLoopGroup(serverLoop);
+            server = serverSsl == null ? t : t.withSsl(serverSsl);
+            break;
+          }
+        case WS:
+          {
+            WebSocketServerTransport t =
+                WebSocketServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
+            server = serverSsl == null ? t : t.withSsl(serverSsl);
+            socket = null;
+            break;
+          }
+        default:
+          throw new IllegalStateException(kind.toString());
+      }
+    }
+
+    /** The client for the bound server. */
+    ClientTransport client(ServerTransport.Bound bound) {
+      switch (kind) {
+        case TCP:
+          {
+            int port = ((InetSocketAddress) bound.address()).getPort();
+            TcpClientTransport t = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
+            return clientSsl == null ? t : t.withSsl(clientSsl);
+          }
+        case UDS:
+          {
+            UnixClientTransport t = UnixClientTransport.create(socket).withEventLoopGroup(clientLoop);
+            return clientSsl == null ? t : t.withSsl(clientSsl, LOCAL_NAME);
+          }
+        case WS:
+          {
+            int port = ((InetSocketAddress) bound.address()).getPort();
+            WebSocketClientTransport t =
+                WebSocketClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
+            return clientSsl == null ? t : t.withSsl(clientSsl);
+          }
+        default:
+          throw new IllegalStateException(kind.toString());
+      }
+    }
+  }
+}
