@@ -1,0 +1,26 @@
+package io.sluice.transport.websocket;
+
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.Tls;
+import io.sluice.transport.tck.TransportTestKit;
+import java.net.InetSocketAddress;
+
+/** RSocket over WebSocket over TLS (wss), with a certificate made at test time, runs the kit. */
+class WssTransportKitTest extends TransportTestKit {
+  private static final Tls.SelfSigned CERTIFICATE = Tls.selfSigned("localhost", "127.0.0.1");
+  private static final SslContext SERVER = Tls.server(CERTIFICATE).build();
+  private static final SslContext CLIENT = Tls.client().trust(CERTIFICATE.certificate()).build();
+
+  @Override
+  protected ServerTransport serverTransport() {
+    return WebSocketServerTransport.create("127.0.0.1", 0).withSsl(SERVER);
+  }
+
+  @Override
+  protected ClientTransport clientTransport(ServerTransport.Bound server) {
+    int port = ((InetSocketAddress) server.address()).getPort();
+    return WebSocketClientTransport.create("127.0.0.1", port).withSsl(CLIENT);
+  }
+}
