@@ -5,9 +5,14 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import javax.net.ssl.SSLException;
 
 /**
  * Connects to an RSocket server on a unix domain socket ({@link UnixServerTransport}), optionally
@@ -121,7 +126,7 @@ public final class UnixClientTransport implements ClientTransport {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return NettyClients.connect(
+    CompletableFuture<DuplexTransport> connected = NettyClients.connect(
         loops,
         EventLoops.domainSocketChannel(engine),
         EventLoops.domainSocketAddress(engine, path),
@@ -133,6 +138,34 @@ public final class UnixClientTransport implements ClientTransport {
                 sslPeerHost == null
                     ? ssl.newHandler(ch.alloc())
                     : ssl.newHandler(ch.alloc(), sslPeerHost, -1));
+    return connected.handle(
+            (transport, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(transport);
+              }
+              return CompletableFuture.<DuplexTransport>failedFuture(connectError(error));
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * A failed connect names the socket file: the native engines report a missing file or a
+   * refused connect with no message at all. TLS failures and a connection closed after it was made
+   * keep their own exception.
+   */
+  private Throwable connectError(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (!(cause instanceof IOException)
+        || cause instanceof SSLException
+        || cause instanceof ClosedChannelException) { // connected, then closed: not a connect error
+      return cause;
+    }
+    ConnectException e =
+        new ConnectException(
+            "cannot connect to the unix socket " + path + ": "
+                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()));
+    e.initCause(cause);
+    return e;
   }
 
   @Override

@@ -27,11 +27,15 @@ class UnixTransportKitTest extends TransportTestKit {
     return UnixClientTransport.create(path(server.address()));
   }
 
-  /** Nothing listens when the socket file is gone: the error names the file. */
+  /**
+   * Nothing listens when the socket file is gone: a {@link java.net.ConnectException} naming the
+   * file, on every engine (the native ones report it with no message of their own).
+   */
   @Override
   protected void assertConnectFailure(Throwable error) {
-    assertThat(error).hasMessageContaining(dir.toString()).hasMessageContaining(".sock");
-    assertThat(error).isInstanceOfAny(java.net.SocketException.class, java.io.IOException.class);
+    assertThat(error)
+        .isInstanceOf(java.net.ConnectException.class)
+        .hasMessageContaining("cannot connect to the unix socket " + dir);
   }
 
   static Path path(SocketAddress address) {

@@ -413,12 +413,17 @@ public abstract class TransportTestKit {
 
     bound.close();
     await(bound.onClose(), "the server to stop listening");
+    int acceptedBefore = peers.accepted.size();
     Throwable refused =
         await(
             Connections.connect(clientTransport, clientOptions(), ClientSetup.defaults(), r -> peers.clientResponder)
                 .handle((r, e) -> { if (r != null) { r.dispose(); } return e; }),
             "a connect to the stopped server");
-    assertThat(refused).as("a connect to the stopped server fails").isNotNull();
+    assertThat(peers.accepted.size()).as("connections the stopped server accepted").isEqualTo(acceptedBefore);
+    // A connect can succeed only if another process took the freed address in between (ports are
+    // shared by every process on the machine): then the refusal cannot be checked here.
+    Assumptions.assumeTrue(
+        refused != null, "the stopped server's address was taken by another listener meanwhile");
     assertConnectFailure(unwrap(refused));
 
     for (Peers.Client c : clients) {
