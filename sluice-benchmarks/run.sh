@@ -35,18 +35,35 @@ needs_jdk21_build() {
   [ "${feature:-0}" -ge 21 ] 2>/dev/null
 }
 
+# The native I/O engines (epoll, io_uring) need netty's native jars, served for netty 4.2.18.Final
+# but not for the 4.2.20.Final the build uses (docs/guide/transports.md, "Netty version"): a run
+# that asks for them (--compare-transports, --io epoll|io_uring, an impl sluice@tcp/epoll, or
+# SLUICE_BENCH_NATIVE=1) builds everything with -Pnative-io, whose netty is 4.2.18.Final.
+profile=""
+case " $* " in
+  *" --compare-transports "* | *" --io epoll "* | *" --io io_uring "* | *"/epoll"* | *"/io_uring"*) profile="-Pnative-io" ;;
+esac
+[ "${SLUICE_BENCH_NATIVE:-}" != 1 ] || profile="-Pnative-io"
+# A build of the other kind is rebuilt (the stamp says which the last build was).
+profile_stamp="$bench/target/build-profile"
+if [ -f "$bench/target/classpath.txt" ] && [ "$(cat "$profile_stamp" 2>/dev/null)" != "$profile" ]; then
+  rm -f "$bench/target/classpath.txt"
+fi
+
 # Everything sluice-benchmarks depends on: the core, the transport, every flavor impl's module, the
 # RPC runtime and its compiler (which generates the sluice-rpc impl's service).
 if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root/sluice-core" \
-  "$root/sluice-transport-netty" "$root/sluice-reactor" "$root/sluice-flavor-support" \
+  "$root/sluice-transport-netty" "$root/sluice-transport-websocket" "$root/sluice-reactor" "$root/sluice-flavor-support" \
   "$root/sluice-futures" "$root/sluice-rxjava" "$root/sluice-mutiny" "$root/sluice-grpc-stub" \
   "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" \
   "$root/sluice-virtualthreads" "$bench" || needs_jdk21_build; then
   echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
-  (cd "$root" && mvn -q -B -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
+  # shellcheck disable=SC2086
+  (cd "$root" && mvn -q -B $profile -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
     echo "sluice: build of sluice-benchmarks failed" >&2
     exit 1
   }
+  echo "$profile" > "$profile_stamp"
 fi
 
 if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; then

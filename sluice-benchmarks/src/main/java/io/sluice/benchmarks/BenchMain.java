@@ -40,11 +40,13 @@ public final class BenchMain {
 
   /** The options of {@code ./sluice bench} that take a value. */
   static final Set<String> OPTIONS =
-      Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds", "epochs");
+      Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds", "epochs",
+          "transport", "io");
 
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
-      Set.of("compare", "compare-flavors", "latency", "interleave", "vt-costs");
+      Set.of("compare", "compare-flavors", "compare-transports", "latency", "interleave", "vt-costs",
+          "tls");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -63,8 +65,6 @@ public final class BenchMain {
 
   static Impl impl(String name) {
     switch (name) {
-      case "sluice":
-        return new SluiceImpl();
       case "grpc-java":
         return new GrpcImpl();
       case "sluice-reactor":
@@ -84,6 +84,10 @@ public final class BenchMain {
       case "sluice-virtualthreads-eventloop":
         return virtualThreads(true);
       default:
+        SluiceImpl sluice = SluiceImpl.parse(name);
+        if (sluice != null) {
+          return sluice;
+        }
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
     }
   }
@@ -218,10 +222,13 @@ public final class BenchMain {
       if (a.flag("compare")) {
         return compare(o, warmup, seconds, out);
       }
+      if (a.flag("compare-transports")) {
+        return TransportComparison.run(o, warmup, seconds, out);
+      }
       if (a.flag("compare-flavors")) {
         return compareFlavors(o, warmup, seconds, out);
       }
-      String impl = checkImpl(a.get("impl", "sluice"));
+      String impl = checkImpl(withTransport(a, a.get("impl", "sluice")));
       String interaction = a.get("interaction", "stream");
       Spec.checkInteraction(interaction, false);
       int size = a.getInt("size", 8, 0, 1 << 20);
@@ -237,8 +244,31 @@ public final class BenchMain {
     }
   }
 
+  /**
+   * {@code --transport T}, {@code --io E} and {@code --tls} on the impl {@code sluice}: the impl
+   * {@code sluice@T[/E][+tls]} ({@link SluiceImpl#parse}); other impls take none of them.
+   */
+  static String withTransport(Args a, String impl) {
+    String transport = a.get("transport", null);
+    String io = a.get("io", null);
+    boolean tls = a.flag("tls");
+    if (transport == null && io == null && !tls) {
+      return impl;
+    }
+    if (!impl.equals("sluice")) {
+      throw new Args.UsageException("--transport, --io and --tls apply to --impl sluice only");
+    }
+    String name = "sluice@" + (transport == null ? "tcp" : transport) + (io == null ? "" : "/" + io)
+        + (tls ? "+tls" : "");
+    if (SluiceImpl.parse(name) == null) {
+      throw new Args.UsageException(
+          "--transport is tcp, uds or ws and --io auto, nio, epoll or io_uring; got " + name);
+    }
+    return name;
+  }
+
   private static String checkImpl(String impl) {
-    if (!Spec.IMPLS.contains(impl)) {
+    if (!Spec.IMPLS.contains(impl) && SluiceImpl.parse(impl) == null) {
       throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
     }
     if (impl.startsWith("sluice-virtualthreads")) {

@@ -43,6 +43,17 @@ class FlavorImplsTest {
         .contains("RESULT impl=" + impl + " interaction=rr size=8 msgs_per_sec=");
   }
 
+  /** Each transport of --compare-transports that runs in this JVM's build moves messages. */
+  @ParameterizedTest
+  @ValueSource(strings = {"sluice@tcp/nio", "sluice@uds/nio", "sluice@ws/nio", "sluice@tcp/nio+tls"})
+  @Timeout(120) // hang guard only
+  void everyTransportMovesMessages(String impl) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
+    assertThat(o.throughput(impl, "stream", 8, 512, 0, 1).median()).as(impl + " stream").isPositive();
+    assertThat(o.throughput(impl, "rr", 140, 64, 0, 1).median()).as(impl + " rr").isPositive();
+  }
+
   @Test
   void compareFlavorsRunsEveryFlavorAndRpcAt128BytesBesideGrpcJava() {
     assertThat(BenchMain.flavorCases())

@@ -3,6 +3,7 @@ package io.sluice.benchmarks.sluice;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -14,21 +15,84 @@ import io.sluice.benchmarks.harness.Spec;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
+import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.Tls;
+import io.sluice.transport.netty.UnixClientTransport;
+import io.sluice.transport.netty.UnixServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.websocket.WebSocketClientTransport;
+import io.sluice.transport.websocket.WebSocketServerTransport;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Sluice through its flavor-neutral core SPI ({@link Connections}, {@link Responder}, {@link
  * StreamListener}): raw messages, default {@link ConnectionOptions}, TCP with one event loop per
- * side. The payload is one immutable buffer shared by every message, as the other impls share one
+ * side (or, named {@code sluice@...}, unix sockets, WebSocket, another I/O engine, TLS: {@link
+ * #parse}). The payload is one immutable buffer shared by every message, as the other impls share one
  * immutable byte array / ByteString; it is still copied into the socket's batch buffer per message.
  */
 public final class SluiceImpl implements Impl {
   private static final String SERVER_LOOP = "sluice-server-loop";
+
+  /** The transports an impl name can pick: {@code sluice@tcp}, {@code sluice@uds}, {@code sluice@ws}. */
+  public static final List<String> TRANSPORTS = List.of("tcp", "uds", "ws");
+
+  private final String transport;
+  private final IoMode io;
+  private final boolean tls;
+
+  /** TCP on the default engine, no TLS: the impl {@code sluice}. */
+  public SluiceImpl() {
+    this("tcp", IoMode.AUTO, false);
+  }
+
+  private SluiceImpl(String transport, IoMode io, boolean tls) {
+    this.transport = transport;
+    this.io = io;
+    this.tls = tls;
+  }
+
+  /**
+   * The impl an impl name names: {@code sluice}, or {@code sluice@TRANSPORT[/ENGINE][+tls]} with
+   * TRANSPORT tcp, uds or ws and ENGINE auto, nio, epoll or io_uring (e.g. {@code sluice@tcp/epoll},
+   * {@code sluice@ws+tls}); null for any other name.
+   */
+  public static SluiceImpl parse(String name) {
+    if (name.equals("sluice")) {
+      return new SluiceImpl();
+    }
+    if (!name.startsWith("sluice@")) {
+      return null;
+    }
+    String rest = name.substring("sluice@".length());
+    boolean tls = rest.endsWith("+tls");
+    if (tls) {
+      rest = rest.substring(0, rest.length() - "+tls".length());
+    }
+    String[] parts = rest.split("/", -1);
+    if (parts.length > 2 || !TRANSPORTS.contains(parts[0])) {
+      return null;
+    }
+    IoMode io;
+    try {
+      io = parts.length == 2 ? IoMode.parse(parts[1]) : IoMode.AUTO;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return new SluiceImpl(parts[0], io, tls);
+  }
+
+  /** A unix socket's file: the server's process id stands in for the port the harness passes on. */
+  private static Path socketFile(int token) {
+    return Path.of(System.getProperty("java.io.tmpdir"), "sluice-bench-" + token + ".sock");
+  }
 
   private static ByteBuf payload(int size) {
     return Unpooled.unreleasableBuffer(Unpooled.directBuffer(size).writeZero(size));
@@ -42,20 +106,52 @@ public final class SluiceImpl implements Impl {
   @Override
   public int serve(String interaction, int size, Counter fnfReceived) throws Exception {
     ByteBuf payload = payload(size);
-    EventLoopGroup loop = EventLoops.newGroup(1, SERVER_LOOP);
+    EventLoopGroup loop = EventLoops.newGroup(1, SERVER_LOOP, io);
+    // Self-signed, made at start; the client (another process) trusts any certificate.
+    SslContext ssl = tls ? Tls.server(Tls.selfSigned("localhost", "127.0.0.1")).build() : null;
+    ServerTransport server;
+    int token = (int) ProcessHandle.current().pid();
+    switch (transport) {
+      case "uds":
+        UnixServerTransport uds = UnixServerTransport.create(socketFile(token)).withEventLoopGroup(loop);
+        server = ssl == null ? uds : uds.withSsl(ssl);
+        break;
+      case "ws":
+        WebSocketServerTransport ws = WebSocketServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop);
+        server = ssl == null ? ws : ws.withSsl(ssl);
+        break;
+      default:
+        TcpServerTransport tcp = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop);
+        server = ssl == null ? tcp : tcp.withSsl(ssl);
+    }
     ServerTransport.Bound bound =
         Connections.serve(
-                TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop),
+                server,
                 ConnectionOptions.defaults(),
                 (setup, requester) -> new BenchResponder(payload, fnfReceived))
             .get(10, TimeUnit.SECONDS);
-    return ((InetSocketAddress) bound.address()).getPort();
+    return transport.equals("uds") ? token : ((InetSocketAddress) bound.address()).getPort();
   }
 
-  private static Requester connect(int port) throws Exception {
-    EventLoopGroup loop = EventLoops.newGroup(1, "sluice-client-loop");
+  private Requester connect(int port) throws Exception {
+    EventLoopGroup loop = EventLoops.newGroup(1, "sluice-client-loop", io);
+    SslContext ssl = tls ? Tls.client().insecure().build() : null;
+    ClientTransport client;
+    switch (transport) {
+      case "uds":
+        UnixClientTransport uds = UnixClientTransport.create(socketFile(port)).withEventLoopGroup(loop);
+        client = ssl == null ? uds : uds.withSsl(ssl, "localhost");
+        break;
+      case "ws":
+        WebSocketClientTransport ws = WebSocketClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop);
+        client = ssl == null ? ws : ws.withSsl(ssl);
+        break;
+      default:
+        TcpClientTransport tcp = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop);
+        client = ssl == null ? tcp : tcp.withSsl(ssl);
+    }
     return Connections.connect(
-            TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop),
+            client,
             ConnectionOptions.defaults(),
             ClientSetup.defaults(),
             r -> new Responder() {})
