@@ -6,10 +6,11 @@ import io.sluice.transport.tck.TransportTestKit;
 import java.net.InetSocketAddress;
 
 /** TCP (NIO, or epoll when it loads) runs the transport test kit. */
+// tag::kit[]
 class TcpTransportKitTest extends TransportTestKit {
   @Override
   protected ServerTransport serverTransport() {
-    return TcpServerTransport.create("127.0.0.1", 0);
+    return TcpServerTransport.create("127.0.0.1", 0); // a fresh address for each server
   }
 
   @Override
@@ -17,3 +18,4 @@ class TcpTransportKitTest extends TransportTestKit {
     return TcpClientTransport.create((InetSocketAddress) server.address());
   }
 }
+// end::kit[]
