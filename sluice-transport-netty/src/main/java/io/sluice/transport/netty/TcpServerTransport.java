@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.ServerChannels;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -94,8 +95,8 @@ public final class TcpServerTransport implements ServerTransport {
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     EventLoopGroup loops = IoChoice.group(group, io);
-    return NettyServers.bind(
-        "tcp",
+    return ServerChannels.bind(
+        a -> "tcp server " + a,
         loops,
         EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
         address,
@@ -105,8 +106,8 @@ public final class TcpServerTransport implements ServerTransport {
                 .childOption(ChannelOption.AUTO_READ, false),
         ssl,
         maxConnections,
-        onConnection,
-        new NettyServers.Hooks() {});
+        ServerChannels.lengthPrefixed(onConnection),
+        new ServerChannels.Hooks() {});
   }
 
   @Override

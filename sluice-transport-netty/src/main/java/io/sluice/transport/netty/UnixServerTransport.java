@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.ServerChannels;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -154,16 +155,16 @@ public final class UnixServerTransport implements ServerTransport {
       return CompletableFuture.failedFuture(e);
     }
     Object[] ours = new Object[1];
-    return NettyServers.bind(
-        "unix",
+    return ServerChannels.bind(
+        a -> "unix server " + a,
         loops,
         EventLoops.serverDomainSocketChannel(engine),
         EventLoops.domainSocketAddress(engine, path),
         b -> b.childOption(ChannelOption.AUTO_READ, false),
         ssl,
         maxConnections,
-        onConnection,
-        new NettyServers.Hooks() {
+        ServerChannels.lengthPrefixed(onConnection),
+        new ServerChannels.Hooks() {
           @Override
           public void afterBind(Channel server) throws IOException {
             ours[0] = UnixSocketFiles.fileKey(path);

@@ -1,8 +1,5 @@
 package io.sluice.transport.websocket;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -11,16 +8,15 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.ServerChannels;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -195,69 +191,24 @@ public final class WebSocketServerTransport implements ServerTransport {
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    AtomicInteger open = new AtomicInteger();
-    int max = maxConnections;
     UpgradeSettings s = settings;
-    ServerBootstrap b =
-        new ServerBootstrap()
-            .group(loops)
-            .channel(EventLoops.serverSocketChannel(EventLoops.modeOf(loops)))
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.AUTO_READ, false)
-            .childHandler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (open.incrementAndGet() > max) {
-                      open.decrementAndGet();
-                      ch.close();
-                      return;
-                    }
-                    ch.closeFuture().addListener(f -> open.decrementAndGet());
-                    if (ssl != null) {
-                      ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
-                    }
-                    ch.pipeline().addLast(ServerUpgradeHandler.newDecoder(s));
-                    ch.pipeline().addLast(new ServerUpgradeHandler(s, onConnection));
-                  }
-                });
-    CompletableFuture<Bound> result = new CompletableFuture<>();
-    ChannelFuture bind = b.bind(address);
     String scheme = ssl != null ? "wss" : "ws";
-    bind.addListener(
-        f -> {
-          if (!f.isSuccess()) {
-            result.completeExceptionally(f.cause());
-            return;
-          }
-          Channel server = bind.channel();
-          CompletableFuture<Void> closed = new CompletableFuture<>();
-          server.closeFuture().addListener(c -> closed.complete(null));
-          result.complete(
-              new Bound() {
-                @Override
-                public SocketAddress address() {
-                  return server.localAddress();
-                }
-
-                @Override
-                public void close() {
-                  server.close();
-                }
-
-                @Override
-                public CompletableFuture<Void> onClose() {
-                  return closed;
-                }
-
-                @Override
-                public String toString() {
-                  return scheme + " server " + server.localAddress() + s.path();
-                }
-              });
-        });
-    return result;
+    return ServerChannels.bind(
+        a -> scheme + " server " + a + s.path(),
+        loops,
+        EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
+        address,
+        b ->
+            b.option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, false),
+        ssl,
+        maxConnections,
+        ch -> {
+          ch.pipeline().addLast(ServerUpgradeHandler.newDecoder(s));
+          ch.pipeline().addLast(new ServerUpgradeHandler(s, onConnection));
+        },
+        new ServerChannels.Hooks() {});
   }
 
   @Override

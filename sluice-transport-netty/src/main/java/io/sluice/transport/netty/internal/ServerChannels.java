@@ -1,4 +1,4 @@
-package io.sluice.transport.netty;
+package io.sluice.transport.netty.internal;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -9,22 +9,36 @@ import io.netty.channel.ServerChannel;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport.Bound;
-import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * The listening half the stream-socket servers (TCP, unix domain sockets) share: the connection
- * cap, optional TLS, one {@link NettyDuplexTransport} per accepted channel, and the {@link Bound}
- * handed back.
+ * The listening half every socket server shares (TCP, unix domain sockets, WebSocket): the
+ * connection cap, optional TLS, the accepted channel's own handlers, and the {@link Bound} handed
+ * back. Internal: not an API.
  */
-final class NettyServers {
-  private NettyServers() {}
+public final class ServerChannels {
+  private ServerChannels() {}
+
+  /** The handlers an accepted channel gets after TLS; it hands a transport on when it has one. */
+  public interface ChildSetup {
+    void init(Channel child);
+  }
+
+  /** A child setup for the stream sockets: one {@link NettyDuplexTransport}, handed on at once. */
+  public static ChildSetup lengthPrefixed(Consumer<DuplexTransport> onConnection) {
+    return ch -> {
+      NettyDuplexTransport t = new NettyDuplexTransport(ch);
+      ch.pipeline().addLast(t);
+      onConnection.accept(t);
+    };
+  }
 
   /** What a server does around the shared part; both default to nothing. */
-  interface Hooks {
+  public interface Hooks {
     /** Called on the server channel's loop once bound; throwing closes it and fails the bind. */
     default void afterBind(Channel server) throws Exception {}
 
@@ -34,17 +48,18 @@ final class NettyServers {
 
   /**
    * Binds {@code channelType} (which must match {@code loops}' engine) to {@code address}.
-   * {@code bootstrap} sets the channel options of its kind of socket.
+   * {@code bootstrap} sets the channel options of its kind of socket; {@code description} names
+   * the bound server (its {@code toString}) from its address.
    */
-  static CompletableFuture<Bound> bind(
-      String kind,
+  public static CompletableFuture<Bound> bind(
+      Function<SocketAddress, String> description,
       EventLoopGroup loops,
       Class<? extends ServerChannel> channelType,
       SocketAddress address,
       Consumer<ServerBootstrap> bootstrap,
       SslContext ssl,
       int maxConnections,
-      Consumer<DuplexTransport> onConnection,
+      ChildSetup child,
       Hooks hooks) {
     AtomicInteger open = new AtomicInteger();
     ServerBootstrap b =
@@ -64,9 +79,7 @@ final class NettyServers {
                     if (ssl != null) {
                       ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
                     }
-                    NettyDuplexTransport t = new NettyDuplexTransport(ch);
-                    ch.pipeline().addLast(t);
-                    onConnection.accept(t);
+                    child.init(ch);
                   }
                 });
     bootstrap.accept(b);
@@ -97,19 +110,23 @@ final class NettyServers {
                       closed.complete(null);
                     }
                   });
-          result.complete(new BoundServer(kind, server, server.localAddress(), closed));
+          result.complete(new BoundServer(description, server, server.localAddress(), closed));
         });
     return result;
   }
 
   private static final class BoundServer implements Bound {
-    private final String kind;
+    private final Function<SocketAddress, String> description;
     private final Channel server;
     private final SocketAddress address;
     private final CompletableFuture<Void> closed;
 
-    BoundServer(String kind, Channel server, SocketAddress address, CompletableFuture<Void> closed) {
-      this.kind = kind;
+    BoundServer(
+        Function<SocketAddress, String> description,
+        Channel server,
+        SocketAddress address,
+        CompletableFuture<Void> closed) {
+      this.description = description;
       this.server = server;
       this.address = address;
       this.closed = closed;
@@ -132,7 +149,7 @@ final class NettyServers {
 
     @Override
     public String toString() {
-      return kind + " server " + address;
+      return description.apply(address);
     }
   }
 }
