@@ -97,8 +97,13 @@ class PublishedModulesTest {
     if (profiles != null) {
       for (Node p = profiles.getFirstChild(); p != null; p = p.getNextSibling()) {
         if (p instanceof Element) {
-          boolean jdk21 = "[21,)".equals(childText(child((Element) p, "activation"), "jdk"));
-          texts(child((Element) p, "modules"), "module").forEach(m -> dirs.putIfAbsent(m, jdk21));
+          Element profileModules = child((Element) p, "modules");
+          if (profileModules == null) {
+            continue; // a profile of properties and dependencies only (native-io)
+          }
+          Element activation = child((Element) p, "activation");
+          boolean jdk21 = activation != null && "[21,)".equals(childText(activation, "jdk"));
+          texts(profileModules, "module").forEach(m -> dirs.putIfAbsent(m, jdk21));
         }
       }
     }
