@@ -59,8 +59,11 @@ final class WebSocketFrames {
     }
   }
 
-  /** XORs {@code length} bytes of {@code buf} from {@code index} with {@code mask}, in place. */
-  static void unmask(ByteBuf buf, int index, int length, int mask) {
+  /**
+   * XORs {@code length} bytes of {@code buf} from {@code index} with {@code mask}, in place: masks
+   * or unmasks (the same operation).
+   */
+  static void mask(ByteBuf buf, int index, int length, int mask) {
     long m = ((long) mask << 32) | (mask & 0xFFFFFFFFL);
     int i = 0;
     for (; i + 8 <= length; i += 8) {
