@@ -69,6 +69,10 @@ final class WebSocketFrames {
     for (; i + 8 <= length; i += 8) {
       buf.setLong(index + i, buf.getLong(index + i) ^ m);
     }
+    if (i + 4 <= length) { // small frames are most of them: one int, not four bytes
+      buf.setInt(index + i, buf.getInt(index + i) ^ mask);
+      i += 4;
+    }
     for (; i < length; i++) {
       buf.setByte(index + i, buf.getByte(index + i) ^ (mask >>> (24 - 8 * (i & 3))));
     }
@@ -84,6 +88,10 @@ final class WebSocketFrames {
     int i = 0;
     for (; i + 8 <= length; i += 8) {
       dst.setLong(to + i, src.getLong(from + i) ^ m);
+    }
+    if (i + 4 <= length) {
+      dst.setInt(to + i, src.getInt(from + i) ^ mask);
+      i += 4;
     }
     for (; i < length; i++) {
       dst.setByte(to + i, src.getByte(from + i) ^ (mask >>> (24 - 8 * (i & 3))));
