@@ -21,8 +21,8 @@ import io.netty.buffer.ByteBuf;
 public interface FramePrefix {
 
   /**
-   * The most bytes {@link #write} writes for any frame (up to 2^24-1 bytes long). Constant. The core
-   * reserves this much in front of each frame, so a frame never has to move once begun.
+   * The most bytes {@link #write} writes for any frame (up to 2^24-1 bytes long). Constant. The
+   * core reserves this much in front of each frame, so a frame never has to move once begun.
    */
   int maxLength();
 

@@ -19,8 +19,8 @@ import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Framing#TRANSPORT_PREFIXED}: the engine writes the transport's {@link FramePrefix} in front
- * of each frame, many frames to a batch, as it writes the u24 length for TCP. The {@link
+ * {@link Framing#TRANSPORT_PREFIXED}: the engine writes the transport's {@link FramePrefix} in
+ * front of each frame, many frames to a batch, as it writes the u24 length for TCP. The {@link
  * FakeTransport} changes every frame's bytes in the batches it is given (as a WebSocket client
  * masks them) and copies what it may not change, so these tests also check who owns what.
  */
@@ -74,7 +74,10 @@ class TransportPrefixEngineTest extends EngineTestBase {
 
   private List<Wire.Sent> stream(int count, IntFunction<byte[]> data) {
     // A window that lets one task produce more than a batch holds, so that batches fill up.
-    server(opts().outboundWindow(8192).build(), new Counting(count, data), Framing.TRANSPORT_PREFIXED);
+    server(
+        opts().outboundWindow(8192).build(),
+        new Counting(count, data),
+        Framing.TRANSPORT_PREFIXED);
     transport.inject(Wire.setup());
     transport.inject(Wire.requestStream(1, Integer.MAX_VALUE, "go"));
     transport.awaitAllRead();

@@ -62,6 +62,15 @@ class WebSocketFrameSizesTest {
     return b;
   }
 
+  /** A pooled message (tracked by the leak detector) with {@code data}. */
+  private static Message message(byte[] data) {
+    return Message.of(ByteBufAllocator.DEFAULT.buffer(data.length).writeBytes(data));
+  }
+
+  private static int lengthOf(int i) {
+    return FRAME_LENGTHS[i % FRAME_LENGTHS.length];
+  }
+
   private static int type(byte[] frame) {
     return (ByteBuffer.wrap(frame).getShort(4) & 0xFFFF) >>> 10;
   }
@@ -72,12 +81,17 @@ class WebSocketFrameSizesTest {
       listener.setSoTimeout(20_000);
       URI uri = URI.create("ws://127.0.0.1:" + listener.getLocalPort() + "/");
       CompletableFuture<ReactorRequester> connecting =
-          SluiceClient.builder(WebSocketClientTransport.create(uri)).options(OPTIONS).connect().toFuture();
+          SluiceClient.builder(WebSocketClientTransport.create(uri))
+              .options(OPTIONS)
+              .connect()
+              .toFuture();
       try (RawWebSocket ws = new RawWebSocket(listener.accept())) {
         ws.readResponseHead(); // the upgrade request
         ws.sendRaw(
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Accept: " + acceptKey(ws.header("Sec-WebSocket-Key")) + "\r\n\r\n");
+                + "Sec-WebSocket-Accept: "
+                + acceptKey(ws.header("Sec-WebSocket-Key"))
+                + "\r\n\r\n");
         RawWebSocket.Frame setup = ws.read();
         assertThat(type(setup.payload())).isEqualTo(FrameBuilder.TYPE_SETUP);
         assertThat(setup.masked()).isTrue();
@@ -86,9 +100,7 @@ class WebSocketFrameSizesTest {
           // All in one loop turn, so that the small ones share a batch (and each gets its own key).
           client.unwrap().executor().execute(() -> {
             for (int i = 0; i < FRAME_LENGTHS.length; i++) {
-              client
-                  .fireAndForget(Message.of(ByteBufAllocator.DEFAULT.buffer().writeBytes(data(FRAME_LENGTHS[i], i))))
-                  .subscribe();
+              client.fireAndForget(message(data(FRAME_LENGTHS[i], i))).subscribe();
             }
           });
           for (int i = 0; i < FRAME_LENGTHS.length; i++) {
@@ -98,7 +110,9 @@ class WebSocketFrameSizesTest {
             assertThat(f.fin()).isTrue();
             assertThat(f.masked()).as("client frames are masked").isTrue();
             assertThat(f.payload()).as("frame %s", i).hasSize(length);
-            assertThat(f.headerSize()).as("header of a %s-byte frame", length).isEqualTo(headerSize(length, true));
+            assertThat(f.headerSize())
+                .as("header of a %s-byte frame", length)
+                .isEqualTo(headerSize(length, true));
             assertThat(type(f.payload())).isEqualTo(FrameBuilder.TYPE_REQUEST_FNF);
             assertThat(Arrays.copyOfRange(f.payload(), HEADER, length))
                 .as("unmasked data of frame %s", i)
@@ -123,13 +137,13 @@ class WebSocketFrameSizesTest {
                       public Flux<Message> requestStream(Message request) {
                         request.release();
                         return Flux.range(0, FRAME_LENGTHS.length)
-                            .map(i -> Message.of(
-                                ByteBufAllocator.DEFAULT.buffer().writeBytes(data(FRAME_LENGTHS[i], i))));
+                            .map(i -> message(data(FRAME_LENGTHS[i], i)));
                       }
                     })
             .bind()
             .block(WAIT);
-    try (RawWebSocket ws = RawWebSocket.upgrade(((InetSocketAddress) server.address()).getPort(), "/")) {
+    int port = ((InetSocketAddress) server.address()).getPort();
+    try (RawWebSocket ws = RawWebSocket.upgrade(port, "/")) {
       assertThat(ws.status()).isEqualTo(101);
       ws.sendBinary(FrameBuilder.setup().keepAlive(20_000).lifetime(90_000).toBytes());
       ws.sendBinary(FrameBuilder.requestStream(1, 1000).data("go").toBytes());
@@ -140,9 +154,13 @@ class WebSocketFrameSizesTest {
         assertThat(f.fin()).isTrue();
         assertThat(f.masked()).as("server frames are never masked").isFalse();
         assertThat(f.payload()).as("frame %s", i).hasSize(length);
-        assertThat(f.headerSize()).as("header of a %s-byte frame", length).isEqualTo(headerSize(length, false));
+        assertThat(f.headerSize())
+            .as("header of a %s-byte frame", length)
+            .isEqualTo(headerSize(length, false));
         assertThat(type(f.payload())).isEqualTo(FrameBuilder.TYPE_PAYLOAD);
-        assertThat(Arrays.copyOfRange(f.payload(), HEADER, length)).as("data of frame %s", i).isEqualTo(data(length, i));
+        assertThat(Arrays.copyOfRange(f.payload(), HEADER, length))
+            .as("data of frame %s", i)
+            .isEqualTo(data(length, i));
       }
     } finally {
       server.close();
@@ -164,9 +182,9 @@ class WebSocketFrameSizesTest {
                     })
             .bind()
             .block(WAIT);
+    int port = ((InetSocketAddress) server.address()).getPort();
     ReactorRequester client =
-        SluiceClient.builder(
-                WebSocketClientTransport.create("127.0.0.1", ((InetSocketAddress) server.address()).getPort()))
+        SluiceClient.builder(WebSocketClientTransport.create("127.0.0.1", port))
             .options(OPTIONS)
             .connect()
             .block(WAIT);
@@ -175,8 +193,7 @@ class WebSocketFrameSizesTest {
       List<byte[]> echoed =
           Flux.range(0, 3 * FRAME_LENGTHS.length)
               .flatMapSequential(
-                  i -> client.requestResponse(
-                      Message.of(ByteBufAllocator.DEFAULT.buffer().writeBytes(data(FRAME_LENGTHS[i % FRAME_LENGTHS.length], i)))))
+                  i -> client.requestResponse(message(data(lengthOf(i), i))))
               .map(m -> {
                 try {
                   return ByteBufUtil.getBytes(m.data());
@@ -188,7 +205,7 @@ class WebSocketFrameSizesTest {
               .block(WAIT);
       assertThat(echoed).hasSize(3 * FRAME_LENGTHS.length);
       for (int i = 0; i < echoed.size(); i++) {
-        assertThat(echoed.get(i)).as("echo %s", i).isEqualTo(data(FRAME_LENGTHS[i % FRAME_LENGTHS.length], i));
+        assertThat(echoed.get(i)).as("echo %s", i).isEqualTo(data(lengthOf(i), i));
       }
     } finally {
       client.dispose();
@@ -200,7 +217,11 @@ class WebSocketFrameSizesTest {
   private static RawWebSocket.Frame readSkippingKeepAlives(RawWebSocket ws) throws IOException {
     for (; ; ) {
       RawWebSocket.Frame f = ws.read();
-      if (f.opcode() == 0x2 && f.payload().length >= HEADER && type(f.payload()) == FrameBuilder.TYPE_KEEPALIVE) {
+      boolean keepAlive =
+          f.opcode() == 0x2
+              && f.payload().length >= HEADER
+              && type(f.payload()) == FrameBuilder.TYPE_KEEPALIVE;
+      if (keepAlive) {
         continue;
       }
       return f;
@@ -210,7 +231,8 @@ class WebSocketFrameSizesTest {
   private static String acceptKey(String key) throws Exception {
     byte[] d =
         MessageDigest.getInstance("SHA-1")
-            .digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII));
+            .digest(
+                (key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII));
     return Base64.getEncoder().encodeToString(d);
   }
 }

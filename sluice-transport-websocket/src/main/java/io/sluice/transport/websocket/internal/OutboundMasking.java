@@ -9,11 +9,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * io.sluice.transport.DuplexTransport.Framing#TRANSPORT_PREFIXED} connection: a byte stream of
  * binary frames, each behind a {@link WebSocketFramePrefix#CLIENT} header whose key is still zero.
  *
- * <p>A buffer that begins with a header is a batch the core filled and gave away: each of its frames
- * gets a fresh random key, written into its header, and is masked in place. A frame with a large
- * payload may end its batch after the header; its payload then comes as the application's own
- * buffers (which may be shared, so they are never changed): they are masked into a copy, with the
- * key of their frame turned to where they start in it.
+ * <p>A buffer that begins with a header is a batch the core filled and gave away: each of its
+ * frames gets a fresh random key, written into its header, and is masked in place. A frame with a
+ * large payload may end its batch after the header; its payload then comes as the application's
+ * own buffers (which may be shared, so they are never changed): they are masked into a copy, with
+ * the key of their frame turned to where they start in it.
  *
  * <p>Confined to the connection's event loop.
  */

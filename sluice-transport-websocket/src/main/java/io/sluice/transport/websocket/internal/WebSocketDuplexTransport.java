@@ -48,10 +48,10 @@ import java.util.concurrent.TimeUnit;
  * endpoint answer only the latest ping).
  *
  * <p><b>Outbound.</b> The protocol core writes each frame's WebSocket header itself ({@link
- * Framing#TRANSPORT_PREFIXED} with a {@link WebSocketFramePrefix}): frames come here back to back in
- * the core's batch buffers, many to a write, as on TCP, and go to the channel as they are. A client
- * masks every frame (RFC 6455) with a fresh random key as its batch is handed over (see {@link
- * OutboundMasking}). With permessage-deflate each frame comes on its own ({@link
+ * Framing#TRANSPORT_PREFIXED} with a {@link WebSocketFramePrefix}): frames come here back to back
+ * in the core's batch buffers, many to a write, as on TCP, and go to the channel as they are. A
+ * client masks every frame (RFC 6455) with a fresh random key as its batch is handed over (see
+ * {@link OutboundMasking}). With permessage-deflate each frame comes on its own ({@link
  * Framing#FRAME_PER_WRITE}) to be compressed, and is then copied with its header into a batch
  * buffer of this transport, written on {@link #flush()} (or when full); so are the control frames
  * this transport sends (pong, close). Frames up to {@link #COPY_THRESHOLD} bytes are copied; a

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -58,13 +59,16 @@ class OutboundMaskingTest {
     assertThat(WebSocketFramePrefix.SERVER.maxLength()).isEqualTo(10);
     assertThat(WebSocketFramePrefix.CLIENT.maxLength()).isEqualTo(14);
     for (int i = 0; i < lengths.length; i++) {
-      for (WebSocketFramePrefix prefix : new WebSocketFramePrefix[] {WebSocketFramePrefix.SERVER, WebSocketFramePrefix.CLIENT}) {
+      for (WebSocketFramePrefix prefix :
+          new WebSocketFramePrefix[] {WebSocketFramePrefix.SERVER, WebSocketFramePrefix.CLIENT}) {
         boolean client = prefix == WebSocketFramePrefix.CLIENT;
         ByteBuf b = ALLOC.buffer(16);
         try {
           prefix.write(b, lengths[i]);
           int expected = unmaskedSizes[i] + (client ? 4 : 0);
-          assertThat(b.readableBytes()).as("header of %s bytes, client %s", lengths[i], client).isEqualTo(expected);
+          assertThat(b.readableBytes())
+              .as("header of %s bytes, client %s", lengths[i], client)
+              .isEqualTo(expected);
           assertThat(expected).isEqualTo(WebSocketFrames.headerSize(lengths[i], client));
           Header h = Header.at(b, 0);
           assertThat(h.length()).isEqualTo(lengths[i]);
@@ -139,7 +143,9 @@ class OutboundMaskingTest {
       try {
         assertThat(masked).as("a copy").isNotSameAs(piece);
         assertThat(piece.refCnt()).as("the piece was released once").isEqualTo(1);
-        assertThat(ByteBufUtil.getBytes(piece)).as("the application's buffer").isEqualTo(java.util.Arrays.copyOfRange(frame, at, at + n));
+        assertThat(ByteBufUtil.getBytes(piece))
+            .as("the application's buffer")
+            .isEqualTo(Arrays.copyOfRange(frame, at, at + n));
         wire.writeBytes(ByteBufUtil.getBytes(masked));
       } finally {
         piece.release();
@@ -157,7 +163,8 @@ class OutboundMaskingTest {
     try {
       assertThat(nextOut).isSameAs(next);
       Header h = Header.at(nextOut, 0);
-      assertThat(unmask(ByteBufUtil.getBytes(nextOut, h.size(), 4), h.key(), 0)).isEqualTo(pattern(4, 1));
+      byte[] payload = ByteBufUtil.getBytes(nextOut, h.size(), 4);
+      assertThat(unmask(payload, h.key(), 0)).isEqualTo(pattern(4, 1));
     } finally {
       nextOut.release();
     }
