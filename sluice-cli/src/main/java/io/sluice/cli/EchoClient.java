@@ -9,6 +9,7 @@ import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.SluiceClient;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
 import io.netty.util.concurrent.EventExecutor;
 import java.io.PrintStream;
@@ -429,6 +430,11 @@ public final class EchoClient {
       @Override
       public Framing framing() {
         return d.framing();
+      }
+
+      @Override
+      public FramePrefix framePrefix() {
+        return d.framePrefix();
       }
 
       @Override

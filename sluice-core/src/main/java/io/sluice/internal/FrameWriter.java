@@ -9,6 +9,7 @@ import io.sluice.Message;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
 
 /**
  * The outbound half of a connection: encodes frames and decides when they are flushed.
@@ -16,10 +17,11 @@ import io.sluice.transport.DuplexTransport;
  * <p>Frames are encoded without flushing; one flush per inbound read batch or loop turn, plus one
  * part-way through a read batch once {@link #EARLY_FLUSH_FRAMES} wait (or a REQUEST_N the peer may
  * be waiting for) while the peer keeps up. On byte-stream transports small frames are encoded back
- * to back, each with its u24 length, into one pooled buffer per batch that goes to the transport
- * as a single write; large payloads go as their own buffers without copying, and payloads above
- * the MTU are fragmented (no other frame of the stream between the fragments: see {@link
- * #flushingMidFrame}).
+ * to back, each behind its u24 length (or the transport's {@link FramePrefix}), into one pooled
+ * buffer per batch that goes to the transport as a single write; large payloads go as their own
+ * buffers without copying, and payloads above the MTU are fragmented (no other frame of the stream
+ * between the fragments: see {@link #flushingMidFrame}). On transports that take one frame per
+ * write, each frame gets a buffer of its own.
  *
  * <p>Confined to the connection's event loop. Every method that takes a {@link Message} takes
  * ownership of it and releases it, whether the frame is written or the connection is closed.
@@ -29,6 +31,9 @@ final class FrameWriter {
   private static final int COPY_THRESHOLD = 2048;
 
   private static final int BATCH_SIZE = 64 * 1024;
+
+  /** Longest transport prefix accepted: far more than any framing needs (WebSocket: 14). */
+  static final int MAX_PREFIX_LENGTH = 64;
 
   /**
    * While a read batch is handled, the frames that wait in the batch buffer are flushed once there
@@ -44,7 +49,15 @@ final class FrameWriter {
   private final DuplexTransport transport;
   private final EventExecutor loop;
   private final ByteBufAllocator alloc;
+  /** Frames are encoded back to back into batches (u24 length or the transport's prefix). */
   private final boolean prefixed;
+  /**
+   * The transport's prefix ({@link DuplexTransport.Framing#TRANSPORT_PREFIXED}), or null for the
+   * u24 length: that path stays a direct write, with no call through the interface.
+   */
+  private final FramePrefix framePrefix;
+  /** Bytes reserved in the batch for a frame's prefix: 3, or the transport prefix's longest. */
+  private final int prefixRoom;
   private final int mtu;
 
   private ByteBuf batch;
@@ -80,8 +93,31 @@ final class FrameWriter {
     this.transport = conn.transport;
     this.loop = conn.loop;
     this.alloc = conn.alloc;
-    this.prefixed = transport.framing() == DuplexTransport.Framing.LENGTH_PREFIXED;
+    DuplexTransport.Framing framing = transport.framing();
+    this.prefixed = framing != DuplexTransport.Framing.FRAME_PER_WRITE;
+    this.framePrefix =
+        framing == DuplexTransport.Framing.TRANSPORT_PREFIXED ? checkedPrefix(transport) : null;
+    this.prefixRoom = framePrefix != null ? framePrefix.maxLength() : 3; // 3: the u24 length
     this.mtu = conn.options.mtu();
+  }
+
+  private static FramePrefix checkedPrefix(DuplexTransport transport) {
+    FramePrefix prefix = transport.framePrefix();
+    if (prefix == null) {
+      throw new IllegalStateException(
+          transport.getClass().getName()
+              + " says its framing is TRANSPORT_PREFIXED but its framePrefix() is null");
+    }
+    int max = prefix.maxLength();
+    if (max < 1 || max > MAX_PREFIX_LENGTH) {
+      throw new IllegalStateException(
+          transport.getClass().getName()
+              + ": framePrefix().maxLength() must be 1 to "
+              + MAX_PREFIX_LENGTH
+              + ", got "
+              + max);
+    }
+    return prefix;
   }
 
   // ---- read batches: when to flush -----------------------------------------------------------
@@ -293,14 +329,14 @@ final class FrameWriter {
   }
 
   /**
-   * Writes the u24 length of a frame of {@code size} bytes into the batch, making sure {@code
-   * room} bytes of it fit behind the prefix.
+   * Writes the prefix (u24 length or the transport's) of a frame of {@code size} bytes into the
+   * batch, making sure {@code room} bytes of it fit behind the prefix.
    */
   private ByteBuf beginFrameHead(int size, int room) {
     ByteBuf b = batch;
-    while (b == null || b.writableBytes() < room + 3) {
+    while (b == null || b.writableBytes() < room + prefixRoom) {
       if (b == null) {
-        b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + 3));
+        b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + prefixRoom));
         batchFrames = 0;
         break;
       }
@@ -318,7 +354,11 @@ final class FrameWriter {
       }
       b = batch; // null, or a batch a re-entrant writer started during the flush
     }
-    Frames.writeU24(b, size);
+    if (framePrefix == null) {
+      Frames.writeU24(b, size);
+    } else {
+      framePrefix.write(b, size);
+    }
     batchFrames++;
     return b;
   }

@@ -136,7 +136,15 @@ public final class SluiceConnection implements Requester, FrameReceiver {
       ConnectionOptions options,
       ClientSetup setup,
       Function<Requester, Responder> responderFactory) {
-    SluiceConnection c = new SluiceConnection(transport, options, true, null, null);
+    SluiceConnection c;
+    try {
+      c = new SluiceConnection(transport, options, true, null, null);
+    } catch (RuntimeException e) { // a transport that breaks the SPI (see FrameWriter)
+      if (setup.payload() != null) {
+        setup.payload().release();
+      }
+      throw e;
+    }
     c.commands.deferring = true; // requests the factory makes must follow SETUP
     try {
       c.responder = responderFactory.apply(c);

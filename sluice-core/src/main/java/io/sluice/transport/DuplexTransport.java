@@ -14,20 +14,46 @@ import java.net.SocketAddress;
  *
  * <p><b>Framing.</b> {@link Framing#LENGTH_PREFIXED} transports are byte streams: the core hands
  * them buffers holding one or more frames, each preceded by its u24 length, encoded back to back so
- * that many small frames go out in one write. {@link Framing#FRAME_PER_WRITE} transports preserve
- * message boundaries (websocket: one binary message per frame; HTTP/2: the frame's stream id picks
- * the HTTP/2 stream; local: the buffer itself crosses): each {@link #write} is exactly one frame
- * without prefix.
+ * that many small frames go out in one write. {@link Framing#TRANSPORT_PREFIXED} transports are
+ * the same with the transport's own {@link #framePrefix()} in place of the u24 length (websocket:
+ * each frame behind its WebSocket header). {@link Framing#FRAME_PER_WRITE} transports preserve
+ * message boundaries (HTTP/2: the frame's stream id picks the HTTP/2 stream; local: the buffer
+ * itself crosses; websocket with per-message compression): each {@link #write} is exactly one
+ * frame without prefix.
  */
 public interface DuplexTransport {
 
   /** How frames are delimited on this transport. */
   enum Framing {
+    /**
+     * A byte stream of frames, each behind its u24 length. A write is one buffer of whole frames
+     * (a batch the core filled and gave away), except that a frame with a large payload may end
+     * its batch with only its head (length, header, metadata length); its metadata and data then
+     * follow as their own writes, without copying.
+     */
     LENGTH_PREFIXED,
+    /**
+     * As {@link #LENGTH_PREFIXED}, with the transport's {@link #framePrefix()} in front of each
+     * frame instead of the u24 length. A written buffer that begins with a prefix is a batch the
+     * core filled: from {@link #write} on it is the transport's, which may change its bytes in
+     * place. A written buffer that begins inside a frame is payload of a large frame (the
+     * application's buffer, possibly shared): read it, never change it.
+     */
+    TRANSPORT_PREFIXED,
+    /** One frame per write, without prefix: a buffer of its own (or a composite) per frame. */
     FRAME_PER_WRITE
   }
 
   Framing framing();
+
+  /**
+   * What precedes each frame on a {@link Framing#TRANSPORT_PREFIXED} transport; asked once, when
+   * the connection is made. Such a transport must return an instance; others are not asked (the
+   * default returns null).
+   */
+  default FramePrefix framePrefix() {
+    return null;
+  }
 
   /** The event loop this connection is confined to. */
   EventExecutor executor();

@@ -10,6 +10,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
 import io.sluice.transport.FrameTooLargeException;
 import java.net.InetSocketAddress;
@@ -17,6 +18,7 @@ import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +26,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link DuplexTransport} whose other end is the test: frames the engine writes are parsed (by
- * the u24 prefix on {@link Framing#LENGTH_PREFIXED}) and queued as decoded {@link Wire.Sent}
- * copies; frames the test builds are handed to the engine on the loop as one read batch.
- * Writability and reading are under the test's control. Every buffer is released here.
+ * the u24 prefix on {@link Framing#LENGTH_PREFIXED}, by a {@link TestFramePrefix} on {@link
+ * Framing#TRANSPORT_PREFIXED}) and queued as decoded {@link Wire.Sent} copies; frames the test
+ * builds are handed to the engine on the loop as one read batch. Writability and reading are under
+ * the test's control. Every buffer is released here.
+ *
+ * <p>On {@link Framing#TRANSPORT_PREFIXED} it treats what it is given as a WebSocket client does
+ * (see {@link #scramble}): the bytes of every frame are changed in place in the batches the engine
+ * hands over, and copied changed out of payload buffers, which it may not change.
  */
 final class FakeTransport implements DuplexTransport {
   static final int DEFAULT_WAIT_SECONDS = 10;
@@ -46,6 +53,14 @@ final class FakeTransport implements DuplexTransport {
   /** Bytes written since the last flush (what a socket would hold queued). */
   volatile long unflushedBytes;
   final AtomicInteger readEnabledChanges = new AtomicInteger();
+  /** TRANSPORT_PREFIXED: what {@link #framePrefix()} returns. */
+  volatile FramePrefix framePrefix = new TestFramePrefix();
+  /** TRANSPORT_PREFIXED: the capacity of each batch written (a batch that grew is a bug). */
+  final List<Integer> batchCapacities = new CopyOnWriteArrayList<>();
+  /** TRANSPORT_PREFIXED: the bytes in each batch written. */
+  final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+  /** TRANSPORT_PREFIXED: buffers written that continue a frame begun in an earlier buffer. */
+  final List<ByteBuf> payloadWrites = new CopyOnWriteArrayList<>();
 
   // Loop-confined.
   /** Bytes written and not yet taken by the peer; above the high water mark we are unwritable. */
@@ -56,6 +71,8 @@ final class FakeTransport implements DuplexTransport {
   private boolean writable = true;
   private boolean readEnabled = true;
   private boolean isClosed;
+  /** TRANSPORT_PREFIXED: bytes of the frame being written that later writes carry. */
+  private int frameRemaining;
 
   FakeTransport(EventExecutor loop, Framing framing) {
     this.loop = loop;
@@ -65,6 +82,13 @@ final class FakeTransport implements DuplexTransport {
   @Override
   public Framing framing() {
     return framing;
+  }
+
+  @Override
+  public FramePrefix framePrefix() {
+    assertThat(framing).as("framePrefix() asked of a %s transport", framing)
+        .isEqualTo(Framing.TRANSPORT_PREFIXED);
+    return framePrefix;
   }
 
   @Override
@@ -110,6 +134,9 @@ final class FakeTransport implements DuplexTransport {
       buf.release();
       return;
     }
+    if (framing == Framing.TRANSPORT_PREFIXED) {
+      buf = scramble(buf);
+    }
     unflushedBytes += buf.readableBytes();
     queuedBytes += buf.readableBytes();
     pending.add(buf);
@@ -138,7 +165,10 @@ final class FakeTransport implements DuplexTransport {
     if (peerReading) {
       peerTook();
     }
-    if (stream != null) {
+    if (stream != null && framing == Framing.TRANSPORT_PREFIXED) {
+      parseTransportPrefixed();
+      stream.discardReadComponents();
+    } else if (stream != null) {
       while (stream.readableBytes() >= 3) {
         int length = stream.getUnsignedMedium(stream.readerIndex());
         if (stream.readableBytes() < 3 + length) {
@@ -159,6 +189,77 @@ final class FakeTransport implements DuplexTransport {
       peerReading = true;
       writable = true;
       receiver.onWritabilityChanged(true);
+    }
+  }
+
+  /**
+   * Changes the bytes of every frame (not the prefixes) as a WebSocket client's masking does: in
+   * place in a batch, which the engine gave away; into a copy for a buffer that continues a frame
+   * (the payload of a large frame: the application's buffer, maybe shared). {@link #flush} undoes
+   * it before parsing.
+   */
+  private ByteBuf scramble(ByteBuf buf) {
+    if (frameRemaining > 0) {
+      int n = buf.readableBytes();
+      assertThat(n).as("payload write within its frame").isLessThanOrEqualTo(frameRemaining);
+      payloadWrites.add(buf);
+      frameRemaining -= n;
+      byte[] bytes = new byte[n];
+      buf.getBytes(buf.readerIndex(), bytes);
+      xor(bytes);
+      buf.release();
+      return alloc.buffer(n).writeBytes(bytes);
+    }
+    batchCapacities.add(buf.capacity());
+    batchSizes.add(buf.readableBytes());
+    int i = buf.readerIndex();
+    int end = buf.writerIndex();
+    while (i < end) {
+      int prefixLength = TestFramePrefix.prefixLengthAt(buf, i);
+      assertThat(end - i).as("a whole prefix in the batch").isGreaterThanOrEqualTo(prefixLength);
+      int length = TestFramePrefix.frameLengthAt(buf, i);
+      int from = i + prefixLength;
+      int n = Math.min(length, end - from);
+      byte[] bytes = new byte[n];
+      buf.getBytes(from, bytes);
+      xor(bytes);
+      buf.setBytes(from, bytes);
+      i = from + n;
+      frameRemaining = length - n;
+    }
+    return buf;
+  }
+
+  private static final int SCRAMBLE = 0x5A;
+
+  private static void xor(byte[] bytes) {
+    for (int i = 0; i < bytes.length; i++) {
+      bytes[i] ^= SCRAMBLE;
+    }
+  }
+
+  /** Parses the TRANSPORT_PREFIXED frames in {@link #stream}, undoing {@link #scramble}. */
+  private void parseTransportPrefixed() {
+    while (stream.isReadable()) {
+      int prefixLength = TestFramePrefix.prefixLengthAt(stream, stream.readerIndex());
+      if (stream.readableBytes() < prefixLength) {
+        break;
+      }
+      int length = TestFramePrefix.frameLengthAt(stream, stream.readerIndex());
+      if (stream.readableBytes() < prefixLength + length) {
+        break;
+      }
+      stream.skipBytes(prefixLength);
+      // In bulk: at PARANOID every access to a tracked buffer records where it came from.
+      byte[] bytes = new byte[length];
+      stream.readBytes(bytes);
+      xor(bytes);
+      ByteBuf frame = alloc.buffer(length).writeBytes(bytes);
+      try {
+        record(frame);
+      } finally {
+        frame.release();
+      }
     }
   }
 

@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * raw frames. Reads time out after 20 s (a hang guard).
  */
 final class RawWebSocket implements AutoCloseable {
-  /** One frame read. */
-  record Frame(int opcode, boolean fin, boolean masked, byte[] payload) {
+  /** One frame read; {@code headerSize}: bytes before its payload (masking key included). */
+  record Frame(int opcode, boolean fin, boolean masked, byte[] payload, int headerSize) {
     int closeCode() {
       return payload.length >= 2 ? (payload[0] & 0xFF) << 8 | (payload[1] & 0xFF) : 1005;
     }
@@ -163,22 +163,26 @@ final class RawWebSocket implements AutoCloseable {
     int b0 = in.readUnsignedByte();
     int b1 = in.readUnsignedByte();
     long len = b1 & 0x7F;
+    int headerSize = 2;
     if (len == 126) {
       len = in.readUnsignedShort();
+      headerSize += 2;
     } else if (len == 127) {
       len = in.readLong();
+      headerSize += 8;
     }
     byte[] key = new byte[4];
     boolean masked = (b1 & 0x80) != 0;
     if (masked) {
       in.readFully(key);
+      headerSize += 4;
     }
     byte[] payload = new byte[(int) len];
     in.readFully(payload);
     for (int i = 0; i < payload.length; i++) {
       payload[i] ^= key[i & 3];
     }
-    return new Frame(b0 & 0x0F, (b0 & 0x80) != 0, masked, payload);
+    return new Frame(b0 & 0x0F, (b0 & 0x80) != 0, masked, payload, headerSize);
   }
 
   /** Reads frames until a close frame, returning it; null if the connection ended without one. */

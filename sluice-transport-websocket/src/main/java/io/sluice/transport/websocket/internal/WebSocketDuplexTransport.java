@@ -20,6 +20,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
 import io.sluice.transport.FrameTooLargeException;
 import io.sluice.transport.websocket.WebSocketProtocolException;
@@ -46,11 +47,15 @@ import java.util.concurrent.TimeUnit;
  * are answered with pongs (dropped while the output is over its high water mark: RFC 6455 lets an
  * endpoint answer only the latest ping).
  *
- * <p><b>Outbound.</b> Frames up to {@link #COPY_THRESHOLD} bytes are copied with their WebSocket
- * header into one pooled batch buffer, written to the channel on {@link #flush()} (or when full):
- * many frames per write, as the TCP transport does. A server writes larger frames as they are
- * behind a header; a client masks every frame (RFC 6455) while copying it, with a fresh random key
- * per frame.
+ * <p><b>Outbound.</b> The protocol core writes each frame's WebSocket header itself ({@link
+ * Framing#TRANSPORT_PREFIXED} with a {@link WebSocketFramePrefix}): frames come here back to back
+ * in the core's batch buffers, many to a write, as on TCP, and go to the channel as they are. A
+ * client masks every frame (RFC 6455) with a fresh random key as its batch is handed over (see
+ * {@link OutboundMasking}). With permessage-deflate each frame comes on its own ({@link
+ * Framing#FRAME_PER_WRITE}) to be compressed, and is then copied with its header into a batch
+ * buffer of this transport, written on {@link #flush()} (or when full); so are the control frames
+ * this transport sends (pong, close). Frames up to {@link #COPY_THRESHOLD} bytes are copied; a
+ * server writes larger ones as they are behind a header; a client masks while copying.
  *
  * <p><b>Closing.</b> {@link #close()} sends a close frame and reads (discarding, at most {@link
  * #LINGER_MAX_BYTES}) until the peer's close frame or EOF, for at most {@link #CLOSE_WAIT_MILLIS};
@@ -95,7 +100,9 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   private int assemblyFragments;
   private boolean assemblyCompressed;
 
-  /** Small frames waiting to be written as one buffer. */
+  /** A client's masking of what the core writes (null on a server, or with compression). */
+  private final OutboundMasking masking;
+  /** Small frames of this transport's own (control frames; compressed ones) waiting to go. */
   private ByteBuf batch;
   /** Bytes handed to the channel or the batch so far (headers included). */
   private long written;
@@ -112,6 +119,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     this.channel = channel;
     this.client = client;
     this.deflate = deflate;
+    this.masking = client && deflate == null ? new OutboundMasking() : null;
   }
 
   @Override
@@ -122,7 +130,13 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
 
   @Override
   public Framing framing() {
-    return Framing.FRAME_PER_WRITE;
+    // Compression needs each frame on its own; otherwise the core writes our headers.
+    return deflate == null ? Framing.TRANSPORT_PREFIXED : Framing.FRAME_PER_WRITE;
+  }
+
+  @Override
+  public FramePrefix framePrefix() {
+    return client ? WebSocketFramePrefix.CLIENT : WebSocketFramePrefix.SERVER;
   }
 
   @Override
@@ -236,7 +250,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
       int payload = start + headerLength;
       int len = (int) length;
       if (masked) {
-        WebSocketFrames.unmask(in, payload, len, in.getInt(payload - 4));
+        WebSocketFrames.mask(in, payload, len, in.getInt(payload - 4));
       }
       boolean fin = (b0 & FIN) != 0;
       switch (opcode) {
@@ -524,18 +538,21 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
       frame.release();
       return;
     }
-    int first = FIN | OP_BINARY;
-    if (deflate != null) {
-      ByteBuf compressed;
-      try {
-        compressed = deflate.compress(ctx.alloc(), frame);
-      } finally {
-        frame.release();
-      }
-      frame = compressed;
-      first |= RSV1;
+    if (deflate == null) {
+      // Frames behind the headers the core wrote (TRANSPORT_PREFIXED).
+      ByteBuf out = masking != null ? masking.mask(frame, ctx.alloc()) : frame;
+      written += out.readableBytes();
+      ctx.write(out, ctx.voidPromise());
+      return;
     }
-    writeFrame(first, frame);
+    // One frame to compress (FRAME_PER_WRITE).
+    ByteBuf compressed;
+    try {
+      compressed = deflate.compress(ctx.alloc(), frame);
+    } finally {
+      frame.release();
+    }
+    writeFrame(FIN | OP_BINARY | RSV1, compressed);
   }
 
   /** Writes one frame with {@code payload} (taken). */

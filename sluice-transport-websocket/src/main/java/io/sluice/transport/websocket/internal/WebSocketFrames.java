@@ -59,12 +59,19 @@ final class WebSocketFrames {
     }
   }
 
-  /** XORs {@code length} bytes of {@code buf} from {@code index} with {@code mask}, in place. */
-  static void unmask(ByteBuf buf, int index, int length, int mask) {
+  /**
+   * XORs {@code length} bytes of {@code buf} from {@code index} with {@code mask}, in place: masks
+   * or unmasks (the same operation).
+   */
+  static void mask(ByteBuf buf, int index, int length, int mask) {
     long m = ((long) mask << 32) | (mask & 0xFFFFFFFFL);
     int i = 0;
     for (; i + 8 <= length; i += 8) {
       buf.setLong(index + i, buf.getLong(index + i) ^ m);
+    }
+    if (i + 4 <= length) { // small frames are most of them: one int, not four bytes
+      buf.setInt(index + i, buf.getInt(index + i) ^ mask);
+      i += 4;
     }
     for (; i < length; i++) {
       buf.setByte(index + i, buf.getByte(index + i) ^ (mask >>> (24 - 8 * (i & 3))));
@@ -81,6 +88,10 @@ final class WebSocketFrames {
     int i = 0;
     for (; i + 8 <= length; i += 8) {
       dst.setLong(to + i, src.getLong(from + i) ^ m);
+    }
+    if (i + 4 <= length) {
+      dst.setInt(to + i, src.getInt(from + i) ^ mask);
+      i += 4;
     }
     for (; i < length; i++) {
       dst.setByte(to + i, src.getByte(from + i) ^ (mask >>> (24 - 8 * (i & 3))));
