@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.Acceptor;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -23,6 +25,8 @@ import java.util.function.Function;
  * rules of {@link Requester} and {@link io.sluice.Responder}.
  */
 public final class Connections {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(Connections.class);
+
   private Connections() {}
 
   /**
@@ -84,6 +88,16 @@ public final class Connections {
     Objects.requireNonNull(transport, "transport");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(acceptor, "acceptor");
-    return transport.bind((DuplexTransport t) -> SluiceConnection.server(t, options, acceptor));
+    return transport.bind(
+        (DuplexTransport t) -> {
+          try {
+            SluiceConnection.server(t, options, acceptor);
+          } catch (RuntimeException e) {
+            // A transport the engine cannot use (one that breaks the SPI): closed, not left open
+            // with nobody reading it while its peer waits.
+            logger.warn("cannot serve a connection over {}; closing it", t, e);
+            t.close();
+          }
+        });
   }
 }

@@ -10,11 +10,15 @@ import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
+import io.sluice.core.Connections;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport.Framing;
 import io.sluice.transport.FramePrefix;
+import io.sluice.transport.ServerTransport;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
@@ -153,6 +157,20 @@ class TransportPrefixEngineTest extends EngineTestBase {
                     () -> SluiceConnection.server(transport, opts().build(), (s, r) -> null)))
         .hasMessageContaining("FakeTransport says its framing is TRANSPORT_PREFIXED")
         .hasMessageContaining("framePrefix() is null");
+  }
+
+  @Test
+  void aServedTransportTheEngineCannotUseIsClosed() throws Exception {
+    transport = new FakeTransport(loop, Framing.TRANSPORT_PREFIXED);
+    transport.framePrefix = null;
+    ServerTransport server =
+        onConnection -> {
+          loop.execute(() -> onConnection.accept(transport));
+          return new CompletableFuture<>(); // never bound: the test needs only the connection
+        };
+    Connections.serve(server, opts().build(), (s, r) -> null);
+    // Not left open with nobody reading it (a peer would wait on it until its own timeout).
+    transport.closed.get(10, TimeUnit.SECONDS);
   }
 
   @Test

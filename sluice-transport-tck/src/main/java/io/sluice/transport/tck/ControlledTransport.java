@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -113,6 +114,11 @@ final class ControlledTransport implements DuplexTransport {
   @Override
   public Framing framing() {
     return delegate.framing();
+  }
+
+  @Override
+  public FramePrefix framePrefix() {
+    return delegate.framePrefix();
   }
 
   @Override
