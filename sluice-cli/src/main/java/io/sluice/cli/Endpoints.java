@@ -163,24 +163,37 @@ final class Endpoints {
     Kind kind = kind(a);
     checkApplicable(a, kind);
     SslContext ssl = serverTls(a, err);
-    String host = a.get("host", "127.0.0.1");
+    return serverTransport(
+        kind,
+        a.get("host", "127.0.0.1"),
+        kind == Kind.UDS ? 0 : port(a, 7878, true),
+        kind == Kind.UDS ? udsPath(a) : null,
+        wsPath(a),
+        ssl,
+        EventLoops.shared(io));
+  }
+
+  /**
+   * A server of {@code kind}: on {@code host:port} (tcp, ws; ws at {@code wsPath}) or the socket
+   * file {@code path} (uds), TLS with {@code ssl} unless it is null, on {@code group}'s loops.
+   */
+  static ServerTransport serverTransport(
+      Kind kind, String host, int port, Path path, String wsPath, SslContext ssl, EventLoopGroup group) {
     switch (kind) {
       case TCP:
         {
-          TcpServerTransport t = TcpServerTransport.create(host, port(a, 7878, true)).withIo(io);
+          TcpServerTransport t = TcpServerTransport.create(host, port).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
       case UDS:
         {
-          UnixServerTransport t = UnixServerTransport.create(udsPath(a)).withIo(io);
+          UnixServerTransport t = UnixServerTransport.create(path).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
       case WS:
         {
           WebSocketServerTransport t =
-              WebSocketServerTransport.create(host, port(a, 7878, true))
-                  .withPath(wsPath(a))
-                  .withEventLoopGroup(EventLoops.shared(io));
+              WebSocketServerTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
       default:
@@ -239,24 +252,38 @@ final class Endpoints {
     Kind kind = kind(a);
     checkApplicable(a, kind);
     SslContext ssl = clientTls(a, err);
-    String host = a.get("host", "127.0.0.1");
+    return clientTransport(
+        kind,
+        a.get("host", "127.0.0.1"),
+        kind == Kind.UDS ? 0 : port(a, 7878, false),
+        kind == Kind.UDS ? udsPath(a) : null,
+        wsPath(a),
+        ssl,
+        EventLoops.shared(io));
+  }
+
+  /**
+   * A client of {@code kind} for a server on {@code host:port} (tcp, ws; ws at {@code wsPath}) or
+   * at the socket file {@code path} (uds; TLS then checks the name {@link #LOCAL_NAME}), TLS with
+   * {@code ssl} unless it is null, on {@code group}'s loops.
+   */
+  static ClientTransport clientTransport(
+      Kind kind, String host, int port, Path path, String wsPath, SslContext ssl, EventLoopGroup group) {
     switch (kind) {
       case TCP:
         {
-          TcpClientTransport t = TcpClientTransport.create(host, port(a, 7878, false)).withIo(io);
+          TcpClientTransport t = TcpClientTransport.create(host, port).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
       case UDS:
         {
-          UnixClientTransport t = UnixClientTransport.create(udsPath(a)).withIo(io);
+          UnixClientTransport t = UnixClientTransport.create(path).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl, LOCAL_NAME);
         }
       case WS:
         {
           WebSocketClientTransport t =
-              WebSocketClientTransport.create(host, port(a, 7878, false))
-                  .withPath(wsPath(a))
-                  .withEventLoopGroup(EventLoops.shared(io));
+              WebSocketClientTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
       default:
@@ -286,64 +313,24 @@ final class Endpoints {
         clientSsl = Tls.client().trust(self.certificate()).build();
       }
       this.clientSsl = clientSsl;
-      switch (kind) {
-        case TCP:
-          {
-            TcpServerTransport t = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
-            server = serverSsl == null ? t : t.withSsl(serverSsl);
-            socket = null;
-            break;
-          }
-        case UDS:
-          {
-            try {
-              Path dir = Files.createTempDirectory("sluice-");
-              dir.toFile().deleteOnExit();
-              socket = dir.resolve("s.sock");
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            UnixServerTransport t = UnixServerTransport.create(socket).withEventLoopGroup(serverLoop);
-            server = serverSsl == null ? t : t.withSsl(serverSsl);
-            break;
-          }
-        case WS:
-          {
-            WebSocketServerTransport t =
-                WebSocketServerTransport.create("127.0.0.1", 0).withEventLoopGroup(serverLoop);
-            server = serverSsl == null ? t : t.withSsl(serverSsl);
-            socket = null;
-            break;
-          }
-        default:
-          throw new IllegalStateException(kind.toString());
+      if (kind == Kind.UDS) {
+        try {
+          Path dir = Files.createTempDirectory("sluice-");
+          dir.toFile().deleteOnExit();
+          socket = dir.resolve("s.sock");
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      } else {
+        socket = null;
       }
+      server = serverTransport(kind, "127.0.0.1", 0, socket, "/", serverSsl, serverLoop);
     }
 
     /** The client for the bound server. */
     ClientTransport client(ServerTransport.Bound bound) {
-      switch (kind) {
-        case TCP:
-          {
-            int port = ((InetSocketAddress) bound.address()).getPort();
-            TcpClientTransport t = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
-            return clientSsl == null ? t : t.withSsl(clientSsl);
-          }
-        case UDS:
-          {
-            UnixClientTransport t = UnixClientTransport.create(socket).withEventLoopGroup(clientLoop);
-            return clientSsl == null ? t : t.withSsl(clientSsl, LOCAL_NAME);
-          }
-        case WS:
-          {
-            int port = ((InetSocketAddress) bound.address()).getPort();
-            WebSocketClientTransport t =
-                WebSocketClientTransport.create("127.0.0.1", port).withEventLoopGroup(clientLoop);
-            return clientSsl == null ? t : t.withSsl(clientSsl);
-          }
-        default:
-          throw new IllegalStateException(kind.toString());
-      }
+      int port = kind == Kind.UDS ? 0 : ((InetSocketAddress) bound.address()).getPort();
+      return clientTransport(kind, "127.0.0.1", port, socket, "/", clientSsl, clientLoop);
     }
   }
 }
