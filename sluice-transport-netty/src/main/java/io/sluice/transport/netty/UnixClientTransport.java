@@ -138,14 +138,7 @@ public final class UnixClientTransport implements ClientTransport {
                 sslPeerHost == null
                     ? ssl.newHandler(ch.alloc())
                     : ssl.newHandler(ch.alloc(), sslPeerHost, -1));
-    return connected.handle(
-            (transport, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(transport);
-              }
-              return CompletableFuture.<DuplexTransport>failedFuture(connectError(error));
-            })
-        .thenCompose(f -> f);
+    return connected.exceptionallyCompose(error -> CompletableFuture.failedFuture(connectError(error)));
   }
 
   /**
