@@ -66,6 +66,11 @@ public final class Setup {
     return f.toString(at + 1, f.getUnsignedByte(at), StandardCharsets.US_ASCII);
   }
 
+  /** Whether the SETUP frame {@code f} carries a payload (metadata or data, even empty metadata). */
+  public static boolean hasPayload(ByteBuf f) {
+    return f.readableBytes() > payloadOffset(f);
+  }
+
   static int payloadOffset(ByteBuf f) {
     int at = mimeOffset(f);
     at += 1 + f.getUnsignedByte(f.readerIndex() + at);

@@ -1,5 +1,6 @@
 package io.sluice.transport.netty;
 
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.DelegatingSslContext;
 import io.netty.handler.ssl.OpenSsl;
@@ -150,6 +151,17 @@ public final class Tls {
       return this;
     }
 
+    /**
+     * Offers these application protocols in ALPN, in order of preference ({@code "h2"}, {@code
+     * "http/1.1"}): the server picks the first of its own the client also offers; a client that
+     * offers none of them, or no ALPN at all, is still served (it then speaks the server's
+     * default, plain RSocket on a TCP server).
+     */
+    public ServerBuilder alpn(String... protocols) {
+      builder.applicationProtocolConfig(alpnConfig(protocols));
+      return this;
+    }
+
     /** Longest a handshake may take; a client that is slower is disconnected. */
     public ServerBuilder handshakeTimeout(Duration timeout) {
       this.handshakeTimeout = checkTimeout(timeout);
@@ -205,6 +217,15 @@ public final class Tls {
       return this;
     }
 
+    /**
+     * Offers these application protocols in ALPN ({@code "h2"} for HTTP/2); the server's choice
+     * is the connection's {@code SslHandler.applicationProtocol()}.
+     */
+    public ClientBuilder alpn(String... protocols) {
+      builder.applicationProtocolConfig(alpnConfig(protocols));
+      return this;
+    }
+
     /** Longest a handshake may take; a server that is slower fails the connect. */
     public ClientBuilder handshakeTimeout(Duration timeout) {
       this.handshakeTimeout = checkTimeout(timeout);
@@ -229,6 +250,22 @@ public final class Tls {
     } catch (SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException("could not build the TLS context: " + e.getMessage(), e);
     }
+  }
+
+  private static ApplicationProtocolConfig alpnConfig(String... protocols) {
+    if (protocols.length == 0) {
+      throw new IllegalArgumentException("name at least one ALPN protocol");
+    }
+    for (String p : protocols) {
+      if (p == null || p.isEmpty() || p.length() > 255) {
+        throw new IllegalArgumentException("not an ALPN protocol name: " + p);
+      }
+    }
+    return new ApplicationProtocolConfig(
+        ApplicationProtocolConfig.Protocol.ALPN,
+        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+        protocols);
   }
 
   private static Duration checkTimeout(Duration timeout) {

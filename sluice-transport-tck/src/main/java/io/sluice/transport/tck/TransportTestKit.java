@@ -53,7 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * short settings and each wait only guards against a hang ({@value Peers#WAIT_SECONDS} s).
  *
  * <p>Subclasses must give each server they make a fresh address (port 0, a new name or path).
- * The capability methods ({@link #canStopReading()}, {@link #canFreeze()}) turn off cases a
+ * The capability methods ({@link #canStopReading()}, {@link #canFreeze()}, {@link
+ * #serverStartsRequests()}, {@link #carriesMetadataPush()}) turn off cases a
  * transport cannot take part in; by default every case runs.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -138,6 +139,19 @@ public abstract class TransportTestKit {
     return true;
   }
 
+  /**
+   * Whether the server side can start requests (false for the HTTP/2 stream mapping, where only
+   * clients start streams): the {@link Direction#SERVER_TO_CLIENT} cases are skipped without it.
+   */
+  protected boolean serverStartsRequests() {
+    return true;
+  }
+
+  /** Whether METADATA_PUSH is carried (false for the HTTP/2 stream mapping). */
+  protected boolean carriesMetadataPush() {
+    return true;
+  }
+
   /** Whether an end can be frozen (its output dropped, its reading stopped) without closing. */
   protected boolean canFreeze() {
     return true;
@@ -158,6 +172,9 @@ public abstract class TransportTestKit {
   /** Serves, connects one client, and returns the requester that starts in {@code direction}. */
   private Requester oneConnection(
       Direction direction, ConnectionOptions server, ConnectionOptions client) throws Exception {
+    Assumptions.assumeTrue(
+        direction == Direction.CLIENT_TO_SERVER || serverStartsRequests(),
+        "requests started by the server are not carried by this transport");
     ServerTransport.Bound bound = peers.serve(serverTransport(), server);
     Peers.Client c = peers.connect(clientTransport(bound), client);
     Requester serverSide = peers.nextAccepted();
@@ -223,6 +240,7 @@ public abstract class TransportTestKit {
   @ParameterizedTest
   @EnumSource(Direction.class)
   void metadataPush(Direction direction) throws Exception {
+    Assumptions.assumeTrue(carriesMetadataPush(), "METADATA_PUSH is not carried by this transport");
     Requester r = oneConnection(direction);
     r.metadataPush(KitMessages.text(peers.alloc, "push-md", ""), new Recorder());
     assertThat(new BlockingPoll<>(responderOf(direction).metadataPushes).next())

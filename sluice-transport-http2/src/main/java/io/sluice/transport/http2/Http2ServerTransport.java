@@ -1,0 +1,233 @@
+package io.sluice.transport.http2;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.ServerStreams;
+import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.ServerChannels;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Serves RSocket over HTTP/2 with the stream mapping (docs/http2-stream-mapping.md): each RSocket
+ * stream a client starts is an HTTP/2 stream of its own; each TCP connection is one RSocket
+ * connection, with the mapping's implied setup (no lease, no resumption, no setup payload, MIME
+ * types {@code application/binary}), made when the client's preface arrives. h2c with prior knowledge,
+ * or TLS with ALPN {@code h2} ({@link #withSsl}). Only clients start streams: requests the server's
+ * responder side starts are answered REJECTED at once. Immutable: each {@code with*} returns a new
+ * instance.
+ *
+ * <p>Defaults, all finite: {@value #DEFAULT_MAX_CONNECTIONS} connections; {@value
+ * #DEFAULT_MAX_CONCURRENT_STREAMS} concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS;
+ * netty refuses streams beyond it); a 1 MiB stream window and a 4 MiB connection window (given
+ * back as soon as a frame reaches the engine: request-n is what bounds a peer); 8 KiB of headers
+ * per request; the client's preface within 10 s of the connect (TLS handshake included), else the
+ * connection is closed. netty's HTTP/2 protections stay on: at most 200 RST_STREAM per 30 s each
+ * way, a cap on queued control frames, on empty DATA frames and on CONTINUATION frames.
+ *
+ * <p>A request that is not the mapping's is answered with headers only: 415 for another {@code
+ * content-type}, 405 for a method other than POST, 404 for an unknown {@code /rsocket/...} path.
+ *
+ * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection.
+ */
+public final class Http2ServerTransport implements ServerTransport {
+  /** Open connections per bound server unless {@link #withMaxConnections} says otherwise. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+  /** Concurrent streams per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+
+  private final InetSocketAddress address;
+  private final EventLoopGroup group;
+  private final SslContext ssl;
+  private final int maxConnections;
+  private final int maxConcurrentStreams;
+  private final int streamWindow;
+  private final int maxHeaderList;
+  private final Duration prefaceTimeout;
+
+  private Http2ServerTransport(
+      InetSocketAddress address,
+      EventLoopGroup group,
+      SslContext ssl,
+      int maxConnections,
+      int maxConcurrentStreams,
+      int streamWindow,
+      int maxHeaderList,
+      Duration prefaceTimeout) {
+    this.address = address;
+    this.group = group;
+    this.ssl = ssl;
+    this.maxConnections = maxConnections;
+    this.maxConcurrentStreams = maxConcurrentStreams;
+    this.streamWindow = streamWindow;
+    this.maxHeaderList = maxHeaderList;
+    this.prefaceTimeout = prefaceTimeout;
+  }
+
+  /** Listens on {@code host:port}; port 0 picks a free port ({@link Bound#address()} tells). */
+  public static Http2ServerTransport create(String host, int port) {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+    }
+    return new Http2ServerTransport(
+        new InetSocketAddress(Objects.requireNonNull(host, "host"), port),
+        null,
+        null,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_CONCURRENT_STREAMS,
+        Http2Options.DEFAULT_STREAM_WINDOW,
+        Http2Options.DEFAULT_MAX_HEADER_LIST,
+        Duration.ofSeconds(10));
+  }
+
+  /** Uses {@code group} for accepted connections instead of the shared default group. */
+  public Http2ServerTransport withEventLoopGroup(EventLoopGroup group) {
+    return new Http2ServerTransport(
+        address, Objects.requireNonNull(group, "group"), ssl, maxConnections, maxConcurrentStreams,
+        streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /**
+   * Serves HTTP/2 over TLS: {@code ssl} is a server context that offers ALPN {@code h2} (build it
+   * with {@code Tls.server(...).alpn("h2")}); a client that negotiates anything else is closed.
+   *
+   * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
+   */
+  public Http2ServerTransport withSsl(SslContext ssl) {
+    Objects.requireNonNull(ssl, "ssl");
+    if (!ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_2)) {
+      throw new IllegalArgumentException(
+          "the TLS context must offer ALPN \"h2\" (Tls.server(...).alpn(\"h2\")), offers "
+              + ssl.applicationProtocolNegotiator().protocols());
+    }
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /** Most connections open at once; connections beyond it are closed on accept. */
+  public Http2ServerTransport withMaxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
+    }
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /** SETTINGS_MAX_CONCURRENT_STREAMS: streams a client may have open at once (1..2^31-1). */
+  public Http2ServerTransport withMaxConcurrentStreams(int maxConcurrentStreams) {
+    if (maxConcurrentStreams <= 0) {
+      throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
+    }
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /**
+   * The receive window of each stream (SETTINGS_INITIAL_WINDOW_SIZE), 65535..2^31-1 bytes; the
+   * connection's window is 4 times it, at least 4 MiB.
+   */
+  public Http2ServerTransport withStreamWindowSize(int bytes) {
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, Http2Options.checkWindow(bytes),
+        maxHeaderList, prefaceTimeout);
+  }
+
+  /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest header block accepted (1 KiB..1 MiB). */
+  public Http2ServerTransport withMaxHeaderListSize(int bytes) {
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow,
+        Http2Options.checkHeaderList(bytes), prefaceTimeout);
+  }
+
+  /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
+  public Http2ServerTransport withPrefaceTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout);
+  }
+
+  @Override
+  public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
+    Objects.requireNonNull(onConnection, "onConnection");
+    EventLoopGroup loops = group != null ? group : EventLoops.shared();
+    H2Handler.Limits limits =
+        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
+    long prefaceMillis = prefaceTimeout.toMillis();
+    String scheme = ssl != null ? "h2" : "h2c";
+    return ServerChannels.bind(
+        a -> scheme + " server " + a,
+        loops,
+        EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
+        address,
+        b ->
+            b.option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, true),
+        ssl,
+        maxConnections,
+        ch -> {
+          if (ssl == null) {
+            ch.pipeline().addLast(H2Handler.build(true, limits, new ServerStreams(onConnection, true)));
+          } else {
+            ch.pipeline().addLast(new AlpnH2(limits, onConnection));
+          }
+          closeWithoutPreface(ch, prefaceMillis);
+        },
+        new ServerChannels.Hooks() {});
+  }
+
+  /** Closes {@code ch} if no HTTP/2 preface has arrived {@code millis} after the accept. */
+  static void closeWithoutPreface(Channel ch, long millis) {
+    ch.eventLoop()
+        .schedule(
+            () -> {
+              H2Handler h = ch.pipeline().get(H2Handler.class);
+              if (h == null || !h.decoder().prefaceReceived()) {
+                ch.close();
+              }
+            },
+            millis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** After the TLS handshake: HTTP/2 if ALPN chose it, else the connection is closed. */
+  private static final class AlpnH2 extends ApplicationProtocolNegotiationHandler {
+    private final H2Handler.Limits limits;
+    private final Consumer<DuplexTransport> onConnection;
+
+    AlpnH2(H2Handler.Limits limits, Consumer<DuplexTransport> onConnection) {
+      super("none");
+      this.limits = limits;
+      this.onConnection = onConnection;
+    }
+
+    @Override
+    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+      if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+        ctx.pipeline().addLast(H2Handler.build(true, limits, new ServerStreams(onConnection, true)));
+      } else {
+        ctx.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return (ssl != null ? "h2" : "h2c") + " server " + address;
+  }
+}

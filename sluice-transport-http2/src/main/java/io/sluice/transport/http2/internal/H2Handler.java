@@ -1,0 +1,398 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Flags;
+import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One HTTP/2 connection, either side: netty's connection handler (built by netty's builder, so
+ * every mitigation the builder applies is kept: the RST_STREAM limits both ways, the queued
+ * control frame limit, the empty-DATA limit, the CONTINUATION limits, the stream cap from the
+ * first byte) with the frame listener that hands each stream's frames to its {@link StreamSink}.
+ *
+ * <p>A server's streams get their sink from the {@link Router} when their request HEADERS
+ * arrive; a client's from whoever opens them ({@link #attach}). Events of the connection as a
+ * whole (PING acks, GOAWAY, the channel closing) go to the {@link ConnectionListener}s.
+ *
+ * <p><b>Threads.</b> Everything runs on the channel's event loop.
+ */
+public final class H2Handler extends Http2ConnectionHandler implements Http2FrameListener {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(H2Handler.class);
+
+  /** Receives the frames of one HTTP/2 stream. */
+  public interface StreamSink {
+    /** Request or response HEADERS, or trailers ({@code endStream} set then). */
+    void onHeaders(Http2Stream stream, Http2Headers headers, boolean endStream);
+
+    /**
+     * DATA. Returns how many of its bytes (padding included) are consumed now: the rest is
+     * consumed later through {@link H2Handler#consume}. {@code data} is borrowed.
+     */
+    int onData(Http2Stream stream, ByteBuf data, int padding, boolean endStream);
+
+    /** The peer reset the stream. */
+    void onReset(Http2Stream stream, long errorCode);
+
+    /** The stream is closed (both ways, reset, or the connection went); last call for it. */
+    void onClosed(Http2Stream stream);
+  }
+
+  /** Picks the sink of a server stream from its request headers. */
+  public interface Router {
+    /**
+     * The sink for a new stream, or null after answering it (a 404, say) through {@code
+     * handler}.
+     */
+    StreamSink route(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream);
+
+    /** The client's preface (its first SETTINGS) has arrived. */
+    default void onPreface(H2Handler handler) {}
+  }
+
+  /** Events of the connection as a whole. All default to nothing. */
+  public interface ConnectionListener {
+    default void onPingAck(long data) {}
+
+    default void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {}
+
+    /** The channel's writability changed. */
+    default void onChannelWritabilityChanged(boolean writable) {}
+
+    /** The end of a read batch. */
+    default void onReadComplete() {}
+
+    /** The channel closed: last call. */
+    default void onChannelClosed() {}
+  }
+
+  private final Http2Connection.PropertyKey sinkKey;
+  private final List<ConnectionListener> listeners = new ArrayList<>(2);
+  private Router router;
+  private ChannelHandlerContext ctx;
+  /** Bytes to add to the connection's receive window once the preface is out. */
+  private int connectionWindowIncrement;
+  private boolean settingsSeen;
+
+  private H2Handler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+    super(decoder, encoder, settings);
+    decoder.frameListener(this);
+    sinkKey = connection().newKey();
+    connection()
+        .addListener(
+            new Http2ConnectionAdapter() {
+              @Override
+              public void onStreamClosed(Http2Stream stream) {
+                StreamSink sink = stream.removeProperty(sinkKey);
+                if (sink != null) {
+                  sink.onClosed(stream);
+                }
+              }
+            });
+  }
+
+  /** Limits and settings of one side; see the transports' {@code with*} methods. */
+  public record Limits(
+      int maxConcurrentStreams,
+      int streamWindowSize,
+      int connectionWindowSize,
+      int maxHeaderListSize,
+      int maxFrameSize,
+      boolean enableConnectProtocol) {}
+
+  /**
+   * Builds a handler with netty's builder: every default mitigation kept, and the RST_STREAM limits
+   * on both ways and on both sides (netty applies the decoder's on servers only by default).
+   */
+  public static H2Handler build(boolean server, Limits limits, Router router) {
+    Http2Settings settings = new Http2Settings();
+    settings.maxConcurrentStreams(server ? limits.maxConcurrentStreams() : 0);
+    settings.initialWindowSize(limits.streamWindowSize());
+    settings.maxHeaderListSize(limits.maxHeaderListSize());
+    settings.maxFrameSize(limits.maxFrameSize());
+    if (!server) {
+      settings.pushEnabled(false);
+    }
+    if (server && limits.enableConnectProtocol()) {
+      settings.connectProtocolEnabled(true); // RFC 8441: WebSocket over HTTP/2
+    }
+    H2Handler h = new Builder().server(server).settings(settings).build();
+    h.router = router;
+    h.connectionWindowIncrement =
+        Math.max(0, limits.connectionWindowSize() - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
+    return h;
+  }
+
+  private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
+    Builder settings(Http2Settings s) {
+      initialSettings(s);
+      // The engine has drained its streams before it closes: no grace period is waited for.
+      gracefulShutdownTimeoutMillis(0);
+      // Rapid reset (CVE-2023-44487) and MadeYouReset (CVE-2025-55163): on both ways.
+      decoderEnforceMaxRstFramesPerWindow(200, 30);
+      encoderEnforceMaxRstFramesPerWindow(200, 30);
+      return this;
+    }
+
+    @Override
+    protected Builder server(boolean isServer) {
+      return super.server(isServer);
+    }
+
+    @Override
+    protected H2Handler build() {
+      return super.build();
+    }
+
+    @Override
+    protected H2Handler build(
+        Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
+      return new H2Handler(decoder, encoder, initialSettings);
+    }
+  }
+
+  public void addListener(ConnectionListener l) {
+    listeners.add(l);
+  }
+
+  public ChannelHandlerContext ctx() {
+    return ctx;
+  }
+
+  /** Gives {@code stream} its sink (a client's own streams, when it opens them). */
+  public void attach(Http2Stream stream, StreamSink sink) {
+    stream.setProperty(sinkKey, sink);
+  }
+
+  /** Returns {@code n} consumed bytes of {@code stream} to the flow controllers (window updates). */
+  public void consume(Http2Stream stream, int n) {
+    if (n <= 0) {
+      return;
+    }
+    try {
+      decoder().flowController().consumeBytes(stream, n);
+    } catch (Http2Exception e) {
+      onError(ctx, false, e);
+    }
+  }
+
+  /** Flushes pending stream data (as the flow controllers allow) and the channel. */
+  public void flushNow() {
+    flush(ctx);
+  }
+
+  /** Answers a request stream with headers only and ends it ({@code :status} {@code status}). */
+  public void respondAndEnd(Http2Stream stream, int status, String reason) {
+    Http2Headers h = new DefaultHttp2Headers().status(Integer.toString(status));
+    if (reason != null) {
+      h.add("content-type", "text/plain");
+      h.add("sluice-reason", reason);
+    }
+    encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
+    if (stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
+      // The client may still be sending its request; it need not.
+      resetStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.newPromise());
+    }
+    flush(ctx);
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    super.handlerAdded(ctx);
+    growConnectionWindow();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    super.channelActive(ctx);
+    growConnectionWindow();
+  }
+
+  /** Once the preface is out: opens the connection's receive window to its configured size. */
+  private void growConnectionWindow() {
+    if (connectionWindowIncrement > 0 && ctx.channel().isActive()) { // the preface went out in super
+      int delta = connectionWindowIncrement;
+      connectionWindowIncrement = 0;
+      try {
+        decoder().flowController().incrementWindowSize(connection().connectionStream(), delta);
+      } catch (Http2Exception e) {
+        onError(ctx, true, e);
+      }
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    // Listeners first: the engine learns of the close once, not from each stream closed below.
+    try {
+      for (ConnectionListener l : listeners.toArray(new ConnectionListener[0])) {
+        l.onChannelClosed();
+      }
+    } finally {
+      super.channelInactive(ctx);
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    for (int i = 0; i < listeners.size(); i++) {
+      listeners.get(i).onReadComplete();
+    }
+    super.channelReadComplete(ctx);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    boolean writable = ctx.channel().isWritable();
+    for (int i = 0; i < listeners.size(); i++) {
+      listeners.get(i).onChannelWritabilityChanged(writable);
+    }
+    super.channelWritabilityChanged(ctx);
+  }
+
+  @Override
+  protected void onConnectionError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+    if (logger.isDebugEnabled()) {
+      logger.debug("HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
+    }
+    super.onConnectionError(ctx, outbound, cause, http2Ex);
+  }
+
+  // ---- Http2FrameListener -----------------------------------------------------------------------
+
+  @Override
+  public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
+    Http2Stream stream = connection().stream(streamId);
+    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
+    if (sink == null) {
+      return data.readableBytes() + padding;
+    }
+    return sink.onData(stream, data, padding, endOfStream);
+  }
+
+  @Override
+  public void onHeadersRead(
+      ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endOfStream)
+      throws Http2Exception {
+    Http2Stream stream = connection().stream(streamId);
+    if (stream == null) {
+      return;
+    }
+    StreamSink sink = stream.getProperty(sinkKey);
+    if (sink == null) {
+      if (!connection().isServer() || router == null || !connection().remote().isValidStreamId(streamId)) {
+        return;
+      }
+      sink = router.route(this, stream, headers, endOfStream);
+      if (sink == null) {
+        return;
+      }
+      stream.setProperty(sinkKey, sink);
+    }
+    sink.onHeaders(stream, headers, endOfStream);
+  }
+
+  @Override
+  public void onHeadersRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      Http2Headers headers,
+      int streamDependency,
+      short weight,
+      boolean exclusive,
+      int padding,
+      boolean endOfStream)
+      throws Http2Exception {
+    onHeadersRead(ctx, streamId, headers, padding, endOfStream);
+  }
+
+  @Override
+  public void onPriorityRead(
+      ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {}
+
+  @Override
+  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+    Http2Stream stream = connection().stream(streamId);
+    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
+    if (sink != null) {
+      sink.onReset(stream, errorCode);
+    }
+  }
+
+  @Override
+  public void onSettingsAckRead(ChannelHandlerContext ctx) {}
+
+  @Override
+  public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+    if (!settingsSeen) {
+      settingsSeen = true;
+      if (router != null) {
+        router.onPreface(this);
+      }
+    }
+  }
+
+  @Override
+  public void onPingRead(ChannelHandlerContext ctx, long data) {}
+
+  @Override
+  public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+    for (int i = 0; i < listeners.size(); i++) {
+      listeners.get(i).onPingAck(data);
+    }
+  }
+
+  @Override
+  public void onPushPromiseRead(
+      ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers, int padding)
+      throws Http2Exception {
+    // Push is disabled in our SETTINGS; netty's decoder refuses a push promise before this.
+    throw Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR, "push promise not enabled");
+  }
+
+  @Override
+  public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+    for (ConnectionListener l : listeners.toArray(new ConnectionListener[0])) {
+      l.onGoAway(lastStreamId, errorCode, debugData);
+    }
+  }
+
+  @Override
+  public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
+
+  @Override
+  public void onUnknownFrame(
+      ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload) {}
+
+  /** Sends GOAWAY with {@code debug} (released here) and keeps the connection open. */
+  public void goAway(long errorCode, ByteBuf debug) {
+    int last = connection().remote().lastStreamCreated();
+    goAway(ctx, last, errorCode, debug, ctx.newPromise());
+    flush(ctx);
+  }
+
+  /** A promise for a write of this connection. */
+  public ChannelPromise newPromise() {
+    return ctx.newPromise();
+  }
+}

@@ -1,0 +1,74 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.sluice.transport.DuplexTransport;
+import java.util.function.Consumer;
+
+/**
+ * The router of a server's HTTP/2 connection: picks who serves each new stream from its request
+ * headers. Today that is the stream mapping ({@code content-type: application/rsocket+http2});
+ * WebSocket over HTTP/2 and gRPC will be routed here too, each by its own headers. A request
+ * nobody serves is answered with headers only: 405 (not POST), 415 (another content type) or 404
+ * (an unknown {@code /rsocket/...} path).
+ *
+ * <p>The mapping's transport (one per connection, one RSocket connection for all its streams) is
+ * made, and handed to the server's engine, when the client's preface arrives or when the
+ * connection's first mapped stream does (see the constructor).
+ */
+public final class ServerStreams implements H2Handler.Router {
+  private final Consumer<DuplexTransport> onConnection;
+  private final boolean eager;
+  private StreamMapping mapping;
+
+  /**
+   * @param eager make the mapping's connection when the client's preface arrives (a server of the
+   *     mapping only: its engine then exists from the start, as on any transport), instead of
+   *     when the first mapped stream does (a server of several protocols)
+   */
+  public ServerStreams(Consumer<DuplexTransport> onConnection, boolean eager) {
+    this.onConnection = onConnection;
+    this.eager = eager;
+  }
+
+  @Override
+  public void onPreface(H2Handler handler) {
+    if (eager && mapping == null) {
+      startMapping(handler);
+    }
+  }
+
+  private void startMapping(H2Handler handler) {
+    mapping = StreamMapping.server(handler);
+    onConnection.accept(mapping);
+  }
+
+  @Override
+  public H2Handler.StreamSink route(
+      H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream) {
+    if (!MappingWire.isMappingContentType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
+      handler.respondAndEnd(stream, 415, "content-type must be " + MappingWire.CONTENT_TYPE);
+      return null;
+    }
+    if (!HttpMethod.POST.asciiName().contentEquals(headers.method())) {
+      handler.respondAndEnd(stream, 405, "method must be POST");
+      return null;
+    }
+    CharSequence path = headers.path();
+    int pathKind = path == null || path.length() == 0 || path.charAt(0) != '/' ? -1 : MappingWire.typeOfPath(path);
+    if (pathKind < 0) {
+      handler.respondAndEnd(stream, 404, "no such path");
+      return null;
+    }
+    if (mapping == null) {
+      startMapping(handler);
+    }
+    if (mapping.isClosed()) {
+      handler.respondAndEnd(stream, 503, "the connection is closing");
+      return null;
+    }
+    return mapping.accept(stream, pathKind);
+  }
+}

@@ -1,0 +1,996 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.ErrorCode;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.Frames;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
+import io.sluice.transport.FrameTooLargeException;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * The HTTP/2 stream mapping (docs/http2-stream-mapping.md) as one {@link DuplexTransport}: the
+ * engine of one RSocket connection writes and reads RSocket frames as on any byte-stream transport,
+ * and this class carries each RSocket stream on an HTTP/2 stream of its own.
+ *
+ * <p><b>Outbound.</b> The engine's batches ({@link Framing#LENGTH_PREFIXED}) are cut at frame
+ * boundaries without copying: each frame, u24 length included, becomes DATA on its stream (netty's
+ * flow controller joins a stream's DATA into frames as large as the peer allows). A client opens an
+ * HTTP/2 stream (HEADERS) for each request frame; a server answers {@code :status 200} before its
+ * first DATA. CANCEL is RST_STREAM; the end of a stream is END_STREAM (client) or the {@code
+ * rsocket-status} trailers (server, which also carry an ERROR); KEEPALIVE is PING; a connection
+ * ERROR is GOAWAY. Frames the mapping cannot carry (METADATA_PUSH, LEASE, requests from the server)
+ * never reach the wire: a request the server starts is answered REJECTED to its own engine.
+ *
+ * <p><b>Inbound.</b> DATA is cut at the u24 lengths (a frame cut across DATA frames is held until
+ * whole, at most the engine's max frame size); each frame gets the local stream id and goes to the
+ * engine. Trailers, resets, PING acks and GOAWAY become the frames they stand for.
+ *
+ * <p><b>Flow control.</b> The engine's request-n bounds what a peer sends, so inbound DATA is
+ * given back to flow control as soon as it is delivered (netty then sends WINDOW_UPDATE once half
+ * a window is used), except while the engine has paused reading: then it is given back on resume,
+ * so the peer's windows close. Outbound, bytes handed to HTTP/2 and not yet written to the socket
+ * (queued behind a closed window, say) are counted: above the engine's limit the transport is
+ * unwritable, which pauses the engine's producers, and {@link #outboundProgress()} lets the engine
+ * close a connection whose peer never opens its window.
+ *
+ * <p><b>Threads.</b> Everything runs on the channel's event loop.
+ */
+public final class StreamMapping
+    implements DuplexTransport, H2Handler.ConnectionListener, ChannelFutureListener {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(StreamMapping.class);
+  private static final int LENGTH_SIZE = 3;
+
+  /** Response headers of every mapped stream; never changed, so shared. */
+  private static final Http2Headers RESPONSE_HEADERS =
+      new DefaultHttp2Headers(false, 2).status("200").add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
+  /** Trailers of a stream that completed; never changed, so shared. */
+  private static final Http2Headers TRAILERS_OK =
+      new DefaultHttp2Headers(false, 1).add(MappingWire.STATUS, MappingWire.STATUS_OK);
+
+  /** What a client's request HEADERS need besides the path. */
+  public record ClientRequest(AsciiString scheme, AsciiString authority, RequestPathSelector paths) {}
+
+  /** Picks the {@code :path} of a client's request from its first frame. */
+  public interface RequestPathSelector {
+    /** The path for a request of {@code type} whose metadata is {@code metadata} (may be null). */
+    CharSequence path(int type, ByteBuf metadata);
+  }
+
+  private final H2Handler h2;
+  private final Channel channel;
+  private final ChannelHandlerContext ctx;
+  private final boolean server;
+  private final ClientRequest request;
+  private final LongConsumer rttListener;
+  /** Live streams by the id the engine knows them by. */
+  private final IntObjectHashMap<MappedStream> streams = new IntObjectHashMap<>();
+  private final ArrayDeque<MappedStream> owing = new ArrayDeque<>();
+
+  private FrameReceiver receiver;
+  private int maxFrameSize = Frames.MAX_FRAME_SIZE;
+  private boolean closed;
+  private boolean goAwayDelivered;
+  private boolean readPaused;
+
+  // The frame of the engine's last batch whose payload follows in later writes.
+  private MappedStream tailStream;
+  private int tailRemaining;
+  private int tailAfter;
+
+  // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
+  private long queuedBytes;
+  private long writtenBytes;
+  private int highWater = 1 << 20;
+  private boolean writable = true;
+
+  private volatile long lastRttNanos = -1;
+
+  /** What to do after the last byte of an outbound frame. */
+  private static final int AFTER_NOTHING = 0;
+  private static final int AFTER_END_STREAM = 1;
+  private static final int AFTER_TRAILERS_OK = 2;
+
+  private StreamMapping(H2Handler h2, boolean server, ClientRequest request, LongConsumer rttListener) {
+    this.h2 = h2;
+    this.ctx = h2.ctx();
+    this.channel = ctx.channel();
+    this.server = server;
+    this.request = request;
+    this.rttListener = rttListener;
+    h2.addListener(this);
+  }
+
+  /** The client side of a connection whose preface is under way. */
+  public static StreamMapping client(H2Handler h2, ClientRequest request, LongConsumer rttListener) {
+    return new StreamMapping(h2, false, request, rttListener);
+  }
+
+  /** The server side, made when a connection's first mapped stream arrives. */
+  public static StreamMapping server(H2Handler h2) {
+    return new StreamMapping(h2, true, null, null);
+  }
+
+  /** Whether the engine closed this connection (or the channel closed). */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** Round-trip time of the last keepalive PING, in nanoseconds; -1 before the first. */
+  public long lastRttNanos() {
+    return lastRttNanos;
+  }
+
+  // ---- DuplexTransport ---------------------------------------------------------------------------
+
+  @Override
+  public Framing framing() {
+    return Framing.LENGTH_PREFIXED;
+  }
+
+  @Override
+  public EventExecutor executor() {
+    return channel.eventLoop();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return channel.alloc();
+  }
+
+  @Override
+  public void start(FrameReceiver receiver) {
+    this.receiver = receiver;
+    this.maxFrameSize = receiver.maxFrameSize();
+    this.highWater = Math.max(1, receiver.maxQueuedOutboundBytes());
+    if (!channel.isActive()) {
+      closed = true;
+      this.receiver = null;
+      receiver.onClosed();
+      return;
+    }
+    if (server) {
+      deliver(MappingWire.impliedSetup(channel.alloc()));
+    }
+  }
+
+  @Override
+  public void write(ByteBuf batch) {
+    try {
+      if (closed) {
+        return;
+      }
+      if (tailRemaining > 0) {
+        int n = Math.min(tailRemaining, batch.readableBytes());
+        tailRemaining -= n;
+        writePiece(tailStream, batch.retainedSlice(batch.readerIndex(), n), tailRemaining == 0 ? tailAfter : AFTER_NOTHING);
+        batch.skipBytes(n);
+        if (tailRemaining == 0) {
+          tailStream = null;
+        }
+      }
+      while (batch.readableBytes() >= LENGTH_SIZE + Frames.HEADER_SIZE) {
+        int start = batch.readerIndex();
+        int length = batch.getUnsignedMedium(start);
+        int have = Math.min(batch.readableBytes(), LENGTH_SIZE + length);
+        int header = start + LENGTH_SIZE;
+        int streamId = batch.getInt(header) & Frames.MAX_STREAM_ID;
+        int typeAndFlags = batch.getUnsignedShort(header + 4);
+        outbound(batch, start, have, length, streamId, typeAndFlags >>> 10, typeAndFlags & Frames.FLAGS_MASK);
+        batch.readerIndex(start + have);
+      }
+    } finally {
+      batch.release();
+    }
+  }
+
+  /** One outbound frame of {@code length} bytes whose first {@code have} bytes (u24 too) are here. */
+  private void outbound(ByteBuf batch, int start, int have, int length, int streamId, int type, int flags) {
+    int missing = LENGTH_SIZE + length - have;
+    MappedStream st = null;
+    int after = AFTER_NOTHING;
+    boolean carry = false;
+    if (streamId == 0) {
+      connectionFrame(batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE), type, flags, missing == 0);
+    } else if (server) {
+      st = streams.get(streamId);
+      if (FrameType.isRequest(type)) {
+        rejectServerRequest(streamId);
+      } else if (st != null && !st.localEnded) {
+        after = serverFrame(st, batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE), type, flags);
+        carry = after >= 0;
+      }
+    } else {
+      if (FrameType.isRequest(type)) {
+        st = openStream(streamId, type, flags, batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE));
+        if (st != null) {
+          after = clientRequestEnd(st, type, flags);
+          carry = true;
+        }
+      } else {
+        st = streams.get(streamId);
+        if (st != null && !st.localEnded) {
+          after = clientFrame(st, type, flags);
+          carry = after >= 0;
+        }
+      }
+    }
+    if (carry) {
+      writePiece(st, batch.retainedSlice(start, have), missing == 0 ? after : AFTER_NOTHING);
+    }
+    if (missing > 0) {
+      tailStream = carry ? st : null;
+      tailRemaining = missing;
+      tailAfter = after;
+    }
+  }
+
+  /** A frame on stream 0 from the engine. */
+  private void connectionFrame(ByteBuf frame, int type, int flags, boolean whole) {
+    switch (type) {
+      case FrameType.SETUP:
+        String why = whole ? MappingWire.unsupportedSetup(frame) : "the HTTP/2 stream mapping carries no setup payload";
+        if (why != null) {
+          later(MappingWire.error(channel.alloc(), 0, ErrorCode.UNSUPPORTED_SETUP, why));
+        }
+        break;
+      case FrameType.KEEPALIVE:
+        if (!server && (flags & Frames.FLAG_KEEPALIVE_RESPOND) != 0) {
+          h2.encoder().writePing(ctx, false, System.nanoTime(), h2.newPromise());
+        }
+        break;
+      case FrameType.ERROR:
+        int code = Frames.errorCode(frame);
+        String message = Frames.errorMessage(frame);
+        h2.goAway(Http2Error.NO_ERROR.code(), MappingWire.goAwayDebug(channel.alloc(), code, message));
+        break;
+      default:
+        // METADATA_PUSH, LEASE, RESUME, EXT: not carried by the mapping.
+        if (logger.isDebugEnabled()) {
+          logger.debug("{}: {} is not carried by the HTTP/2 stream mapping; dropped", channel, FrameType.name(type));
+        }
+    }
+  }
+
+  /** The engine of a server started a request: the mapping cannot carry it. */
+  private void rejectServerRequest(int streamId) {
+    later(
+        MappingWire.error(
+            channel.alloc(),
+            streamId,
+            ErrorCode.REJECTED,
+            "the HTTP/2 stream mapping carries only requests the client starts"));
+  }
+
+  /** Opens the HTTP/2 stream of a client's request; null (and REJECTED to the engine) if it cannot. */
+  private MappedStream openStream(int rsocketId, int type, int flags, ByteBuf frame) {
+    Http2Connection.Endpoint<?> local = h2.connection().local();
+    String refused = null;
+    int id = 0;
+    if (h2.connection().goAwayReceived()) {
+      refused = "the server is going away (HTTP/2 GOAWAY received)";
+    } else if (!local.canOpenStream()) {
+      refused = "the server's HTTP/2 limit of concurrent streams (" + local.maxActiveStreams() + ") is reached";
+    } else {
+      id = local.incrementAndGetNextStreamId();
+      if (id <= 0) {
+        refused = "this HTTP/2 connection has used all its stream ids; open a new connection";
+      }
+    }
+    if (refused == null) {
+      ByteBuf metadata = (flags & Frames.FLAG_METADATA) != 0 ? Frames.metadata(frame) : null;
+      CharSequence path = request.paths().path(type, metadata);
+      Http2Headers headers =
+          new DefaultHttp2Headers(false, 5)
+              .method(HttpMethod.POST.asciiName())
+              .scheme(request.scheme())
+              .authority(request.authority())
+              .path(path)
+              .add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
+      h2.encoder().writeHeaders(ctx, id, headers, 0, false, h2.newPromise());
+      Http2Stream s = h2.connection().stream(id);
+      if (s != null) {
+        MappedStream st = new MappedStream(this, rsocketId);
+        st.h2 = s;
+        st.kind = type;
+        h2.attach(s, st);
+        streams.put(rsocketId, st);
+        return st;
+      }
+      refused = "the HTTP/2 stream could not be opened";
+    }
+    later(MappingWire.error(channel.alloc(), rsocketId, ErrorCode.REJECTED, refused));
+    return null;
+  }
+
+  /** When a client's request frame ends its half of the stream. */
+  private static int clientRequestEnd(MappedStream st, int type, int flags) {
+    if ((flags & Frames.FLAG_FOLLOWS) != 0) {
+      st.requestOpen = true;
+      return AFTER_NOTHING;
+    }
+    return requestComplete(st, type == FrameType.REQUEST_CHANNEL && (flags & Frames.FLAG_COMPLETE) != 0);
+  }
+
+  /** A client's request has passed whole; {@code completed}: a channel's first message completed it. */
+  private static int requestComplete(MappedStream st, boolean completed) {
+    st.requestOpen = false;
+    switch (st.kind) {
+      case FrameType.REQUEST_FNF:
+      case FrameType.REQUEST_RESPONSE:
+        st.outDone = true;
+        st.localEnded = true;
+        return AFTER_END_STREAM;
+      case FrameType.REQUEST_STREAM:
+        st.outDone = true;
+        return AFTER_NOTHING;
+      default:
+        st.outDone = completed;
+        return AFTER_NOTHING;
+    }
+  }
+
+  /** A client's frame on an open stream: what follows it, or -1 if it is not written as DATA. */
+  private int clientFrame(MappedStream st, int type, int flags) {
+    switch (type) {
+      case FrameType.PAYLOAD:
+        if (st.requestOpen) {
+          return (flags & Frames.FLAG_FOLLOWS) != 0
+              ? AFTER_NOTHING
+              : requestComplete(st, (flags & Frames.FLAG_COMPLETE) != 0);
+        }
+        if ((flags & (Frames.FLAG_COMPLETE | Frames.FLAG_FOLLOWS)) == Frames.FLAG_COMPLETE) {
+          st.outDone = true;
+          return endIfDone(st);
+        }
+        return AFTER_NOTHING;
+      case FrameType.REQUEST_N:
+        return AFTER_NOTHING;
+      case FrameType.ERROR:
+        // A requester's ERROR (a channel's) ends both directions.
+        st.outDone = true;
+        st.inDone = true;
+        st.engineDone = true;
+        st.localEnded = true;
+        return AFTER_END_STREAM;
+      case FrameType.CANCEL:
+        st.engineDone = true;
+        st.inDone = true;
+        st.outDone = true;
+        if (st.h2.state() != Http2Stream.State.CLOSED) {
+          reset(st, Http2Error.CANCEL);
+        }
+        streams.remove(st.rsocketId);
+        return -1;
+      default:
+        return -1;
+    }
+  }
+
+  /** Ends a client's half once both directions are over. */
+  private static int endIfDone(MappedStream st) {
+    if (st.outDone && st.inDone && !st.localEnded) {
+      st.localEnded = true;
+      return AFTER_END_STREAM;
+    }
+    return AFTER_NOTHING;
+  }
+
+  /**
+   * A server's frame on a stream: what follows it, or -1 if it is not written as DATA (an ERROR,
+   * which is trailers only).
+   */
+  private int serverFrame(MappedStream st, ByteBuf frame, int type, int flags) {
+    if (!st.headersDone && type != FrameType.ERROR) {
+      st.headersDone = true;
+      h2.encoder().writeHeaders(ctx, st.h2.id(), RESPONSE_HEADERS, 0, false, h2.newPromise());
+    }
+    switch (type) {
+      case FrameType.PAYLOAD:
+        if ((flags & (Frames.FLAG_COMPLETE | Frames.FLAG_FOLLOWS)) == Frames.FLAG_COMPLETE) {
+          st.outDone = true;
+          return serverEndIfDone(st);
+        }
+        return AFTER_NOTHING;
+      case FrameType.REQUEST_N:
+        return AFTER_NOTHING;
+      case FrameType.CANCEL:
+        // The responder of a channel cancels the requester's direction.
+        st.inDone = true;
+        return serverEndIfDone(st);
+      case FrameType.ERROR:
+        st.outDone = true;
+        st.inDone = true;
+        st.localEnded = true;
+        st.engineDone = true;
+        writeTrailers(st, errorTrailers(st, Frames.errorCode(frame), Frames.errorMessage(frame)));
+        return -1;
+      default:
+        return -1;
+    }
+  }
+
+  /** A server's stream is over once its direction is, and (a channel) the requester's too. */
+  private static int serverEndIfDone(MappedStream st) {
+    if (st.outDone && (st.inDone || st.kind != FrameType.REQUEST_CHANNEL) && !st.localEnded) {
+      st.localEnded = true;
+      return AFTER_TRAILERS_OK;
+    }
+    return AFTER_NOTHING;
+  }
+
+  private Http2Headers errorTrailers(MappedStream st, int code, String message) {
+    Http2Headers t = new DefaultHttp2Headers(false, 4);
+    if (!st.headersDone) {
+      // Trailers-only: the status and content type ride with them.
+      st.headersDone = true;
+      t.status("200").add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
+    }
+    t.add(MappingWire.STATUS, Integer.toString(code));
+    if (message != null && !message.isEmpty()) {
+      t.add(MappingWire.MESSAGE, MappingWire.encodeMessage(message));
+    }
+    return t;
+  }
+
+  private void writeTrailers(MappedStream st, Http2Headers trailers) {
+    h2.encoder().writeHeaders(ctx, st.h2.id(), trailers, 0, true, h2.newPromise());
+  }
+
+  private void reset(MappedStream st, Http2Error error) {
+    st.localEnded = true;
+    h2.resetStream(ctx, st.h2.id(), error.code(), h2.newPromise());
+  }
+
+  /** Writes one piece of a frame as DATA on {@code st}, then what follows the frame. */
+  private void writePiece(MappedStream st, ByteBuf piece, int after) {
+    if (st == null || st.h2.state() == Http2Stream.State.CLOSED) {
+      piece.release();
+      return;
+    }
+    int n = piece.readableBytes();
+    queuedBytes += n;
+    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == AFTER_END_STREAM, new Counted(channel, n, this));
+    if (after == AFTER_TRAILERS_OK) {
+      writeTrailers(st, TRAILERS_OK);
+    }
+    if (writable && queuedBytes > highWater) {
+      writable = false;
+      FrameReceiver r = receiver;
+      if (r != null) {
+        r.onWritabilityChanged(false);
+      }
+    }
+  }
+
+  /** A write's bytes have gone to the socket (or will never go). */
+  @Override
+  public void operationComplete(ChannelFuture f) {
+    int n = ((Counted) f).bytes;
+    queuedBytes -= n;
+    writtenBytes += n;
+    if (!writable && queuedBytes <= highWater / 2) {
+      writable = true;
+      FrameReceiver r = receiver;
+      if (r != null) {
+        r.onWritabilityChanged(true);
+      }
+    }
+  }
+
+  /** A promise that knows how many bytes its write carries. */
+  private static final class Counted extends DefaultChannelPromise {
+    final int bytes;
+
+    Counted(Channel channel, int bytes, ChannelFutureListener listener) {
+      super(channel);
+      this.bytes = bytes;
+      addListener(listener);
+    }
+  }
+
+  @Override
+  public void flush() {
+    if (!closed) {
+      h2.flushNow();
+    }
+  }
+
+  @Override
+  public boolean isWritable() {
+    return writable;
+  }
+
+  @Override
+  public long outboundProgress() {
+    return writtenBytes;
+  }
+
+  @Override
+  public void setReadEnabled(boolean enabled) {
+    readPaused = !enabled;
+    if (enabled) {
+      MappedStream st;
+      while ((st = owing.poll()) != null) {
+        int n = st.owed;
+        st.owed = 0;
+        if (st.h2.state() != Http2Stream.State.CLOSED) {
+          h2.consume(st.h2, n);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    FrameReceiver r = detach();
+    h2.flushNow();
+    channel.close();
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  private FrameReceiver detach() {
+    closed = true;
+    FrameReceiver r = receiver;
+    receiver = null;
+    List<MappedStream> all = new ArrayList<>(streams.values());
+    streams.clear();
+    for (MappedStream st : all) {
+      st.releasePartial();
+    }
+    if (tailRemaining > 0) {
+      tailStream = null;
+      tailRemaining = 0;
+    }
+    return r;
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  // ---- inbound -------------------------------------------------------------------------------
+
+  /** Server: takes a new stream whose request headers the router accepted. */
+  public MappedStream accept(Http2Stream stream, int pathKind) {
+    MappedStream st = new MappedStream(this, stream.id());
+    st.h2 = stream;
+    st.pathKind = pathKind;
+    st.requestOpen = true;
+    streams.put(stream.id(), st);
+    return st;
+  }
+
+  void onHeaders(MappedStream st, Http2Headers headers, boolean endStream) {
+    if (server) {
+      // Trailers from a client carry nothing the mapping uses.
+      if (endStream) {
+        onRemoteEnd(st);
+      }
+      return;
+    }
+    if (!st.headersDone) {
+      st.headersDone = true;
+      CharSequence status = headers.status();
+      if (status == null || !AsciiString.contentEquals(status, "200")) {
+        failFromServer(st, httpStatusError(status), "the HTTP/2 server answered :status " + status);
+        return;
+      }
+      if (!endStream) {
+        return;
+      }
+    }
+    // Trailers (or a trailers-only answer).
+    CharSequence value = headers.get(MappingWire.STATUS);
+    long code = MappingWire.parseStatus(value);
+    if (!st.engineDone && !st.inDone) {
+      if (code == 0) {
+        deliver(MappingWire.complete(channel.alloc(), st.rsocketId));
+      } else {
+        String message =
+            code > 0
+                ? MappingWire.decodeMessage(headers.get(MappingWire.MESSAGE))
+                : "the HTTP/2 server ended the stream without a valid rsocket-status (" + value + ")";
+        st.engineDone = true;
+        deliver(MappingWire.error(channel.alloc(), st.rsocketId, code > 0 ? (int) code : ErrorCode.INVALID, message));
+      }
+    }
+    st.inDone = true;
+    if (code != 0) {
+      st.outDone = true;
+    }
+    endClientHalf(st);
+  }
+
+  private static int httpStatusError(CharSequence status) {
+    if (status != null && (AsciiString.contentEquals(status, "503") || AsciiString.contentEquals(status, "429"))) {
+      return ErrorCode.REJECTED;
+    }
+    return ErrorCode.INVALID;
+  }
+
+  /** The server ended the stream abnormally: the engine gets an ERROR, the stream a reset. */
+  private void failFromServer(MappedStream st, int code, String message) {
+    if (!st.engineDone) {
+      st.engineDone = true;
+      deliver(MappingWire.error(channel.alloc(), st.rsocketId, code, message));
+    }
+    st.inDone = true;
+    st.outDone = true;
+    if (!st.localEnded && st.h2.state() != Http2Stream.State.CLOSED) {
+      reset(st, Http2Error.CANCEL);
+    }
+  }
+
+  /** A client ends its half once the server's direction is over and its own too. */
+  private void endClientHalf(MappedStream st) {
+    if (endIfDone(st) == AFTER_END_STREAM && st.h2.state() != Http2Stream.State.CLOSED) {
+      h2.encoder().writeData(ctx, st.h2.id(), Unpooled.EMPTY_BUFFER, 0, true, h2.newPromise());
+    }
+    if (st.localEnded) {
+      streams.remove(st.rsocketId);
+    }
+  }
+
+  int onData(MappedStream st, ByteBuf data, int padding, boolean endStream) {
+    int n = data.readableBytes() + padding;
+    if (receiver == null) {
+      return n;
+    }
+    if (!st.engineDone) {
+      frames(st, data);
+    }
+    if (endStream) {
+      onRemoteEnd(st);
+    }
+    if (readPaused && receiver != null) {
+      if (st.owed == 0) {
+        owing.add(st);
+      }
+      st.owed += n;
+      return 0;
+    }
+    return n;
+  }
+
+  /** Cuts {@code data} at its u24 lengths and delivers each whole frame. */
+  private void frames(MappedStream st, ByteBuf data) {
+    ByteBuf in = data;
+    if (st.partial != null) {
+      st.partial.writeBytes(data);
+      in = st.partial;
+    }
+    while (in.readableBytes() >= LENGTH_SIZE) {
+      int start = in.readerIndex();
+      int length = in.getUnsignedMedium(start);
+      if (length > maxFrameSize) {
+        st.releasePartial();
+        FrameReceiver r = receiver;
+        if (r != null) {
+          r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+        }
+        return;
+      }
+      if (in.readableBytes() < LENGTH_SIZE + length) {
+        break;
+      }
+      int end = start + LENGTH_SIZE + length;
+      int writerIndex = in.writerIndex();
+      in.setIndex(start + LENGTH_SIZE, end);
+      try {
+        inboundFrame(st, in);
+      } finally {
+        in.setIndex(end, writerIndex);
+      }
+      if (receiver == null || st.engineDone) {
+        st.releasePartial();
+        return;
+      }
+    }
+    if (in == data) {
+      if (data.isReadable()) {
+        st.partial = channel.alloc().buffer(Math.max(restCapacity(data), data.readableBytes()));
+        st.partial.writeBytes(data);
+      }
+    } else if (!in.isReadable()) {
+      st.releasePartial();
+    } else if (in.readerIndex() > 0) {
+      // Never compacted in place: the engine may hold slices of the frames delivered from it.
+      ByteBuf rest = channel.alloc().buffer(Math.max(in.readableBytes(), restCapacity(in)));
+      rest.writeBytes(in);
+      st.releasePartial();
+      st.partial = rest;
+    }
+  }
+
+  /** Room for the rest of the frame {@code in} begins with (its u24 length, when known). */
+  private static int restCapacity(ByteBuf in) {
+    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : 64;
+  }
+
+  /** One whole inbound frame (indexes narrowed to it): checked, renumbered and delivered. */
+  private void inboundFrame(MappedStream st, ByteBuf frame) {
+    if (frame.readableBytes() < Frames.HEADER_SIZE) {
+      protocolError(st, "an RSocket frame shorter than its header");
+      return;
+    }
+    int type = Frames.type(frame);
+    int flags = Frames.flags(frame);
+    boolean follows = (flags & Frames.FLAG_FOLLOWS) != 0;
+    if (server) {
+      if (st.kind == 0) {
+        if (!FrameType.isRequest(type)) {
+          protocolError(st, "the first frame of a stream must be a request, not " + FrameType.name(type));
+          return;
+        }
+        if (st.pathKind != 0 && st.pathKind != type) {
+          protocolError(st, FrameType.name(type) + " sent to the path of another interaction");
+          return;
+        }
+        st.kind = type;
+        st.requestOpen = follows;
+        if (!follows && (type != FrameType.REQUEST_CHANNEL || (flags & Frames.FLAG_COMPLETE) != 0)) {
+          st.inDone = true; // the requester sends nothing more that needs an answer
+        }
+      } else if (FrameType.isRequest(type) || FrameType.isConnectionScoped(type)) {
+        protocolError(st, FrameType.name(type) + " inside a stream");
+        return;
+      } else if (type == FrameType.PAYLOAD) {
+        if (st.requestOpen) {
+          st.requestOpen = follows;
+          if (!follows && (st.kind != FrameType.REQUEST_CHANNEL || (flags & Frames.FLAG_COMPLETE) != 0)) {
+            st.inDone = true;
+          }
+        } else if (!follows && (flags & Frames.FLAG_COMPLETE) != 0) {
+          st.inDone = true;
+        }
+      } else if (type == FrameType.ERROR || type == FrameType.CANCEL) {
+        st.engineDone = true;
+      }
+    } else {
+      if (FrameType.isRequest(type) || FrameType.isConnectionScoped(type)) {
+        protocolError(st, FrameType.name(type) + " inside a stream");
+        return;
+      }
+      if (type == FrameType.PAYLOAD && !follows && (flags & Frames.FLAG_COMPLETE) != 0) {
+        st.inDone = true;
+      } else if (type == FrameType.ERROR) {
+        st.inDone = true;
+        st.engineDone = true;
+      } else if (type == FrameType.CANCEL) {
+        st.outDone = true; // the responder cancels the channel's requester direction
+      }
+    }
+    frame.setInt(frame.readerIndex(), st.rsocketId);
+    FrameReceiver r = receiver;
+    if (r != null) {
+      r.onFrame(frame);
+    }
+    if (server && type == FrameType.ERROR && !st.localEnded) {
+      // The requester's ERROR ended the stream: our half ends too.
+      st.localEnded = true;
+      writeTrailers(st, errorTrailers(st, ErrorCode.CANCELED, "ended by the requester's ERROR"));
+    } else if (server && st.outDone && !st.localEnded && serverEndIfDone(st) == AFTER_TRAILERS_OK) {
+      writeTrailers(st, TRAILERS_OK);
+    } else if (!server && type == FrameType.CANCEL) {
+      endClientHalf(st);
+    }
+  }
+
+  /** The peer broke the mapping on one stream: it is reset and the engine told. */
+  private void protocolError(MappedStream st, String why) {
+    if (logger.isDebugEnabled()) {
+      logger.debug("{}: HTTP/2 stream {}: {}", channel, st.h2.id(), why);
+    }
+    st.releasePartial();
+    boolean tellEngine = !st.engineDone && st.kind != 0;
+    st.engineDone = true;
+    st.inDone = true;
+    st.outDone = true;
+    if (!st.localEnded) {
+      reset(st, Http2Error.PROTOCOL_ERROR);
+    }
+    if (tellEngine) {
+      deliver(
+          server
+              ? MappingWire.cancel(channel.alloc(), st.rsocketId)
+              : MappingWire.error(channel.alloc(), st.rsocketId, ErrorCode.INVALID, why));
+    }
+  }
+
+  /** END_STREAM from the peer. */
+  private void onRemoteEnd(MappedStream st) {
+    if (server) {
+      if (st.kind == 0 || st.requestOpen) {
+        protocolError(st, "the stream ended before its request was complete");
+        return;
+      }
+      if (st.kind == FrameType.REQUEST_FNF && !st.localEnded) {
+        // Nothing comes back from a fire-and-forget: the stream ends at once.
+        st.localEnded = true;
+        st.headersDone = true;
+        Http2Headers t =
+            new DefaultHttp2Headers(false, 3)
+                .status("200")
+                .add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE)
+                .add(MappingWire.STATUS, MappingWire.STATUS_OK);
+        writeTrailers(st, t);
+      }
+      return;
+    }
+    if (!st.inDone && !st.engineDone) {
+      failFromServer(st, ErrorCode.CANCELED, "the HTTP/2 server ended the stream without rsocket-status");
+    }
+  }
+
+  void onReset(MappedStream st, long errorCode) {
+    st.localEnded = true;
+    if (st.engineDone || (st.inDone && st.outDone)) {
+      st.engineDone = true;
+      return;
+    }
+    st.engineDone = true;
+    if (server) {
+      if (st.kind != 0) {
+        deliver(MappingWire.cancel(channel.alloc(), st.rsocketId));
+      }
+    } else {
+      boolean refused = errorCode == Http2Error.REFUSED_STREAM.code();
+      deliver(
+          MappingWire.error(
+              channel.alloc(),
+              st.rsocketId,
+              refused ? ErrorCode.REJECTED : ErrorCode.CANCELED,
+              "the HTTP/2 server reset the stream (" + errorName(errorCode) + ")"));
+    }
+  }
+
+  void onStreamClosed(MappedStream st) {
+    st.releasePartial();
+    if (streams.get(st.rsocketId) == st) {
+      streams.remove(st.rsocketId);
+    }
+    st.owed = 0;
+    if (receiver == null || st.engineDone) {
+      return;
+    }
+    if ((server && st.kind == 0) || (st.inDone && st.outDone)) {
+      return;
+    }
+    st.engineDone = true;
+    if (server) {
+      deliver(MappingWire.cancel(channel.alloc(), st.rsocketId));
+    } else {
+      Http2Connection c = h2.connection();
+      boolean unprocessed = c.goAwayReceived() && st.h2.id() > c.local().lastStreamKnownByPeer();
+      deliver(
+          MappingWire.error(
+              channel.alloc(),
+              st.rsocketId,
+              unprocessed ? ErrorCode.REJECTED : ErrorCode.CANCELED,
+              unprocessed
+                  ? "the HTTP/2 server went away before processing the stream"
+                  : "the HTTP/2 stream closed"));
+    }
+  }
+
+  private static String errorName(long code) {
+    Http2Error e = Http2Error.valueOf(code);
+    return e != null ? e.name() : "error " + code;
+  }
+
+  // ---- connection events -----------------------------------------------------------------------
+
+  @Override
+  public void onPingAck(long data) {
+    long rtt = System.nanoTime() - data;
+    if (rtt >= 0 && rtt < 3_600_000_000_000L) {
+      lastRttNanos = rtt;
+      if (rttListener != null) {
+        try {
+          rttListener.accept(rtt);
+        } catch (RuntimeException e) {
+          logger.warn("the keepalive RTT listener threw", e);
+        }
+      }
+    }
+    if (!server) {
+      deliver(MappingWire.keepAliveAnswer(channel.alloc()));
+    }
+  }
+
+  @Override
+  public void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {
+    if (goAwayDelivered) {
+      return;
+    }
+    goAwayDelivered = true;
+    int code = MappingWire.goAwayCode(debugData);
+    String message = MappingWire.goAwayMessage(debugData);
+    if (code < 0) {
+      code = errorCode == Http2Error.NO_ERROR.code() ? ErrorCode.CONNECTION_CLOSE : ErrorCode.CONNECTION_ERROR;
+      if (message.isEmpty()) {
+        message = "HTTP/2 GOAWAY (" + errorName(errorCode) + ")";
+      }
+    }
+    deliver(MappingWire.error(channel.alloc(), 0, code, message));
+  }
+
+  @Override
+  public void onReadComplete() {
+    FrameReceiver r = receiver;
+    if (r != null) {
+      r.onReadComplete();
+    }
+  }
+
+  @Override
+  public void onChannelClosed() {
+    if (closed) {
+      return;
+    }
+    FrameReceiver r = detach();
+    if (r != null) {
+      r.onClosed();
+    }
+  }
+
+  /** Hands a frame made here to the engine, and releases it. */
+  private void deliver(ByteBuf frame) {
+    try {
+      FrameReceiver r = receiver;
+      if (r != null) {
+        r.onFrame(frame);
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /** Hands a frame made here to the engine in a later task (not from inside its own write). */
+  private void later(ByteBuf frame) {
+    channel.eventLoop().execute(
+        () -> {
+          deliver(frame);
+          FrameReceiver r = receiver;
+          if (r != null) {
+            r.onReadComplete();
+          }
+        });
+  }
+
+  @Override
+  public String toString() {
+    return "http2 " + (server ? "server" : "client") + " mapping " + channel;
+  }
+}

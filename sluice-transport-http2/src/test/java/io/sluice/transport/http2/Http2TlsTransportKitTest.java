@@ -1,0 +1,25 @@
+package io.sluice.transport.http2;
+
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.Tls;
+import java.net.InetSocketAddress;
+
+/** The HTTP/2 stream mapping over TLS (ALPN h2) runs the transport test kit. */
+class Http2TlsTransportKitTest extends Http2TransportKitTest {
+  private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost");
+  private static final SslContext SERVER = Tls.server(CERT).alpn("h2").build();
+  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).alpn("h2").build();
+
+  @Override
+  protected ServerTransport serverTransport() {
+    return Http2ServerTransport.create("127.0.0.1", 0).withSsl(SERVER);
+  }
+
+  @Override
+  protected ClientTransport clientTransport(ServerTransport.Bound server) {
+    return Http2ClientTransport.create("localhost", ((InetSocketAddress) server.address()).getPort())
+        .withSsl(CLIENT);
+  }
+}
