@@ -72,6 +72,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   public interface ConnectionListener {
     default void onPingAck(long data) {}
 
+    /** A PING from the peer (netty acks it). */
+    default void onPing(long data) {}
+
     default void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {}
 
     /** The channel's writability changed. */
@@ -353,7 +356,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onPingRead(ChannelHandlerContext ctx, long data) {}
+  public void onPingRead(ChannelHandlerContext ctx, long data) {
+    for (int i = 0; i < listeners.size(); i++) {
+      listeners.get(i).onPing(data);
+    }
+  }
 
   @Override
   public void onPingAckRead(ChannelHandlerContext ctx, long data) {

@@ -296,7 +296,8 @@ public final class StreamMapping
     } else if (!local.canOpenStream()) {
       refused = "the server's HTTP/2 limit of concurrent streams (" + local.maxActiveStreams() + ") is reached";
     } else {
-      id = local.incrementAndGetNextStreamId();
+      int last = local.lastStreamCreated();
+      id = last == 0 ? 1 : last + 2; // a client's ids are odd; writeHeaders below creates it
       if (id <= 0) {
         refused = "this HTTP/2 connection has used all its stream ids; open a new connection";
       }
@@ -925,6 +926,14 @@ public final class StreamMapping
       }
     }
     if (!server) {
+      deliver(MappingWire.keepAliveAnswer(channel.alloc()));
+    }
+  }
+
+  /** A server's engine hears the client's keepalive PINGs as KEEPALIVE frames. */
+  @Override
+  public void onPing(long data) {
+    if (server) {
       deliver(MappingWire.keepAliveAnswer(channel.alloc()));
     }
   }
