@@ -34,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  * Sluice through its flavor-neutral core SPI ({@link Connections}, {@link Responder}, {@link
  * StreamListener}): raw messages, default {@link ConnectionOptions}, TCP with one event loop per
  * side (or, named {@code sluice@...}, another transport of {@link BenchTransports}, another I/O
- * engine, TLS: {@link #parse}). The payload is one immutable buffer shared by every message, as the other impls share one
- * immutable byte array / ByteString; it is still copied into the socket's batch buffer per message.
+ * engine, TLS: {@link #parse}). The payload is one immutable buffer shared by every message, as the
+ * other impls share one immutable byte array / ByteString; it is still copied into the socket's
+ * batch buffer per message.
  */
 public final class SluiceImpl implements Impl {
   private static final String SERVER_LOOP = "sluice-server-loop";
