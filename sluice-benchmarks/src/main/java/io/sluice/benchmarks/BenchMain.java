@@ -11,6 +11,7 @@ import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
 import io.sluice.benchmarks.rpc.RpcImpl;
+import io.sluice.benchmarks.sluice.BenchTransports;
 import io.sluice.benchmarks.sluice.SluiceImpl;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,6 +88,10 @@ public final class BenchMain {
         SluiceImpl sluice = SluiceImpl.parse(name);
         if (sluice != null) {
           return sluice;
+        }
+        GrpcImpl grpc = GrpcImpl.parse(name); // grpc-java/epoll
+        if (grpc != null) {
+          return grpc;
         }
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
     }
@@ -174,6 +179,9 @@ public final class BenchMain {
       }
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);
+      // --latency alone or with --transport / --compare-transports: the stream table; null for
+      // the per-impl latency mode (--impl, --compare, --compare-flavors). Checked before any output.
+      LatencyTable.Plan latencyTable = a.flag("latency") ? LatencyTable.plan(a) : null;
       Orchestrator o = new Orchestrator(out);
       out.println(
           "# server and client JVMs on 127.0.0.1, "
@@ -201,6 +209,9 @@ public final class BenchMain {
         o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, a.getInt("size", 8, 0, 1 << 20),
             warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
         return 0;
+      }
+      if (latencyTable != null) {
+        return LatencyTable.run(o, latencyTable, warmup, seconds, out);
       }
       if (a.flag("latency")) {
         List<String> impls =
@@ -238,6 +249,9 @@ public final class BenchMain {
     } catch (Args.UsageException e) {
       err.println("sluice bench: " + e.getMessage() + "\n\n" + USAGE);
       return 2;
+    } catch (BenchTransports.NotBuiltException e) {
+      err.println("sluice bench: " + e.getMessage());
+      return 2;
     } catch (IllegalStateException e) {
       err.println("sluice bench: " + e.getMessage());
       return 1;
@@ -261,8 +275,8 @@ public final class BenchMain {
     String name = "sluice@" + (transport == null ? "tcp" : transport) + (io == null ? "" : "/" + io)
         + (tls ? "+tls" : "");
     if (SluiceImpl.parse(name) == null) {
-      throw new Args.UsageException(
-          "--transport is tcp, uds or ws and --io auto, nio, epoll or io_uring; got " + name);
+      throw new Args.UsageException("--transport is one of " + BenchTransports.names()
+          + " and --io auto, nio, epoll or io_uring; got " + name);
     }
     return name;
   }

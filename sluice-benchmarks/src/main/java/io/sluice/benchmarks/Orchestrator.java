@@ -12,8 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -120,8 +122,56 @@ final class Orchestrator {
         "--interaction", interaction, "--size", String.valueOf(size)));
   }
 
+  /** The outcome of one latency run: percentiles in microseconds, completed operations per second. */
+  record Latency(double p50Micros, double p95Micros, double p99Micros, long opsPerSecond) {
+    /**
+     * Reads the fields of a child's {@code LATENCY p50_us=.. p95_us=.. p99_us=.. ops_per_sec=..}
+     * line ({@code ChildMain.latencyLine}); an IllegalStateException if one is missing.
+     */
+    static Latency parse(String line) {
+      Map<String, String> f = new HashMap<>();
+      for (String word : line.trim().split("\\s+")) {
+        int eq = word.indexOf('=');
+        if (eq > 0) {
+          f.put(word.substring(0, eq), word.substring(eq + 1));
+        }
+      }
+      try {
+        return new Latency(
+            Double.parseDouble(f.get("p50_us")),
+            Double.parseDouble(f.get("p95_us")),
+            Double.parseDouble(f.get("p99_us")),
+            Long.parseLong(f.get("ops_per_sec")));
+      } catch (NullPointerException | NumberFormatException e) {
+        throw new IllegalStateException("not a LATENCY line: " + line, e);
+      }
+    }
+  }
+
   /** Runs one latency case and prints its {@code LATENCY} line; returns that line. */
   String latency(String impl, String interaction, int size, int concurrency, int warmup, int seconds)
+      throws IOException, InterruptedException {
+    String line = latencyLine(impl, interaction, size, concurrency, warmup, seconds);
+    String result = "LATENCY impl=" + impl + " interaction=" + interaction + " size=" + size
+        + " concurrency=" + concurrency + " " + line.substring("LATENCY ".length());
+    out.println(result);
+    out.flush();
+    return result;
+  }
+
+  /**
+   * Runs one latency case (a server and a client JVM, the client's closed loop of {@code
+   * concurrency} operations) and returns its outcome, printing the children's progress lines.
+   */
+  Latency latencyStats(
+      String impl, String interaction, int size, int concurrency, int warmup, int seconds)
+      throws IOException, InterruptedException {
+    return Latency.parse(latencyLine(impl, interaction, size, concurrency, warmup, seconds));
+  }
+
+  /** Runs one latency case; returns the client's {@code LATENCY} line. */
+  private String latencyLine(
+      String impl, String interaction, int size, int concurrency, int warmup, int seconds)
       throws IOException, InterruptedException {
     Child server = null;
     Child client = null;
@@ -135,11 +185,7 @@ final class Orchestrator {
       while (true) {
         String line = client.line();
         if (line.startsWith("LATENCY ")) {
-          String result = "LATENCY impl=" + impl + " interaction=" + interaction + " size=" + size
-              + " concurrency=" + concurrency + " " + line.substring("LATENCY ".length());
-          out.println(result);
-          out.flush();
-          return result;
+          return line;
         }
         out.println(line);
         out.flush();

@@ -1,5 +1,6 @@
 package io.sluice.benchmarks;
 
+import io.sluice.benchmarks.sluice.BenchTransports;
 import io.sluice.transport.netty.IoMode;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -10,8 +11,8 @@ import java.util.Map;
 
 /**
  * {@code ./sluice bench --compare-transports}: request-stream and request-response at 8 and 140
- * bytes over each transport Sluice has (TCP on each I/O engine that loads here, unix sockets,
- * WebSocket, TCP with TLS) and rsocket-java's WebSocket transport, in one run; then one table with
+ * bytes over each transport Sluice has (TCP on each I/O engine that loads here, every other
+ * transport of {@link BenchTransports} on NIO, TCP with TLS) and rsocket-java's WebSocket transport, in one run; then one table with
  * each transport's ratio to TCP on NIO, and WebSocket's ratio to rsocket-java's.
  */
 final class TransportComparison {
@@ -37,8 +38,12 @@ final class TransportComparison {
     for (IoMode mode : List.of(IoMode.EPOLL, IoMode.IO_URING)) {
       c.add(new Column("tcp (" + mode.label() + ")", "sluice@tcp/" + mode.label()));
     }
-    c.add(new Column("uds (nio)", "sluice@uds/nio"));
-    c.add(new Column("ws (nio)", WS));
+    // Every other transport of the registry (uds, ws, ...) on NIO.
+    for (String name : BenchTransports.names()) {
+      if (!name.equals("tcp")) {
+        c.add(new Column(name + " (nio)", "sluice@" + name + "/nio"));
+      }
+    }
     c.add(new Column("tcp+tls (nio)", "sluice@tcp/nio+tls"));
     c.add(new Column("rsocket-java ws", PEER_WS));
     return c;

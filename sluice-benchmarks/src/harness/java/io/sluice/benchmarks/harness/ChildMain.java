@@ -8,6 +8,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -122,13 +123,24 @@ public final class ChildMain {
         }
       }
     }
-    out.printf(
-        "LATENCY p50_us=%.1f p95_us=%.1f p99_us=%.1f ops_per_sec=%d%n",
+    out.println(latencyLine(total, seconds));
+    out.flush();
+  }
+
+  /**
+   * {@code LATENCY p50_us=.. p95_us=.. p99_us=.. ops_per_sec=..} of the nanoseconds in {@code
+   * total}, recorded over {@code seconds}: each percentile the value at or below which that share of
+   * the recorded operations lies (HdrHistogram, 3 significant digits), in microseconds to 0.1;
+   * operations per second rounded down.
+   */
+  public static String latencyLine(Histogram total, int seconds) {
+    return String.format(
+        Locale.ROOT,
+        "LATENCY p50_us=%.1f p95_us=%.1f p99_us=%.1f ops_per_sec=%d",
         total.getValueAtPercentile(50) / 1000.0,
         total.getValueAtPercentile(95) / 1000.0,
         total.getValueAtPercentile(99) / 1000.0,
         total.getTotalCount() / seconds);
-    out.flush();
   }
 
   private static void tick(Counter counter, PrintStream out) {

@@ -7,7 +7,8 @@ package io.sluice.benchmarks.harness;
  *
  * <p>Interactions: {@code fnf}, {@code rr}, {@code stream} (one unending request-stream),
  * {@code channel} (one unending channel; the server echoes every message), and for latency mode
- * {@code stream24} (request-streams of {@link Spec#STREAM24} messages).
+ * {@code stream24} (request-streams of {@link Spec#STREAM24} messages) and {@link Spec#TEXTS24}
+ * (request-streams of the {@link StreamTexts}; Sluice and grpc-java only).
  */
 public interface Impl {
   /**
@@ -28,8 +29,8 @@ public interface Impl {
 
   /**
    * Starts a closed loop with {@code concurrency} operations outstanding ({@code rr}: one
-   * request-response; {@code stream24}: one request-stream until its completion), each timed from
-   * start to completion into {@code sink}, and returns at once.
+   * request-response; {@code stream24}, {@code texts24}: one request-stream until its completion),
+   * each timed from start to completion into {@code sink}, and returns at once.
    */
   void latency(int port, String interaction, int size, int concurrency, LatencySink sink)
       throws Exception;

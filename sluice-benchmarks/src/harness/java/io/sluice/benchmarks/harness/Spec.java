@@ -50,6 +50,13 @@ public final class Spec {
   /** The messages a latency-mode request-stream carries. */
   public static final int STREAM24 = 24;
 
+  /**
+   * The interaction of the latency table ({@code ./sluice bench --latency}): request-streams of the
+   * {@link StreamTexts} (24 texts of up to 100 characters), which the server, started with this
+   * interaction, answers every request-stream with. Sluice (any transport) and grpc-java run it.
+   */
+  public static final String TEXTS24 = "texts24";
+
   private Spec() {}
 
   /** Each peer at its own best window: gRPC unary peaks near 64 calls in flight, the others at 512. */

@@ -12,48 +12,48 @@ import io.sluice.StreamListener;
 import io.sluice.benchmarks.harness.Counter;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.harness.StreamTexts;
+import io.sluice.benchmarks.sluice.BenchTransports.Address;
+import io.sluice.benchmarks.sluice.BenchTransports.BenchTransport;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.IoMode;
-import io.sluice.transport.netty.TcpClientTransport;
-import io.sluice.transport.netty.TcpServerTransport;
 import io.sluice.transport.netty.Tls;
-import io.sluice.transport.netty.UnixClientTransport;
-import io.sluice.transport.netty.UnixServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.websocket.WebSocketClientTransport;
-import io.sluice.transport.websocket.WebSocketServerTransport;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Sluice through its flavor-neutral core SPI ({@link Connections}, {@link Responder}, {@link
  * StreamListener}): raw messages, default {@link ConnectionOptions}, TCP with one event loop per
- * side (or, named {@code sluice@...}, unix sockets, WebSocket, another I/O engine, TLS: {@link
- * #parse}). The payload is one immutable buffer shared by every message, as the other impls share one
- * immutable byte array / ByteString; it is still copied into the socket's batch buffer per message.
+ * side (or, named {@code sluice@...}, another transport of {@link BenchTransports}, another I/O
+ * engine, TLS: {@link #parse}). The payload is one immutable buffer shared by every message, as the
+ * other impls share one immutable byte array / ByteString; it is still copied into the socket's
+ * batch buffer per message.
  */
 public final class SluiceImpl implements Impl {
   private static final String SERVER_LOOP = "sluice-server-loop";
 
-  /** The transports an impl name can pick: {@code sluice@tcp}, {@code sluice@uds}, {@code sluice@ws}. */
-  public static final List<String> TRANSPORTS = List.of("tcp", "uds", "ws");
+  /** The transports an impl name can pick, {@code sluice@tcp} and so on: {@link BenchTransports}. */
+  public static final List<String> TRANSPORTS = BenchTransports.names();
 
-  private final String transport;
+  private final BenchTransport transport;
   private final IoMode io;
   private final boolean tls;
 
   /** TCP on the default engine, no TLS: the impl {@code sluice}. */
   public SluiceImpl() {
-    this("tcp", IoMode.AUTO, false);
+    this(BenchTransports.find("tcp"), IoMode.AUTO, false);
   }
 
-  private SluiceImpl(String transport, IoMode io, boolean tls) {
+  private SluiceImpl(BenchTransport transport, IoMode io, boolean tls) {
     this.transport = transport;
     this.io = io;
     this.tls = tls;
@@ -61,8 +61,9 @@ public final class SluiceImpl implements Impl {
 
   /**
    * The impl an impl name names: {@code sluice}, or {@code sluice@TRANSPORT[/ENGINE][+tls]} with
-   * TRANSPORT tcp, uds or ws and ENGINE auto, nio, epoll or io_uring (e.g. {@code sluice@tcp/epoll},
-   * {@code sluice@ws+tls}); null for any other name.
+   * TRANSPORT one of {@link BenchTransports} (tcp, uds, ws) and ENGINE auto, nio, epoll or io_uring
+   * (e.g. {@code sluice@tcp/epoll}, {@code sluice@ws+tls}); null for any other name, a {@link
+   * BenchTransports.NotBuiltException} for a transport not built yet.
    */
   public static SluiceImpl parse(String name) {
     if (name.equals("sluice")) {
@@ -77,7 +78,8 @@ public final class SluiceImpl implements Impl {
       rest = rest.substring(0, rest.length() - "+tls".length());
     }
     String[] parts = rest.split("/", -1);
-    if (parts.length > 2 || !TRANSPORTS.contains(parts[0])) {
+    BenchTransport transport = parts.length > 2 ? null : BenchTransports.find(parts[0]);
+    if (transport == null) {
       return null;
     }
     IoMode io;
@@ -86,7 +88,7 @@ public final class SluiceImpl implements Impl {
     } catch (IllegalArgumentException e) {
       return null;
     }
-    return new SluiceImpl(parts[0], io, tls);
+    return new SluiceImpl(transport, io, tls);
   }
 
   /** A unix socket's file: the server's process id stands in for the port the harness passes on. */
@@ -103,53 +105,48 @@ public final class SluiceImpl implements Impl {
     return SERVER_LOOP;
   }
 
+  /**
+   * The {@link StreamTexts} as unreleasable buffers, shared by every stream ({@code null} unless
+   * {@code interaction} is {@link Spec#TEXTS24}).
+   */
+  private static List<ByteBuf> texts(String interaction) {
+    if (!interaction.equals(Spec.TEXTS24)) {
+      return null;
+    }
+    List<ByteBuf> texts = new ArrayList<>();
+    for (String t : StreamTexts.texts()) {
+      byte[] b = t.getBytes(StandardCharsets.US_ASCII);
+      texts.add(Unpooled.unreleasableBuffer(Unpooled.directBuffer(b.length).writeBytes(b)));
+    }
+    return List.copyOf(texts);
+  }
+
   @Override
   public int serve(String interaction, int size, Counter fnfReceived) throws Exception {
     ByteBuf payload = payload(size);
+    List<ByteBuf> texts = texts(interaction);
     EventLoopGroup loop = EventLoops.newGroup(1, SERVER_LOOP, io);
     // Self-signed, made at start; the client (another process) trusts any certificate.
-    SslContext ssl = tls ? Tls.server(Tls.selfSigned("localhost", "127.0.0.1")).build() : null;
-    ServerTransport server;
+    SslContext ssl =
+        tls ? Tls.server(Tls.selfSigned(BenchTransports.LOCAL_NAME, "127.0.0.1")).build() : null;
+    // A unix socket has no port: the server's process id names its file and stands in for one.
     int token = (int) ProcessHandle.current().pid();
-    switch (transport) {
-      case "uds":
-        UnixServerTransport uds = UnixServerTransport.create(socketFile(token)).withEventLoopGroup(loop);
-        server = ssl == null ? uds : uds.withSsl(ssl);
-        break;
-      case "ws":
-        WebSocketServerTransport ws = WebSocketServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop);
-        server = ssl == null ? ws : ws.withSsl(ssl);
-        break;
-      default:
-        TcpServerTransport tcp = TcpServerTransport.create("127.0.0.1", 0).withEventLoopGroup(loop);
-        server = ssl == null ? tcp : tcp.withSsl(ssl);
-    }
+    ServerTransport server = transport.server().make(new Address(0, socketFile(token)), loop, ssl);
     ServerTransport.Bound bound =
         Connections.serve(
                 server,
                 ConnectionOptions.defaults(),
-                (setup, requester) -> new BenchResponder(payload, fnfReceived))
+                (setup, requester) -> new BenchResponder(payload, texts, fnfReceived))
             .get(10, TimeUnit.SECONDS);
-    return transport.equals("uds") ? token : ((InetSocketAddress) bound.address()).getPort();
+    return bound.address() instanceof InetSocketAddress
+        ? ((InetSocketAddress) bound.address()).getPort()
+        : token;
   }
 
   private Requester connect(int port) throws Exception {
     EventLoopGroup loop = EventLoops.newGroup(1, "sluice-client-loop", io);
     SslContext ssl = tls ? Tls.client().insecure().build() : null;
-    ClientTransport client;
-    switch (transport) {
-      case "uds":
-        UnixClientTransport uds = UnixClientTransport.create(socketFile(port)).withEventLoopGroup(loop);
-        client = ssl == null ? uds : uds.withSsl(ssl, "localhost");
-        break;
-      case "ws":
-        WebSocketClientTransport ws = WebSocketClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop);
-        client = ssl == null ? ws : ws.withSsl(ssl);
-        break;
-      default:
-        TcpClientTransport tcp = TcpClientTransport.create("127.0.0.1", port).withEventLoopGroup(loop);
-        client = ssl == null ? tcp : tcp.withSsl(ssl);
-    }
+    ClientTransport client = transport.client().make(new Address(port, socketFile(port)), loop, ssl);
     return Connections.connect(
             client,
             ConnectionOptions.defaults(),
@@ -192,10 +189,12 @@ public final class SluiceImpl implements Impl {
       throws Exception {
     ByteBuf payload = payload(size);
     Requester requester = connect(port);
-    boolean stream = interaction.equals("stream24");
+    boolean stream = interaction.equals("stream24") || interaction.equals(Spec.TEXTS24);
+    // texts24: every stream must bring all the texts (a short one would look fast).
+    int expected = interaction.equals(Spec.TEXTS24) ? StreamTexts.COUNT : -1;
     requester.executor().execute(() -> {
       for (int i = 0; i < concurrency; i++) {
-        new TimedOp(requester, payload, stream, sink).start();
+        new TimedOp(requester, payload, stream, expected, sink).start();
       }
     });
   }
@@ -203,10 +202,12 @@ public final class SluiceImpl implements Impl {
   /** Serves every interaction; one instance per connection, confined to its event loop. */
   private static final class BenchResponder implements Responder {
     private final ByteBuf payload;
+    private final List<ByteBuf> texts;
     private final Counter fnfReceived;
 
-    BenchResponder(ByteBuf payload, Counter fnfReceived) {
+    BenchResponder(ByteBuf payload, List<ByteBuf> texts, Counter fnfReceived) {
       this.payload = payload;
+      this.texts = texts;
       this.fnfReceived = fnfReceived;
     }
 
@@ -225,6 +226,10 @@ public final class SluiceImpl implements Impl {
 
     @Override
     public StreamListener requestStream(Message request, StreamHandle stream) {
+      if (texts != null) { // a server of texts24 answers every request-stream with the texts
+        request.release();
+        return new TextsProducer(stream, texts);
+      }
       // The request says how many messages: empty = unending, otherwise a latency-mode stream.
       ByteBuf d = request.data();
       long count =
@@ -280,6 +285,48 @@ public final class SluiceImpl implements Impl {
     @Override
     public void onError(Throwable cause) {
       remaining = 0;
+    }
+  }
+
+  /** Sends the texts of {@link StreamTexts}, as many as the core grants at a time, then completes. */
+  private static final class TextsProducer implements StreamListener {
+    private final StreamHandle stream;
+    private final List<ByteBuf> texts;
+    private int next;
+
+    TextsProducer(StreamHandle stream, List<ByteBuf> texts) {
+      this.stream = stream;
+      this.texts = texts;
+    }
+
+    @Override
+    public void onRequest(long n) {
+      for (long i = 0; i < n && next < texts.size(); i++) {
+        Message m = Message.of(texts.get(next++));
+        if (next == texts.size()) {
+          stream.nextAndComplete(m);
+        } else {
+          stream.next(m);
+        }
+      }
+    }
+
+    @Override
+    public void onCancel() {
+      next = texts.size();
+    }
+
+    @Override
+    public void onNext(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void onComplete() {}
+
+    @Override
+    public void onError(Throwable cause) {
+      next = texts.size();
     }
   }
 
@@ -473,17 +520,22 @@ public final class SluiceImpl implements Impl {
     private final Requester requester;
     private final ByteBuf payload;
     private final boolean stream;
+    private final int expected;
     private final LatencySink sink;
     private long started;
+    private int received;
 
-    TimedOp(Requester requester, ByteBuf payload, boolean stream, LatencySink sink) {
+    /** {@code expected}: the messages each operation must bring, or -1 for any number. */
+    TimedOp(Requester requester, ByteBuf payload, boolean stream, int expected, LatencySink sink) {
       this.requester = requester;
       this.payload = payload;
       this.stream = stream;
+      this.expected = expected;
       this.sink = sink;
     }
 
     void start() {
+      received = 0;
       started = System.nanoTime();
       if (stream) {
         requester.requestStream(Message.of(STREAM24_REQUEST), Long.MAX_VALUE, this);
@@ -495,11 +547,18 @@ public final class SluiceImpl implements Impl {
     @Override
     public void onNext(Message message) {
       message.release();
+      received++;
     }
 
     @Override
     public void onComplete() {
-      sink.record(System.nanoTime() - started);
+      long nanos = System.nanoTime() - started;
+      if (expected >= 0 && received != expected) {
+        // Ends the client: the orchestrator reports it ended early, with this line above.
+        System.err.println("stream completed after " + received + " messages, not " + expected);
+        System.exit(1);
+      }
+      sink.record(nanos);
       start();
     }
 
