@@ -128,7 +128,9 @@ public final class SluiceImpl implements Impl {
     EventLoopGroup loop = EventLoops.newGroup(1, SERVER_LOOP, io);
     // Self-signed, made at start; the client (another process) trusts any certificate.
     SslContext ssl =
-        tls ? Tls.server(Tls.selfSigned(BenchTransports.LOCAL_NAME, "127.0.0.1")).build() : null;
+        tls
+            ? Tls.server(Tls.selfSigned(BenchTransports.LOCAL_NAME, "127.0.0.1")).alpn("h2", "http/1.1").build()
+            : null;
     // A unix socket has no port: the server's process id names its file and stands in for one.
     int token = (int) ProcessHandle.current().pid();
     ServerTransport server = transport.server().make(new Address(0, socketFile(token)), loop, ssl);
@@ -145,7 +147,8 @@ public final class SluiceImpl implements Impl {
 
   private Requester connect(int port) throws Exception {
     EventLoopGroup loop = EventLoops.newGroup(1, "sluice-client-loop", io);
-    SslContext ssl = tls ? Tls.client().insecure().build() : null;
+    // ALPN h2 for the HTTP/2 transports; the others do not look at it.
+    SslContext ssl = tls ? Tls.client().insecure().alpn(transport.alpn()).build() : null;
     ClientTransport client = transport.client().make(new Address(port, socketFile(port)), loop, ssl);
     return Connections.connect(
             client,

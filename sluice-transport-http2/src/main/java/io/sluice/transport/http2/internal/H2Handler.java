@@ -273,6 +273,19 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+    if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+      super.exceptionCaught(ctx, cause); // a stream or connection error: netty answers it
+      return;
+    }
+    // I/O errors (a reset by the peer, a TLS failure): the connection is over.
+    if (logger.isDebugEnabled()) {
+      logger.debug("HTTP/2 connection {} failed: {}", ctx.channel(), cause.toString());
+    }
+    ctx.close();
+  }
+
+  @Override
   protected void onConnectionError(
       ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
     if (logger.isDebugEnabled()) {
