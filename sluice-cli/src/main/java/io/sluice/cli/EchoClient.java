@@ -31,7 +31,8 @@ import reactor.core.publisher.Flux;
 
 /**
  * Exercises every case of the echo contract ({@link EchoResponder}) against any server that
- * implements it, printing {@code PASS name} or {@code FAIL name: reason} per case and a closing
+ * implements it, printing {@code PASS name} or {@code FAIL name: reason} per case ({@code SKIP name: reason} for
+ * a case the transport cannot carry) and a closing
  * {@code N passed, N failed}. Every wait is bounded, so it cannot hang.
  */
 public final class EchoClient {
@@ -59,6 +60,17 @@ public final class EchoClient {
   private int passed;
   private int failed;
   private Predicate<String> selected = name -> true;
+  /** Cases the transport cannot carry, with the reason printed on their SKIP line. */
+  private java.util.Map<String, String> skipped = java.util.Map.of();
+
+  /**
+   * Skips the cases named in {@code reasons} (printing {@code SKIP name: reason}, counted neither
+   * passed nor failed): those a transport cannot carry, never reported as passed.
+   */
+  public EchoClient skipping(java.util.Map<String, String> reasons) {
+    this.skipped = java.util.Map.copyOf(reasons);
+    return this;
+  }
 
   /**
    * @param options the client's connection options; with a positive {@code keepAliveMillis} their
@@ -378,6 +390,12 @@ public final class EchoClient {
 
   private void check(String name, Case c) {
     if (!selected.test(name)) {
+      return;
+    }
+    String skip = skipped.get(name);
+    if (skip != null) {
+      out.println("SKIP " + name + ": " + skip);
+      out.flush();
       return;
     }
     try {

@@ -4,6 +4,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.http2.Http2ClientTransport;
+import io.sluice.transport.http2.Http2ServerTransport;
 import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
@@ -26,7 +28,7 @@ import java.util.Set;
 
 /**
  * The transport the options of {@code server}, {@code client}, {@code demo} and the jar's {@code
- * bench} name: {@code --transport tcp|uds|ws}, {@code --host}/{@code --port} (tcp, ws), {@code
+ * bench} name: {@code --transport tcp|uds|ws|h2}, {@code --host}/{@code --port} (tcp, ws, h2), {@code
  * --path FILE} (uds), {@code --ws-path /P} (ws), {@code --io}, and TLS: {@code --tls} with {@code
  * --cert}/{@code --key} on a server (a self-signed certificate made at start without them) and
  * {@code --ca FILE} or {@code --insecure} on a client.
@@ -38,7 +40,8 @@ final class Endpoints {
   enum Kind {
     TCP,
     UDS,
-    WS;
+    WS,
+    H2;
 
     static Kind parse(String name) {
       switch (name) {
@@ -48,14 +51,23 @@ final class Endpoints {
           return UDS;
         case "ws":
           return WS;
+        case "h2":
+          return H2;
         default:
-          throw new Args.UsageException("--transport is tcp, uds or ws, got '" + name + "'");
+          throw new Args.UsageException("--transport is tcp, uds, ws or h2, got '" + name + "'");
       }
     }
 
     String label() {
       return name().toLowerCase(Locale.ROOT);
     }
+  }
+
+  /** The echo contract's cases {@code kind} cannot carry, each with the reason. */
+  static java.util.Map<String, String> uncarried(Kind kind) {
+    return kind == Kind.H2
+        ? java.util.Map.of("metadata-push", "the HTTP/2 stream mapping does not carry METADATA_PUSH")
+        : java.util.Map.of();
   }
 
   /** Options every command that opens a transport takes (each with a value). */
@@ -65,6 +77,12 @@ final class Endpoints {
   static final Set<String> SERVER_FLAGS = Set.of("tls");
   static final Set<String> CLIENT_OPTIONS = union(COMMON, Set.of("ca"));
   static final Set<String> CLIENT_FLAGS = Set.of("tls", "insecure");
+
+  /**
+   * What a server's TLS offers in ALPN: h2 for the HTTP/2 transport; the others ignore it (and a
+   * client that offers no ALPN is served all the same).
+   */
+  static final String[] ALPN = {"h2", "http/1.1"};
 
   /** The host name a self-signed certificate names, and a unix socket client checks. */
   static final String LOCAL_NAME = "localhost";
@@ -107,7 +125,7 @@ final class Endpoints {
   /** Refuses options that mean nothing for the chosen transport, so a typo is not ignored. */
   static void checkApplicable(Args a, Kind kind) {
     if (kind == Kind.UDS && (a.get("host", null) != null || a.get("port", null) != null)) {
-      throw new Args.UsageException("--host and --port are for tcp and ws; uds takes --path FILE");
+      throw new Args.UsageException("--host and --port are for tcp, ws and h2; uds takes --path FILE");
     }
     if (kind != Kind.UDS && a.get("path", null) != null) {
       throw new Args.UsageException("--path is for --transport uds");
@@ -140,7 +158,7 @@ final class Endpoints {
     }
     try {
       if (cert != null) {
-        return Tls.server(Path.of(cert), Path.of(key)).build();
+        return Tls.server(Path.of(cert), Path.of(key)).alpn(ALPN).build();
       }
       Tls.SelfSigned self = Tls.selfSigned(LOCAL_NAME, "127.0.0.1", "::1");
       Path pem = Files.createTempFile("sluice-self-signed-", ".pem");
@@ -150,7 +168,7 @@ final class Endpoints {
           "sluice: --tls without --cert/--key: serving a self-signed certificate made at start for "
               + LOCAL_NAME + ", 127.0.0.1 and ::1; clients trust it with --ca " + pem);
       err.flush();
-      return Tls.server(self).build();
+      return Tls.server(self).alpn(ALPN).build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (IllegalArgumentException e) {
@@ -196,6 +214,11 @@ final class Endpoints {
               WebSocketServerTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
+      case H2:
+        {
+          Http2ServerTransport t = Http2ServerTransport.create(host, port).withEventLoopGroup(group);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
       default:
         throw new IllegalStateException(kind.toString());
     }
@@ -217,7 +240,7 @@ final class Endpoints {
    * The client TLS context of {@code --tls} (null without it): trusting {@code --ca FILE}, anything
    * with {@code --insecure} (said on {@code err}), or the JDK's default CAs.
    */
-  static SslContext clientTls(Args a, PrintStream err) {
+  static SslContext clientTls(Args a, PrintStream err, Kind kind) {
     boolean tls = a.flag("tls");
     String ca = a.get("ca", null);
     boolean insecure = a.flag("insecure");
@@ -231,6 +254,9 @@ final class Endpoints {
       throw new Args.UsageException("--ca and --insecure exclude each other");
     }
     Tls.ClientBuilder b = Tls.client();
+    if (kind == Kind.H2) {
+      b.alpn("h2");
+    }
     try {
       if (ca != null) {
         b.trust(Path.of(ca));
@@ -251,7 +277,7 @@ final class Endpoints {
   static ClientTransport client(Args a, IoMode io, PrintStream err) {
     Kind kind = kind(a);
     checkApplicable(a, kind);
-    SslContext ssl = clientTls(a, err);
+    SslContext ssl = clientTls(a, err, kind);
     return clientTransport(
         kind,
         a.get("host", "127.0.0.1"),
@@ -286,6 +312,11 @@ final class Endpoints {
               WebSocketClientTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
+      case H2:
+        {
+          Http2ClientTransport t = Http2ClientTransport.create(host, port).withEventLoopGroup(group);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
       default:
         throw new IllegalStateException(kind.toString());
     }
@@ -309,8 +340,12 @@ final class Endpoints {
       SslContext clientSsl = null;
       if (tls) {
         Tls.SelfSigned self = Tls.selfSigned(LOCAL_NAME, "127.0.0.1");
-        serverSsl = Tls.server(self).build();
-        clientSsl = Tls.client().trust(self.certificate()).build();
+        serverSsl = Tls.server(self).alpn(ALPN).build();
+        Tls.ClientBuilder cb = Tls.client().trust(self.certificate());
+        if (kind == Kind.H2) {
+          cb.alpn("h2");
+        }
+        clientSsl = cb.build();
       }
       this.clientSsl = clientSsl;
       if (kind == Kind.UDS) {

@@ -252,6 +252,10 @@ public final class Main {
   }
 
   private static int client(Args a, PrintStream out, PrintStream err) {
+    boolean h2 = Endpoints.kind(a) == Endpoints.Kind.H2;
+    if (h2 && a.flag("lease")) {
+      throw new Args.UsageException("--lease: the HTTP/2 stream mapping (h2) carries no lease");
+    }
     EchoClient client =
         new EchoClient(
             Endpoints.client(a, io(a), err),
@@ -259,6 +263,7 @@ public final class Main {
             a.flag("large"),
             a.getInt("keepalive-ms", 0),
             out);
+    client.skipping(Endpoints.uncarried(Endpoints.kind(a)));
     return client.run() == 0 ? 0 : 1;
   }
 

@@ -104,7 +104,7 @@ final class Throughput {
     String localName = "bench-" + System.nanoTime();
     if (transport.equals("local")) {
       if (tls) {
-        throw new Args.UsageException("--tls is for tcp, uds and ws, not the in-JVM transport");
+        throw new Args.UsageException("--tls is for tcp, uds, ws and h2, not the in-JVM transport");
       }
       serverTransport = LocalTransport.server(localName);
     } else {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The front door's transports: {@code server} options make the transport {@code client} options
- * reach, over tcp, uds and ws, with and without TLS, and the echo contract passes over each; what
+ * reach, over tcp, uds, ws and h2, with and without TLS, and the echo contract passes over each; what
  * does not fit together is a usage error.
  */
 class EndpointsTest {
@@ -79,6 +79,7 @@ class EndpointsTest {
                   false,
                   0,
                   new PrintStream(out, true, StandardCharsets.UTF_8))
+              .skipping(Endpoints.uncarried(Endpoints.kind(parse("client", client.toArray(new String[0])))))
               .run();
       String report = out.toString(StandardCharsets.UTF_8);
       assertThat(failures).as(report).isZero();
@@ -109,6 +110,24 @@ class EndpointsTest {
                 new String[] {"--transport", "ws", "--port", "0", "--ws-path", "/rsocket"},
                 "--transport", "ws", "--ws-path", "/rsocket"))
         .contains("0 failed");
+  }
+
+  @Test
+  void http2StreamMappingSkipsWhatItCannotCarry() {
+    assertThat(contract(new String[] {"--transport", "h2", "--port", "0"}, "--transport", "h2"))
+        .contains("0 failed")
+        .contains("SKIP metadata-push: the HTTP/2 stream mapping does not carry METADATA_PUSH")
+        .doesNotContain("PASS metadata-push");
+  }
+
+  @Test
+  void http2OverTlsNegotiatesH2() {
+    assertThat(
+            contract(
+                new String[] {"--transport", "h2", "--port", "0", "--tls"},
+                "--transport", "h2", "--tls", "--ca", "SELF"))
+        .contains("0 failed")
+        .contains("PASS request-channel");
   }
 
   @Test
@@ -149,7 +168,7 @@ class EndpointsTest {
     PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--transport", "udp"), IoMode.AUTO, quiet))
         .isInstanceOf(Args.UsageException.class)
-        .hasMessageContaining("tcp, uds or ws");
+        .hasMessageContaining("tcp, uds, ws or h2");
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--transport", "uds"), IoMode.AUTO, quiet))
         .hasMessageContaining("needs --path");
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--path", "x.sock"), IoMode.AUTO, quiet))

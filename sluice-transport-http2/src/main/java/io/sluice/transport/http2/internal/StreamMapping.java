@@ -97,6 +97,11 @@ public final class StreamMapping
   private boolean goAwayDelivered;
   private boolean readPaused;
 
+  // Frames of one stream, back to back in the batch being written, not yet handed to HTTP/2.
+  private MappedStream runStream;
+  private int runStart;
+  private int runEnd;
+
   // The frame of the engine's last batch whose payload follows in later writes.
   private MappedStream tailStream;
   private int tailRemaining;
@@ -200,11 +205,30 @@ public final class StreamMapping
         int header = start + LENGTH_SIZE;
         int streamId = batch.getInt(header) & Frames.MAX_STREAM_ID;
         int typeAndFlags = batch.getUnsignedShort(header + 4);
-        outbound(batch, start, have, length, streamId, typeAndFlags >>> 10, typeAndFlags & Frames.FLAGS_MASK);
+        int type = typeAndFlags >>> 10;
+        if (runStream != null && (runStream.rsocketId != streamId || !joinsARun(type))) {
+          endRun(batch, AFTER_NOTHING); // what this frame does must follow the run's bytes
+        }
+        outbound(batch, start, have, length, streamId, type, typeAndFlags & Frames.FLAGS_MASK);
         batch.readerIndex(start + have);
       }
+      endRun(batch, AFTER_NOTHING);
     } finally {
       batch.release();
+    }
+  }
+
+  /** Frames that only ever travel as DATA, so they may join a run of their stream's frames. */
+  private static boolean joinsARun(int type) {
+    return type == FrameType.PAYLOAD || type == FrameType.REQUEST_N;
+  }
+
+  /** Writes the run of frames gathered so far as one DATA write, then {@code after}. */
+  private void endRun(ByteBuf batch, int after) {
+    MappedStream st = runStream;
+    if (st != null) {
+      runStream = null;
+      writePiece(st, batch.retainedSlice(runStart, runEnd - runStart), after);
     }
   }
 
@@ -240,7 +264,15 @@ public final class StreamMapping
       }
     }
     if (carry) {
-      writePiece(st, batch.retainedSlice(start, have), missing == 0 ? after : AFTER_NOTHING);
+      // Consecutive frames of one stream go to HTTP/2 as one write: one slice, one promise.
+      if (runStream == null) {
+        runStream = st;
+        runStart = start;
+      }
+      runEnd = start + have;
+      if (missing > 0 || after != AFTER_NOTHING) {
+        endRun(batch, missing == 0 ? after : AFTER_NOTHING);
+      }
     }
     if (missing > 0) {
       tailStream = carry ? st : null;
