@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
@@ -18,6 +20,7 @@ import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.UniformStreamByteDistributor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.ArrayList;
@@ -137,7 +140,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     if (server && limits.enableConnectProtocol()) {
       settings.connectProtocolEnabled(true); // RFC 8441: WebSocket over HTTP/2
     }
-    H2Handler h = new Builder().server(server).settings(settings).build();
+    // Streams share the connection's window evenly (priorities mean nothing to RSocket), which
+    // costs less per write than netty's default weighted fair queue.
+    DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
+    connection.remote().flowController(
+        new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
+    H2Handler h = new Builder().connection(connection).settings(settings).build();
     h.router = router;
     h.connectionWindowIncrement =
         Math.max(0, limits.connectionWindowSize() - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
@@ -156,8 +164,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     }
 
     @Override
-    protected Builder server(boolean isServer) {
-      return super.server(isServer);
+    protected Builder connection(Http2Connection connection) {
+      return super.connection(connection);
     }
 
     @Override

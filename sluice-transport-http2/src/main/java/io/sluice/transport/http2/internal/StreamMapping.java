@@ -73,7 +73,17 @@ public final class StreamMapping
       new DefaultHttp2Headers(false, 1).add(MappingWire.STATUS, MappingWire.STATUS_OK);
 
   /** What a client's request HEADERS need besides the path. */
-  public record ClientRequest(AsciiString scheme, AsciiString authority, RequestPathSelector paths) {}
+  public record ClientRequest(AsciiString scheme, AsciiString authority, RequestPathSelector paths) {
+    /** The request HEADERS for {@code path}. */
+    Http2Headers headers(CharSequence path) {
+      return new DefaultHttp2Headers(false, 5)
+          .method(HttpMethod.POST.asciiName())
+          .scheme(scheme)
+          .authority(authority)
+          .path(path)
+          .add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
+    }
+  }
 
   /** Picks the {@code :path} of a client's request from its first frame. */
   public interface RequestPathSelector {
@@ -87,6 +97,8 @@ public final class StreamMapping
   private final boolean server;
   private final ClientRequest request;
   private final LongConsumer rttListener;
+  /** A client's request HEADERS for the plain paths, by request type. */
+  private final Http2Headers[] plainHeaders = new Http2Headers[4];
   /** Live streams by the id the engine knows them by. */
   private final IntObjectHashMap<MappedStream> streams = new IntObjectHashMap<>();
   private final ArrayDeque<MappedStream> owing = new ArrayDeque<>();
@@ -337,14 +349,7 @@ public final class StreamMapping
     if (refused == null) {
       ByteBuf metadata = (flags & Frames.FLAG_METADATA) != 0 ? Frames.metadata(frame) : null;
       CharSequence path = request.paths().path(type, metadata);
-      Http2Headers headers =
-          new DefaultHttp2Headers(false, 5)
-              .method(HttpMethod.POST.asciiName())
-              .scheme(request.scheme())
-              .authority(request.authority())
-              .path(path)
-              .add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
-      h2.encoder().writeHeaders(ctx, id, headers, 0, false, h2.newPromise());
+      h2.encoder().writeHeaders(ctx, id, requestHeaders(type, path), 0, false, h2.newPromise());
       Http2Stream s = h2.connection().stream(id);
       if (s != null) {
         MappedStream st = new MappedStream(this, rsocketId);
@@ -358,6 +363,22 @@ public final class StreamMapping
     }
     later(MappingWire.error(channel.alloc(), rsocketId, ErrorCode.REJECTED, refused));
     return null;
+  }
+
+  /**
+   * The request HEADERS: for the four plain paths, made once per connection and shared (a new
+   * stream's HEADERS are encoded at once, never queued, and nothing changes them).
+   */
+  private Http2Headers requestHeaders(int type, CharSequence path) {
+    int i = type - FrameType.REQUEST_RESPONSE; // REQUEST_RESPONSE, FNF, STREAM, CHANNEL: 0..3
+    if (i >= 0 && i < 4 && MappingWire.pathOf(type).contentEquals(path)) {
+      Http2Headers h = plainHeaders[i];
+      if (h == null) {
+        h = plainHeaders[i] = request.headers(MappingWire.pathOf(type));
+      }
+      return h;
+    }
+    return request.headers(path);
   }
 
   /** When a client's request frame ends its half of the stream. */
