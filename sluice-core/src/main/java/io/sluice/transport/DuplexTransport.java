@@ -17,9 +17,10 @@ import java.net.SocketAddress;
  * that many small frames go out in one write. {@link Framing#TRANSPORT_PREFIXED} transports are
  * the same with the transport's own {@link #framePrefix()} in place of the u24 length (websocket:
  * each frame behind its WebSocket header). {@link Framing#FRAME_PER_WRITE} transports preserve
- * message boundaries (HTTP/2: the frame's stream id picks the HTTP/2 stream; local: the buffer
- * itself crosses; websocket with per-message compression): each {@link #write} is exactly one
- * frame without prefix.
+ * message boundaries (local: the buffer itself crosses; websocket with per-message compression):
+ * each {@link #write} is exactly one frame without prefix. (The HTTP/2 stream mapping is
+ * length-prefixed: it cuts the batches at frame boundaries and sends each frame, u24 included, on
+ * the HTTP/2 stream its stream id names.)
  */
 public interface DuplexTransport {
 

@@ -226,6 +226,32 @@ public final class CallMetadataCodec {
     }
   }
 
+  /**
+   * The HTTP path of a call, {@code /<service>/<method>} (as gRPC names it), read from the call
+   * metadata in {@code in} (indexes left alone) without decoding the rest; null when {@code in}
+   * does not begin with call metadata of this version. For HTTP transports that show each call
+   * as a request ({@code RequestPaths.fromMetadata(CallMetadataCodec::httpPath)} of
+   * sluice-transport-http2).
+   */
+  public static String httpPath(ByteBuf in) {
+    int i = in.readerIndex();
+    int end = in.writerIndex();
+    if (end - i < 4 || in.getUnsignedByte(i) != VERSION) {
+      return null;
+    }
+    int serviceLength = in.getUnsignedByte(i + 2);
+    int m = i + 3 + serviceLength;
+    if (serviceLength == 0 || m >= end) {
+      return null;
+    }
+    int methodLength = in.getUnsignedByte(m);
+    if (methodLength == 0 || m + 1 + methodLength > end) {
+      return null;
+    }
+    return "/" + in.toString(i + 3, serviceLength, StandardCharsets.US_ASCII)
+        + "/" + in.toString(m + 1, methodLength, StandardCharsets.US_ASCII);
+  }
+
   private static void need(ByteBuf in, int i, int n, int end, String what) {
     if (end - i < n) {
       throw bad("call metadata is truncated in the " + what);

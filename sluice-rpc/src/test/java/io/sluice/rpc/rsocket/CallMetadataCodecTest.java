@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.rpc.CallMetadata;
@@ -71,6 +72,18 @@ class CallMetadataCodecTest {
                 + "0853617948656c6c6f"
                 + "000000fa"
                 + "0109636c69656e742d696400026131");
+  }
+
+  @Test
+  void httpPathNamesServiceAndMethodAndRefusesWhatIsNotCallMetadata() {
+    CallMetadata m =
+        CallMetadata.of("demo.Greeter", "SayHello", Headers.of("client-id", "a1"), 250, true, 0);
+    ByteBuf encoded = Unpooled.wrappedBuffer(encode(m));
+    assertThat(CallMetadataCodec.httpPath(encoded)).isEqualTo("/demo.Greeter/SayHello");
+    assertThat(encoded.readerIndex()).isZero();
+    assertThat(CallMetadataCodec.httpPath(encoded.slice(0, 20))).isNull(); // cut in the method
+    ByteBuf other = Unpooled.wrappedBuffer(new byte[] {2, 0, 1, 's', 1, 'm'}); // version 2
+    assertThat(CallMetadataCodec.httpPath(other)).isNull();
   }
 
   @Test
