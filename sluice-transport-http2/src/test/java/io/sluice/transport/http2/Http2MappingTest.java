@@ -309,19 +309,53 @@ class Http2MappingTest {
   }
 
   @Test
-  void aClientWithoutAServerFailsToConnect() throws Exception {
-    InetSocketAddress address = serve();
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
-    toClose.clear();
-    Throwable error =
-        failure(
-            Connections.connect(
-                Http2ClientTransport.create("127.0.0.1", address.getPort()),
-                ConnectionOptions.defaults(),
-                ClientSetup.defaults(),
-                x -> new Responder() {}));
-    assertThat(error).isNotNull();
+  void framesLargerThanTheDefaultWindowsStillArriveWhole() throws Exception {
+    // Frames of up to 3 MiB, unfragmented: more than the 1 MiB stream window a peer starts with.
+    ConnectionOptions big =
+        ConnectionOptions.defaults().toBuilder().maxFrameSize(3 << 20).mtu(0).maxReassembledSize(3 << 20).build();
+    InetSocketAddress address = serve(Http2ServerTransport.create("127.0.0.1", 0), big);
+    Requester client =
+        connect(Http2ClientTransport.create("127.0.0.1", address.getPort()), big, ClientSetup.defaults());
+    String text = "x".repeat((5 << 20) / 2);
+    assertThat(get(requestResponse(client, text))).hasSize(text.length());
   }
+
+  @Test
+  void bytesOfUnfinishedFramesStayChargedToTheWindows() throws Exception {
+    InetSocketAddress address = serve();
+    try (RawH2 attacker = RawH2.client(address.getPort())) {
+      // Eight streams, each a frame that claims 1,000,000 bytes and sends 400 KiB of them:
+      // 3.2 MiB held in unfinished frames, beyond half the 4 MiB connection window.
+      String head = "0f4240" + "00000001" + "2800"; // u24 1,000,000; stream 1; PAYLOAD (ignored)
+      String chunk = "00".repeat(16 * 1024);
+      for (int s = 1; s <= 15; s += 2) {
+        attacker.headers(s, requestHeaders(), false);
+        attacker.data(s, head, false);
+        for (int i = 0; i < 25; i++) {
+          attacker.data(s, chunk, false);
+        }
+      }
+      attacker.ping(42);
+      List<RawH2.Event> before = attacker.untilPingAck(42);
+      // The server's preface opens the connection window once (to 4 MiB); nothing after it.
+      assertThat(before.stream().filter(e -> e.kind().equals("WINDOW_UPDATE") && e.streamId() != 0))
+          .as("stream window updates for bytes of unfinished frames")
+          .isEmpty();
+      assertThat(before.stream().filter(e -> e.kind().equals("WINDOW_UPDATE") && e.streamId() == 0))
+          .as("connection window updates")
+          .hasSizeLessThanOrEqualTo(1);
+    }
+    // The server is fine.
+    assertThat(get(requestResponse(connect(address), "after"))).isEqualTo("after");
+  }
+
+  private static io.netty.handler.codec.http2.Http2Headers requestHeaders() {
+    return new io.netty.handler.codec.http2.DefaultHttp2Headers()
+        .method("POST")
+        .scheme("http")
+        .authority("127.0.0.1")
+        .path("/rsocket/stream")
+        .add("content-type", "application/rsocket+http2");
+  }
+
 }

@@ -74,6 +74,16 @@ final class RawH2 implements AutoCloseable {
               }
 
               @Override
+              public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int increment) {
+                events.add(new Event("WINDOW_UPDATE", streamId, null, null, false, increment));
+              }
+
+              @Override
+              public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+                events.add(new Event("PING_ACK", 0, null, null, false, data));
+              }
+
+              @Override
               public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
                 events.add(new Event("RST", streamId, null, null, false, errorCode));
               }
@@ -136,8 +146,17 @@ final class RawH2 implements AutoCloseable {
     return ((InetSocketAddress) listener.localAddress()).getPort();
   }
 
-  /** The next event that is not SETTINGS-level noise, waiting up to 20 s. */
+  /** The next event but WINDOW_UPDATE (flow control, which {@link #untilPingAck} shows), waiting up to 20 s. */
   Event next() throws InterruptedException {
+    while (true) {
+      Event e = anyNext();
+      if (!e.kind().equals("WINDOW_UPDATE")) {
+        return e;
+      }
+    }
+  }
+
+  private Event anyNext() throws InterruptedException {
     Event e = events.poll(20, TimeUnit.SECONDS);
     if (e == null) {
       throw new AssertionError("nothing arrived within 20 s");
@@ -160,6 +179,26 @@ final class RawH2 implements AutoCloseable {
               .writeData(ctx, streamId, Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(hex)), 0, endStream, ctx.newPromise());
           h.flush(ctx);
         });
+  }
+
+  void ping(long data) throws Exception {
+    run(
+        (h, ctx) -> {
+          h.encoder().writePing(ctx, false, data, ctx.newPromise());
+          h.flush(ctx);
+        });
+  }
+
+  /** Waits for the ACK of PING {@code data}; returns what arrived before it. */
+  java.util.List<Event> untilPingAck(long data) throws InterruptedException {
+    java.util.List<Event> before = new java.util.ArrayList<>();
+    while (true) {
+      Event e = anyNext();
+      if (e.kind().equals("PING_ACK") && e.code() == data) {
+        return before;
+      }
+      before.add(e);
+    }
   }
 
   void reset(int streamId, long code) throws Exception {

@@ -205,6 +205,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     }
   }
 
+  /** Opens {@code stream}'s receive window by {@code delta} bytes (a WINDOW_UPDATE). */
+  public void growWindow(Http2Stream stream, int delta) {
+    try {
+      decoder().flowController().incrementWindowSize(stream, delta);
+    } catch (Http2Exception e) {
+      onError(ctx, true, e);
+    }
+  }
+
   /** Flushes pending stream data (as the flow controllers allow) and the channel. */
   public void flushNow() {
     flush(ctx);

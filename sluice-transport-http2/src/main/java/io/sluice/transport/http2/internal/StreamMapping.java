@@ -190,6 +190,7 @@ public final class StreamMapping
       receiver.onClosed();
       return;
     }
+    fitWindowsToFrames();
     if (server) {
       deliver(MappingWire.impliedSetup(channel.alloc()));
     }
@@ -614,6 +615,7 @@ public final class StreamMapping
 
   private FrameReceiver detach() {
     closed = true;
+    owing.clear();
     FrameReceiver r = receiver;
     receiver = null;
     List<MappedStream> all = new ArrayList<>(streams.values());
@@ -721,20 +723,43 @@ public final class StreamMapping
     if (receiver == null) {
       return n;
     }
+    int heldBefore = st.partial == null ? 0 : st.partial.readableBytes();
     if (!st.engineDone) {
       frames(st, data);
     }
     if (endStream) {
       onRemoteEnd(st);
     }
+    // Bytes of a frame not yet whole stay charged to the windows until it is: what a peer can
+    // make us hold in unfinished frames is bounded by the windows it was given.
+    int heldAfter = st.partial == null ? 0 : st.partial.readableBytes();
+    int consumed = n + heldBefore - heldAfter;
     if (readPaused && receiver != null) {
       if (st.owed == 0) {
         owing.add(st);
       }
-      st.owed += n;
+      st.owed += consumed;
       return 0;
     }
-    return n;
+    return consumed;
+  }
+
+  /**
+   * A frame as large as the engine accepts must fit in a window, or it could never arrive whole:
+   * when the engine's max frame size is beyond the windows, they grow to it.
+   */
+  private void fitWindowsToFrames() {
+    int need = LENGTH_SIZE + maxFrameSize;
+    io.netty.handler.codec.http2.Http2LocalFlowController local = h2.decoder().flowController();
+    if (need > local.initialWindowSize()) {
+      h2.encoder()
+          .writeSettings(ctx, new io.netty.handler.codec.http2.Http2Settings().initialWindowSize(need), h2.newPromise());
+    }
+    Http2Stream connection = h2.connection().connectionStream();
+    int window = local.windowSize(connection);
+    if (need > window) {
+      h2.growWindow(connection, need - window);
+    }
   }
 
   /** Cuts {@code data} at its u24 lengths and delivers each whole frame. */
