@@ -194,6 +194,22 @@ class Http2MappingTest {
   }
 
   @Test
+  void aCancelAfterTheClientsHalfEndedStillReachesTheResponder() throws Exception {
+    // A request-response and an unbounded request-stream end the client's half with the request.
+    Requester client = connect(serve());
+    Collect rr = new Collect();
+    StreamHandle response = client.requestResponse(TestMessages.utf8(client.alloc(), null, "hang"), rr);
+    Collect stream = new Collect();
+    StreamHandle unbounded =
+        client.requestStream(TestMessages.utf8(client.alloc(), null, "unbounded"), Long.MAX_VALUE, stream);
+    assertThat(get(requestResponse(client, "ping"))).isEqualTo("ping");
+    client.executor().execute(response::cancel);
+    assertThat(cancels.poll(WAIT, TimeUnit.SECONDS)).isEqualTo("hang");
+    client.executor().execute(unbounded::cancel);
+    assertThat(cancels.poll(WAIT, TimeUnit.SECONDS)).isEqualTo("unbounded");
+  }
+
+  @Test
   void theServerSeesTheImpliedSetup() throws Exception {
     Requester client = connect(serve());
     assertThat(get(requestResponse(client, "x"))).isEqualTo("x");
@@ -357,5 +373,4 @@ class Http2MappingTest {
         .path("/rsocket/stream")
         .add("content-type", "application/rsocket+http2");
   }
-
 }

@@ -5,12 +5,16 @@ import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.Tls;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /** The HTTP/2 stream mapping over TLS (ALPN h2) runs the transport test kit. */
 class Http2TlsTransportKitTest extends Http2TransportKitTest {
   private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost");
-  private static final SslContext SERVER = Tls.server(CERT).alpn("h2").build();
-  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).alpn("h2").build();
+  // Handshakes get a minute: the kit opens 200 connections at once, on a machine that may be busy.
+  private static final SslContext SERVER =
+      Tls.server(CERT).alpn("h2").handshakeTimeout(Duration.ofMinutes(1)).build();
+  private static final SslContext CLIENT =
+      Tls.client().trust(CERT.certificate()).alpn("h2").handshakeTimeout(Duration.ofMinutes(1)).build();
 
   @Override
   protected ServerTransport serverTransport() {

@@ -19,6 +19,8 @@ final class MappedStream implements H2Handler.StreamSink {
   int kind;
   /** Server: the request type its path names (0: any, RPC path). */
   int pathKind;
+  /** Client: a request-stream whose initial demand is unbounded (2^31-1): it sends no REQUEST_N. */
+  boolean unbounded;
 
   /** Server: {@code :status 200} sent. Client: response headers received. */
   boolean headersDone;

@@ -270,7 +270,8 @@ public final class StreamMapping
         }
       } else {
         st = streams.get(streamId);
-        if (st != null && !st.localEnded) {
+        // A CANCEL still goes after our half has ended (RST_STREAM is fine in half-closed).
+        if (st != null && (!st.localEnded || type == FrameType.CANCEL)) {
           after = clientFrame(st, type, flags);
           carry = after >= 0;
         }
@@ -356,6 +357,7 @@ public final class StreamMapping
         MappedStream st = new MappedStream(this, rsocketId);
         st.h2 = s;
         st.kind = type;
+        st.unbounded = type == FrameType.REQUEST_STREAM && Frames.initialRequestN(frame) == Integer.MAX_VALUE;
         h2.attach(s, st);
         streams.put(rsocketId, st);
         return st;
@@ -402,6 +404,11 @@ public final class StreamMapping
         return AFTER_END_STREAM;
       case FrameType.REQUEST_STREAM:
         st.outDone = true;
+        if (st.unbounded) {
+          // Demand 2^31-1 is unbounded: no REQUEST_N will follow, so our half ends here.
+          st.localEnded = true;
+          return AFTER_END_STREAM;
+        }
         return AFTER_NOTHING;
       default:
         st.outDone = completed;
