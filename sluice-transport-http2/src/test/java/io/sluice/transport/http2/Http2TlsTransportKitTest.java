@@ -10,7 +10,8 @@ import java.time.Duration;
 /** The HTTP/2 stream mapping over TLS (ALPN h2) runs the transport test kit. */
 class Http2TlsTransportKitTest extends Http2TransportKitTest {
   private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost");
-  // Handshakes get a minute: the kit opens 200 connections at once, on a machine that may be busy.
+  // Handshakes (and the preface after them) get a minute: the kit opens 200 connections at once,
+  // on a machine that may be busy.
   private static final SslContext SERVER =
       Tls.server(CERT).alpn("h2").handshakeTimeout(Duration.ofMinutes(1)).build();
   private static final SslContext CLIENT =
@@ -18,7 +19,7 @@ class Http2TlsTransportKitTest extends Http2TransportKitTest {
 
   @Override
   protected ServerTransport serverTransport() {
-    return Http2ServerTransport.create("127.0.0.1", 0).withSsl(SERVER);
+    return Http2ServerTransport.create("127.0.0.1", 0).withSsl(SERVER).withPrefaceTimeout(Duration.ofMinutes(1));
   }
 
   @Override
