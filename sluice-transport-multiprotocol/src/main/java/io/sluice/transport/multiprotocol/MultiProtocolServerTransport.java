@@ -34,9 +34,10 @@ import java.util.function.Consumer;
  *       mapping's RSocket connection is made when the connection's first mapped stream arrives.
  * </ul>
  *
- * <p><b>Detection is bounded.</b> It reads at most {@value
+ * <p><b>Detection is bounded.</b> It looks at no more than the first {@value
  * io.sluice.transport.multiprotocol.internal.FirstBytes#MAX_BYTES} bytes (the HTTP/2 preface; the
- * others need 8 or fewer), one read at a time. First bytes that fit none of the protocols close
+ * others need 8 or fewer), asking for one read at a time until they decide; what a read brought
+ * beyond them goes to the chosen protocol. First bytes that fit none of the protocols close
  * the connection at once, without an answer. A connection that has not shown its protocol within
  * {@link #withDetectionTimeout} of its accept (default 10 s; a TLS handshake and, for HTTP/2, the
  * client's first SETTINGS count in it) is closed: a peer that dribbles its first bytes holds one
