@@ -6,6 +6,7 @@ import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
 import io.sluice.transport.http2.Http2ServerTransport;
+import io.sluice.transport.multiprotocol.MultiProtocolServerTransport;
 import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
@@ -178,6 +179,9 @@ final class Endpoints {
 
   /** The server transport the options name. */
   static ServerTransport server(Args a, IoMode io, PrintStream err) {
+    if (ANY.equals(a.get("transport", null))) {
+      return anyServer(a, io, err);
+    }
     Kind kind = kind(a);
     checkApplicable(a, kind);
     SslContext ssl = serverTls(a, err);
@@ -222,6 +226,26 @@ final class Endpoints {
       default:
         throw new IllegalStateException(kind.toString());
     }
+  }
+
+  /** {@code server --transport any}: every protocol a TCP port can carry, on one port. */
+  static final String ANY = "any";
+
+  /**
+   * The one-port server of {@code --transport any}: RSocket over TCP, WebSocket on {@code
+   * --ws-path}, HTTP/2 with prior knowledge and, with {@code --tls}, each of those over TLS too
+   * (ALPN h2 and http/1.1 offered), on {@code --host}/{@code --port}.
+   */
+  static ServerTransport anyServer(Args a, IoMode io, PrintStream err) {
+    if (a.get("path", null) != null) {
+      throw new Args.UsageException("--path is for --transport uds");
+    }
+    SslContext ssl = serverTls(a, err); // offers ALPN h2 and http/1.1
+    MultiProtocolServerTransport t =
+        MultiProtocolServerTransport.create(a.get("host", "127.0.0.1"), port(a, 7878, true))
+            .withWebSocketPath(wsPath(a))
+            .withEventLoopGroup(EventLoops.shared(io));
+    return ssl == null ? t : t.withSsl(ssl);
   }
 
   /** What {@code LISTENING} names: the port of a TCP or WebSocket server, the socket file of uds. */

@@ -93,7 +93,25 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
       receiver.onClosed();
       return;
     }
+    if (actualReadableBytes() > 0) {
+      // Bytes read before the start (a server that looked at the first bytes to pick this
+      // transport, say) wait in the cumulation: decode them on the next loop turn, not from
+      // inside start, which the receiver is still in.
+      channel.eventLoop().execute(this::decodeBuffered);
+    }
     channel.config().setAutoRead(true);
+  }
+
+  private void decodeBuffered() {
+    if (receiver != null && !ctx.isRemoved() && actualReadableBytes() > 0) {
+      try {
+        channelRead(ctx, ctx.alloc().buffer(0)); // decodes the cumulation
+      } catch (Exception e) {
+        exceptionCaught(ctx, e);
+        return;
+      }
+      channelReadComplete(ctx);
+    }
   }
 
   @Override

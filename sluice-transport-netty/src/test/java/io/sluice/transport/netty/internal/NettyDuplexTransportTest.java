@@ -101,4 +101,27 @@ class NettyDuplexTransportTest {
     r.kept.forEach(ByteBuf::release);
     ch.finishAndReleaseAll();
   }
+
+  /**
+   * Bytes that reached the transport before the engine started it (a server that sniffed the
+   * first bytes to choose this transport hands them on) are decoded once it starts, on the next
+   * loop turn, not lost and not delivered from inside start.
+   */
+  @Test
+  void framesReadBeforeTheStartAreDeliveredAfterIt() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    NettyDuplexTransport t = new NettyDuplexTransport(ch);
+    ch.pipeline().addLast(t);
+    ch.writeInbound(framed("early", "bird"));
+    Keeping r = new Keeping();
+    t.start(r);
+    assertThat(r.seen).as("nothing from inside start").isEmpty();
+    ch.runPendingTasks();
+    assertThat(r.seen).containsExactly("early", "bird");
+    assertThat(r.readCompletes).isEqualTo(1);
+    ch.writeInbound(framed("late"));
+    assertThat(r.seen).containsExactly("early", "bird", "late");
+    r.kept.forEach(ByteBuf::release);
+    ch.finishAndReleaseAll();
+  }
 }

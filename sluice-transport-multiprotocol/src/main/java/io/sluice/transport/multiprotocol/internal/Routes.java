@@ -1,0 +1,113 @@
+package io.sluice.transport.multiprotocol.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.ServerStreams;
+import io.sluice.transport.netty.internal.NettyDuplexTransport;
+import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
+import io.sluice.transport.websocket.internal.UpgradeSettings;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * What a bound multiprotocol server does with each connection: starts its {@link
+ * DetectionDeadline} and its {@link ProtocolDetector} on accept, and, once the protocol is known,
+ * puts that protocol's handlers, the same ones its own server transport uses, at the end of the
+ * pipeline. Immutable; one per bound server, shared by its connections. Every method runs on the
+ * connection's event loop.
+ */
+public final class Routes {
+  private final SslContext ssl;
+  private final UpgradeSettings webSocket;
+  private final H2Handler.Limits http2;
+  private final Duration detectionTimeout;
+  private final Consumer<DuplexTransport> onConnection;
+
+  /**
+   * @param ssl the server's TLS context, or null to refuse TLS (its ClientHello is then garbage)
+   * @param webSocket the WebSocket upgrade's path, limits and timeout
+   * @param http2 the HTTP/2 settings and limits
+   * @param detectionTimeout from accept to a known protocol (TLS handshake included)
+   * @param onConnection gets each RSocket connection's transport
+   */
+  public Routes(
+      SslContext ssl,
+      UpgradeSettings webSocket,
+      H2Handler.Limits http2,
+      Duration detectionTimeout,
+      Consumer<DuplexTransport> onConnection) {
+    this.ssl = ssl;
+    this.webSocket = webSocket;
+    this.http2 = http2;
+    this.detectionTimeout = detectionTimeout;
+    this.onConnection = onConnection;
+  }
+
+  /** The accepted {@code channel}'s first handler (autoRead must be off). */
+  public void init(Channel channel) {
+    DetectionDeadline deadline = DetectionDeadline.start(channel, detectionTimeout);
+    channel.pipeline().addLast(new ProtocolDetector(this, deadline, false));
+  }
+
+  /** RSocket frames behind u24 lengths: the TCP transport's connection, started by the engine. */
+  void rsocket(ChannelHandlerContext ctx, DetectionDeadline deadline) {
+    deadline.settle(); // the engine's setup timeout takes over
+    NettyDuplexTransport transport = new NettyDuplexTransport(ctx.channel());
+    ctx.pipeline().addLast(transport);
+    // It keeps the bytes the detector hands it until the engine starts it (autoRead stays off).
+    onConnection.accept(transport);
+  }
+
+  /** A TLS ClientHello: the handshake, then {@link AlpnRouter} (or garbage, without a context). */
+  void tls(ChannelHandlerContext ctx, DetectionDeadline deadline) {
+    if (ssl == null) {
+      ctx.close();
+      return;
+    }
+    ChannelPipeline p = ctx.pipeline();
+    p.addLast(ssl.newHandler(ctx.alloc()));
+    p.addLast(new AlpnRouter(this, deadline));
+  }
+
+  /** An HTTP/1.x request: the WebSocket server's upgrade handling (404 or 426 for the rest). */
+  void http1(ChannelHandlerContext ctx, DetectionDeadline deadline) {
+    deadline.settle(); // the upgrade timeout takes over
+    ChannelPipeline p = ctx.pipeline();
+    p.addLast(ServerUpgradeHandler.newDecoder(webSocket));
+    p.addLast(new ServerUpgradeHandler(webSocket, onConnection));
+    // It asks for reads itself once it has seen bytes; ask for the first in case none are held.
+    ctx.channel().read();
+  }
+
+  /**
+   * HTTP/2: the HTTP/2 server's handler, whose router makes the stream mapping's RSocket
+   * connection when the first mapped stream arrives (so a connection that carries only other
+   * kinds of streams never makes one). The deadline stays until the client's preface (its first
+   * SETTINGS) has been read.
+   */
+  void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
+    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false));
+    deadline.settleWhen(() -> h2.decoder().prefaceReceived());
+    ctx.pipeline().addLast(h2);
+    ctx.channel().config().setAutoRead(true); // as the HTTP/2 server transport runs it
+  }
+
+  /** After the TLS handshake, by ALPN: HTTP/2, HTTP/1.1, or the first decrypted bytes decide. */
+  void afterTls(ChannelHandlerContext ctx, String protocol, DetectionDeadline deadline) {
+    switch (protocol) {
+      case AlpnRouter.H2:
+        http2(ctx, deadline);
+        break;
+      case AlpnRouter.HTTP_1_1:
+        http1(ctx, deadline);
+        break;
+      default:
+        ctx.pipeline().addLast(new ProtocolDetector(this, deadline, true));
+        ctx.channel().read();
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package io.sluice.transport.multiprotocol;
+
+import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.Tls;
+import io.sluice.transport.tck.TransportTestKit;
+import java.net.InetSocketAddress;
+
+/**
+ * RSocket over TLS through the one-port server runs the transport test kit: the server's context
+ * offers ALPN h2 and http/1.1, the client asks for neither, so the decrypted first bytes (its
+ * SETUP) pick RSocket, the second detection on a connection.
+ */
+class MultiProtocolTlsTransportKitTest extends TransportTestKit {
+  private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost", "127.0.0.1");
+  private static final SslContext SERVER = Tls.server(CERT).alpn("h2", "http/1.1").build();
+  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).build();
+
+  @Override
+  protected ServerTransport serverTransport() {
+    return MultiProtocolServerTransport.create("127.0.0.1", 0).withSsl(SERVER);
+  }
+
+  @Override
+  protected ClientTransport clientTransport(ServerTransport.Bound server) {
+    int port = ((InetSocketAddress) server.address()).getPort();
+    return TcpClientTransport.create("127.0.0.1", port).withSsl(CLIENT);
+  }
+}
