@@ -17,8 +17,10 @@ import io.sluice.transport.http2.internal.RawH2Client;
 import java.net.InetSocketAddress;
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -30,7 +32,8 @@ import reactor.core.publisher.Mono;
 /**
  * WebSocket over HTTP/2 on the wire (RFC 8441): the server's SETTINGS enable extended CONNECT; a
  * CONNECT that is not a WebSocket one, or for another path or origin, is answered with the fitting
- * status; a stream that breaks RFC 6455 is closed with the close code the WebSocket transport would
+ * status; pings are answered and a client's close frame gets the server's with END_STREAM; a
+ * stream that breaks RFC 6455 is closed with the close code the WebSocket transport would
  * use, on that stream only; a client facing a server without extended CONNECT, or a refusal, fails
  * its connect clearly; and the stream mapping can share the port.
  */
@@ -183,6 +186,34 @@ class WebSocketOverHttp2ProtocolTest {
             .block(WAIT);
     toClose.add(r::dispose);
     assertThat(take(r.requestResponse(Message.utf8(ByteBufAllocator.DEFAULT, "hi")).block(WAIT))).isEqualTo("echo hi");
+  }
+
+  /** A client's frame: FIN, {@code opcode}, masked with {@code key}. */
+  private static byte[] masked(int opcode, byte[] payload, int key) {
+    byte[] f = new byte[6 + payload.length];
+    f[0] = (byte) (0x80 | opcode);
+    f[1] = (byte) (0x80 | payload.length);
+    ByteBuffer.wrap(f, 2, 4).putInt(key);
+    for (int i = 0; i < payload.length; i++) {
+      f[6 + i] = (byte) (payload[i] ^ (key >>> (24 - 8 * (i & 3))));
+    }
+    return f;
+  }
+
+  @Test
+  void pingsAreAnsweredAndAClientsCloseIsAnsweredWithCloseAndEndStream() throws Exception {
+    RawH2Client c = raw(serveWebSockets());
+    RawH2Client.Response ws = c.request(connect("websocket", "/rsocket"), false);
+    assertThat(status(ws)).isEqualTo("200");
+    c.data(ws, masked(0x9, "hey".getBytes(StandardCharsets.US_ASCII), 0x11223344), false);
+    c.data(ws, masked(0x8, new byte[] {0x03, (byte) 0xE8}, 0x55667788), true); // close 1000, END_STREAM
+    byte[] got = ws.closed.get(WAIT_S, TimeUnit.SECONDS);
+    assertThat(ws.endStream).as("the server ended its half (END_STREAM)").isTrue();
+    assertThat(ws.resetCode).as("no RST_STREAM").isEqualTo(-1);
+    // A pong with the ping's payload, unmasked, then the close frame answering ours.
+    assertThat(Arrays.copyOf(got, 5)).containsExactly(0x8A, 3, 'h', 'e', 'y');
+    assertThat(closeCode(Arrays.copyOfRange(got, 5, got.length))).isEqualTo(1000);
+    assertThat(got).hasSize(5 + 4);
   }
 
   @Test
