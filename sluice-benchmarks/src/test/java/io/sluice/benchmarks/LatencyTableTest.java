@@ -104,6 +104,8 @@ class LatencyTableTest {
 
   @Test
   void http2TransportsAreNamedButNotBuiltYet() throws Exception {
+    // Both HTTP/2 transports of issue 21 are built now; the loops below guard any planned later.
+    assertThat(BenchTransports.names()).contains("h2", "ws-h2");
     for (String name : BenchTransports.NOT_BUILT) {
       assertThatThrownBy(() -> plan("--latency", "--transport", name))
           .isInstanceOf(BenchTransports.NotBuiltException.class)
@@ -139,7 +141,9 @@ class LatencyTableTest {
   @Test
   void theRegistryIsWhatImplNamesAccept() {
     assertThat(BenchTransports.names()).startsWith("tcp", "uds", "ws").doesNotHaveDuplicates();
-    assertThat(BenchTransports.names()).doesNotContainAnyElementsOf(BenchTransports.NOT_BUILT);
+    for (String planned : BenchTransports.NOT_BUILT) {
+      assertThat(BenchTransports.names()).doesNotContain(planned);
+    }
     assertThat(SluiceImpl.TRANSPORTS).isEqualTo(BenchTransports.names());
     assertThat(BenchTransports.find("nope")).isNull();
     for (String name : BenchTransports.names()) {

@@ -6,6 +6,8 @@ import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
 import io.sluice.transport.http2.Http2ServerTransport;
+import io.sluice.transport.http2.WebSocketOverHttp2ClientTransport;
+import io.sluice.transport.http2.WebSocketOverHttp2ServerTransport;
 import io.sluice.transport.multiprotocol.MultiProtocolServerTransport;
 import io.sluice.transport.netty.IoMode;
 import io.sluice.transport.netty.TcpClientTransport;
@@ -29,8 +31,8 @@ import java.util.Set;
 
 /**
  * The transport the options of {@code server}, {@code client}, {@code demo} and the jar's {@code
- * bench} name: {@code --transport tcp|uds|ws|h2}, {@code --host}/{@code --port} (tcp, ws, h2), {@code
- * --path FILE} (uds), {@code --ws-path /P} (ws), {@code --io}, and TLS: {@code --tls} with {@code
+ * bench} name: {@code --transport tcp|uds|ws|h2|ws-h2}, {@code --host}/{@code --port} (all but uds),
+ * {@code --path FILE} (uds), {@code --ws-path /P} (ws, ws-h2), {@code --io}, and TLS: {@code --tls} with {@code
  * --cert}/{@code --key} on a server (a self-signed certificate made at start without them) and
  * {@code --ca FILE} or {@code --insecure} on a client.
  */
@@ -42,7 +44,9 @@ final class Endpoints {
     TCP,
     UDS,
     WS,
-    H2;
+    H2,
+    /** RSocket over WebSocket over HTTP/2 (RFC 8441). */
+    WS_H2;
 
     static Kind parse(String name) {
       switch (name) {
@@ -54,13 +58,20 @@ final class Endpoints {
           return WS;
         case "h2":
           return H2;
+        case "ws-h2":
+          return WS_H2;
         default:
-          throw new Args.UsageException("--transport is tcp, uds, ws or h2, got '" + name + "'");
+          throw new Args.UsageException("--transport is tcp, uds, ws, h2 or ws-h2, got '" + name + "'");
       }
     }
 
     String label() {
-      return name().toLowerCase(Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Speaks HTTP/2: TLS offers ALPN h2. */
+    boolean http2() {
+      return this == H2 || this == WS_H2;
     }
   }
 
@@ -126,13 +137,13 @@ final class Endpoints {
   /** Refuses options that mean nothing for the chosen transport, so a typo is not ignored. */
   static void checkApplicable(Args a, Kind kind) {
     if (kind == Kind.UDS && (a.get("host", null) != null || a.get("port", null) != null)) {
-      throw new Args.UsageException("--host and --port are for tcp, ws and h2; uds takes --path FILE");
+      throw new Args.UsageException("--host and --port are for tcp, ws, h2 and ws-h2; uds takes --path FILE");
     }
     if (kind != Kind.UDS && a.get("path", null) != null) {
       throw new Args.UsageException("--path is for --transport uds");
     }
-    if (kind != Kind.WS && a.get("ws-path", null) != null) {
-      throw new Args.UsageException("--ws-path is for --transport ws");
+    if (kind != Kind.WS && kind != Kind.WS_H2 && a.get("ws-path", null) != null) {
+      throw new Args.UsageException("--ws-path is for --transport ws and ws-h2");
     }
   }
 
@@ -223,6 +234,12 @@ final class Endpoints {
           Http2ServerTransport t = Http2ServerTransport.create(host, port).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
+      case WS_H2:
+        {
+          WebSocketOverHttp2ServerTransport t =
+              WebSocketOverHttp2ServerTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
       default:
         throw new IllegalStateException(kind.toString());
     }
@@ -278,7 +295,7 @@ final class Endpoints {
       throw new Args.UsageException("--ca and --insecure exclude each other");
     }
     Tls.ClientBuilder b = Tls.client();
-    if (kind == Kind.H2) {
+    if (kind.http2()) {
       b.alpn("h2");
     }
     try {
@@ -341,6 +358,12 @@ final class Endpoints {
           Http2ClientTransport t = Http2ClientTransport.create(host, port).withEventLoopGroup(group);
           return ssl == null ? t : t.withSsl(ssl);
         }
+      case WS_H2:
+        {
+          WebSocketOverHttp2ClientTransport t =
+              WebSocketOverHttp2ClientTransport.create(host, port).withPath(wsPath).withEventLoopGroup(group);
+          return ssl == null ? t : t.withSsl(ssl);
+        }
       default:
         throw new IllegalStateException(kind.toString());
     }
@@ -366,7 +389,7 @@ final class Endpoints {
         Tls.SelfSigned self = Tls.selfSigned(LOCAL_NAME, "127.0.0.1");
         serverSsl = Tls.server(self).alpn(ALPN).build();
         Tls.ClientBuilder cb = Tls.client().trust(self.certificate());
-        if (kind == Kind.H2) {
+        if (kind.http2()) {
           cb.alpn("h2");
         }
         clientSsl = cb.build();

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The front door's transports: {@code server} options make the transport {@code client} options
- * reach, over tcp, uds, ws and h2, with and without TLS, and the echo contract passes over each; what
+ * reach, over tcp, uds, ws, h2 and ws-h2, with and without TLS, and the echo contract passes over each; what
  * does not fit together is a usage error.
  */
 class EndpointsTest {
@@ -121,6 +121,27 @@ class EndpointsTest {
   }
 
   @Test
+  void webSocketOverHttp2CarriesTheWholeContract() {
+    assertThat(
+            contract(
+                new String[] {"--transport", "ws-h2", "--port", "0", "--ws-path", "/rs"},
+                "--transport", "ws-h2", "--ws-path", "/rs"))
+        .contains("0 failed")
+        .contains("PASS metadata-push")
+        .doesNotContain("SKIP");
+  }
+
+  @Test
+  void webSocketOverHttp2OverTlsNegotiatesH2() {
+    assertThat(
+            contract(
+                new String[] {"--transport", "ws-h2", "--port", "0", "--tls"},
+                "--transport", "ws-h2", "--tls", "--ca", "SELF"))
+        .contains("0 failed")
+        .contains("PASS request-channel");
+  }
+
+  @Test
   void http2OverTlsNegotiatesH2() {
     assertThat(
             contract(
@@ -168,7 +189,7 @@ class EndpointsTest {
     PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--transport", "udp"), IoMode.AUTO, quiet))
         .isInstanceOf(Args.UsageException.class)
-        .hasMessageContaining("tcp, uds, ws or h2");
+        .hasMessageContaining("tcp, uds, ws, h2 or ws-h2");
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--transport", "uds"), IoMode.AUTO, quiet))
         .hasMessageContaining("needs --path");
     assertThatThrownBy(() -> Endpoints.server(parse("server", "--path", "x.sock"), IoMode.AUTO, quiet))

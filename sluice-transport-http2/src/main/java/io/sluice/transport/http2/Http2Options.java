@@ -16,6 +16,18 @@ final class Http2Options {
         maxConcurrentStreams, streamWindow, (int) connection, maxHeaderList, DEFAULT_MAX_FRAME, connect);
   }
 
+  /**
+   * The limits of a WebSocket over HTTP/2 side: the connect protocol enabled (a server's SETTINGS)
+   * and a connection window of a stream window per stream allowed ({@code streams}), so that
+   * streams whose RSocket connection stopped reading, each holding its whole window, never close
+   * the connection's window on the others.
+   */
+  static H2Handler.Limits webSocketLimits(int maxConcurrentStreams, int streams, int streamWindow, int maxHeaderList) {
+    long connection = Math.min(Integer.MAX_VALUE, Math.max(4L << 20, (long) streams * streamWindow));
+    return new H2Handler.Limits(
+        maxConcurrentStreams, streamWindow, (int) connection, maxHeaderList, DEFAULT_MAX_FRAME, true);
+  }
+
   static int checkWindow(int bytes) {
     if (bytes < 65535 || bytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("stream window must be 65535..2^31-1 bytes, got " + bytes);

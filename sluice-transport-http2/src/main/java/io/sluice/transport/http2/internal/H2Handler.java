@@ -80,6 +80,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
     default void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {}
 
+    /**
+     * The peer's SETTINGS (each frame, the first being its preface), after netty applied them: a
+     * WebSocket over HTTP/2 client reads SETTINGS_ENABLE_CONNECT_PROTOCOL here (RFC 8441).
+     */
+    default void onSettings(Http2Settings settings) {}
+
     /** The channel's writability changed. */
     default void onChannelWritabilityChanged(boolean writable) {}
 
@@ -382,6 +388,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       if (router != null) {
         router.onPreface(this);
       }
+    }
+    for (ConnectionListener l : listeners.toArray(new ConnectionListener[0])) {
+      l.onSettings(settings);
     }
   }
 

@@ -9,8 +9,9 @@ import java.util.function.Consumer;
 
 /**
  * The router of a server's HTTP/2 connection: picks who serves each new stream from its request
- * headers. Today that is the stream mapping ({@code content-type: application/rsocket+http2});
- * WebSocket over HTTP/2 and gRPC will be routed here too, each by its own headers. A request
+ * headers: the stream mapping ({@code content-type: application/rsocket+http2}) and WebSocket
+ * over HTTP/2 (extended CONNECT, {@code :protocol websocket}: see {@link WebSocketAcceptor}); gRPC
+ * will be routed here too, by its own headers. A request
  * nobody serves is answered with headers only: 405 (not POST), 415 (another content type) or 404
  * (an unknown {@code /rsocket/...} path).
  *
@@ -22,6 +23,9 @@ public final class ServerStreams implements H2Handler.Router {
   private final Consumer<DuplexTransport> onConnection;
   private final boolean eager;
   private StreamMapping mapping;
+  /** WebSocket over HTTP/2: the server's acceptor (null: not served), this connection's streams. */
+  private final WebSocketAcceptor webSocketAcceptor;
+  private WebSocketStreams webSockets;
 
   /**
    * @param eager make the mapping's connection when the client's preface arrives (a server of the
@@ -29,8 +33,18 @@ public final class ServerStreams implements H2Handler.Router {
    *     when the first mapped stream does (a server of several protocols)
    */
   public ServerStreams(Consumer<DuplexTransport> onConnection, boolean eager) {
+    this(onConnection, eager, null);
+  }
+
+  /**
+   * Also routes extended CONNECT ({@code :method CONNECT}, RFC 8441) to {@code webSockets}; with a
+   * null {@code onConnection} the stream mapping is not served (its requests get 404).
+   */
+  public ServerStreams(
+      Consumer<DuplexTransport> onConnection, boolean eager, WebSocketAcceptor webSockets) {
     this.onConnection = onConnection;
-    this.eager = eager;
+    this.eager = eager && onConnection != null;
+    this.webSocketAcceptor = webSockets;
   }
 
   @Override
@@ -48,6 +62,16 @@ public final class ServerStreams implements H2Handler.Router {
   @Override
   public H2Handler.StreamSink route(
       H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream) {
+    if (webSocketAcceptor != null && HttpMethod.CONNECT.asciiName().contentEquals(headers.method())) {
+      if (webSockets == null) {
+        webSockets = new WebSocketStreams(handler);
+      }
+      return webSocketAcceptor.accept(handler, webSockets, stream, headers, endStream);
+    }
+    if (onConnection == null) {
+      handler.respondAndEnd(stream, 404, "only WebSocket over HTTP/2 (extended CONNECT) is served here");
+      return null;
+    }
     if (!MappingWire.isMappingContentType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
       handler.respondAndEnd(stream, 415, "content-type must be " + MappingWire.CONTENT_TYPE);
       return null;

@@ -15,9 +15,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * own buffers (which may be shared, so they are never changed): they are masked into a copy, with
  * the key of their frame turned to where they start in it.
  *
- * <p>Confined to the connection's event loop.
+ * <p>Confined to the connection's event loop. Public for WebSocket over HTTP/2 (internal, not an
+ * API).
  */
-final class OutboundMasking {
+public final class OutboundMasking {
   /** Payload bytes of the frame begun in an earlier buffer that later buffers carry. */
   private long remaining;
   /** The key for those bytes, turned so that its first byte masks the next one. */
@@ -27,7 +28,7 @@ final class OutboundMasking {
    * Masks {@code buf} (taken) and returns what to write: {@code buf} itself, masked in place, or a
    * masked copy (and {@code buf} released).
    */
-  ByteBuf mask(ByteBuf buf, ByteBufAllocator alloc) {
+  public ByteBuf mask(ByteBuf buf, ByteBufAllocator alloc) {
     if (remaining > 0) {
       return maskedCopy(buf, alloc);
     }

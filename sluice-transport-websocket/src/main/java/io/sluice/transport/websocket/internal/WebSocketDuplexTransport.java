@@ -3,10 +3,7 @@ package io.sluice.transport.websocket.internal;
 import static io.sluice.transport.websocket.internal.WebSocketFrames.FIN;
 import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_BINARY;
 import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_CLOSE;
-import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_CONTINUATION;
-import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_PING;
 import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_PONG;
-import static io.sluice.transport.websocket.internal.WebSocketFrames.OP_TEXT;
 import static io.sluice.transport.websocket.internal.WebSocketFrames.RSV1;
 
 import io.netty.buffer.ByteBuf;
@@ -22,7 +19,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
-import io.sluice.transport.FrameTooLargeException;
 import io.sluice.transport.websocket.WebSocketProtocolException;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * message, no length prefix. The last handler of the pipeline once the HTTP upgrade is done; it
  * speaks RFC 6455 itself, without netty's frame objects, so that no object is made per frame.
  *
- * <p><b>Inbound.</b> Each frame's header is checked before its payload is buffered: masking as
+ * <p><b>Inbound.</b> A {@link WebSocketReader} (shared with WebSocket over HTTP/2) cuts the frames
+ * out of the channel's cumulation. Each frame's header is checked before its payload is buffered: masking as
  * RFC 6455 demands of the side (clients mask, servers do not), reserved bits, opcodes, control
  * frame rules, and the message's size against the receiver's {@link FrameReceiver#maxFrameSize()}
  * (a frame that declares 2^62 bytes is refused from its header). An unfragmented binary message is
@@ -82,7 +79,6 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   private ChannelHandlerContext ctx;
   private FrameReceiver receiver;
   private boolean started;
-  private int maxFrameSize = Integer.MAX_VALUE;
 
   /** {@link #close()} ran or the peer's close frame arrived: nothing more is delivered. */
   private boolean closing;
@@ -91,14 +87,10 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   private int closeCode = WebSocketFrames.CLOSE_NORMAL;
   private String closeReason = "";
   private ScheduledFuture<?> closeGuard;
-  /** Payload bytes still to skip of a frame being discarded while closing. */
-  private long skip;
   private long discardedWhileClosing;
-
-  /** A fragmented message being reassembled, or null. */
-  private ByteBuf assembly;
-  private int assemblyFragments;
-  private boolean assemblyCompressed;
+  /** Cuts and checks inbound frames (RFC 6455). */
+  private final WebSocketReader reader;
+  private final Inbound inbound = new Inbound();
 
   /** A client's masking of what the core writes (null on a server, or with compression). */
   private final OutboundMasking masking;
@@ -120,6 +112,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     this.client = client;
     this.deflate = deflate;
     this.masking = client && deflate == null ? new OutboundMasking() : null;
+    this.reader = new WebSocketReader(!client, deflate, channel.alloc());
   }
 
   @Override
@@ -153,7 +146,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   public void start(FrameReceiver receiver) {
     this.receiver = receiver;
     this.started = true;
-    this.maxFrameSize = receiver.maxFrameSize();
+    reader.maxMessageSize(receiver.maxFrameSize());
     int high = receiver.maxQueuedOutboundBytes();
     channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(high / 2, high));
     if (!channel.isActive()) {
@@ -186,231 +179,58 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     if (!started && !closing) {
       return; // not started yet: keep what came behind the upgrade
     }
-    while (in.isReadable()) {
-      if (skip > 0) {
-        int n = (int) Math.min(skip, in.readableBytes());
-        in.skipBytes(n);
-        skip -= n;
-        noteDiscarded(n);
-        continue;
-      }
-      int start = in.readerIndex();
-      int readable = in.readableBytes();
-      if (readable < 2) {
-        return;
-      }
-      int b0 = in.getUnsignedByte(start);
-      int b1 = in.getUnsignedByte(start + 1);
-      int len7 = b1 & 0x7F;
-      boolean masked = (b1 & 0x80) != 0;
-      int headerLength = 2 + (len7 == 126 ? 2 : len7 == 127 ? 8 : 0) + (masked ? 4 : 0);
-      if (readable < headerLength) {
-        return;
-      }
-      long length =
-          len7 < 126 ? len7 : len7 == 126 ? in.getUnsignedShort(start + 2) : in.getLong(start + 2);
-      int opcode = b0 & 0x0F;
-      if (closing) {
-        if (!discardUntilClose(in, start, headerLength, length, opcode)) {
-          return;
-        }
-        continue;
-      }
-      String violation = WebSocketFrames.violation(b0, b1, !client, deflate != null);
-      if (violation == null && length < 0) {
-        violation = "frame length with the most significant bit set";
-      }
-      if (violation != null) {
-        fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, violation));
-        continue;
-      }
-      if (opcode == OP_TEXT) {
-        fail(
-            new WebSocketProtocolException(
-                WebSocketProtocolException.UNSUPPORTED_DATA,
-                "text message: RSocket frames travel in binary messages"));
-        continue;
-      }
-      if (opcode == OP_BINARY || opcode == OP_CONTINUATION) {
-        String order = messageOrder(opcode);
-        if (order != null) {
-          fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, order));
-          continue;
-        }
-        long total = length + (assembly != null ? assembly.readableBytes() : 0);
-        if (total > maxFrameSize) {
-          // Checked from the header, before any of the payload is buffered.
-          fail(new FrameTooLargeException(total, maxFrameSize));
-          continue;
-        }
-      }
-      if (readable < headerLength + length) {
-        return;
-      }
-      int payload = start + headerLength;
-      int len = (int) length;
-      if (masked) {
-        WebSocketFrames.mask(in, payload, len, in.getInt(payload - 4));
-      }
-      boolean fin = (b0 & FIN) != 0;
-      switch (opcode) {
-        case OP_BINARY:
-          if (fin && (b0 & RSV1) == 0) {
-            lend(in, payload, len);
-          } else {
-            in.readerIndex(payload + len);
-            startAssembly(in, payload, len, (b0 & RSV1) != 0, fin);
-          }
-          break;
-        case OP_CONTINUATION:
-          in.readerIndex(payload + len);
-          continueAssembly(in, payload, len, fin);
-          break;
-        case OP_PING:
-          in.readerIndex(payload + len);
-          if (channel.isWritable()) {
-            writeControl(OP_PONG, in.slice(payload, len));
-            controlPending = true;
-          }
-          break;
-        case OP_PONG:
-          in.readerIndex(payload + len);
-          break;
-        case OP_CLOSE:
-          in.readerIndex(payload + len);
-          onPeerClose(in, payload, len);
-          break;
-        default:
-          throw new AssertionError(opcode);
-      }
-      // If the receiver closed us meanwhile, what follows is discarded (looking for the peer's
-      // close frame) by the closing branch above.
-    }
+    reader.read(in, inbound);
   }
 
-  /** Why a data frame of {@code opcode} is out of order; null if it is not. */
-  private String messageOrder(int opcode) {
-    if (opcode == OP_CONTINUATION && assembly == null) {
-      return "continuation frame without a message to continue";
-    }
-    if (opcode == OP_BINARY && assembly != null) {
-      return "new message before the fragmented one ended";
-    }
-    return null;
-  }
-
-  /** Lends the frame at {@code payload} as the read buffer narrowed to it (see NettyDuplexTransport). */
-  private void lend(ByteBuf in, int payload, int len) {
-    int end = payload + len;
-    int writerIndex = in.writerIndex();
-    in.setIndex(payload, end);
-    try {
-      receiver.onFrame(in);
-    } finally {
-      in.setIndex(end, writerIndex);
-    }
-  }
-
-  private void startAssembly(ByteBuf in, int payload, int len, boolean compressed, boolean fin) {
-    if (fin) {
-      // A whole compressed message in one frame.
-      deliverCompressed(in.slice(payload, len));
-      return;
-    }
-    assembly = ctx.alloc().buffer(Math.min(maxFrameSize, Math.max(256, 2 * len)), maxFrameSize);
-    assemblyFragments = 1;
-    assemblyCompressed = compressed;
-    assembly.writeBytes(in, payload, len);
-  }
-
-  private void continueAssembly(ByteBuf in, int payload, int len, boolean fin) {
-    if (++assemblyFragments > MAX_FRAGMENTS) {
-      fail(
-          new WebSocketProtocolException(
-              WebSocketProtocolException.POLICY_VIOLATION,
-              "message in more than " + MAX_FRAGMENTS + " fragments"));
-      return;
-    }
-    assembly.writeBytes(in, payload, len);
-    if (!fin) {
-      return;
-    }
-    ByteBuf whole = assembly;
-    assembly = null;
-    try {
-      if (assemblyCompressed) {
-        deliverCompressed(whole);
-      } else {
-        receiver.onFrame(whole);
+  /** What the reader finds, on the channel's loop. */
+  private final class Inbound implements WebSocketReader.Handler {
+    @Override
+    public void onMessage(ByteBuf message) {
+      FrameReceiver r = receiver;
+      if (r != null) {
+        r.onFrame(message);
       }
-    } finally {
-      whole.release();
     }
-  }
 
-  private void deliverCompressed(ByteBuf compressed) {
-    ByteBuf inflated;
-    try {
-      inflated = deflate.inflate(ctx.alloc(), compressed, maxFrameSize);
-    } catch (RuntimeException e) {
-      fail(e);
-      return;
-    }
-    try {
-      receiver.onFrame(inflated);
-    } finally {
-      inflated.release();
-    }
-  }
-
-  private void onPeerClose(ByteBuf in, int payload, int len) {
-    int code = WebSocketFrames.CLOSE_NO_STATUS;
-    if (len == 1) {
-      fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, "close frame of 1 byte"));
-      return;
-    }
-    if (len >= 2) {
-      code = in.getUnsignedShort(payload);
-    }
-    // Answer with the peer's code (RFC 6455 5.5.1), then close once it is written. A code that
-    // may not be sent (1005, 1006, 1015, below 1000) is answered with 1000 (none) or 1002.
-    closeCode =
-        code == WebSocketFrames.CLOSE_NO_STATUS
-            ? WebSocketFrames.CLOSE_NORMAL
-            : WebSocketFrames.sendable(code) ? code : WebSocketProtocolException.PROTOCOL_ERROR;
-    closeReason = "";
-    FrameReceiver r = detachReceiver();
-    sendCloseFrame();
-    flushAndClose();
-    if (r != null) {
-      r.onClosed();
-    }
-  }
-
-  /**
-   * While closing: skips frames until the peer's close frame, which ends the connection. Returns
-   * false when more bytes are needed.
-   */
-  private boolean discardUntilClose(ByteBuf in, int start, int headerLength, long length, int opcode) {
-    if (length < 0) {
-      in.skipBytes(in.readableBytes());
-      channel.close();
-      return false;
-    }
-    if (opcode == OP_CLOSE && length <= WebSocketFrames.MAX_CONTROL_PAYLOAD) {
-      if (in.readableBytes() < headerLength + length) {
-        return false;
+    @Override
+    public void onPing(ByteBuf payload) {
+      if (channel.isWritable()) {
+        writeControl(OP_PONG, payload);
+        controlPending = true;
       }
-      in.skipBytes(headerLength + (int) length);
-      // Our close frame went first: the handshake is complete.
+    }
+
+    @Override
+    public void onPeerClose(int code) {
+      // Answer with the peer's code (RFC 6455 5.5.1), then close once it is written. A code that
+      // may not be sent (1005, 1006, 1015, below 1000) is answered with 1000 (none) or 1002.
+      closeCode =
+          code == WebSocketFrames.CLOSE_NO_STATUS
+              ? WebSocketFrames.CLOSE_NORMAL
+              : WebSocketFrames.sendable(code) ? code : WebSocketProtocolException.PROTOCOL_ERROR;
+      closeReason = "";
+      FrameReceiver r = detachReceiver();
+      sendCloseFrame();
       flushAndClose();
-      in.skipBytes(in.readableBytes());
-      return false;
+      if (r != null) {
+        r.onClosed();
+      }
     }
-    in.skipBytes(headerLength);
-    noteDiscarded(headerLength);
-    skip = length;
-    return true;
+
+    @Override
+    public void onViolation(RuntimeException cause) {
+      fail(cause);
+    }
+
+    @Override
+    public void onDiscarded(int n) {
+      noteDiscarded(n);
+    }
+
+    @Override
+    public void onCloseDone() {
+      flushAndClose();
+    }
   }
 
   /** Writes what is queued (our close frame last), then closes the channel. */
@@ -433,12 +253,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
    * us, and our close frame carries the code of {@code cause}.
    */
   private void fail(RuntimeException cause) {
-    closeCode =
-        cause instanceof WebSocketProtocolException
-            ? ((WebSocketProtocolException) cause).closeCode()
-            : cause instanceof FrameTooLargeException
-                ? WebSocketProtocolException.MESSAGE_TOO_BIG
-                : WebSocketProtocolException.PROTOCOL_ERROR;
+    closeCode = WebSocketReader.closeCode(cause);
     closeReason = cause.getMessage();
     FrameReceiver r = receiver;
     if (r != null) {
@@ -497,10 +312,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   }
 
   private void releaseBuffers() {
-    if (assembly != null) {
-      assembly.release();
-      assembly = null;
-    }
+    reader.release();
     if (batch != null) {
       batch.release();
       batch = null;
@@ -523,10 +335,7 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
     FrameReceiver r = receiver;
     receiver = null;
     closing = true;
-    if (assembly != null) {
-      assembly.release();
-      assembly = null;
-    }
+    reader.discardUntilClose();
     return r;
   }
 

@@ -14,11 +14,12 @@ import io.sluice.transport.FramePrefix;
  * bit set and room for the masking key, left zero here: the frame is masked, with a fresh key, when
  * the core hands its batch over (see {@link OutboundMasking}), since its bytes are not written yet.
  *
- * <p>Stateless; shared by every connection.
+ * <p>Stateless; shared by every connection (and by WebSocket over HTTP/2, hence public: internal,
+ * not an API).
  */
-final class WebSocketFramePrefix implements FramePrefix {
-  static final WebSocketFramePrefix SERVER = new WebSocketFramePrefix(false);
-  static final WebSocketFramePrefix CLIENT = new WebSocketFramePrefix(true);
+public final class WebSocketFramePrefix implements FramePrefix {
+  public static final WebSocketFramePrefix SERVER = new WebSocketFramePrefix(false);
+  public static final WebSocketFramePrefix CLIENT = new WebSocketFramePrefix(true);
 
   private static final int FIRST = FIN | OP_BINARY;
 

@@ -1,31 +1,38 @@
 package io.sluice.transport.websocket.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** RFC 6455 frame layout: opcodes, close codes, header encoding and (un)masking. */
-final class WebSocketFrames {
+/**
+ * RFC 6455 frame layout: opcodes, close codes, header encoding and (un)masking. Shared with
+ * WebSocket over HTTP/2 (sluice-transport-http2), hence public; internal, not an API.
+ */
+public final class WebSocketFrames {
   private WebSocketFrames() {}
 
-  static final int OP_CONTINUATION = 0x0;
-  static final int OP_TEXT = 0x1;
-  static final int OP_BINARY = 0x2;
-  static final int OP_CLOSE = 0x8;
-  static final int OP_PING = 0x9;
-  static final int OP_PONG = 0xA;
+  public static final int OP_CONTINUATION = 0x0;
+  public static final int OP_TEXT = 0x1;
+  public static final int OP_BINARY = 0x2;
+  public static final int OP_CLOSE = 0x8;
+  public static final int OP_PING = 0x9;
+  public static final int OP_PONG = 0xA;
 
-  static final int FIN = 0x80;
-  static final int RSV1 = 0x40;
+  public static final int FIN = 0x80;
+  public static final int RSV1 = 0x40;
 
-  static final int CLOSE_NORMAL = 1000;
-  static final int CLOSE_GOING_AWAY = 1001;
-  static final int CLOSE_NO_STATUS = 1005;
-  static final int CLOSE_ABNORMAL = 1006;
+  public static final int CLOSE_NORMAL = 1000;
+  public static final int CLOSE_GOING_AWAY = 1001;
+  public static final int CLOSE_NO_STATUS = 1005;
+  public static final int CLOSE_ABNORMAL = 1006;
 
   /** Largest payload of a control frame (close, ping, pong). */
-  static final int MAX_CONTROL_PAYLOAD = 125;
+  public static final int MAX_CONTROL_PAYLOAD = 125;
 
   /** May {@code code} be sent in a close frame (RFC 6455 7.4)? */
-  static boolean sendable(int code) {
+  public static boolean sendable(int code) {
     return code >= 1000
         && code < 5000
         && code != 1004
@@ -36,13 +43,13 @@ final class WebSocketFrames {
   }
 
   /** Bytes of the header of a frame with {@code length} bytes of payload. */
-  static int headerSize(int length, boolean masked) {
+  public static int headerSize(int length, boolean masked) {
     int size = length < 126 ? 2 : length < 65536 ? 4 : 10;
     return masked ? size + 4 : size;
   }
 
   /** Writes a frame header; {@code masked}: the 4-byte {@code mask} key follows the length. */
-  static void writeHeader(ByteBuf out, int firstByte, int length, boolean masked, int mask) {
+  public static void writeHeader(ByteBuf out, int firstByte, int length, boolean masked, int mask) {
     out.writeByte(firstByte);
     int maskBit = masked ? 0x80 : 0;
     if (length < 126) {
@@ -60,10 +67,24 @@ final class WebSocketFrames {
   }
 
   /**
+   * Lengths from which masking goes through the buffer's NIO view: one access check (and, under
+   * netty's paranoid leak detection, one recorded access) per frame instead of one per 8 bytes.
+   */
+  private static final int BULK = 256;
+
+  /**
    * XORs {@code length} bytes of {@code buf} from {@code index} with {@code mask}, in place: masks
    * or unmasks (the same operation).
    */
-  static void mask(ByteBuf buf, int index, int length, int mask) {
+  public static void mask(ByteBuf buf, int index, int length, int mask) {
+    if (length >= BULK && buf.nioBufferCount() == 1) {
+      ByteBuffer view = buf.nioBuffer(index, length);
+      if (!view.isReadOnly()) {
+        view.order(ByteOrder.BIG_ENDIAN);
+        xor(view, view.position(), view, view.position(), length, mask);
+        return;
+      }
+    }
     long m = ((long) mask << 32) | (mask & 0xFFFFFFFFL);
     int i = 0;
     for (; i + 8 <= length; i += 8) {
@@ -78,12 +99,38 @@ final class WebSocketFrames {
     }
   }
 
+  /** {@code dst[to + i] = src[from + i] ^ mask} for {@code length} bytes (views may be the same). */
+  private static void xor(ByteBuffer src, int from, ByteBuffer dst, int to, int length, int mask) {
+    long m = ((long) mask << 32) | (mask & 0xFFFFFFFFL);
+    int i = 0;
+    for (; i + 8 <= length; i += 8) {
+      dst.putLong(to + i, src.getLong(from + i) ^ m);
+    }
+    if (i + 4 <= length) {
+      dst.putInt(to + i, src.getInt(from + i) ^ mask);
+      i += 4;
+    }
+    for (; i < length; i++) {
+      dst.put(to + i, (byte) (src.get(from + i) ^ (mask >>> (24 - 8 * (i & 3)))));
+    }
+  }
+
   /** Appends the readable bytes of {@code src} to {@code dst} XORed with {@code mask}. */
-  static void writeMasked(ByteBuf dst, ByteBuf src, int mask) {
+  public static void writeMasked(ByteBuf dst, ByteBuf src, int mask) {
     int length = src.readableBytes();
     int from = src.readerIndex();
     dst.ensureWritable(length);
     int to = dst.writerIndex();
+    if (length >= BULK && src.nioBufferCount() == 1 && dst.nioBufferCount() == 1) {
+      ByteBuffer out = dst.nioBuffer(to, length);
+      if (!out.isReadOnly()) {
+        ByteBuffer in = src.nioBuffer(from, length).order(ByteOrder.BIG_ENDIAN);
+        out.order(ByteOrder.BIG_ENDIAN);
+        xor(in, in.position(), out, out.position(), length, mask);
+        dst.writerIndex(to + length);
+        return;
+      }
+    }
     long m = ((long) mask << 32) | (mask & 0xFFFFFFFFL);
     int i = 0;
     for (; i + 8 <= length; i += 8) {
@@ -104,7 +151,7 @@ final class WebSocketFrames {
    * {@code expectMasked} frames and accepts RSV1 on data frames when {@code rsv1Allowed}; null if
    * it does not.
    */
-  static String violation(int b0, int b1, boolean expectMasked, boolean rsv1Allowed) {
+  public static String violation(int b0, int b1, boolean expectMasked, boolean rsv1Allowed) {
     int opcode = b0 & 0x0F;
     boolean masked = (b1 & 0x80) != 0;
     if (masked != expectMasked) {
@@ -135,5 +182,23 @@ final class WebSocketFrames {
       default:
         return "unknown opcode " + opcode;
     }
+  }
+
+  /**
+   * A whole unfragmented frame in a new buffer: {@code firstByte} (FIN and opcode), then {@code
+   * payload} (not released), masked with a fresh random key when {@code masked} (a client's).
+   */
+  public static ByteBuf frame(ByteBufAllocator alloc, int firstByte, ByteBuf payload, boolean masked) {
+    int len = payload.readableBytes();
+    ByteBuf out = alloc.buffer(headerSize(len, masked) + len);
+    if (masked) {
+      int mask = ThreadLocalRandom.current().nextInt();
+      writeHeader(out, firstByte, len, true, mask);
+      writeMasked(out, payload, mask);
+    } else {
+      writeHeader(out, firstByte, len, false, 0);
+      out.writeBytes(payload, payload.readerIndex(), len);
+    }
+    return out;
   }
 }

@@ -1,0 +1,355 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AsciiString;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.netty.internal.EventLoops;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ProtocolException;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client's HTTP/2 connections for WebSocket over HTTP/2 (RFC 8441): each {@link #connect()}
+ * opens an extended CONNECT stream, which becomes one RSocket connection ({@link
+ * WebSocketStream}), on a TCP connection shared with the other streams this connector opened. A
+ * new TCP connection is opened when there is none, when the shared one is going away (GOAWAY) or
+ * closed, or when it carries as many streams as the server's SETTINGS_MAX_CONCURRENT_STREAMS
+ * allows. A TCP connection is closed once its last stream has closed.
+ *
+ * <p>No stream is opened before the server's SETTINGS have come, and a server whose SETTINGS do not
+ * enable the connect protocol (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1) fails the connect with a
+ * {@link ProtocolException} saying so. A CONNECT the server refused unprocessed (REFUSED_STREAM, or
+ * excluded by its GOAWAY) is tried again on another connection, a few times at most.
+ *
+ * <p><b>Threads.</b> {@link #connect()} may be called from any thread: the choice of connection is
+ * made under a lock (once per connect, never per message); everything else runs on the
+ * connection's event loop.
+ */
+public final class WebSocketConnector {
+  /** How many times a connect is tried when servers refuse its stream unprocessed. */
+  private static final int ATTEMPTS = 3;
+
+  /** Where and how to connect. */
+  public record Target(
+      String host,
+      int port,
+      EventLoopGroup group,
+      SslContext ssl,
+      int connectTimeoutMillis,
+      String path,
+      H2Handler.Limits limits) {}
+
+  private final Target target;
+  private final AsciiString scheme;
+  private final AsciiString authority;
+  private final Object lock = new Object();
+  /** Connections new streams may go to; guarded by {@link #lock}. */
+  private final List<Shared> live = new ArrayList<>();
+
+  public WebSocketConnector(Target target) {
+    this.target = target;
+    this.scheme = AsciiString.of(target.ssl() != null ? "https" : "http");
+    String host = target.host();
+    this.authority =
+        AsciiString.of(host.indexOf(':') >= 0 ? "[" + host + "]:" + target.port() : host + ":" + target.port());
+  }
+
+  /** TCP connections open (or opening) now, for tests. */
+  public int connections() {
+    synchronized (lock) {
+      return live.size();
+    }
+  }
+
+  /** Opens a WebSocket over HTTP/2 stream: an RSocket connection's transport once the server said 200. */
+  public CompletableFuture<DuplexTransport> connect() {
+    CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
+    attempt(result, 1);
+    return result;
+  }
+
+  private void attempt(CompletableFuture<DuplexTransport> result, int attempt) {
+    Shared s;
+    boolean fresh = false;
+    synchronized (lock) {
+      s = null;
+      for (Shared c : live) {
+        if (c.usable && c.reserved < c.maxStreams) {
+          s = c;
+          break;
+        }
+      }
+      if (s == null) {
+        s = new Shared();
+        live.add(s);
+        fresh = true;
+      }
+      s.reserved++;
+    }
+    if (fresh) {
+      open(s);
+    }
+    Shared shared = s;
+    s.ready.whenComplete(
+        (h2, error) -> {
+          if (error != null) {
+            release(shared);
+            result.completeExceptionally(error);
+          } else {
+            h2.ctx().executor().execute(() -> openStream(shared, h2, result, attempt));
+          }
+        });
+  }
+
+  /** Opens the extended CONNECT stream on {@code s}; on its loop. */
+  private void openStream(Shared s, H2Handler h2, CompletableFuture<DuplexTransport> result, int attempt) {
+    Http2Connection c = h2.connection();
+    Http2Connection.Endpoint<?> local = c.local();
+    int id = 0;
+    if (h2.ctx().channel().isActive() && !c.goAwayReceived() && local.canOpenStream()) {
+      id = local.incrementAndGetNextStreamId();
+    }
+    if (id <= 0) {
+      // Gone, going away, out of ids, or full (another client's streams): elsewhere.
+      unusable(s);
+      release(s);
+      retry(result, attempt, "the shared HTTP/2 connection cannot open another stream");
+      return;
+    }
+    h2.encoder()
+        .writeHeaders(
+            h2.ctx(), id, WebSocketWire.connectRequest(scheme, authority, target.path()), 0, false, h2.newPromise());
+    Http2Stream stream = c.stream(id);
+    if (stream == null) {
+      release(s);
+      h2.flushNow();
+      retry(result, attempt, "the HTTP/2 stream could not be opened");
+      return;
+    }
+    WebSocketStream ws =
+        WebSocketStream.client(
+            h2,
+            s.streams,
+            stream,
+            new WebSocketStream.Handshake() {
+              @Override
+              public void onOpen(WebSocketStream stream) {
+                if (!result.complete(stream)) {
+                  stream.close();
+                }
+              }
+
+              @Override
+              public void onFailed(int status, String reason, boolean refused) {
+                if (refused) {
+                  unusable(s);
+                  retry(result, attempt, reason);
+                  return;
+                }
+                result.completeExceptionally(
+                    new ProtocolException(
+                        "WebSocket over HTTP/2 to " + authority + target.path() + " refused"
+                            + (status > 0 ? ": :status " + status : "")
+                            + (reason.isEmpty() ? "" : " (" + reason + ")")));
+              }
+            },
+            () -> release(s));
+    h2.attach(stream, ws);
+    h2.flushNow();
+  }
+
+  private void retry(CompletableFuture<DuplexTransport> result, int attempt, String why) {
+    if (attempt >= ATTEMPTS) {
+      result.completeExceptionally(
+          new ProtocolException(
+              "WebSocket over HTTP/2 to " + authority + ": no stream after " + attempt + " attempts (" + why + ")"));
+      return;
+    }
+    attempt(result, attempt + 1);
+  }
+
+  /** New streams go to other connections from now on. */
+  private void unusable(Shared s) {
+    synchronized (lock) {
+      s.usable = false;
+      live.remove(s);
+    }
+  }
+
+  /** A stream (or a connect that did not get one) is done with {@code s}: closes it when idle. */
+  private void release(Shared s) {
+    Channel close = null;
+    synchronized (lock) {
+      s.reserved--;
+      if (s.reserved == 0 && (!s.usable || s.channel != null)) {
+        s.usable = false;
+        live.remove(s);
+        close = s.channel;
+      }
+    }
+    if (close != null) {
+      close.close(); // netty sends GOAWAY first
+    }
+  }
+
+  /** Connects {@code s}'s TCP connection (TLS with ALPN h2 when configured). */
+  private void open(Shared s) {
+    EventLoopGroup loops = target.group() != null ? target.group() : EventLoops.shared();
+    SslHandler[] tls = new SslHandler[1];
+    Bootstrap b =
+        new Bootstrap()
+            .group(loops)
+            .channel(EventLoops.socketChannel(EventLoops.modeOf(loops)))
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, target.connectTimeoutMillis())
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    if (target.ssl() != null) {
+                      tls[0] = target.ssl().newHandler(ch.alloc(), target.host(), target.port());
+                      ch.pipeline().addLast(tls[0]);
+                    } else {
+                      addHandler(s, ch);
+                    }
+                  }
+                });
+    ChannelFuture connect = b.connect(InetSocketAddress.createUnresolved(target.host(), target.port()));
+    connect.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            fail(s, f.cause());
+            return;
+          }
+          Channel ch = connect.channel();
+          synchronized (lock) {
+            s.channel = ch;
+          }
+          ch.closeFuture()
+              .addListener(
+                  x -> {
+                    unusable(s);
+                    fail(s, new IOException(
+                        "the connection to " + authority + " closed before the server's HTTP/2 SETTINGS came",
+                        new ClosedChannelException()));
+                  });
+          ch.eventLoop()
+              .schedule(
+                  () -> {
+                    if (!s.ready.isDone()) {
+                      fail(s, new ProtocolException(
+                          "no HTTP/2 SETTINGS from " + authority + " within " + target.connectTimeoutMillis() + " ms"));
+                      ch.close();
+                    }
+                  },
+                  target.connectTimeoutMillis(),
+                  TimeUnit.MILLISECONDS);
+          if (tls[0] == null) {
+            return;
+          }
+          tls[0]
+              .handshakeFuture()
+              .addListener(
+                  h -> {
+                    if (!h.isSuccess()) {
+                      fail(s, h.cause());
+                      ch.close();
+                      return;
+                    }
+                    String protocol = tls[0].applicationProtocol();
+                    if (!ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                      fail(s, new ProtocolException(
+                          "the server at " + authority + " did not choose HTTP/2 in ALPN (chose " + protocol + ")"));
+                      ch.close();
+                      return;
+                    }
+                    addHandler(s, ch);
+                  });
+        });
+  }
+
+  private void fail(Shared s, Throwable cause) {
+    unusable(s);
+    s.ready.completeExceptionally(cause);
+  }
+
+  private void addHandler(Shared s, Channel ch) {
+    H2Handler h2 = H2Handler.build(false, target.limits(), null);
+    ch.pipeline().addLast(h2);
+    s.streams = new WebSocketStreams(h2);
+    h2.addListener(
+        new H2Handler.ConnectionListener() {
+          @Override
+          public void onSettings(Http2Settings settings) {
+            Long max = settings.maxConcurrentStreams();
+            if (max != null) {
+              synchronized (lock) {
+                s.maxStreams = (int) Math.min(Integer.MAX_VALUE, max);
+              }
+            }
+            if (s.ready.isDone()) {
+              return;
+            }
+            if (!Boolean.TRUE.equals(settings.connectProtocolEnabled())) {
+              fail(
+                  s,
+                  new ProtocolException(
+                      "the HTTP/2 server at " + authority + " does not offer WebSocket over HTTP/2: its SETTINGS"
+                          + " do not enable extended CONNECT (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1, RFC 8441)"));
+              ch.close();
+              return;
+            }
+            s.ready.complete(h2);
+          }
+
+          @Override
+          public void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {
+            unusable(s);
+            Channel close = null;
+            synchronized (lock) {
+              if (s.reserved == 0) {
+                close = s.channel;
+              }
+            }
+            if (close != null) {
+              close.close();
+            }
+          }
+        });
+  }
+
+  /** One shared TCP + HTTP/2 connection. */
+  private static final class Shared {
+    /** Completes with the handler once the server's SETTINGS allow extended CONNECT. */
+    final CompletableFuture<H2Handler> ready = new CompletableFuture<>();
+    /** Set on the loop before {@link #ready} completes. */
+    volatile WebSocketStreams streams;
+    // Guarded by the connector's lock.
+    Channel channel;
+    int reserved;
+    int maxStreams = Integer.MAX_VALUE;
+    boolean usable = true;
+  }
+
+  @Override
+  public String toString() {
+    return "WebSocket over HTTP/2 connector to " + authority + target.path();
+  }
+}
