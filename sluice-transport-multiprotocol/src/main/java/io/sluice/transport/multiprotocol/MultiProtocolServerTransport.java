@@ -205,7 +205,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     long connectionWindow = Math.min(Integer.MAX_VALUE, Math.max(4L << 20, 4L * s.streamWindow));
     H2Handler.Limits limits =
         new H2Handler.Limits(
-            s.maxConcurrentStreams, s.streamWindow, (int) connectionWindow, s.maxHeaderList, MAX_FRAME, false);
+            s.maxConcurrentStreams, s.streamWindow, (int) connectionWindow, s.maxHeaderList, MAX_FRAME, true);
     UpgradeSettings webSocket =
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
     Routes routes = new Routes(s.ssl, webSocket, limits, s.detectionTimeout, onConnection);
@@ -226,7 +226,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
 
   private static String description(Object address, Settings s) {
     return "multiprotocol server " + address + (s.ssl != null ? " (tls)" : "")
-        + " (tcp, ws " + s.webSocketPath + ", h2c" + (s.ssl != null ? ", tls, wss, h2" : "") + ")";
+        + " (tcp, ws and ws-h2 " + s.webSocketPath + ", h2c" + (s.ssl != null ? ", tls, wss, h2" : "") + ")";
   }
 
   @Override

@@ -12,6 +12,7 @@ import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
+import io.sluice.transport.http2.WebSocketOverHttp2ClientTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.Tls;
 import io.sluice.transport.websocket.WebSocketClientTransport;
@@ -89,6 +90,19 @@ class OnePortTest {
       @Override
       ClientTransport transport() {
         return Http2ClientTransport.create("localhost", port).withSsl(CLIENT_H2);
+      }
+    },
+    /** WebSocket over HTTP/2 (RFC 8441) on the WebSocket path, h2c. */
+    WS_H2C {
+      @Override
+      ClientTransport transport() {
+        return WebSocketOverHttp2ClientTransport.create("127.0.0.1", port).withPath("/rsocket");
+      }
+    },
+    WS_H2_TLS {
+      @Override
+      ClientTransport transport() {
+        return WebSocketOverHttp2ClientTransport.create("localhost", port).withPath("/rsocket").withSsl(CLIENT_H2);
       }
     };
 

@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
+import io.sluice.transport.http2.internal.WebSocketAcceptor;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
@@ -84,13 +85,17 @@ public final class Routes {
   }
 
   /**
-   * HTTP/2: the HTTP/2 server's handler, whose router makes the stream mapping's RSocket
+   * HTTP/2: the HTTP/2 server's handler (the stream mapping, and WebSocket over HTTP/2 on the
+   * WebSocket path), whose router makes the stream mapping's RSocket
    * connection when the first mapped stream arrives (so a connection that carries only other
    * kinds of streams never makes one). The deadline stays until the client's preface (its first
    * SETTINGS) has been read.
    */
   void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
-    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false));
+    // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
+    WebSocketAcceptor webSockets =
+        new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
+    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
     ctx.pipeline().addLast(h2);
     ctx.channel().config().setAutoRead(true); // as the HTTP/2 server transport runs it
