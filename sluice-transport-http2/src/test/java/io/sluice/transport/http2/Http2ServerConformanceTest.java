@@ -295,6 +295,32 @@ class Http2ServerConformanceTest {
             reset(1, PROTOCOL_ERROR)));
   }
 
+  /**
+   * 5.1.2 / 5.4.2 / 5.1 (closed): a client may send frames before it has the server's SETTINGS
+   * (3.4), so beyond the stream cap; the server refuses such a stream and must then ignore the
+   * frames the client sent on it before it saw the refusal.
+   */
+  static Stream<Case> refusedStreamData() {
+    int max = Http2ServerTransport.DEFAULT_MAX_CONCURRENT_STREAMS;
+    return Stream.of(
+        row("5.1.2 + 5.4.2 DATA right behind a refused HEADERS is ignored",
+            RawH2Peer.repeat(max + 1, i -> requestStream(2 * i + 1, 1, "forever")),
+            reset(2 * max + 1, REFUSED_STREAM)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("refusedStreamData")
+  @Disabled(
+      "defect: netty refuses a stream over SETTINGS_MAX_CONCURRENT_STREAMS (RST_STREAM REFUSED_STREAM)"
+          + " before creating it, so the DATA the client sent right behind its HEADERS is judged to be on an"
+          + " idle stream: GOAWAY(PROTOCOL_ERROR, \"Stream 513 does not exist for inbound frame DATA\"),"
+          + " netty#12065; RFC 9113 5.1 says frames on a stream we reset are ignored. Http2ClientTransport"
+          + " opens streams before the server's SETTINGS arrive, so a client that starts more than 256"
+          + " requests at once loses its connection. H2Handler must admit the stream, then refuse it")
+  void dataBehindARefusedStreamIsIgnored(Case c) throws Exception {
+    check(c);
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("lowerStreamId")
   @Disabled(

@@ -98,6 +98,8 @@ public final class RawH2Peer implements AutoCloseable {
   /** Frames received by type (types 0..15; unknown types count in 15). */
   public final long[] framesByType = new long[16];
   public long bytesRead;
+  /** The data of the last PING ACK received, or -1. */
+  public long lastPingAck = -1;
   /** The server's first SETTINGS arrived. */
   public boolean settingsReceived;
   /** Reading saw the server close (EOF) or reset the connection. */
@@ -384,6 +386,26 @@ public final class RawH2Peer implements AutoCloseable {
     return flood(duration, read, next, p -> false);
   }
 
+  /**
+   * Sends batches from {@code next}, each followed by a PING, and reads until that PING's ACK
+   * arrives before sending the next, for {@code duration} or until a GOAWAY arrives or the
+   * connection closes (hang guard 10 s per batch). The server has read everything sent when it
+   * answers, so when it closes the connection nothing unread makes its kernel reset it, and its
+   * GOAWAY reaches this peer. Returns the batches sent.
+   */
+  public int fencedFlood(Duration duration, BatchSource next) throws IOException {
+    long end = System.nanoTime() + duration.toNanos();
+    int round = 0;
+    while (System.nanoTime() < end && goAway == null && !closed && !writeFailed) {
+      long fence = round;
+      if (!trySend(concat(next.next(round++), ping(false, fence)))) {
+        break;
+      }
+      await(p -> p.lastPingAck == fence || p.goAway != null, Duration.ofSeconds(10));
+    }
+    return round;
+  }
+
   // ---- reading ---------------------------------------------------------------------------------
 
   /** Reads and parses whatever has arrived, without waiting. */
@@ -468,12 +490,7 @@ public final class RawH2Peer implements AutoCloseable {
     if (!trySend(ping(false, data))) {
       return false;
     }
-    return awaitFrame(
-            f -> f.type() == PING
-                && (f.flags() & FLAG_ACK) != 0
-                && ByteBuffer.wrap(f.payload()).getLong() == data,
-            Duration.ofSeconds(10))
-        != null;
+    return await(p -> p.lastPingAck == data, Duration.ofSeconds(10));
   }
 
   /** The {@code :status} of the first header block of {@code streamId}, or null. */
@@ -569,6 +586,11 @@ public final class RawH2Peer implements AutoCloseable {
       case SETTINGS:
         if ((flags & FLAG_ACK) == 0) {
           settingsReceived = true;
+        }
+        break;
+      case PING:
+        if ((flags & FLAG_ACK) != 0 && len == 8) {
+          lastPingAck = b.getLong();
         }
         break;
       case GOAWAY:
