@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
+import java.security.cert.X509Certificate;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +23,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * A raw HTTP/2 client on one TCP connection to 127.0.0.1, for conformance and hostile-peer tests:
@@ -30,6 +37,9 @@ import java.util.function.Predicate;
  * its first GOAWAY, its RST_STREAMs, the headers of each stream (decoded with netty's HPACK
  * decoder, in order, as a client must), DATA bytes and a count per frame type. Non-blocking, so a
  * server that stops reading never blocks it; every wait has a hang guard.
+ *
+ * <p>Over TLS ({@link #connectTls}) writes wait until the server takes them, so a peer that never
+ * reads is played over plain TCP only.
  *
  * <p>Not thread-safe: one thread drives a peer. Loopback only.
  */
@@ -75,7 +85,8 @@ public final class RawH2Peer implements AutoCloseable {
   /** A frame received; payload copied (cut to 256 bytes for DATA). */
   public record Frame(int type, int flags, int streamId, byte[] payload) {}
 
-  public final SocketChannel ch;
+  /** The connection: a non-blocking socket, or TLS over a socket ({@link #connectTls}). */
+  private final Wire ch;
   public final int localPort;
   private final ByteBuffer readBuf = ByteBuffer.allocate(64 * 1024);
   private byte[] acc = new byte[128 * 1024];
@@ -107,9 +118,133 @@ public final class RawH2Peer implements AutoCloseable {
   /** A write failed: the server closed the connection. */
   public boolean writeFailed;
 
-  private RawH2Peer(SocketChannel ch) throws IOException {
+  private RawH2Peer(Wire ch, int localPort) {
     this.ch = ch;
-    this.localPort = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+    this.localPort = localPort;
+  }
+
+  /** Writes and reads without waiting (TLS: writes wait, reads do not). */
+  private interface Wire {
+    int write(ByteBuffer b) throws IOException;
+
+    /** Bytes read, 0 if none are there now, -1 at the end. */
+    int read(ByteBuffer b) throws IOException;
+
+    void close() throws IOException;
+  }
+
+  private static final class Plain implements Wire {
+    final SocketChannel ch;
+
+    Plain(SocketChannel ch) {
+      this.ch = ch;
+    }
+
+    @Override
+    public int write(ByteBuffer b) throws IOException {
+      return ch.write(b);
+    }
+
+    @Override
+    public int read(ByteBuffer b) throws IOException {
+      return ch.read(b);
+    }
+
+    @Override
+    public void close() throws IOException {
+      ch.close();
+    }
+  }
+
+  /**
+   * TLS over a blocking socket: a write waits until the server takes it (use it only with a
+   * server that reads, or is closing); a read waits at most 1 ms.
+   */
+  private static final class Tls implements Wire {
+    final SSLSocket socket;
+
+    Tls(SSLSocket socket) {
+      this.socket = socket;
+    }
+
+    @Override
+    public int write(ByteBuffer b) throws IOException {
+      int n = b.remaining();
+      socket.getOutputStream().write(b.array(), b.arrayOffset() + b.position(), n);
+      socket.getOutputStream().flush();
+      b.position(b.limit());
+      return n;
+    }
+
+    @Override
+    public int read(ByteBuffer b) throws IOException {
+      try {
+        int n = socket.getInputStream().read(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        if (n > 0) {
+          b.position(b.position() + n);
+        }
+        return n;
+      } catch (SocketTimeoutException e) {
+        return 0;
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+
+  /**
+   * Connects with TLS to 127.0.0.1:{@code port}, trusting any certificate (loopback tests only),
+   * offering ALPN {@code h2}; fails unless the server chose it. Sends nothing after the handshake.
+   */
+  public static RawH2Peer connectTls(int port) throws IOException {
+    try {
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(null, new TrustManager[] {new TrustingManager()}, null);
+      SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", port);
+      SSLParameters params = socket.getSSLParameters();
+      params.setApplicationProtocols(new String[] {"h2"});
+      socket.setSSLParameters(params);
+      socket.setTcpNoDelay(true);
+      socket.setSoTimeout(10_000);
+      socket.startHandshake();
+      if (!"h2".equals(socket.getApplicationProtocol())) {
+        socket.close();
+        throw new IOException("the server did not choose h2 in ALPN: " + socket.getApplicationProtocol());
+      }
+      socket.setSoTimeout(1);
+      return new RawH2Peer(new Tls(socket), socket.getLocalPort());
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** {@link #handshake} over TLS. */
+  public static RawH2Peer handshakeTls(int port) throws IOException {
+    RawH2Peer p = connectTls(port);
+    p.send(concat(PREFACE, settings()));
+    p.awaitFrame(f -> f.type() == SETTINGS && (f.flags() & FLAG_ACK) == 0, Duration.ofSeconds(10));
+    if (!p.settingsReceived) {
+      throw new IOException("no SETTINGS from the server" + (p.closed ? " (closed)" : ""));
+    }
+    p.send(settingsAck());
+    return p;
+  }
+
+  /** Trusts every certificate: the tests talk to their own server on loopback. */
+  private static final class TrustingManager implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
   }
 
   /**
@@ -124,7 +259,7 @@ public final class RawH2Peer implements AutoCloseable {
     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
     ch.connect(new InetSocketAddress("127.0.0.1", port));
     ch.configureBlocking(false);
-    return new RawH2Peer(ch);
+    return new RawH2Peer(new Plain(ch), ((InetSocketAddress) ch.getLocalAddress()).getPort());
   }
 
   /** Connects and sends the preface with an empty SETTINGS frame, reading nothing. */
