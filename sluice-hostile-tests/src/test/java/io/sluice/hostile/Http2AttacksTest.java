@@ -314,7 +314,7 @@ class Http2AttacksTest extends HostileTestBase {
         "HPACK bomb: an 8 KiB header block decoding to 12 MB, on stream after stream",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD, perStream(10, id -> headers(id, false, block)));
+            p.fencedFlood(FLOOD, perStream(50, id -> headers(id, false, block)));
             assertThat(p.status(1)).as(":status of the first bomb").isEqualTo("431");
             return "431 on each stream, then " + expectGoAway(p, ENHANCE_YOUR_CALM);
           }

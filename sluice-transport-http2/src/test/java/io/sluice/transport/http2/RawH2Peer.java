@@ -526,7 +526,9 @@ public final class RawH2Peer implements AutoCloseable {
    * arrives before sending the next, for {@code duration} or until a GOAWAY arrives or the
    * connection closes (hang guard 10 s per batch). The server has read everything sent when it
    * answers, so when it closes the connection nothing unread makes its kernel reset it, and its
-   * GOAWAY reaches this peer. Returns the batches sent.
+   * GOAWAY reaches this peer. Returns the batches sent. Keep batches large enough to trip the
+   * limit under test within a few of them: a server of the mapping counts each PING as a
+   * keepalive, and more than 16 a second is a limit of its own.
    */
   public int fencedFlood(Duration duration, BatchSource next) throws IOException {
     long end = System.nanoTime() + duration.toNanos();
