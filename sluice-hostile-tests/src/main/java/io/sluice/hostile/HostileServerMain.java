@@ -12,7 +12,9 @@ import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.http2.Http2ServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.Tls;
 import io.sluice.transport.websocket.WebSocketServerTransport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -64,7 +66,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
  * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; {@code
  * transport=ws} serves RSocket over WebSocket (path {@code /}) instead of TCP, with {@code
- * upgradeTimeoutMs} the WebSocket upgrade deadline; everything
+ * upgradeTimeoutMs} the WebSocket upgrade deadline; {@code transport=h2} serves the HTTP/2 stream
+ * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
+ * h2, a self-signed certificate for {@code localhost}), with {@code prefaceTimeoutMs} the deadline
+ * for the client's preface; everything
  * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
  * and leak reports are recorded but not logged (CI fails on any {@code LEAK:} line).
@@ -85,11 +90,17 @@ public final class HostileServerMain {
     ConnectionOptions.Builder options = ConnectionOptions.builder();
     int maxConnections = TcpServerTransport.DEFAULT_MAX_CONNECTIONS;
     boolean webSocket = false;
+    String http2 = null;
     long upgradeTimeoutMs = 0;
+    long prefaceTimeoutMs = 0;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       if (a.equals("transport=ws")) {
         webSocket = true;
+        continue;
+      }
+      if (a.equals("transport=h2") || a.equals("transport=h2tls")) {
+        http2 = kv[1];
         continue;
       }
       long v = Long.parseLong(kv[1]);
@@ -106,6 +117,9 @@ public final class HostileServerMain {
         case "upgradeTimeoutMs":
           upgradeTimeoutMs = v;
           break;
+        case "prefaceTimeoutMs":
+          prefaceTimeoutMs = v;
+          break;
         case "leakOnPurpose":
           leakOnPurpose = v != 0;
           LeakRecorder.logReports = !leakOnPurpose;
@@ -116,7 +130,16 @@ public final class HostileServerMain {
     }
     ConnectionOptions opts = options.build();
     ServerTransport transport;
-    if (webSocket) {
+    if (http2 != null) {
+      Http2ServerTransport h2 = Http2ServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
+      if (prefaceTimeoutMs > 0) {
+        h2 = h2.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
+      }
+      if (http2.equals("h2tls")) {
+        h2 = h2.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
+      }
+      transport = h2;
+    } else if (webSocket) {
       WebSocketServerTransport ws =
           WebSocketServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
       transport = upgradeTimeoutMs > 0 ? ws.withUpgradeTimeout(Duration.ofMillis(upgradeTimeoutMs)) : ws;

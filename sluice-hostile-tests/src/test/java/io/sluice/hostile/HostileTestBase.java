@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.reactor.SluiceClient;
+import io.sluice.transport.ClientTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.websocket.WebSocketClientTransport;
 import java.io.IOException;
@@ -53,6 +54,18 @@ abstract class HostileTestBase {
    */
   boolean webSocket() {
     return false;
+  }
+
+  /** The transport of the well-behaved client: the server's own kind. */
+  ClientTransport wellBehavedTransport(int port) {
+    return webSocket()
+        ? WebSocketClientTransport.create("127.0.0.1", port)
+        : TcpClientTransport.create("127.0.0.1", port);
+  }
+
+  /** What the report's rows begin with: the transport, unless it is plain TCP. */
+  String rowPrefix() {
+    return webSocket() ? "ws: " : "";
   }
 
   /** Options for {@link HostileServerMain}; defaults except short timeouts to keep runs short. */
@@ -138,7 +151,7 @@ abstract class HostileTestBase {
     rows.add(
         String.format(
             "| %s | %.1f | %.1f | %.1f | %s |",
-            (webSocket() ? "ws: " : "") + name,
+            rowPrefix() + name,
             stats.peakHeap() / 1048576.0,
             stats.heapAfterGc() / 1048576.0,
             stats.peakDirect() / 1048576.0,
@@ -153,10 +166,7 @@ abstract class HostileTestBase {
   /** A request-response and a 100-item request-stream on a fresh connection (hang guard 30 s). */
   void wellBehavedClient() {
     ReactorRequester r =
-        SluiceClient.builder(
-                webSocket()
-                    ? WebSocketClientTransport.create("127.0.0.1", server.port)
-                    : TcpClientTransport.create("127.0.0.1", server.port))
+        SluiceClient.builder(wellBehavedTransport(server.port))
             .connect()
             .block(Duration.ofSeconds(30));
     try {
