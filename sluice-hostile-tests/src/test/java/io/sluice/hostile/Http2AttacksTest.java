@@ -36,7 +36,6 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -159,12 +158,6 @@ class Http2AttacksTest extends HostileTestBase {
   }
 
   @Test
-  @Disabled(
-      "defect: StreamMapping.reset writes its RST_STREAM through H2Handler.resetStream (the lifecycle"
-          + " manager, straight to the frame writer), not through the encoder that netty's builder decorates"
-          + " with the sent-RST limit; so the mapping's own resets (PROTOCOL_ERROR for a broken stream) are"
-          + " never counted: 357,200 RST_STREAM(PROTOCOL_ERROR) in 20 s without a GOAWAY. Fix: h2.encoder()"
-          + ".writeRstStream(...) in StreamMapping.reset (checked: then GOAWAY ENHANCE_YOUR_CALM after 201)")
   void madeYouResetWithTheMappingsOwnResets() throws Exception {
     byte[] notARequest = FrameBuilder.payload(1, true, false).data("x").toBytes();
     scenario(

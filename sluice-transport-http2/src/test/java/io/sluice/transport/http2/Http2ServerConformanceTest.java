@@ -57,7 +57,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -310,35 +309,18 @@ class Http2ServerConformanceTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("refusedStreamData")
-  @Disabled(
-      "defect: netty refuses a stream over SETTINGS_MAX_CONCURRENT_STREAMS (RST_STREAM REFUSED_STREAM)"
-          + " before creating it, so the DATA the client sent right behind its HEADERS is judged to be on an"
-          + " idle stream: GOAWAY(PROTOCOL_ERROR, \"Stream 513 does not exist for inbound frame DATA\"),"
-          + " netty#12065; RFC 9113 5.1 says frames on a stream we reset are ignored. Http2ClientTransport"
-          + " opens streams before the server's SETTINGS arrive, so a client that starts more than 256"
-          + " requests at once loses its connection. H2Handler must admit the stream, then refuse it")
   void dataBehindARefusedStreamIsIgnored(Case c) throws Exception {
     check(c);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("lowerStreamId")
-  @Disabled(
-      "defect: HEADERS opening a stream whose id is below the highest id the client opened (and was never"
-          + " opened) must be a connection error PROTOCOL_ERROR (RFC 9113 5.1.1); netty's decoder cannot tell"
-          + " it from a closed stream and answers RST_STREAM(STREAM_CLOSED), a stream error. H2Handler must"
-          + " remember the ids it never saw opened (see the report of branch h2hostile)")
   void streamIdGoingBackwards(Case c) throws Exception {
     check(c);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("missingPseudoHeaders")
-  @Disabled(
-      "defect: ServerStreams.route does not check the mandatory pseudo-headers: a request without :scheme is"
-          + " served, one without :path gets 404 and one without :method 405, each ended with"
-          + " RST_STREAM(NO_ERROR); RFC 9113 8.1.1/8.3.1 make it malformed, a stream error PROTOCOL_ERROR"
-          + " (which netty's encoder also counts against MadeYouReset, unlike NO_ERROR)")
   void malformedRequestsWithoutPseudoHeaders(Case c) throws Exception {
     check(c);
   }

@@ -103,6 +103,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Bytes to add to the connection's receive window once the preface is out. */
   private int connectionWindowIncrement;
   private boolean settingsSeen;
+  /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
+  private int refuseAbove = Integer.MAX_VALUE;
+  /** Server: the highest client stream id opened, and the ids skipped below it (at most 64 gaps). */
+  private int lastOpened = -1;
+  private final List<int[]> skipped = new ArrayList<>();
 
   private H2Handler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
     super(decoder, encoder, settings);
@@ -111,6 +116,17 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     connection()
         .addListener(
             new Http2ConnectionAdapter() {
+              @Override
+              public void onStreamAdded(Http2Stream stream) {
+                if (connection().isServer() && connection().remote().isValidStreamId(stream.id())) {
+                  int first = lastOpened < 0 ? 1 : lastOpened + 2;
+                  if (stream.id() > first && skipped.size() < 64) {
+                    skipped.add(new int[] {first, stream.id() - 2});
+                  }
+                  lastOpened = stream.id();
+                }
+              }
+
               @Override
               public void onStreamClosed(Http2Stream stream) {
                 StreamSink sink = stream.removeProperty(sinkKey);
@@ -153,6 +169,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
     H2Handler h = new Builder().connection(connection).settings(settings).build();
     h.router = router;
+    if (server) {
+      h.refuseAbove = limits.maxConcurrentStreams();
+      h.raiseRemoteCap();
+    }
     h.connectionWindowIncrement =
         Math.max(0, limits.connectionWindowSize() - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
     return h;
@@ -184,6 +204,45 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
       return new H2Handler(decoder, encoder, initialSettings);
     }
+  }
+
+  /**
+   * netty refuses a stream over its cap before creating it, so the DATA a client sent right behind
+   * the refused HEADERS (before it had our SETTINGS) is then a PROTOCOL_ERROR connection error
+   * (netty#12065). netty may create up to twice the advertised cap; above the advertised one the
+   * stream is refused here, once it exists, and netty ignores what follows on it. netty re-applies
+   * our SETTINGS when the client acknowledges them, so this runs again then.
+   */
+  private void raiseRemoteCap() {
+    connection().remote().maxActiveStreams((int) Math.min(Integer.MAX_VALUE, 2L * refuseAbove));
+  }
+
+  /** A client stream id below the highest it opened that it never opened (RFC 9113 5.1.1). */
+  private boolean neverOpened(int id) {
+    if (lastOpened < 0 || id > lastOpened || !connection().remote().isValidStreamId(id)) {
+      return false;
+    }
+    for (int[] gap : skipped) {
+      if (id >= gap[0] && id <= gap[1]) {
+        return true;
+      }
+    }
+    return skipped.size() >= 64; // too many gaps kept: unknown, treated as never opened
+  }
+
+  @Override
+  protected void onStreamError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException e) {
+    // netty answers HEADERS on an unknown id below the last one opened with RST_STREAM(STREAM_CLOSED):
+    // it cannot tell a closed stream from one never opened. A new stream below an id already used is
+    // a connection error PROTOCOL_ERROR (RFC 9113 5.1.1).
+    if (!outbound && connection().isServer() && e.error() == Http2Error.STREAM_CLOSED
+        && connection().stream(e.streamId()) == null && neverOpened(e.streamId())) {
+      onConnectionError(ctx, false, cause, Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
+          "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", e.streamId(), lastOpened));
+      return;
+    }
+    super.onStreamError(ctx, outbound, cause, e);
   }
 
   public void addListener(ConnectionListener l) {
@@ -342,6 +401,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       if (!connection().isServer() || router == null || !connection().remote().isValidStreamId(streamId)) {
         return;
       }
+      if (connection().numActiveStreams() > refuseAbove) {
+        encoder().writeRstStream(ctx, streamId, Http2Error.REFUSED_STREAM.code(), ctx.newPromise());
+        return;
+      }
       sink = router.route(this, stream, headers, endOfStream);
       if (sink == null) {
         return;
@@ -379,7 +442,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onSettingsAckRead(ChannelHandlerContext ctx) {}
+  public void onSettingsAckRead(ChannelHandlerContext ctx) {
+    if (connection().isServer()) {
+      raiseRemoteCap();
+    }
+  }
 
   @Override
   public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {

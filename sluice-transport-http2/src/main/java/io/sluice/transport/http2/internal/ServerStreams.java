@@ -2,6 +2,7 @@ package io.sluice.transport.http2.internal;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.transport.DuplexTransport;
@@ -62,7 +63,16 @@ public final class ServerStreams implements H2Handler.Router {
   @Override
   public H2Handler.StreamSink route(
       H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream) {
-    if (webSocketAcceptor != null && HttpMethod.CONNECT.asciiName().contentEquals(headers.method())) {
+    boolean connect = HttpMethod.CONNECT.asciiName().contentEquals(headers.method());
+    if (headers.method() == null || (!connect && (headers.path() == null || headers.scheme() == null))) {
+      // RFC 9113 8.3.1: malformed, a stream error of type PROTOCOL_ERROR (counted by netty's
+      // limit on RST_STREAM sent, unlike the NO_ERROR that ends a 4xx answer). A CONNECT has its
+      // own rules (RFC 9113 8.5, RFC 8441), which its acceptor checks.
+      handler.encoder().writeRstStream(handler.ctx(), stream.id(), Http2Error.PROTOCOL_ERROR.code(), handler.newPromise());
+      handler.flushNow();
+      return null;
+    }
+    if (webSocketAcceptor != null && connect) {
       if (webSockets == null) {
         webSockets = new WebSocketStreams(handler);
       }

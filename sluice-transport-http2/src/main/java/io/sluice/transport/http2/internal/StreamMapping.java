@@ -525,7 +525,9 @@ public final class StreamMapping
 
   private void reset(MappedStream st, Http2Error error) {
     st.localEnded = true;
-    h2.resetStream(ctx, st.h2.id(), error.code(), h2.newPromise());
+    // Through the encoder: netty's builder decorates it with the limit on RST_STREAM sent
+    // (MadeYouReset); the handler's resetStream writes past that decorator, uncounted.
+    h2.encoder().writeRstStream(ctx, st.h2.id(), error.code(), h2.newPromise());
   }
 
   /** Writes one piece of a frame as DATA on {@code st}, then what follows the frame. */
