@@ -365,6 +365,25 @@ class Http2MappingTest {
     assertThat(get(requestResponse(connect(address), "after"))).isEqualTo("after");
   }
 
+  @Test
+  void anAbruptCloseIsAGoAwayThatSaysSo() throws Exception {
+    InetSocketAddress address = serve();
+    try (RawH2 client = RawH2.client(address.getPort())) {
+      client.headers(1, requestHeaders(), false);
+      client.data(1, "00000a" + "00000001" + "1800" + "7fffffff", false); // REQUEST_STREAM, n unbounded
+      Requester server = serverSides.poll(WAIT, TimeUnit.SECONDS);
+      assertThat(server).isNotNull();
+      server.dispose(); // no ERROR frame: the transport is just closed
+      RawH2.Event goAway;
+      do {
+        goAway = client.next();
+      } while (!goAway.kind().equals("GOAWAY"));
+      // Not netty's bare GOAWAY(NO_ERROR), which reads as a graceful close (streams would be
+      // waited for): CONNECTION_ERROR in the debug data.
+      assertThat(goAway.hex()).startsWith("0x00000101:");
+    }
+  }
+
   private static io.netty.handler.codec.http2.Http2Headers requestHeaders() {
     return new io.netty.handler.codec.http2.DefaultHttp2Headers()
         .method("POST")

@@ -615,6 +615,14 @@ public final class StreamMapping
       return;
     }
     FrameReceiver r = detach();
+    if (channel.isActive() && !h2.connection().goAwaySent()) {
+      // Closed without an ERROR from the engine (an abrupt close): netty's own GOAWAY on close
+      // would be NO_ERROR without debug data, which the peer takes for a graceful close and waits
+      // for its streams to finish; this one says the connection is gone.
+      h2.goAway(
+          Http2Error.NO_ERROR.code(),
+          MappingWire.goAwayDebug(channel.alloc(), ErrorCode.CONNECTION_ERROR, "the connection was closed"));
+    }
     h2.flushNow();
     channel.close();
     if (r != null) {
