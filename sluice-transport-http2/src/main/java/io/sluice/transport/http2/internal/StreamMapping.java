@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -61,7 +60,7 @@ import java.util.function.LongConsumer;
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
 public final class StreamMapping
-    implements DuplexTransport, H2Handler.ConnectionListener, ChannelFutureListener {
+    implements DuplexTransport, H2Handler.ConnectionListener {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(StreamMapping.class);
   private static final int LENGTH_SIZE = 3;
 
@@ -120,10 +119,7 @@ public final class StreamMapping
   private int tailAfter;
 
   // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
-  private long queuedBytes;
-  private long writtenBytes;
-  private int highWater = 1 << 20;
-  private boolean writable = true;
+  private final OutboundBytes outbound;
 
   private volatile long lastRttNanos = -1;
 
@@ -136,6 +132,15 @@ public final class StreamMapping
     this.h2 = h2;
     this.ctx = h2.ctx();
     this.channel = ctx.channel();
+    this.outbound =
+        new OutboundBytes(
+            channel,
+            writable -> {
+              FrameReceiver r = receiver;
+              if (r != null) {
+                r.onWritabilityChanged(writable);
+              }
+            });
     this.server = server;
     this.request = request;
     this.rttListener = rttListener;
@@ -183,7 +188,7 @@ public final class StreamMapping
   public void start(FrameReceiver receiver) {
     this.receiver = receiver;
     this.maxFrameSize = receiver.maxFrameSize();
-    this.highWater = Math.max(1, receiver.maxQueuedOutboundBytes());
+    outbound.highWater(receiver.maxQueuedOutboundBytes());
     if (!channel.isActive()) {
       closed = true;
       this.receiver = null;
@@ -537,44 +542,11 @@ public final class StreamMapping
       return;
     }
     int n = piece.readableBytes();
-    queuedBytes += n;
-    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == AFTER_END_STREAM, new Counted(channel, n, this));
+    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == AFTER_END_STREAM, outbound.track(n));
     if (after == AFTER_TRAILERS_OK) {
       writeTrailers(st, TRAILERS_OK);
     }
-    if (writable && queuedBytes > highWater) {
-      writable = false;
-      FrameReceiver r = receiver;
-      if (r != null) {
-        r.onWritabilityChanged(false);
-      }
-    }
-  }
-
-  /** A write's bytes have gone to the socket (or will never go). */
-  @Override
-  public void operationComplete(ChannelFuture f) {
-    int n = ((Counted) f).bytes;
-    queuedBytes -= n;
-    writtenBytes += n;
-    if (!writable && queuedBytes <= highWater / 2) {
-      writable = true;
-      FrameReceiver r = receiver;
-      if (r != null) {
-        r.onWritabilityChanged(true);
-      }
-    }
-  }
-
-  /** A promise that knows how many bytes its write carries. */
-  private static final class Counted extends DefaultChannelPromise {
-    final int bytes;
-
-    Counted(Channel channel, int bytes, ChannelFutureListener listener) {
-      super(channel);
-      this.bytes = bytes;
-      addListener(listener);
-    }
+    outbound.checkHighWater();
   }
 
   @Override
@@ -586,12 +558,12 @@ public final class StreamMapping
 
   @Override
   public boolean isWritable() {
-    return writable;
+    return outbound.writable();
   }
 
   @Override
   public long outboundProgress() {
-    return writtenBytes;
+    return outbound.written();
   }
 
   @Override

@@ -9,7 +9,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http2.Http2Error;
@@ -61,7 +60,7 @@ import java.util.concurrent.TimeUnit;
  * stream closes.
  */
 public final class WebSocketStream
-    implements DuplexTransport, H2Handler.StreamSink, WebSocketReader.Handler, ChannelFutureListener {
+    implements DuplexTransport, H2Handler.StreamSink, WebSocketReader.Handler {
   /** Longest a closing stream waits for the peer's close frame and END_STREAM. */
   public static final long CLOSE_WAIT_MILLIS = 2000;
 
@@ -115,16 +114,22 @@ public final class WebSocketStream
   boolean inBatch;
   private boolean controlPending;
 
-  private long queuedBytes;
-  private long writtenBytes;
-  private int highWater = 1 << 20;
-  private boolean writable = true;
+  private final OutboundBytes outbound;
 
   private WebSocketStream(
       H2Handler h2, WebSocketStreams group, Http2Stream stream, boolean client, Handshake handshake, Runnable onEnd) {
     this.h2 = h2;
     this.ctx = h2.ctx();
     this.channel = ctx.channel();
+    this.outbound =
+        new OutboundBytes(
+            channel,
+            writable -> {
+              FrameReceiver r = receiver;
+              if (r != null) {
+                r.onWritabilityChanged(writable);
+              }
+            });
     this.group = group;
     this.stream = stream;
     this.client = client;
@@ -181,7 +186,7 @@ public final class WebSocketStream
     this.receiver = receiver;
     this.started = true;
     reader.maxMessageSize(receiver.maxFrameSize());
-    highWater = Math.max(1, receiver.maxQueuedOutboundBytes());
+    outbound.highWater(receiver.maxQueuedOutboundBytes());
     if (streamClosed || closing) {
       detach();
       receiver.onClosed();
@@ -227,41 +232,8 @@ public final class WebSocketStream
   /** Hands {@code out} (taken) to HTTP/2 as DATA of this stream, counted until the socket takes it. */
   private void send(ByteBuf out, boolean endStream) {
     int n = out.readableBytes();
-    queuedBytes += n;
-    h2.encoder().writeData(ctx, stream.id(), out, 0, endStream, new Counted(channel, n, this));
-    if (writable && queuedBytes > highWater) {
-      writable = false;
-      FrameReceiver r = receiver;
-      if (r != null) {
-        r.onWritabilityChanged(false);
-      }
-    }
-  }
-
-  /** A write's bytes have gone to the socket (or never will). */
-  @Override
-  public void operationComplete(ChannelFuture f) {
-    int n = ((Counted) f).bytes;
-    queuedBytes -= n;
-    writtenBytes += n;
-    if (!writable && queuedBytes <= highWater / 2) {
-      writable = true;
-      FrameReceiver r = receiver;
-      if (r != null) {
-        r.onWritabilityChanged(true);
-      }
-    }
-  }
-
-  /** A promise that knows how many bytes its write carries. */
-  private static final class Counted extends DefaultChannelPromise {
-    final int bytes;
-
-    Counted(Channel channel, int bytes, ChannelFutureListener listener) {
-      super(channel);
-      this.bytes = bytes;
-      addListener(listener);
-    }
+    h2.encoder().writeData(ctx, stream.id(), out, 0, endStream, outbound.track(n));
+    outbound.checkHighWater();
   }
 
   @Override
@@ -273,17 +245,17 @@ public final class WebSocketStream
 
   @Override
   public boolean isWritable() {
-    return writable;
+    return outbound.writable();
   }
 
   @Override
   public long outboundProgress() {
-    return writtenBytes;
+    return outbound.written();
   }
 
   @Override
   public long unsentBytes() {
-    return queuedBytes;
+    return outbound.queued();
   }
 
   @Override
@@ -567,7 +539,7 @@ public final class WebSocketStream
 
   @Override
   public void onPing(ByteBuf payload) {
-    if (writable && !closeSent && !streamClosed) {
+    if (outbound.writable() && !closeSent && !streamClosed) {
       send(WebSocketFrames.frame(channel.alloc(), FIN | OP_PONG, payload, client), false);
       controlPending = true;
     }
