@@ -14,6 +14,7 @@ import io.netty.util.AsciiString;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.MappingWire;
 import io.sluice.transport.http2.internal.StreamMapping;
 import io.sluice.transport.netty.internal.EventLoops;

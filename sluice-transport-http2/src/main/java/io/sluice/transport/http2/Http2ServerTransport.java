@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.ServerChannels;

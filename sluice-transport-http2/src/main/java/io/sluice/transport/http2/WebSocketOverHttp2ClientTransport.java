@@ -5,6 +5,7 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.WebSocketConnector;
 import java.net.InetSocketAddress;
 import java.util.Objects;

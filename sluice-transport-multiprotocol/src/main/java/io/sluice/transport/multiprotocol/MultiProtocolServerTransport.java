@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
 import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.ServerChannels;
@@ -63,9 +64,6 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
 
   // The HTTP/2 defaults and bounds are Http2ServerTransport's.
-  private static final int DEFAULT_STREAM_WINDOW = 1 << 20;
-  private static final int DEFAULT_MAX_HEADER_LIST = 8192;
-  private static final int MAX_FRAME = 16384;
 
   /** The settings; a copy is changed by each {@code with*}, never the instance's own. */
   private static final class Settings {
@@ -76,8 +74,8 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     String webSocketPath = DEFAULT_WEBSOCKET_PATH;
     Duration detectionTimeout = DEFAULT_DETECTION_TIMEOUT;
     int maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS;
-    int streamWindow = DEFAULT_STREAM_WINDOW;
-    int maxHeaderList = DEFAULT_MAX_HEADER_LIST;
+    int streamWindow = Http2Options.DEFAULT_STREAM_WINDOW;
+    int maxHeaderList = Http2Options.DEFAULT_MAX_HEADER_LIST;
 
     Settings copy() {
       Settings s = new Settings();
@@ -183,17 +181,13 @@ public final class MultiProtocolServerTransport implements ServerTransport {
    * (default 1 MiB); the connection's window is 4 times it, at least 4 MiB.
    */
   public MultiProtocolServerTransport withStreamWindowSize(int bytes) {
-    if (bytes < 65535) {
-      throw new IllegalArgumentException("stream window must be 65535..2^31-1 bytes, got " + bytes);
-    }
+    Http2Options.checkWindow(bytes);
     return with(s -> s.streamWindow = bytes);
   }
 
   /** HTTP/2: SETTINGS_MAX_HEADER_LIST_SIZE, the largest header block accepted (1 KiB..1 MiB). */
   public MultiProtocolServerTransport withMaxHeaderListSize(int bytes) {
-    if (bytes < 1024 || bytes > 1 << 20) {
-      throw new IllegalArgumentException("max header list size must be 1024..1048576 bytes, got " + bytes);
-    }
+    Http2Options.checkHeaderList(bytes);
     return with(s -> s.maxHeaderList = bytes);
   }
 
@@ -202,10 +196,9 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     Objects.requireNonNull(onConnection, "onConnection");
     Settings s = settings;
     EventLoopGroup loops = s.group != null ? s.group : EventLoops.shared();
-    long connectionWindow = Math.min(Integer.MAX_VALUE, Math.max(4L << 20, 4L * s.streamWindow));
+    // WebSocket over HTTP/2 is served too: the connect protocol is on.
     H2Handler.Limits limits =
-        new H2Handler.Limits(
-            s.maxConcurrentStreams, s.streamWindow, (int) connectionWindow, s.maxHeaderList, MAX_FRAME, true);
+        Http2Options.limits(s.maxConcurrentStreams, s.streamWindow, s.maxHeaderList, true);
     UpgradeSettings webSocket =
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
     Routes routes = new Routes(s.ssl, webSocket, limits, s.detectionTimeout, onConnection);

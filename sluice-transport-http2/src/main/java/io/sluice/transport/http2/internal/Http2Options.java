@@ -1,16 +1,17 @@
-package io.sluice.transport.http2;
+package io.sluice.transport.http2.internal;
 
-import io.sluice.transport.http2.internal.H2Handler;
-
-/** The HTTP/2 settings both sides of the transport share; checked where they are set. */
-final class Http2Options {
+/**
+ * The HTTP/2 defaults, limits and argument checks every HTTP/2 server and client of Sluice shares
+ * (the stream mapping, WebSocket over HTTP/2, the one-port server). Internal: not an API.
+ */
+public final class Http2Options {
   private Http2Options() {}
 
-  static final int DEFAULT_STREAM_WINDOW = 1 << 20;
-  static final int DEFAULT_MAX_HEADER_LIST = 8192;
-  static final int DEFAULT_MAX_FRAME = 16384;
+  public static final int DEFAULT_STREAM_WINDOW = 1 << 20;
+  public static final int DEFAULT_MAX_HEADER_LIST = 8192;
+  public static final int DEFAULT_MAX_FRAME = 16384;
 
-  static H2Handler.Limits limits(int maxConcurrentStreams, int streamWindow, int maxHeaderList, boolean connect) {
+  public static H2Handler.Limits limits(int maxConcurrentStreams, int streamWindow, int maxHeaderList, boolean connect) {
     long connection = Math.min(Integer.MAX_VALUE, Math.max(4L << 20, 4L * streamWindow));
     return new H2Handler.Limits(
         maxConcurrentStreams, streamWindow, (int) connection, maxHeaderList, DEFAULT_MAX_FRAME, connect);
@@ -22,20 +23,20 @@ final class Http2Options {
    * streams whose RSocket connection stopped reading, each holding its whole window, never close
    * the connection's window on the others.
    */
-  static H2Handler.Limits webSocketLimits(int maxConcurrentStreams, int streams, int streamWindow, int maxHeaderList) {
+  public static H2Handler.Limits webSocketLimits(int maxConcurrentStreams, int streams, int streamWindow, int maxHeaderList) {
     long connection = Math.min(Integer.MAX_VALUE, Math.max(4L << 20, (long) streams * streamWindow));
     return new H2Handler.Limits(
         maxConcurrentStreams, streamWindow, (int) connection, maxHeaderList, DEFAULT_MAX_FRAME, true);
   }
 
-  static int checkWindow(int bytes) {
+  public static int checkWindow(int bytes) {
     if (bytes < 65535 || bytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("stream window must be 65535..2^31-1 bytes, got " + bytes);
     }
     return bytes;
   }
 
-  static int checkHeaderList(int bytes) {
+  public static int checkHeaderList(int bytes) {
     if (bytes < 1024 || bytes > 1 << 20) {
       throw new IllegalArgumentException("max header list size must be 1024..1048576 bytes, got " + bytes);
     }
