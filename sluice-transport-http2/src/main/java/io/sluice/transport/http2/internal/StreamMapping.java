@@ -569,7 +569,7 @@ public final class StreamMapping
   @Override
   public void setReadEnabled(boolean enabled) {
     readPaused = !enabled;
-    if (enabled) {
+    if (enabled && !owing.isEmpty()) {
       MappedStream st;
       while ((st = owing.poll()) != null) {
         int n = st.owed;
@@ -578,6 +578,10 @@ public final class StreamMapping
           h2.consume(st.h2, n);
         }
       }
+      // netty writes the WINDOW_UPDATEs without flushing them, and a resume comes outside reads
+      // (when the engine's output drained), so no read's end flushes them: the peer, waiting for
+      // the window, would send nothing to make one.
+      h2.flushNow();
     }
   }
 
