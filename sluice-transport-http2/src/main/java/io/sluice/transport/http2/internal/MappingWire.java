@@ -161,16 +161,8 @@ public final class MappingWire {
     if (colon <= 0) {
       return -1;
     }
-    String code = s.substring(0, colon).trim();
-    try {
-      long v =
-          code.startsWith("0x") || code.startsWith("0X")
-              ? Long.parseLong(code.substring(2), 16)
-              : Long.parseLong(code);
-      return v >= 0 && v <= 0xFFFFFFFFL ? (int) v : -1;
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    long v = parseCode(s.substring(0, colon));
+    return v >= 0 ? (int) v : -1;
   }
 
   /** The message part of GOAWAY debug data (after the code), or all of it if it holds no code. */
@@ -241,7 +233,12 @@ public final class MappingWire {
     if (value == null || value.length() == 0 || value.length() > 12) {
       return -1;
     }
-    String s = value.toString().trim();
+    return parseCode(value.toString());
+  }
+
+  /** An RSocket error code written in decimal or {@code 0x} hex (blanks around it allowed); -1 if not one. */
+  private static long parseCode(String text) {
+    String s = text.trim();
     try {
       long v =
           s.startsWith("0x") || s.startsWith("0X") ? Long.parseLong(s.substring(2), 16) : Long.parseLong(s);

@@ -121,7 +121,6 @@ public final class StreamMapping
   // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
   private final OutboundBytes outbound;
 
-  private volatile long lastRttNanos = -1;
 
   /** What to do after the last byte of an outbound frame. */
   private static final int AFTER_NOTHING = 0;
@@ -160,11 +159,6 @@ public final class StreamMapping
   /** Whether the engine closed this connection (or the channel closed). */
   public boolean isClosed() {
     return closed;
-  }
-
-  /** Round-trip time of the last keepalive PING, in nanoseconds; -1 before the first. */
-  public long lastRttNanos() {
-    return lastRttNanos;
   }
 
   // ---- DuplexTransport ---------------------------------------------------------------------------
@@ -985,15 +979,12 @@ public final class StreamMapping
 
   @Override
   public void onPingAck(long data) {
-    long rtt = System.nanoTime() - data;
-    if (rtt >= 0 && rtt < 3_600_000_000_000L) {
-      lastRttNanos = rtt;
-      if (rttListener != null) {
-        try {
-          rttListener.accept(rtt);
-        } catch (RuntimeException e) {
-          logger.warn("the keepalive RTT listener threw", e);
-        }
+    long rtt = System.nanoTime() - data; // our PING carries its send time
+    if (rttListener != null && rtt >= 0 && rtt < 3_600_000_000_000L) {
+      try {
+        rttListener.accept(rtt);
+      } catch (RuntimeException e) {
+        logger.warn("the keepalive RTT listener threw", e);
       }
     }
     if (!server) {
