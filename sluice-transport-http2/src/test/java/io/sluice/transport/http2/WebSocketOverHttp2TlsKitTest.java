@@ -8,7 +8,7 @@ import java.net.InetSocketAddress;
 
 /** WebSocket over HTTP/2 over TLS (ALPN h2) runs the whole transport test kit. */
 class WebSocketOverHttp2TlsKitTest extends WebSocketOverHttp2KitTest {
-  private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost");
+  private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost", "127.0.0.1");
   private static final SslContext SERVER = Tls.server(CERT).alpn("h2").build();
   private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).alpn("h2").build();
 
@@ -19,7 +19,7 @@ class WebSocketOverHttp2TlsKitTest extends WebSocketOverHttp2KitTest {
 
   @Override
   protected ClientTransport clientTransport(ServerTransport.Bound server) {
-    return WebSocketOverHttp2ClientTransport.create("localhost", ((InetSocketAddress) server.address()).getPort())
+    return WebSocketOverHttp2ClientTransport.create("127.0.0.1", ((InetSocketAddress) server.address()).getPort())
         .withPath("/rsocket")
         .withSsl(CLIENT);
   }
