@@ -3,23 +3,21 @@ package io.sluice.transport.http2;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.MappingWire;
 import io.sluice.transport.http2.internal.StreamMapping;
 import io.sluice.transport.netty.internal.EventLoops;
 import java.net.InetSocketAddress;
-import java.net.ProtocolException;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
@@ -154,7 +152,7 @@ public final class Http2ClientTransport implements ClientTransport {
             AsciiString.of(host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port),
             (type, metadata) -> paths.path(interaction(type), metadata));
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
-    SslHandler[] tls = new SslHandler[1];
+    String peer = "the server at " + host + ":" + port;
     Bootstrap b =
         new Bootstrap()
             .group(loops)
@@ -165,48 +163,40 @@ public final class Http2ClientTransport implements ClientTransport {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    if (ssl != null) {
-                      tls[0] = ssl.newHandler(ch.alloc(), host, port);
-                      ch.pipeline().addLast(tls[0]);
-                    } else {
+                    if (ssl == null) {
                       ch.pipeline().addLast(H2Handler.build(false, limits, null));
+                      return;
                     }
+                    // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
+                    // the connecting thread adds: see AlpnH2.
+                    ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
+                    ch.pipeline()
+                        .addLast(
+                            new AlpnH2(
+                                () -> H2Handler.build(false, limits, null),
+                                peer,
+                                new AlpnH2.Outcome() {
+                                  @Override
+                                  public void onHttp2(H2Handler handler) {
+                                    result.complete(StreamMapping.client(handler, request, rttListener));
+                                  }
+
+                                  @Override
+                                  public void onFailure(Throwable cause) {
+                                    result.completeExceptionally(cause);
+                                  }
+                                }));
                   }
                 });
-    ChannelFuture connect = b.connect(InetSocketAddress.createUnresolved(host, port));
-    connect.addListener(
-        f -> {
-          if (!f.isSuccess()) {
-            result.completeExceptionally(f.cause());
-            return;
-          }
-          Channel ch = connect.channel();
-          if (tls[0] == null) {
-            result.complete(mapping(ch, request));
-            return;
-          }
-          tls[0]
-              .handshakeFuture()
-              .addListener(
-                  h -> {
-                    if (!h.isSuccess()) {
-                      ch.close();
-                      result.completeExceptionally(h.cause());
-                      return;
-                    }
-                    String protocol = tls[0].applicationProtocol();
-                    if (!ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                      ch.close();
-                      result.completeExceptionally(
-                          new ProtocolException(
-                              "the server at " + host + ":" + port + " did not choose HTTP/2 in ALPN"
-                                  + " (chose " + protocol + ")"));
-                      return;
-                    }
-                    ch.pipeline().addLast(H2Handler.build(false, limits, null));
-                    result.complete(mapping(ch, request));
-                  });
-        });
+    b.connect(InetSocketAddress.createUnresolved(host, port))
+        .addListener(
+            (ChannelFuture f) -> {
+              if (!f.isSuccess()) {
+                result.completeExceptionally(f.cause());
+              } else if (ssl == null) {
+                result.complete(mapping(f.channel(), request));
+              }
+            });
     return result;
   }
 

@@ -1,14 +1,13 @@
 package io.sluice.transport.http2;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
@@ -185,7 +184,12 @@ public final class Http2ServerTransport implements ServerTransport {
           if (ssl == null) {
             ch.pipeline().addLast(H2Handler.build(true, limits, new ServerStreams(onConnection, true)));
           } else {
-            ch.pipeline().addLast(new AlpnH2(limits, onConnection));
+            ch.pipeline()
+                .addLast(
+                    new AlpnH2(
+                        () -> H2Handler.build(true, limits, new ServerStreams(onConnection, true)),
+                        "the client",
+                        null));
           }
           closeWithoutPreface(ch, prefaceMillis);
         },
@@ -204,27 +208,6 @@ public final class Http2ServerTransport implements ServerTransport {
             },
             millis,
             TimeUnit.MILLISECONDS);
-  }
-
-  /** After the TLS handshake: HTTP/2 if ALPN chose it, else the connection is closed. */
-  private static final class AlpnH2 extends ApplicationProtocolNegotiationHandler {
-    private final H2Handler.Limits limits;
-    private final Consumer<DuplexTransport> onConnection;
-
-    AlpnH2(H2Handler.Limits limits, Consumer<DuplexTransport> onConnection) {
-      super("none");
-      this.limits = limits;
-      this.onConnection = onConnection;
-    }
-
-    @Override
-    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-      if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-        ctx.pipeline().addLast(H2Handler.build(true, limits, new ServerStreams(onConnection, true)));
-      } else {
-        ctx.close();
-      }
-    }
   }
 
   @Override

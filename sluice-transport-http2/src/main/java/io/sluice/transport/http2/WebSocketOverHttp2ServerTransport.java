@@ -2,15 +2,14 @@ package io.sluice.transport.http2;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
@@ -284,7 +283,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
           if (ssl == null) {
             ch.pipeline().addLast(H2Handler.build(true, limits, router.get()));
           } else {
-            ch.pipeline().addLast(new AlpnH2(limits, router));
+            ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, router.get()), "the client", null));
           }
           Http2ServerTransport.closeWithoutPreface(ch, prefaceMillis);
         },
@@ -307,27 +306,6 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
     H2Handler h = ch.pipeline().get(H2Handler.class);
     if (h != null && ch.isActive()) {
       h.goAway(Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
-    }
-  }
-
-  /** After the TLS handshake: HTTP/2 if ALPN chose it, else the connection is closed. */
-  private static final class AlpnH2 extends ApplicationProtocolNegotiationHandler {
-    private final H2Handler.Limits limits;
-    private final Supplier<ServerStreams> router;
-
-    AlpnH2(H2Handler.Limits limits, Supplier<ServerStreams> router) {
-      super("none");
-      this.limits = limits;
-      this.router = router;
-    }
-
-    @Override
-    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-      if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-        ctx.pipeline().addLast(H2Handler.build(true, limits, router.get()));
-      } else {
-        ctx.close();
-      }
     }
   }
 

@@ -10,9 +10,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
@@ -212,7 +210,6 @@ public final class WebSocketConnector {
   /** Connects {@code s}'s TCP connection (TLS with ALPN h2 when configured). */
   private void open(Shared s) {
     EventLoopGroup loops = target.group() != null ? target.group() : EventLoops.shared();
-    SslHandler[] tls = new SslHandler[1];
     Bootstrap b =
         new Bootstrap()
             .group(loops)
@@ -223,12 +220,29 @@ public final class WebSocketConnector {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    if (target.ssl() != null) {
-                      tls[0] = target.ssl().newHandler(ch.alloc(), target.host(), target.port());
-                      ch.pipeline().addLast(tls[0]);
-                    } else {
-                      addHandler(s, ch);
+                    if (target.ssl() == null) {
+                      listen(s, ch, addHandler(ch));
+                      return;
                     }
+                    // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
+                    // the connecting thread adds: see AlpnH2.
+                    ch.pipeline().addLast(target.ssl().newHandler(ch.alloc(), target.host(), target.port()));
+                    ch.pipeline()
+                        .addLast(
+                            new AlpnH2(
+                                () -> H2Handler.build(false, target.limits(), null),
+                                "the server at " + authority,
+                                new AlpnH2.Outcome() {
+                                  @Override
+                                  public void onHttp2(H2Handler handler) {
+                                    listen(s, ch, handler);
+                                  }
+
+                                  @Override
+                                  public void onFailure(Throwable cause) {
+                                    fail(s, cause);
+                                  }
+                                }));
                   }
                 });
     ChannelFuture connect = b.connect(InetSocketAddress.createUnresolved(target.host(), target.port()));
@@ -261,27 +275,6 @@ public final class WebSocketConnector {
                   },
                   target.connectTimeoutMillis(),
                   TimeUnit.MILLISECONDS);
-          if (tls[0] == null) {
-            return;
-          }
-          tls[0]
-              .handshakeFuture()
-              .addListener(
-                  h -> {
-                    if (!h.isSuccess()) {
-                      fail(s, h.cause());
-                      ch.close();
-                      return;
-                    }
-                    String protocol = tls[0].applicationProtocol();
-                    if (!ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                      fail(s, new ProtocolException(
-                          "the server at " + authority + " did not choose HTTP/2 in ALPN (chose " + protocol + ")"));
-                      ch.close();
-                      return;
-                    }
-                    addHandler(s, ch);
-                  });
         });
   }
 
@@ -290,9 +283,14 @@ public final class WebSocketConnector {
     s.ready.completeExceptionally(cause);
   }
 
-  private void addHandler(Shared s, Channel ch) {
+  private H2Handler addHandler(Channel ch) {
     H2Handler h2 = H2Handler.build(false, target.limits(), null);
     ch.pipeline().addLast(h2);
+    return h2;
+  }
+
+  /** Waits for the server's SETTINGS on {@code h2}, the handler just put in {@code ch}'s pipeline. */
+  private void listen(Shared s, Channel ch, H2Handler h2) {
     s.streams = new WebSocketStreams(h2);
     h2.addListener(
         new H2Handler.ConnectionListener() {
