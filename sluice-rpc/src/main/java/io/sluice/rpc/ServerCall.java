@@ -4,8 +4,8 @@ import com.google.protobuf.MessageLite;
 
 /**
  * The server's end of one call, as a transport hands it to a method's {@link ServerCallHandler}:
- * transport- and flavor-neutral (the RSocket dispatcher implements it today; a gRPC transport can
- * implement it too). A stream of requests comes in as {@link #request(long) requested}, a stream of
+ * transport- and flavor-neutral (the RSocket dispatcher implements it, and so does the gRPC server
+ * of sluice-transport-grpc). A stream of requests comes in as {@link #request(long) requested}, a stream of
  * responses goes out as the {@link Listener#onReady(long) peer allows}, and a {@link Status} ends
  * the call.
  *
