@@ -39,6 +39,11 @@ final class EchoService {
   final CompletableFuture<Status> chatCancelled = new CompletableFuture<>();
   final CompletableFuture<Status> sinkCancelled = new CompletableFuture<>();
   final CompletableFuture<Void> sinkStarted = new CompletableFuture<>();
+  /** Flood: how many of its 1 MiB responses it sent before the call was closed; -1 until then. */
+  final CompletableFuture<Integer> floodSent = new CompletableFuture<>();
+
+  final CompletableFuture<Status> floodCancelled = new CompletableFuture<>();
+
   /** Messages the handlers of Count sent. */
   final AtomicLong countSent = new AtomicLong();
 
@@ -64,6 +69,7 @@ final class EchoService {
             .add(method("Sum", MethodKind.CLIENT_STREAMING, BytesValue.parser(), StringValue.parser()), this::sum)
             .add(method("Chat", MethodKind.BIDI_STREAMING, BytesValue.parser(), BytesValue.parser()), this::chat)
             .add(method("Sink", MethodKind.CLIENT_STREAMING, BytesValue.parser(), StringValue.parser()), this::sink)
+            .add(method("Flood", MethodKind.SERVER_STREAMING, StringValue.parser(), BytesValue.parser()), this::flood)
             .build();
     return ServiceRegistry.builder().add(def).build();
   }
@@ -206,6 +212,28 @@ final class EchoService {
       @Override
       public void onCancel() {
         chatCancelled.complete(Status.of(Status.Code.CANCELLED, "chat"));
+      }
+    };
+  }
+
+  /** Ignores onReady: sends up to 200 responses of 1 MiB at once, while the call is open. */
+  private ServerCall.Listener<StringValue> flood(ServerCall<StringValue, BytesValue> call) {
+    call.request(1);
+    return new Adapter<>() {
+      @Override
+      public void onMessage(StringValue req) {
+        BytesValue big = BytesValue.of(ByteString.copyFrom(new byte[1 << 20]));
+        int i = 0;
+        while (i < 200 && !call.isClosed()) {
+          call.sendMessage(big);
+          i++;
+        }
+        floodSent.complete(i);
+      }
+
+      @Override
+      public void onCancel() {
+        floodCancelled.complete(Status.of(Status.Code.CANCELLED, "flood"));
       }
     };
   }

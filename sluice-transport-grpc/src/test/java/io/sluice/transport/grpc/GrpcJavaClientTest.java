@@ -294,6 +294,30 @@ abstract class GrpcJavaClientTest {
   }
 
   @Test
+  void aHandlerThatIgnoresOnReadyIsStoppedWhenTheCallerDoesNotRead() throws Exception {
+    MethodDescriptor<StringValue, BytesValue> flood =
+        method("Flood", MethodDescriptor.MethodType.SERVER_STREAMING, StringValue.getDefaultInstance(), BytesValue.getDefaultInstance());
+    ClientCall<StringValue, BytesValue> call = channel.newCall(flood, CallOptions.DEFAULT);
+    CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
+    call.start(
+        new ClientCall.Listener<BytesValue>() {
+          @Override
+          public void onClose(io.grpc.Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
+    // No call.request(): the client reads no response at all.
+    call.sendMessage(StringValue.of("go"));
+    call.halfClose();
+    // 200 MiB if nothing stopped it; the server fails the call at 64 MiB queued.
+    assertThat(service.floodSent.get(30, TimeUnit.SECONDS)).isLessThan(100);
+    assertThat(service.floodCancelled.get(30, TimeUnit.SECONDS).description()).isEqualTo("flood");
+    call.cancel("done", null);
+    assertThat(closed.get(30, TimeUnit.SECONDS).isOk()).isFalse();
+  }
+
+  @Test
   void aCancelledCallIsCancelledInTheHandler() throws Exception {
     ClientCall<BytesValue, BytesValue> call = channel.newCall(CHAT, CallOptions.DEFAULT);
     CompletableFuture<BytesValue> first = new CompletableFuture<>();

@@ -29,9 +29,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Flow control.</b> Inbound, DATA goes to a {@link MessageDeframer} and is given back to the
  * HTTP/2 window only as messages are taken for the handler's {@link #request demand}: a handler
  * that asks for nothing leaves the peer with a shut window, never with a growing buffer here.
- * Outbound, the handler is allowed ({@link Listener#onReady}) a batch of responses at a time, and
- * more only once the bytes it sent before have mostly left (their writes completed), so a peer
- * that does not read stops the handler instead of filling memory.
+ * Outbound, the handler is allowed ({@link Listener#onReady}) a batch of responses at a time (as
+ * many as fit 1 MiB at the largest size it sent, 1 to 32), and more only once the bytes it sent
+ * before have mostly left (their writes completed), so a peer that does not read stops the handler
+ * instead of filling memory; a handler that ignores {@code onReady} is failed with
+ * RESOURCE_EXHAUSTED once it sends beyond what it was allowed while 64 MiB wait.
  *
  * <p><b>Threads.</b> Stream state lives on the connection's event loop; {@link #request}, {@link
  * #sendMessage}, {@link #sendHeaders} and {@link #close} from other threads hop there (a response
@@ -48,8 +50,18 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   private static final int REFILL_BELOW = BATCH / 2;
 
+  /** Responses allowed before any size is known. */
+  private static final int FIRST_BATCH = 4;
+
   /** Bytes of responses in writes not yet complete above which no more are allowed. */
   private static final int HIGH_WATER = 1 << 20;
+
+  /**
+   * Bytes of responses in writes not yet complete at which a response sent beyond the handler's
+   * allowance fails the call (RESOURCE_EXHAUSTED): a handler that ignores {@link Listener#onReady}
+   * and a caller that does not read must not fill memory together.
+   */
+  static final long MAX_QUEUED = 64L << 20;
 
   private final H2Handler handler;
   private final Http2Stream stream;
@@ -76,6 +88,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private boolean finished; // trailers written or the stream gone
   private long credit;
   private long queuedBytes;
+  private int largestResponse;
   private boolean grantScheduled;
   private boolean flushScheduled;
   private ScheduledFuture<?> deadlineTimer;
@@ -136,7 +149,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     // A response now for methods with one; the streaming ones as their writes allow.
-    credit = def.method().kind().serverStreams() ? BATCH : 1;
+    credit = def.method().kind().serverStreams() ? FIRST_BATCH : 1;
     listener.onReady(credit);
     deliver();
   }
@@ -338,10 +351,20 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!headersSent) {
       writeHeaders(null);
     }
-    if (credit > 0) {
+    boolean permitted = credit > 0;
+    if (permitted) {
       credit--;
     }
     int bytes = framed.readableBytes();
+    if (!permitted && queuedBytes + bytes > MAX_QUEUED) {
+      framed.release();
+      fail(
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "more than " + MAX_QUEUED + " bytes of responses wait for a caller that does not read them"));
+      return;
+    }
+    largestResponse = Math.max(largestResponse, bytes);
     queuedBytes += bytes;
     ChannelPromise p = handler.newPromise();
     p.addListener(f -> written(bytes));
@@ -375,11 +398,16 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   private void grant() {
     grantScheduled = false;
-    if (ended.get() || listener == null || credit >= REFILL_BELOW || queuedBytes > HIGH_WATER) {
+    if (ended.get() || listener == null || credit >= REFILL_BELOW || queuedBytes >= HIGH_WATER) {
       return;
     }
-    long more = BATCH - credit;
-    credit = BATCH;
+    // As many as fit under the high water mark at the largest size sent so far (1..BATCH).
+    long target = Math.max(1, Math.min(BATCH, HIGH_WATER / Math.max(1, largestResponse)));
+    if (credit >= target) {
+      return;
+    }
+    long more = target - credit;
+    credit = target;
     listener.onReady(more);
   }
 
