@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <ul>
  *   <li>{@code Unary(StringValue) -> StringValue}: echoes; {@code "status:CODE:message"} ends the
- *       call with that status; echoes {@code x-echo-initial} as a response header and {@code
+ *       call with that status, {@code "throw"} throws from the handler; echoes {@code x-echo-initial} as a response header and {@code
  *       x-echo-trailing-bin} as a trailer.
  *   <li>{@code Bytes(BytesValue) -> BytesValue}: echoes (large messages).
  *   <li>{@code Hang(StringValue) -> StringValue}: never answers; completes {@link #hangCancelled} when
@@ -105,6 +105,9 @@ final class EchoService {
           trailers = Headers.builder().addBinary("x-echo-trailing-bin", trailing).build();
         }
         String v = req.getValue();
+        if (v.equals("throw")) {
+          throw new IllegalStateException("boom");
+        }
         if (v.startsWith("status:")) {
           int colon = v.indexOf(':', 7);
           Status.Code code = Status.Code.fromValue(Integer.parseInt(v.substring(7, colon)));

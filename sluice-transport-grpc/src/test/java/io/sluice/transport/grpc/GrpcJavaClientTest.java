@@ -247,6 +247,18 @@ abstract class GrpcJavaClientTest {
   }
 
   @Test
+  void aHandlerThatThrowsEndsTheCallUnknown() {
+    StatusRuntimeException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class,
+            () -> ClientCalls.blockingUnaryCall(channel, UNARY, CallOptions.DEFAULT, StringValue.of("throw")));
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.UNKNOWN);
+    assertThat(e.getStatus().getDescription()).isEqualTo("boom");
+    assertThat(ClientCalls.blockingUnaryCall(channel, UNARY, CallOptions.DEFAULT, StringValue.of("after")).getValue())
+        .isEqualTo("after");
+  }
+
+  @Test
   void metadataEchoedAsHeaderAndBinaryTrailer() {
     Metadata out = new Metadata();
     out.put(ascii("x-echo-initial"), "test_initial_metadata_value");

@@ -189,6 +189,17 @@ class GrpcWireFormatTest {
   }
 
   @Test
+  void theLongestGrpcTimeoutIsAccepted() throws Exception {
+    // 99,999,999 hours: beyond what CallMetadata carries (about 49 days) and what nanoseconds hold.
+    try (RawH2Peer p =
+        exchange(
+            headers(1, false, request("/" + EchoService.NAME + "/Unary", "grpc-timeout", "99999999H")),
+            data(1, true, unary("long")))) {
+      assertThat(p.trailer(1, "grpc-status")).isEqualTo("0");
+    }
+  }
+
+  @Test
   void theServerEnforcesGrpcTimeoutAndCancelsTheHandler() throws Exception {
     // The raw client keeps no deadline of its own: the DEADLINE_EXCEEDED comes from the server.
     try (RawH2Peer p =

@@ -133,7 +133,7 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
       String service, String method, Headers metadata, long timeoutNanos, ServerMethodDefinition<?, ?> def) {
     long millis = CallMetadata.NO_TIMEOUT;
     if (timeoutNanos >= 0) {
-      long ms = TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999);
+      long ms = TimeUnit.NANOSECONDS.toMillis(Math.min(timeoutNanos, Long.MAX_VALUE - 999_999) + 999_999);
       // Longer than the call model carries (about 49 days): the server still enforces it.
       millis = ms > CallMetadata.MAX_TIMEOUT_MILLIS ? CallMetadata.NO_TIMEOUT : ms;
     }

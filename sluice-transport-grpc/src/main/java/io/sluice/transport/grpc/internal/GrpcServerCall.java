@@ -233,7 +233,12 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
         if (demand != Long.MAX_VALUE) {
           demand--;
         }
-        listener.onMessage(req);
+        try {
+          listener.onMessage(req);
+        } catch (RuntimeException e) {
+          handlerFailed(e);
+          return;
+        }
       }
       giveBackWindow();
       if (inboundEnded && !halfCloseDelivered && !ended.get() && deframer.buffered() == 0) {
@@ -246,7 +251,11 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
           return;
         }
         halfCloseDelivered = true;
-        listener.onHalfClose();
+        try {
+          listener.onHalfClose();
+        } catch (RuntimeException e) {
+          handlerFailed(e);
+        }
       }
     } finally {
       delivering = false;
@@ -457,6 +466,11 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (listener != null) {
       listener.onCancel();
     }
+  }
+
+  /** A listener callback threw: the call ends UNKNOWN, as a handler's own failure would. */
+  private void handlerFailed(RuntimeException e) {
+    fail(Status.fromThrowable(e));
   }
 
   private void deadlinePassed() {
