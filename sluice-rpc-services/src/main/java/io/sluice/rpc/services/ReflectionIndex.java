@@ -19,8 +19,9 @@ import java.util.TreeMap;
 /**
  * What server reflection can tell, looked up by file name, symbol and extension: the files of the
  * registered services and everything they import, indexed and serialized once when the service is
- * built. Not changed after construction, so safe to share between threads. Where two files share a name, or
- * two symbols a full name, the first one added wins.
+ * built. Not changed after construction (and published through final fields), so safe to share
+ * between threads. Where two files share a name, or two symbols a full name, the first one added
+ * wins.
  */
 final class ReflectionIndex {
   private final Map<String, FileDescriptor> files = new LinkedHashMap<>();
