@@ -10,7 +10,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
-import io.sluice.transport.grpc.internal.GrpcRoute;
+import io.sluice.transport.grpc.internal.web.AlpnGrpc;
+import io.sluice.transport.grpc.internal.web.CleartextDetector;
+import io.sluice.transport.grpc.internal.web.Http1Handler;
+import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
@@ -23,6 +26,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import io.netty.channel.ChannelHandlerContext;
 
 /**
  * Serves Sluice RPC services over gRPC's HTTP/2 protocol, so that stock gRPC clients call them
@@ -128,7 +133,8 @@ public final class GrpcServer {
     return GrpcServices.of(registry)
         .withMaxInboundMessageSize(from.maxInboundMessageSize())
         .withGzipResponses(from.gzipResponses())
-        .withInstrumentation(from.instrumentation());
+        .withInstrumentation(from.instrumentation())
+        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new));
   }
 
   /** Serves as {@code services} says. */
@@ -223,12 +229,17 @@ public final class GrpcServer {
 
   /** Binds and starts serving; the future fails if the address cannot be bound. */
   public CompletableFuture<Running> bind() {
-    GrpcRoute route = new GrpcRoute(services());
+    WebRoute route = new WebRoute(services());
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
     H2Handler.Limits limits = Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
     long prefaceMillis = prefaceTimeout.toMillis();
     String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
     ChannelGroup connections = new DefaultChannelGroup("grpc connections", GlobalEventExecutor.INSTANCE);
+    Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
+    Consumer<ChannelHandlerContext> http1 =
+        ctx -> Http1Handler.install(ctx.pipeline(), route, prefaceTimeout.toNanos(), maxHeaderList);
+    boolean tlsHttp1 =
+        ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ServerChannels.bind(
             a -> scheme + " server " + a,
             loops,
@@ -243,7 +254,10 @@ public final class GrpcServer {
             ch -> {
               connections.add(ch);
               if (ssl == null) {
-                ch.pipeline().addLast(H2Handler.build(true, limits, route));
+                // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
+                ch.pipeline().addLast(new CleartextDetector(http2, http1));
+              } else if (tlsHttp1) {
+                ch.pipeline().addLast(new AlpnGrpc(http2, http1));
               } else {
                 ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
               }
@@ -275,6 +289,9 @@ public final class GrpcServer {
     ch.eventLoop()
         .schedule(
             () -> {
+              if (ch.pipeline().get(Http1Handler.class) != null) {
+                return; // HTTP/1.1 keeps its own time for each request's head
+              }
               H2Handler h = ch.pipeline().get(H2Handler.class);
               if (h == null || !h.decoder().prefaceReceived()) {
                 ch.close();
