@@ -34,13 +34,14 @@ final class Http1Split extends ChannelInboundHandlerAdapter {
     }
     chosen = true;
     deadline.settle(); // the chosen handler's own timeouts take over
-    ctx.pipeline().remove(this);
+    // The chosen handlers go in behind this one, get the request from it, and then it leaves.
     if (Http1Handler.serves(req)) {
       Http1Handler.takeOver(ctx, web, req);
     } else {
       routes.webSocketUpgrade(ctx);
       ctx.fireChannelRead(req);
     }
+    ctx.pipeline().remove(this);
   }
 
   @Override
