@@ -31,7 +31,9 @@ import io.netty.channel.ChannelHandlerContext;
 
 /**
  * Serves Sluice RPC services over gRPC's HTTP/2 protocol, so that stock gRPC clients call them
- * directly: h2c with prior knowledge, or TLS with ALPN {@code h2} ({@link #withSsl}). Any service
+ * directly: h2c with prior knowledge, or TLS with ALPN {@code h2} ({@link #withSsl}); and the same
+ * services to browsers (gRPC-Web) and plain HTTP clients (HTTP/JSON) over HTTP/2 and HTTP/1.1
+ * (cleartext connections are told apart by their first bytes; over TLS by ALPN). Any service
  * of a {@link ServiceRegistry} (the generated server of any flavor) is served through the
  * transport-neutral call model. Immutable: each {@code with*} returns a new instance.
  *
@@ -42,8 +44,10 @@ import io.netty.channel.ChannelHandlerContext;
  * server.close();
  * }</pre>
  *
- * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto} (other content
- * types get 415), unary and streaming calls both ways, {@code grpc-timeout} as the call's
+ * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto}; gRPC-Web
+ * ({@code application/grpc-web}, {@code -text}) and {@code application/json} for unary and
+ * server-streaming methods, with CORS as {@link GrpcServices#withCorsAllowedOrigins} says (other
+ * content types get 415); unary and streaming calls both ways, {@code grpc-timeout} as the call's
  * deadline (DEADLINE_EXCEEDED, the handler is cancelled), metadata as call {@link
  * io.sluice.rpc.Headers} ({@code -bin} keys binary), response headers and trailers the handler
  * sets, {@code grpc-status}/{@code grpc-message} (percent-encoded) trailers and trailers-only
@@ -171,6 +175,9 @@ public final class GrpcServer {
   /**
    * Serves gRPC over TLS: {@code ssl} is a server context that offers ALPN {@code h2} (build it
    * with {@code Tls.server(...).alpn("h2")}); a client that negotiates anything else is closed.
+   * When it also offers {@code http/1.1} ({@code .alpn("h2", "http/1.1")}), HTTP/1.1 clients
+   * (gRPC-Web, HTTP/JSON) are served too, and a client that sends no ALPN is told by its first
+   * bytes.
    *
    * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
    */

@@ -161,7 +161,7 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
           Status.of(
               Status.Code.UNIMPLEMENTED,
               def.method().fullName() + " streams requests, which " + (kind.isGrpcWeb() ? "gRPC-Web" : "HTTP/JSON")
-                  + " cannot carry (browsers send one request body); call it with gRPC over HTTP/2");
+                  + " cannot carry (a request body holds one message); call it with gRPC over HTTP/2");
     } else if (kind.isGrpcWeb() && GrpcEncoding.of(headers.get(GrpcWire.GRPC_ENCODING)) != GrpcEncoding.IDENTITY) {
       refusal = Status.of(Status.Code.UNIMPLEMENTED, "gRPC-Web requests must be uncompressed (grpc-encoding identity)");
     } else if (timeoutNanos == 0) {
