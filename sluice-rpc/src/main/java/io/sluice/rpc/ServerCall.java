@@ -4,8 +4,8 @@ import com.google.protobuf.MessageLite;
 
 /**
  * The server's end of one call, as a transport hands it to a method's {@link ServerCallHandler}:
- * transport- and flavor-neutral (the RSocket dispatcher implements it today; a gRPC transport can
- * implement it too). A stream of requests comes in as {@link #request(long) requested}, a stream of
+ * transport- and flavor-neutral (the RSocket dispatcher implements it, and so does the gRPC server
+ * of sluice-transport-grpc). A stream of requests comes in as {@link #request(long) requested}, a stream of
  * responses goes out as the {@link Listener#onReady(long) peer allows}, and a {@link Status} ends
  * the call.
  *
@@ -43,6 +43,22 @@ public interface ServerCall<Req extends MessageLite, Resp extends MessageLite> {
 
   /** Ends the call with {@code status}: OK completes it, anything else fails it. Idempotent. */
   void close(Status status);
+
+  /**
+   * Sends response headers ahead of the first response (gRPC's initial metadata). At most once,
+   * before the first {@link #sendMessage}; later calls are ignored. Transports without response
+   * headers (RSocket) ignore them: that is the default.
+   */
+  default void sendHeaders(Headers headers) {}
+
+  /**
+   * Ends the call with {@code status} and {@code trailers} (gRPC's trailing metadata, where a
+   * binary {@code grpc-status-details-bin} carries rich error details). Transports without trailers
+   * (RSocket) drop them: the default is {@link #close(Status)}. Idempotent.
+   */
+  default void close(Status status, Headers trailers) {
+    close(status);
+  }
 
   /** True once the call has ended (closed, cancelled, or past its deadline). */
   boolean isClosed();

@@ -87,6 +87,17 @@ class CallMetadataCodecTest {
   }
 
   @Test
+  void binaryHeadersRoundTripAsTheirBase64() {
+    byte[] raw = {0, (byte) 0xFF, 10, 13, 37};
+    io.sluice.rpc.Headers h =
+        io.sluice.rpc.Headers.builder().add("plain", "v").addBinary("trace-bin", raw).build();
+    CallMetadata m = CallMetadata.of("a.S", "M", h, CallMetadata.NO_TIMEOUT, false, 0);
+    CallMetadata back = decode(encode(m));
+    assertThat(back).isEqualTo(m);
+    assertThat(back.headers().getBinary("trace-bin")).isEqualTo(raw);
+  }
+
+  @Test
   void largestTimeoutRoundTrips() {
     CallMetadata m = CallMetadata.of("s", "m", Headers.EMPTY, CallMetadata.MAX_TIMEOUT_MILLIS, false, 0);
     assertThat(decode(encode(m)).timeoutMillis()).isEqualTo(0xFFFF_FFFFL);
