@@ -119,7 +119,7 @@ public final class MessageDeframer {
         startMessage();
       }
       while (body.readableBytes() < length && buffered > 0) {
-        ByteBuf head = chunks.peek();
+        ByteBuf head = readableHead();
         int take = (int) Math.min(length - body.readableBytes(), head.readableBytes());
         body.addComponent(true, head.readRetainedSlice(take));
         took(take);
@@ -171,8 +171,24 @@ public final class MessageDeframer {
     body = alloc.compositeBuffer(64);
   }
 
+  /**
+   * The first chunk with bytes left. Our own last chunk stays in the queue once emptied (see {@link
+   * #dropEmptyHead}); a large input added after it (a slice, not copied) leaves it empty at the
+   * head, and it is dropped here.
+   */
+  private ByteBuf readableHead() {
+    ByteBuf head;
+    while ((head = chunks.peek()) != null && !head.isReadable()) {
+      chunks.poll().release();
+      if (head == tail) {
+        tail = null;
+      }
+    }
+    return head;
+  }
+
   private byte readByte() {
-    ByteBuf head = chunks.peek();
+    ByteBuf head = readableHead();
     byte b = head.readByte();
     took(1);
     dropEmptyHead();

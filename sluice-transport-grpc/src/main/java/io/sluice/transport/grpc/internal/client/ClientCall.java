@@ -293,9 +293,9 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
           if (done) {
             return;
           }
-          reset();
-          end();
+          end(); // first: the stream closing under reset() must not signal the listener
           listener = StreamListener.DISCARDING;
+          reset();
         });
   }
 
@@ -478,22 +478,25 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     failAndReset(status, null);
   }
 
+  /** Fails the call and resets its stream (RST_STREAM CANCEL). */
   private void failAndReset(Status status, Throwable cause) {
-    reset();
-    fail(status, cause);
+    fail(status, cause, true);
   }
 
   private void fail(Status status) {
-    fail(status, null);
+    fail(status, null, false);
   }
 
-  private void fail(Status status, Throwable cause) {
+  private void fail(Status status, Throwable cause, boolean reset) {
     if (done) {
       return;
     }
     end();
     StreamListener l = listener;
     listener = StreamListener.DISCARDING;
+    if (reset) {
+      reset(); // after end(): the stream closing under it must not signal the listener
+    }
     l.onError(cause == null ? new StatusException(status) : new StatusException(status, cause));
   }
 
