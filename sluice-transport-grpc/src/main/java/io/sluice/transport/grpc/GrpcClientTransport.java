@@ -28,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <pre>{@code
  * GrpcChannel channel = GrpcClientTransport.create("127.0.0.1", 50051).connect().join();
- * ReactorGreeterClient client = new ReactorGreeterClient(new ReactorRequester(channel));
+ * FuturesGreeterClient greeter = new FuturesGreeterClient(channel); // any flavor's generated client
  * }</pre>
  *
  * <p>A connect that fails (nothing listening, a failed TLS handshake, ALPN not choosing {@code h2})
