@@ -52,6 +52,8 @@ import javax.net.ssl.KeyManagerFactory;
  *   <li>{@code Sum} (client streaming BytesValue): answers {@code <messages>:<bytes>}.
  *   <li>{@code Chat} (bidi StringValue): answers {@code echo:<text>} to each.
  * </ul>
+ *
+ * <p>It also serves {@link EchoServiceOnGrpcJava}, for Sluice's generated clients.
  */
 final class GrpcJavaEchoServer implements AutoCloseable {
   static final String SERVICE = "sluice.test.Echo";
@@ -80,7 +82,10 @@ final class GrpcJavaEchoServer implements AutoCloseable {
       certificate = null;
       b = NettyServerBuilder.forAddress(address);
     }
-    server = b.maxInboundMessageSize(32 << 20).addService(ServerInterceptors.intercept(service(), headersSeen())).build().start();
+    server = b.maxInboundMessageSize(32 << 20).addService(ServerInterceptors.intercept(service(), headersSeen()))
+            .addService(EchoServiceOnGrpcJava.definition())
+            .build()
+            .start();
   }
 
   static GrpcJavaEchoServer h2c() throws Exception {
