@@ -407,7 +407,13 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
         if (demand != Long.MAX_VALUE) {
           demand--;
         }
-        listener.onNext(Message.of(m));
+        try {
+          listener.onNext(Message.of(m));
+        } catch (RuntimeException e) {
+          // A listener that throws ends its own call, never the connection the read runs for.
+          failAndReset(Status.of(Status.Code.CANCELLED, "the response listener failed: " + e), e);
+          return;
+        }
       }
       if (!done && terminal != null) {
         boolean empty = deframer == null || (deframer.buffered() == 0 && !deframer.isMidMessage());
