@@ -5,6 +5,6 @@
  * multiprotocol server's one port. See docs/guide/grpc.md. The other way round, {@link
  * io.sluice.transport.grpc.GrpcClientTransport} connects to any gRPC server over HTTP/2 (h2c or
  * TLS) and gives a {@link io.sluice.transport.grpc.GrpcChannel}, the {@link io.sluice.Requester}
- * Sluice's generated RPC clients of every flavor call through (docs/guide/grpc-client.md).
+ * Sluice's generated RPC clients of every flavor call through (docs/guide/grpc.md).
  */
 package io.sluice.transport.grpc;

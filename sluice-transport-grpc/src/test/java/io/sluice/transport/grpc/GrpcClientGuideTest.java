@@ -15,7 +15,7 @@ import io.sluice.transport.netty.Tls;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The code of docs/guide/grpc-client.md, run against stock grpc-java servers. */
+/** The code of docs/guide/grpc.md, "Calling gRPC servers", run against stock grpc-java servers. */
 class GrpcClientGuideTest {
   private static final MethodDescriptor<StringValue, StringValue> UNARY = EchoMethods.UNARY;
 

@@ -135,9 +135,15 @@ class GrpcOnePortTest {
                         handler(s -> List.of(s + "0", s + "1", s + "2")))
                     .build())
             .build();
+    // tag::one-port[]
+    // RSocket (TCP, WebSocket, HTTP/2) and gRPC clients on one port; TLS offers ALPN h2.
+    MultiProtocolServerTransport transport =
+        MultiProtocolServerTransport.create("127.0.0.1", 0)
+            .withSsl(SERVER_TLS)
+            .withGrpc(registry); // or withGrpc(GrpcServices.of(registry).with...)
+    // end::one-port[]
     server =
-        SluiceServer.builder(
-                MultiProtocolServerTransport.create("127.0.0.1", 0).withSsl(SERVER_TLS).withGrpc(registry))
+        SluiceServer.builder(transport)
             .responder(
                 new ReactorResponder() {
                   @Override
