@@ -15,7 +15,6 @@ import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
-import io.sluice.rpc.rsocket.CallMetadataCodec;
 import io.sluice.transport.grpc.internal.GrpcEncoding;
 import io.sluice.transport.grpc.internal.GrpcWire;
 import io.sluice.transport.grpc.internal.MessageDeframer;
@@ -32,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li><b>Start.</b> The first message's metadata is the RPC call metadata ({@link
- *       CallMetadataCodec}): it becomes the request HEADERS ({@link RequestHeaders}); its data the
+ *       io.sluice.rpc.rsocket.CallMetadataCodec}): it becomes the request HEADERS ({@link RequestHeaders}); its data the
  *       first gRPC message. A unary or server-streaming request, and a fire-and-forget, end the
  *       request with it (END_STREAM).
  *   <li><b>Inbound flow control.</b> DATA bytes wait in a {@link MessageDeframer} and are given
@@ -144,7 +143,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       m.release(); // cancelled before it started
       return;
     }
-    CallMetadata md;
+    CallStarts.Start start;
     try {
       if (!m.hasMetadata()) {
         throw new StatusException(
@@ -152,7 +151,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
                 Status.Code.INTERNAL,
                 "the first message of a gRPC call must carry the RPC call metadata (service, method, headers)"));
       }
-      md = CallMetadataCodec.decode(m.metadata());
+      start = conn.callStart(m.metadata());
     } catch (StatusException e) {
       m.release();
       fail(e.status());
@@ -166,9 +165,8 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
         refused = "this HTTP/2 connection has used all its stream ids; open a new connection";
       }
     }
-    Http2Headers headers = refused == null ? RequestHeaders.of(conn.scheme(), conn.authority(), md) : null;
     if (refused == null) {
-      h2.encoder().writeHeaders(h2.ctx(), id, headers, 0, false, h2.newPromise());
+      h2.encoder().writeHeaders(h2.ctx(), id, start.headers(), 0, false, h2.newPromise());
       stream = h2.connection().stream(id);
       if (stream == null) {
         refused = "the HTTP/2 stream could not be opened";
@@ -181,6 +179,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     }
     h2.attach(stream, this);
     conn.streamOpened();
+    CallMetadata md = start.metadata();
     if (md.hasTimeout()) {
       timeoutMillis = md.timeoutMillis();
       deadline = loop.schedule(this::deadlinePassed, timeoutMillis, TimeUnit.MILLISECONDS);
@@ -193,7 +192,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     if (kind == FIRE_AND_FORGET) {
       written.addListener((ChannelFuture f) -> fireAndForgetWritten(f));
     }
-    h2.flushNow();
+    conn.flushSoon();
     grant();
   }
 
@@ -258,7 +257,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     ByteBuf data = message.data().retain();
     message.release();
     write(data, false);
-    h2.flushNow();
+    conn.flushSoon();
     grant();
   }
 
@@ -271,7 +270,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
           }
           outboundDone = true;
           h2.encoder().writeData(h2.ctx(), stream.id(), Unpooled.EMPTY_BUFFER, 0, true, h2.newPromise());
-          h2.flushNow();
+          conn.flushSoon();
         });
   }
 
@@ -316,7 +315,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
           }
           demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
           drain();
-          h2.flushNow(); // the WINDOW_UPDATEs of the bytes taken
+          conn.flushSoon(); // the WINDOW_UPDATEs of the bytes taken
         });
   }
 
@@ -524,7 +523,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     if (stream != null && stream.state() != Http2Stream.State.CLOSED) {
       // Through the encoder: netty's builder counts the RST_STREAMs sent (MadeYouReset).
       h2.encoder().writeRstStream(h2.ctx(), stream.id(), Http2Error.CANCEL.code(), h2.newPromise());
-      h2.flushNow();
+      conn.flushSoon();
     }
   }
 

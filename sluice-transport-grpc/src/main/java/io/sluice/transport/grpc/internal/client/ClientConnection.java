@@ -31,8 +31,11 @@ public final class ClientConnection implements H2Handler.ConnectionListener {
   private final String peer;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private volatile boolean open = true;
+  private final CallStarts starts;
+  private final Runnable flush;
   private boolean closing; // event loop
   private int live; // event loop: calls with an HTTP/2 stream not yet closed
+  private boolean flushScheduled; // event loop
 
   /**
    * @param h2 the connection's handler, in the pipeline of an active channel
@@ -47,6 +50,12 @@ public final class ClientConnection implements H2Handler.ConnectionListener {
     this.authority = authority;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.peer = peer;
+    this.starts = new CallStarts(scheme, authority);
+    this.flush =
+        () -> {
+          flushScheduled = false;
+          h2.flushNow();
+        };
     h2.addListener(this);
     if (!channel.isActive()) {
       onChannelClosed();
@@ -65,12 +74,20 @@ public final class ClientConnection implements H2Handler.ConnectionListener {
     return h2;
   }
 
-  AsciiString scheme() {
-    return scheme;
+  /** The metadata and request HEADERS of a call's first message (see {@link CallStarts}). */
+  CallStarts.Start callStart(ByteBuf metadata) {
+    return starts.of(metadata);
   }
 
-  AsciiString authority() {
-    return authority;
+  /**
+   * Flushes once the event loop has run the tasks queued now: calls started from other threads
+   * in the same turn go out in one write to the socket.
+   */
+  void flushSoon() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      channel.eventLoop().execute(flush);
+    }
   }
 
   int maxInboundMessageSize() {

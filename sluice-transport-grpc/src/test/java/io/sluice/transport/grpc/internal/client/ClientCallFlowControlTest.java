@@ -101,6 +101,7 @@ class ClientCallFlowControlTest {
   }
 
   private void dropWritten() {
+    ch.runPendingTasks(); // the client's flush
     for (Object o; (o = ch.readOutbound()) != null; ) {
       ReferenceCountUtil.release(o);
     }

@@ -85,6 +85,7 @@ class ClientCallInboundTest {
 
   /** Moves what the "server" wrote to the client, and drops what the client wrote. */
   private void deliver() {
+    client.runPendingTasks(); // the client's flush
     server.flush();
     for (Object o; (o = server.readOutbound()) != null; ) {
       client.writeInbound(o);
