@@ -129,6 +129,21 @@ class ReactorFlavorOverGrpcTest {
   }
 
   @Test
+  void requestHeadersOverTheServersLimitFailTheCallNotTheConnection() {
+    assertThat(unary("warm", CallOptions.DEFAULT).getValue()).isEqualTo("warm"); // SETTINGS seen
+    Headers big = Headers.of("x-big", "b".repeat(20_000)); // grpc-java takes 8 KiB of metadata
+    assertThatThrownBy(() -> unary("x", CallOptions.DEFAULT.withHeaders(big)))
+        .satisfies(
+            t ->
+                assertThat(statusOf(t))
+                    .isEqualTo(
+                        Status.of(
+                            Status.Code.INTERNAL,
+                            "the call's request HEADERS could not be sent: the server takes header lists of up to 8192 bytes")));
+    assertThat(unary("after", CallOptions.DEFAULT).getValue()).isEqualTo("after");
+  }
+
+  @Test
   void deadlineExceededAndTheServerSeesTheCancel() throws Exception {
     assertThatThrownBy(() -> unary("sleep", CallOptions.DEFAULT.withTimeout(Duration.ofMillis(300))))
         .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));

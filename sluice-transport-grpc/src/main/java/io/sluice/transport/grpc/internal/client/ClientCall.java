@@ -168,8 +168,21 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     if (refused == null) {
       h2.encoder().writeHeaders(h2.ctx(), id, start.headers(), 0, false, h2.newPromise());
       stream = h2.connection().stream(id);
-      if (stream == null) {
-        refused = "the HTTP/2 stream could not be opened";
+      if (stream == null || stream.state() == Http2Stream.State.CLOSED) {
+        // The HEADERS could not be written (too large for the server's header list limit, the
+        // connection closing): no sink would ever hear of this stream again.
+        stream = null;
+        m.release();
+        refused = conn.refusal();
+        fail(
+            refused != null
+                ? Status.of(Status.Code.UNAVAILABLE, refused)
+                : Status.of(
+                    Status.Code.INTERNAL,
+                    "the call's request HEADERS could not be sent: the server takes header lists of up to "
+                        + h2.encoder().configuration().headersConfiguration().maxHeaderListSize()
+                        + " bytes"));
+        return;
       }
     }
     if (refused != null) {
