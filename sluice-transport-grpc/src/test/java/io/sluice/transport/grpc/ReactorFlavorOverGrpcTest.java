@@ -184,12 +184,14 @@ class ReactorFlavorOverGrpcTest {
             () -> {
               try {
                 // The server stops when the client's window is shut: the client took one message and
-                // holds at most a 1 MiB stream window, so it wrote only a few of the 100 (256 KiB each).
+                // holds at most a 1 MiB stream window, so the server wrote only a few of the 100
+                // (256 KiB each). The embedded ClientCallInboundTest checks the window exactly.
                 assertThat(server.streamBlocked.await(30, TimeUnit.SECONDS)).isTrue();
               } catch (InterruptedException e) {
                 throw new AssertionError(e);
               }
-              assertThat(server.sent.get()).isBetween(2, 8);
+              // A client that gave bytes back without demand would let the server run on to 100.
+              assertThat(server.sent.get()).isLessThanOrEqualTo(8);
             })
         .thenRequest(Long.MAX_VALUE)
         .expectNextCount(count - 1)
