@@ -1,5 +1,6 @@
 package io.sluice.rpc;
 
+import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.MessageLite;
 import java.util.Collection;
 import java.util.Collections;
@@ -8,8 +9,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A service ready to be served: its name and a handler per method. Generated server classes build
- * one from a service implementation. Immutable.
+ * A service ready to be served: its name, a handler per method and, when known, the protobuf file
+ * that declares it. Generated server classes build one from a service implementation. Immutable.
  *
  * <p>Safe to share between threads once built; its {@link Builder} is for one thread. Holds no
  * buffers.
@@ -17,10 +18,13 @@ import java.util.Objects;
 public final class ServiceDefinition implements BindableService {
   private final String name;
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
+  private final FileDescriptor fileDescriptor;
 
-  private ServiceDefinition(String name, Map<String, ServerMethodDefinition<?, ?>> methods) {
+  private ServiceDefinition(
+      String name, Map<String, ServerMethodDefinition<?, ?>> methods, FileDescriptor fileDescriptor) {
     this.name = name;
     this.methods = Collections.unmodifiableMap(new LinkedHashMap<>(methods));
+    this.fileDescriptor = fileDescriptor;
   }
 
   public static Builder builder(String service) {
@@ -41,6 +45,16 @@ public final class ServiceDefinition implements BindableService {
     return methods.values();
   }
 
+  /**
+   * The protobuf file that declares this service (its imports reachable through {@link
+   * FileDescriptor#getDependencies()}), or null when unknown: code generated from a {@code .proto}
+   * by protoc-gen-sluice sets it, unless the file is {@code optimize_for = LITE_RUNTIME}. Server
+   * reflection answers from it.
+   */
+  public FileDescriptor fileDescriptor() {
+    return fileDescriptor;
+  }
+
   @Override
   public ServiceDefinition bindService() {
     return this;
@@ -50,9 +64,26 @@ public final class ServiceDefinition implements BindableService {
   public static final class Builder {
     private final String name;
     private final Map<String, ServerMethodDefinition<?, ?>> methods = new LinkedHashMap<>();
+    private FileDescriptor fileDescriptor;
 
     private Builder(String name) {
       this.name = name;
+    }
+
+    /**
+     * The protobuf file that declares the service; optional. It must declare a service of this
+     * definition's name.
+     */
+    public Builder fileDescriptor(FileDescriptor file) {
+      Objects.requireNonNull(file, "file");
+      String pkg = file.getPackage();
+      String simple = pkg.isEmpty() ? name : name.startsWith(pkg + ".") ? name.substring(pkg.length() + 1) : null;
+      if (simple == null || file.findServiceByName(simple) == null) {
+        throw new IllegalArgumentException(
+            "file " + file.getName() + " does not declare service " + name);
+      }
+      this.fileDescriptor = file;
+      return this;
     }
 
     /** Adds a method of this service; each method once. */
@@ -70,7 +101,7 @@ public final class ServiceDefinition implements BindableService {
     }
 
     public ServiceDefinition build() {
-      return new ServiceDefinition(name, methods);
+      return new ServiceDefinition(name, methods, fileDescriptor);
     }
   }
 }

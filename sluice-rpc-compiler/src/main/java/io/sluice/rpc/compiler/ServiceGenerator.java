@@ -1,6 +1,7 @@
 package io.sluice.rpc.compiler;
 
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileOptions;
 import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
 import com.google.protobuf.compiler.PluginProtos.CodeGeneratorResponse;
 import java.util.List;
@@ -239,6 +240,11 @@ abstract class ServiceGenerator {
     b.append("  @java.lang.Override\n");
     b.append("  public ").append(RPC).append("ServiceDefinition bindService() {\n");
     b.append("    return ").append(RPC).append("ServiceDefinition.builder(").append(ifaceRef).append(".SERVICE)\n");
+    if (file.getOptions().getOptimizeFor() != FileOptions.OptimizeMode.LITE_RUNTIME) {
+      // protoc's Java outer class of the file; lite code has no descriptors.
+      b.append("        .fileDescriptor(").append(qualified(JavaNames.outerClassName(file)))
+          .append(".getDescriptor())\n");
+    }
     for (Generator.Method m : methods) {
       b.append("        .add(\n");
       b.append("            ").append(ifaceRef).append(".").append(m.constant).append(",\n");

@@ -1,0 +1,56 @@
+package io.sluice.rpc.compiler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileOptions;
+import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
+import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
+import com.google.protobuf.compiler.PluginProtos.CodeGeneratorRequest;
+import com.google.protobuf.compiler.PluginProtos.CodeGeneratorResponse;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The generated server hands the service's file descriptor (protoc's outer class {@code
+ * getDescriptor()}) to its ServiceDefinition, except for lite files, whose classes have none. The
+ * golden files show the line for the test protos.
+ */
+class FileDescriptorLineTest {
+
+  private static String server(FileOptions options) {
+    FileDescriptorProto f =
+        FileDescriptorProto.newBuilder()
+            .setName("p/greet.proto")
+            .setPackage("p")
+            .setOptions(options)
+            .addMessageType(DescriptorProto.newBuilder().setName("Hi"))
+            .addService(
+                ServiceDescriptorProto.newBuilder()
+                    .setName("Greeter")
+                    .addMethod(MethodDescriptorProto.newBuilder().setName("Say").setInputType(".p.Hi").setOutputType(".p.Hi")))
+            .build();
+    CodeGeneratorResponse r =
+        Generator.generate(
+            CodeGeneratorRequest.newBuilder().addProtoFile(f).addFileToGenerate(f.getName()).setParameter("flavor=futures").build());
+    assertThat(r.getError()).isEmpty();
+    return r.getFileList().stream()
+        .filter(x -> x.getName().equals("p/FuturesGreeterServer.java"))
+        .findFirst()
+        .orElseThrow()
+        .getContent();
+  }
+
+  @Test
+  void fullFilesNameTheirOuterClassDescriptor() {
+    assertThat(server(FileOptions.getDefaultInstance())).contains(".fileDescriptor(p.Greet.getDescriptor())");
+    assertThat(server(FileOptions.newBuilder().setJavaOuterClassname("GreetProto").build()))
+        .contains(".fileDescriptor(p.GreetProto.getDescriptor())");
+  }
+
+  @Test
+  void liteFilesHaveNone() {
+    assertThat(server(FileOptions.newBuilder().setOptimizeFor(FileOptions.OptimizeMode.LITE_RUNTIME).build()))
+        .doesNotContain("fileDescriptor");
+  }
+}
