@@ -1,0 +1,81 @@
+package io.sluice.cli;
+
+import io.sluice.grpc.interop.InteropClient;
+import io.sluice.grpc.interop.InteropRsocket;
+import io.sluice.grpc.interop.InteropServices;
+import io.sluice.grpc.interop.ResponseMetadata;
+import io.sluice.grpc.interop.TestServiceImpl;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.transport.ServerTransport;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code grpc-test-server} and {@code grpc-test-client}: grpc.testing.TestService with Sluice stubs
+ * (sluice-grpc-interop). Both speak RSocket over TCP for now; the gRPC wire transports (issue 22)
+ * replace that when they land.
+ */
+final class GrpcTestCommands {
+  /** How long one wait of a client case may take before the case fails (a hang guard). */
+  private static final Duration CASE_WAIT = Duration.ofSeconds(30);
+
+  private GrpcTestCommands() {}
+
+  /** Serves TestService until killed; prints {@code LISTENING <port>} once bound. */
+  static int server(Args a, PrintStream out, PrintStream err) throws InterruptedException {
+    String host = a.get("host", "127.0.0.1");
+    int port = port(a, 0);
+    try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
+      ServerTransport.Bound bound =
+          InteropRsocket.serve(host, port, InteropServices.registry(service, ResponseMetadata.DROPPED));
+      out.println("LISTENING " + ((InetSocketAddress) bound.address()).getPort());
+      out.flush();
+      bound.onClose().join();
+      return 0;
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      err.println("sluice grpc-test-server: cannot serve on " + host + ":" + port + ": " + cause);
+      return 1;
+    }
+  }
+
+  /** Runs the cases; 0 only when every one passed. */
+  static int client(Args a, PrintStream out, PrintStream err) throws InterruptedException {
+    String host = a.get("host", "127.0.0.1");
+    int port = port(a, -1);
+    if (port <= 0) {
+      throw new Args.UsageException("--port is required (the TestService server's port)");
+    }
+    List<String> cases;
+    try {
+      String csv = a.get("test_case", null);
+      cases = csv == null ? InteropClient.CASES : InteropClient.select(csv);
+    } catch (IllegalArgumentException e) {
+      throw new Args.UsageException("--test_case: " + e.getMessage());
+    }
+    ReactorRequester requester;
+    try {
+      requester = InteropRsocket.connect(host, port);
+    } catch (RuntimeException e) {
+      err.println("sluice grpc-test-client: cannot connect to " + host + ":" + port + ": " + e.getMessage());
+      return 1;
+    }
+    try {
+      return new InteropClient(requester.unwrap(), CASE_WAIT).runAll(cases, out) == 0 ? 0 : 1;
+    } finally {
+      requester.dispose();
+    }
+  }
+
+  private static int port(Args a, int dflt) {
+    int port = a.getInt("port", dflt);
+    if (port != dflt && (port < 0 || port > 65535)) {
+      throw new Args.UsageException("--port must be in 0..65535");
+    }
+    return port;
+  }
+}
