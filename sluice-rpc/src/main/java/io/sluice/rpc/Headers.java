@@ -1,6 +1,7 @@
 package io.sluice.rpc;
 
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,12 @@ import java.util.Objects;
  * (0x20..0x7E). At most 255 pairs per call. Bad input fails with {@link IllegalArgumentException}
  * when the headers are built, never on the wire.
  *
+ * <p><b>Binary values.</b> A key ending in {@value #BINARY_SUFFIX} holds bytes, as in gRPC
+ * metadata: {@link Builder#addBinary} stores them base64-encoded (the standard alphabet, without
+ * padding, as gRPC sends them) and {@link #getBinary} decodes them; a value added as text under
+ * such a key must be base64 (padded or not). The value is thus still ASCII, so every transport
+ * that carries text headers carries binary ones too; binary values hold up to 49,149 bytes.
+ *
  * <p>Safe to share between threads; a {@link Builder} is for one thread. Holds no buffers.
  */
 public final class Headers {
@@ -25,6 +32,12 @@ public final class Headers {
 
   /** Longest value. */
   public static final int MAX_VALUE_LENGTH = 65535;
+
+  /** Keys ending in this hold binary values (base64 on the wire). */
+  public static final String BINARY_SUFFIX = "-bin";
+
+  /** Most bytes one binary value holds (its base64 form fits {@link #MAX_VALUE_LENGTH}). */
+  public static final int MAX_BINARY_LENGTH = MAX_VALUE_LENGTH / 4 * 3;
 
   /** No headers. */
   public static final Headers EMPTY = new Headers(List.of());
@@ -59,6 +72,39 @@ public final class Headers {
       }
     }
     return null;
+  }
+
+  /** True when {@code key} names a binary value (it ends in {@value #BINARY_SUFFIX}). */
+  public static boolean isBinaryKey(String key) {
+    return key.endsWith(BINARY_SUFFIX);
+  }
+
+  /**
+   * The first value of the binary key {@code key}, decoded, or null.
+   *
+   * @throws IllegalArgumentException if {@code key} does not end in {@value #BINARY_SUFFIX}
+   */
+  public byte[] getBinary(String key) {
+    checkBinaryKey(key);
+    String v = get(key);
+    return v == null ? null : Base64.getDecoder().decode(v);
+  }
+
+  /** Every value of the binary key {@code key}, decoded, in order. */
+  public List<byte[]> getAllBinary(String key) {
+    checkBinaryKey(key);
+    List<byte[]> out = new ArrayList<>(1);
+    for (String v : getAll(key)) {
+      out.add(Base64.getDecoder().decode(v));
+    }
+    return out;
+  }
+
+  private static void checkBinaryKey(String key) {
+    if (!isBinaryKey(key)) {
+      throw new IllegalArgumentException(
+          "header '" + key + "' is not binary: binary keys end in " + BINARY_SUFFIX);
+    }
   }
 
   /** Every value of {@code key}, in order. */
@@ -140,7 +186,32 @@ public final class Headers {
             "header '" + key + "' value has a non-printable-ASCII character at index " + i);
       }
     }
+    if (isBinaryKey(key) && !isBase64(value)) {
+      throw new IllegalArgumentException(
+          "header '" + key + "' is binary (ends in " + BINARY_SUFFIX + ") but its value is not base64");
+    }
     return value;
+  }
+
+  /** Standard-alphabet base64, with or without its padding. */
+  private static boolean isBase64(String v) {
+    int n = v.length();
+    int pad = 0;
+    while (pad < 2 && n - pad > 0 && v.charAt(n - pad - 1) == '=') {
+      pad++;
+    }
+    int body = n - pad;
+    if (pad > 0 && n % 4 != 0 || body % 4 == 1) {
+      return false;
+    }
+    for (int i = 0; i < body; i++) {
+      char c = v.charAt(i);
+      boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Collects headers; not thread-safe. */
@@ -158,6 +229,20 @@ public final class Headers {
       }
       entries.add(Map.entry(key, value));
       return this;
+    }
+
+    /**
+     * Adds a binary value under {@code key}, which must end in {@value #BINARY_SUFFIX}; stored
+     * base64-encoded without padding. At most {@link #MAX_BINARY_LENGTH} bytes.
+     */
+    public Builder addBinary(String key, byte[] value) {
+      checkBinaryKey(key);
+      Objects.requireNonNull(value, "header value");
+      if (value.length > MAX_BINARY_LENGTH) {
+        throw new IllegalArgumentException(
+            "header '" + key + "' binary value is longer than " + MAX_BINARY_LENGTH + " bytes");
+      }
+      return add(key, Base64.getEncoder().withoutPadding().encodeToString(value));
     }
 
     /** Adds every pair of {@code other}. */

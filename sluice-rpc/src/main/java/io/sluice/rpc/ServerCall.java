@@ -44,6 +44,22 @@ public interface ServerCall<Req extends MessageLite, Resp extends MessageLite> {
   /** Ends the call with {@code status}: OK completes it, anything else fails it. Idempotent. */
   void close(Status status);
 
+  /**
+   * Sends response headers ahead of the first response (gRPC's initial metadata). At most once,
+   * before the first {@link #sendMessage}; later calls are ignored. Transports without response
+   * headers (RSocket) ignore them: that is the default.
+   */
+  default void sendHeaders(Headers headers) {}
+
+  /**
+   * Ends the call with {@code status} and {@code trailers} (gRPC's trailing metadata, where a
+   * binary {@code grpc-status-details-bin} carries rich error details). Transports without trailers
+   * (RSocket) drop them: the default is {@link #close(Status)}. Idempotent.
+   */
+  default void close(Status status, Headers trailers) {
+    close(status);
+  }
+
   /** True once the call has ended (closed, cancelled, or past its deadline). */
   boolean isClosed();
 

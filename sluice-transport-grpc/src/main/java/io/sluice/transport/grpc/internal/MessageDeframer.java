@@ -1,0 +1,228 @@
+package io.sluice.transport.grpc.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import java.util.ArrayDeque;
+
+/**
+ * Cuts the bytes of one gRPC stream into messages: each a 5-byte prefix (compressed flag, u32
+ * length) and its bytes, decompressed when flagged.
+ *
+ * <p><b>Limits and flow control.</b> Bytes {@link #add added} stay here, untouched, until {@link
+ * #next} is called: a caller that calls it only while its consumer wants a message (request-n)
+ * leaves them uncounted as consumed, so the HTTP/2 window stays shut on them and the peer's
+ * unread bytes are bounded by the window. {@link #next} moves bytes into the message being read
+ * and counts them as {@link #takeConsumed consumed}, so a message larger than the window still
+ * flows in; a message whose prefix announces more than the limit is refused before its bytes are
+ * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}).
+ *
+ * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
+ * copies small inputs and retains slices of large ones (the caller keeps its own reference);
+ * {@link #next} returns a buffer the caller owns; {@link #close} releases everything held.
+ */
+public final class MessageDeframer {
+  /** Inputs below this are copied into a shared chunk, so tiny DATA frames cost no buffer each. */
+  private static final int COPY_BELOW = 2048;
+
+  private static final int CHUNK = 8192;
+
+  private final ByteBufAllocator alloc;
+  private final int maxMessageSize;
+  private final GrpcEncoding encoding;
+  private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
+  /** The last chunk when it is ours (a copy target with room left), else null. */
+  private ByteBuf tail;
+  private long buffered;
+  private long consumed;
+
+  private final byte[] prefix = new byte[MessageFramer.PREFIX];
+  private int prefixRead;
+  private boolean compressed;
+  private int length = -1; // of the message being read; -1 while its prefix is
+  private CompositeByteBuf body;
+  private boolean closed;
+
+  /**
+   * @param maxMessageSize the largest message accepted, before and after decompression
+   * @param encoding how flagged messages are compressed (the stream's {@code grpc-encoding});
+   *     with {@link GrpcEncoding#IDENTITY} a message flagged compressed is an error
+   */
+  public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, GrpcEncoding encoding) {
+    if (maxMessageSize < 0) {
+      throw new IllegalArgumentException("maxMessageSize must not be negative, got " + maxMessageSize);
+    }
+    this.alloc = alloc;
+    this.maxMessageSize = maxMessageSize;
+    this.encoding = encoding;
+  }
+
+  /** Adds the readable bytes of {@code data} (borrowed: the caller still releases it). */
+  public void add(ByteBuf data) {
+    int n = data.readableBytes();
+    if (n == 0 || closed) {
+      return;
+    }
+    buffered += n;
+    if (n >= COPY_BELOW) {
+      chunks.add(data.retainedSlice());
+      tail = null;
+      return;
+    }
+    if (tail == null || tail.writableBytes() < n) {
+      tail = alloc.heapBuffer(CHUNK, CHUNK);
+      chunks.add(tail);
+    }
+    tail.writeBytes(data, data.readerIndex(), n);
+  }
+
+  /** Bytes added and not yet taken into a message: what the peer sent that nobody asked for yet. */
+  public long buffered() {
+    return buffered;
+  }
+
+  /** Bytes taken into messages since the last call: the caller gives them back to the window. */
+  public int takeConsumed() {
+    long c = consumed;
+    consumed = 0;
+    return (int) c;
+  }
+
+  /**
+   * True when a message has begun (part of its prefix was read by {@link #next}) and has not
+   * ended: at the end of the stream, with nothing {@link #buffered}, the stream was cut mid-message.
+   */
+  public boolean isMidMessage() {
+    return prefixRead > 0 || length >= 0;
+  }
+
+  /**
+   * The next whole message, or null when its bytes have not all come yet.
+   *
+   * @throws StatusException INTERNAL for a bad prefix or a compressed message without encoding,
+   *     RESOURCE_EXHAUSTED for a message over the limit (the deframer is then closed)
+   */
+  public ByteBuf next() {
+    if (closed) {
+      return null;
+    }
+    try {
+      if (length < 0) {
+        while (prefixRead < MessageFramer.PREFIX && buffered > 0) {
+          prefix[prefixRead++] = readByte();
+        }
+        if (prefixRead < MessageFramer.PREFIX) {
+          return null;
+        }
+        startMessage();
+      }
+      while (body.readableBytes() < length && buffered > 0) {
+        ByteBuf head = readableHead();
+        int take = (int) Math.min(length - body.readableBytes(), head.readableBytes());
+        body.addComponent(true, head.readRetainedSlice(take));
+        took(take);
+        dropEmptyHead();
+      }
+      if (body.readableBytes() < length) {
+        return null;
+      }
+      ByteBuf message = body;
+      body = null;
+      length = -1;
+      prefixRead = 0;
+      if (!compressed) {
+        return message;
+      }
+      try {
+        return encoding.decompress(alloc, message, maxMessageSize);
+      } finally {
+        message.release();
+      }
+    } catch (StatusException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void startMessage() {
+    int flag = prefix[0] & 0xFF;
+    long len =
+        ((prefix[1] & 0xFFL) << 24) | ((prefix[2] & 0xFF) << 16) | ((prefix[3] & 0xFF) << 8) | (prefix[4] & 0xFF);
+    if (flag > 1) {
+      throw new StatusException(
+          Status.of(Status.Code.INTERNAL, "malformed gRPC message: flags byte " + flag + " (only 0 and 1 exist)"));
+    }
+    if (flag == 1 && encoding == GrpcEncoding.IDENTITY) {
+      throw new StatusException(
+          Status.of(
+              Status.Code.INTERNAL,
+              "a message is flagged compressed but the stream's grpc-encoding is identity or absent"));
+    }
+    if (len > maxMessageSize) {
+      throw new StatusException(
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "gRPC message of " + len + " bytes exceeds the limit of " + maxMessageSize + " bytes"));
+    }
+    compressed = flag == 1;
+    length = (int) len;
+    body = alloc.compositeBuffer(64);
+  }
+
+  /**
+   * The first chunk with bytes left. Our own last chunk stays in the queue once emptied (see {@link
+   * #dropEmptyHead}); a large input added after it (a slice, not copied) leaves it empty at the
+   * head, and it is dropped here.
+   */
+  private ByteBuf readableHead() {
+    ByteBuf head;
+    while ((head = chunks.peek()) != null && !head.isReadable()) {
+      chunks.poll().release();
+      if (head == tail) {
+        tail = null;
+      }
+    }
+    return head;
+  }
+
+  private byte readByte() {
+    ByteBuf head = readableHead();
+    byte b = head.readByte();
+    took(1);
+    dropEmptyHead();
+    return b;
+  }
+
+  private void took(int n) {
+    buffered -= n;
+    consumed += n;
+  }
+
+  private void dropEmptyHead() {
+    ByteBuf head = chunks.peek();
+    // Our own last chunk stays, emptied, to take later input after what it already held
+    // (messages may still hold slices of its bytes, which are never written over).
+    if (head != null && !head.isReadable() && head != tail) {
+      chunks.poll().release();
+    }
+  }
+
+  /** Releases everything held; later input is ignored. Idempotent. */
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (ByteBuf b; (b = chunks.poll()) != null; ) {
+      b.release();
+    }
+    tail = null;
+    buffered = 0;
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+  }
+}

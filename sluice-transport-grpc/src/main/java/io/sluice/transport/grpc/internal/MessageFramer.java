@@ -1,0 +1,47 @@
+package io.sluice.transport.grpc.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+
+/**
+ * Frames one message for the gRPC wire: a 5-byte prefix (a compressed flag, then the length as a
+ * big-endian u32) and the message, compressed when an encoding other than identity is given.
+ *
+ * <p>Stateless: safe from any thread. <b>Buffers.</b> {@link #frame} takes ownership of its
+ * message (released, also on failure) and returns a buffer the caller owns.
+ */
+public final class MessageFramer {
+  private MessageFramer() {}
+
+  /** Length of the prefix before each message. */
+  public static final int PREFIX = 5;
+
+  /** Messages up to this many bytes are copied behind their prefix rather than composed with it. */
+  private static final int COPY_BELOW = 1024;
+
+  /** {@code message} (released) with its prefix, compressed with {@code encoding}. */
+  public static ByteBuf frame(ByteBufAllocator alloc, ByteBuf message, GrpcEncoding encoding) {
+    ByteBuf body = message;
+    boolean compressed = encoding != GrpcEncoding.IDENTITY;
+    if (compressed) {
+      try {
+        body = encoding.compress(alloc, message);
+      } finally {
+        message.release();
+      }
+    }
+    int len = body.readableBytes();
+    if (len <= COPY_BELOW) {
+      ByteBuf out = alloc.buffer(PREFIX + len);
+      out.writeByte(compressed ? 1 : 0).writeInt(len).writeBytes(body);
+      body.release();
+      return out;
+    }
+    ByteBuf prefix = alloc.buffer(PREFIX);
+    prefix.writeByte(compressed ? 1 : 0).writeInt(len);
+    CompositeByteBuf out = alloc.compositeBuffer(2);
+    out.addComponents(true, prefix, body);
+    return out;
+  }
+}

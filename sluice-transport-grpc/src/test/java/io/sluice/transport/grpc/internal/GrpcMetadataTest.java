@@ -1,0 +1,83 @@
+package io.sluice.transport.grpc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import org.junit.jupiter.api.Test;
+
+class GrpcMetadataTest {
+  @Test
+  void keepsMetadataAndSkipsProtocolHeaders() {
+    Http2Headers h =
+        new DefaultHttp2Headers()
+            .method("POST")
+            .path("/a.B/C")
+            .scheme("http")
+            .add("content-type", "application/grpc")
+            .add("te", "trailers")
+            .add("grpc-timeout", "1S")
+            .add("grpc-encoding", "gzip")
+            .add("x-user", "alice")
+            .add("x-user", "bob")
+            .add("x-trace-bin", "AQID")
+            .add("grpc-status-details-bin", "AAE");
+    Headers md = GrpcMetadata.toHeaders(h);
+    assertThat(md.getAll("x-user")).containsExactly("alice", "bob");
+    assertThat(md.getBinary("x-trace-bin")).containsExactly(1, 2, 3);
+    assertThat(md.getBinary("grpc-status-details-bin")).containsExactly(0, 1);
+    assertThat(md.get("content-type")).isNull();
+    assertThat(md.get("te")).isNull();
+    assertThat(md.get("grpc-timeout")).isNull();
+    assertThat(md.size()).isEqualTo(4);
+  }
+
+  @Test
+  void paddedBase64AndCommaJoinedBinaryValuesAreAccepted() {
+    Http2Headers h = new DefaultHttp2Headers().add("k-bin", "AQ==, AgM");
+    Headers md = GrpcMetadata.toHeaders(h);
+    assertThat(md.getAllBinary("k-bin")).containsExactly(new byte[] {1}, new byte[] {2, 3});
+  }
+
+  @Test
+  void malformedEntriesAreDropped() {
+    Http2Headers h =
+        new DefaultHttp2Headers(false).add("ok", "v").add("bad-bin", "***").add("ctl", "a\u0001b");
+    Headers md = GrpcMetadata.toHeaders(h);
+    assertThat(md.entries()).hasSize(1);
+    assertThat(md.get("ok")).isEqualTo("v");
+  }
+
+  @Test
+  void tooManyEntriesIsResourceExhausted() {
+    Http2Headers h = new DefaultHttp2Headers();
+    for (int i = 0; i <= Headers.MAX_ENTRIES; i++) {
+      h.add("k" + i, "v");
+    }
+    assertThatThrownBy(() -> GrpcMetadata.toHeaders(h))
+        .isInstanceOf(StatusException.class)
+        .extracting(e -> ((StatusException) e).status().code())
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void writesMetadataBackSkippingReservedKeys() {
+    Headers md =
+        Headers.builder()
+            .add("x-a", "1")
+            .addBinary("x-b-bin", new byte[] {(byte) 0xFF, 0})
+            .add("grpc-status", "0")
+            .add("content-type", "text/plain")
+            .build();
+    Http2Headers out = new DefaultHttp2Headers();
+    GrpcMetadata.addTo(md, out);
+    assertThat(out.size()).isEqualTo(2);
+    assertThat(out.get("x-a").toString()).isEqualTo("1");
+    assertThat(out.get("x-b-bin").toString()).isEqualTo("/wA");
+    assertThat(GrpcMetadata.toHeaders(out).getBinary("x-b-bin")).containsExactly(0xFF, 0);
+  }
+}
