@@ -93,9 +93,10 @@ client() {
   [ -n "$port" ] || die "client: --port P is required"
   need_lib
   mkdir -p "$logs"
-  local passed=0 failed=0 c start end log
+  local passed=0 failed=0 c start end log suffix=""
+  [ "$okhttp" = false ] || suffix=-okhttp
   for c in ${cases//,/ }; do
-    log="$logs/$c$([ "$okhttp" = true ] && echo -okhttp).log"
+    log="$logs/$c$suffix.log"
     start=$(date +%s%N)
     if "$java_bin" -cp "$lib/*" io.grpc.testing.integration.TestServiceClient \
         --server_host="$host" --server_port="$port" --use_tls=false --use_okhttp="$okhttp" \
