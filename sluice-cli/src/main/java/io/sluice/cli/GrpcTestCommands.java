@@ -1,11 +1,12 @@
 package io.sluice.cli;
 
+import io.sluice.Requester;
 import io.sluice.grpc.interop.InteropClient;
+import io.sluice.grpc.interop.InteropGrpc;
 import io.sluice.grpc.interop.InteropRsocket;
 import io.sluice.grpc.interop.InteropServices;
 import io.sluice.grpc.interop.ResponseMetadata;
 import io.sluice.grpc.interop.TestServiceImpl;
-import io.sluice.reactor.ReactorRequester;
 import io.sluice.transport.ServerTransport;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -16,8 +17,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code grpc-test-server} and {@code grpc-test-client}: grpc.testing.TestService with Sluice stubs
- * (sluice-grpc-interop). Both speak RSocket over TCP for now; the gRPC wire transports (issue 22)
- * replace that when they land.
+ * (sluice-grpc-interop). The server speaks RSocket over TCP until the gRPC server transport lands
+ * (issue 22); the client speaks RSocket (default, to that server) or gRPC ({@code --transport
+ * grpc}, to any gRPC TestService server).
  */
 final class GrpcTestCommands {
   /** How long one wait of a client case may take before the case fails (a hang guard). */
@@ -31,7 +33,7 @@ final class GrpcTestCommands {
     int port = port(a, 0);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
       ServerTransport.Bound bound =
-          InteropRsocket.serve(host, port, InteropServices.registry(service, ResponseMetadata.DROPPED));
+          InteropRsocket.serve(host, port, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
       out.println("LISTENING " + ((InetSocketAddress) bound.address()).getPort());
       out.flush();
       bound.onClose().join();
@@ -57,15 +59,21 @@ final class GrpcTestCommands {
     } catch (IllegalArgumentException e) {
       throw new Args.UsageException("--test_case: " + e.getMessage());
     }
-    ReactorRequester requester;
+    String transport = a.get("transport", "rsocket");
+    if (!transport.equals("rsocket") && !transport.equals("grpc")) {
+      throw new Args.UsageException("--transport is rsocket or grpc, got " + transport);
+    }
+    Requester requester;
     try {
-      requester = InteropRsocket.connect(host, port);
+      requester =
+          transport.equals("grpc") ? InteropGrpc.connect(host, port) : InteropRsocket.connect(host, port).unwrap();
     } catch (RuntimeException e) {
-      err.println("sluice grpc-test-client: cannot connect to " + host + ":" + port + ": " + e.getMessage());
+      err.println("sluice grpc-test-client: cannot connect to " + host + ":" + port + " (" + transport + "): "
+          + e.getMessage());
       return 1;
     }
     try {
-      return new InteropClient(requester.unwrap(), CASE_WAIT).runAll(cases, out) == 0 ? 0 : 1;
+      return new InteropClient(requester, CASE_WAIT).runAll(cases, out) == 0 ? 0 : 1;
     } finally {
       requester.dispose();
     }

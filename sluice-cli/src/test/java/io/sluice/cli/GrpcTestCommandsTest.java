@@ -97,6 +97,16 @@ class GrpcTestCommandsTest {
     }
     Run r = client("--port", String.valueOf(free), "--test_case", "empty_unary");
     assertThat(r.exit).isEqualTo(1);
-    assertThat(r.err).contains("cannot connect to 127.0.0.1:" + free);
+    assertThat(r.err).contains("cannot connect to 127.0.0.1:" + free + " (rsocket)");
+    Run grpc = client("--port", String.valueOf(free), "--transport", "grpc", "--test_case", "empty_unary");
+    assertThat(grpc.exit).isEqualTo(1);
+    assertThat(grpc.err).contains("cannot connect to 127.0.0.1:" + free + " (grpc)");
+  }
+
+  @Test
+  void anUnknownTransportIsAUsageError() {
+    Run r = client("--port", String.valueOf(port), "--transport", "carrier-pigeon");
+    assertThat(r.exit).isEqualTo(2);
+    assertThat(r.err).contains("--transport is rsocket or grpc, got carrier-pigeon");
   }
 }

@@ -14,7 +14,7 @@ public final class InteropServices {
 
   /**
    * The registry serving {@code service}, echoing metadata to {@code metadata} ({@link
-   * ResponseMetadata#DROPPED} over RSocket).
+   * ResponseMetadata.CALL_MODEL} over RSocket).
    */
   public static ServiceRegistry registry(TestServiceImpl service, ResponseMetadata metadata) {
     return ServiceRegistry.builder()

@@ -115,6 +115,24 @@ public final class MetadataEcho {
     }
 
     @Override
+    public void sendHeaders(Headers more) {
+      // A handler's own headers go out with the echoed one, once, as the first headers.
+      synchronized (this) {
+        if (headersSent) {
+          return;
+        }
+        headersSent = true;
+      }
+      out.sendHeaders(call, Headers.builder().addAll(headers).addAll(more).build());
+    }
+
+    @Override
+    public void close(Status status, Headers more) {
+      headersOnce();
+      out.close(call, status, Headers.builder().addAll(trailers).addAll(more).build());
+    }
+
+    @Override
     public boolean isClosed() {
       return call.isClosed();
     }

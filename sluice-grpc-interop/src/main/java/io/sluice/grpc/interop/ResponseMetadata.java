@@ -5,13 +5,10 @@ import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.Status;
 
 /**
- * How {@link MetadataEcho} hands response headers and trailers to a call. Sluice's call model has
- * neither yet: RSocket carries none, and the gRPC server transport is adding {@code
- * ServerCall.sendHeaders(Headers)} and {@code ServerCall.close(Status, Headers)} (issue 22, item 1).
- *
- * <p>TODO(issue 22, grpcserver branch): once {@code ServerCall} has those two methods, add {@code
- * CALL_MODEL = (call, h) -> call.sendHeaders(h)} / {@code call.close(status, trailers)} and make it
- * the default of {@link InteropServices}; then custom_metadata passes over the gRPC wire.
+ * How {@link MetadataEcho} hands response headers and trailers to a call: {@link #CALL_MODEL}
+ * through {@link ServerCall#sendHeaders} and {@link ServerCall#close(Status, Headers)}, which a
+ * gRPC transport puts on the wire and the RSocket binding drops (RSocket has no response headers
+ * or trailers); tests plug in a recording one.
  *
  * <p>Implementations are called from the call's thread (its event loop or the timer that writes
  * its responses) and must not block. Hold no buffers.
@@ -23,15 +20,17 @@ public interface ResponseMetadata {
   /** Ends {@code call} with {@code status} and {@code trailers}. */
   void close(ServerCall<?, ?> call, Status status, Headers trailers);
 
-  /** For a call model without response metadata (RSocket): headers and trailers are dropped. */
-  ResponseMetadata DROPPED =
+  /** Through the call model: what the transport carries of headers and trailers, it sends. */
+  ResponseMetadata CALL_MODEL =
       new ResponseMetadata() {
         @Override
-        public void sendHeaders(ServerCall<?, ?> call, Headers headers) {}
+        public void sendHeaders(ServerCall<?, ?> call, Headers headers) {
+          call.sendHeaders(headers);
+        }
 
         @Override
         public void close(ServerCall<?, ?> call, Status status, Headers trailers) {
-          call.close(status);
+          call.close(status, trailers);
         }
       };
 }

@@ -37,7 +37,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * reference server does (the two probe cases then fail, as they do against it).
  *
  * <p>Custom metadata is echoed by {@link MetadataEcho}, which wraps this service's definition
- * ({@link InteropServices#registry}).
+ * ({@link InteropServices#registry}): as response header and trailer over gRPC, dropped over
+ * RSocket, which has neither.
  *
  * <p><b>Threads.</b> Handlers run on the connection's event loop and never block there; streamed
  * responses are written from one timer thread this service owns, released by {@link #close()}.

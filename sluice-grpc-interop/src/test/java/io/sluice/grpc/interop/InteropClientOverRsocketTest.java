@@ -36,7 +36,7 @@ class InteropClientOverRsocketTest {
   @BeforeAll
   static void start() throws Exception {
     service = new TestServiceImpl("sluice-test-server");
-    server = InteropRsocket.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.DROPPED));
+    server = InteropRsocket.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
     requester = InteropRsocket.connect("127.0.0.1", ((InetSocketAddress) server.address()).getPort());
     client = new InteropClient(requester.unwrap(), WAIT);
   }

@@ -70,6 +70,31 @@ class MetadataEchoTest {
   }
 
   @Test
+  void aHandlersOwnHeadersAndTrailersGoOutWithTheEchoedOnes() {
+    ServiceDefinition service =
+        MetadataEcho.wrap(
+            ServiceDefinition.builder(GrpcTestService.SERVICE)
+                .add(GrpcTestService.EMPTY_CALL, call -> {
+                  call.sendHeaders(Headers.of("own", "h"));
+                  call.sendMessage(Empty.getDefaultInstance());
+                  call.close(Status.OK, Headers.of("own-t", "t"));
+                  return null;
+                })
+                .build(),
+            recording);
+    @SuppressWarnings("unchecked")
+    io.sluice.rpc.ServerCallHandler<Empty, Empty> handler =
+        (io.sluice.rpc.ServerCallHandler<Empty, Empty>) service.method("EmptyCall").handler();
+    handler.startCall(new RecordingCall(Headers.builder()
+        .add(MetadataEcho.ECHO_INITIAL, "hello").add(MetadataEcho.ECHO_TRAILING, "CgsKCwoL").build()));
+    assertThat(events).containsExactly(
+        "headers [x-grpc-test-echo-initial=hello, own=h]",
+        "message",
+        "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL, own-t=t]",
+        "closed OK");
+  }
+
+  @Test
   void aCallWithoutEchoHeadersIsLeftAlone() {
     call(Headers.of("other", "x"));
     assertThat(events).containsExactly("message", "closed OK");
