@@ -8,7 +8,7 @@ import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
-import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerMethodDefinition;
@@ -193,7 +193,7 @@ public final class RpcResponder implements Responder {
   private StreamListener start(
       Message request, StreamHandle handle, Interaction interaction, boolean inboundComplete) {
     // The clock is read only for an instrumentation that will be told the latency.
-    long startNanos = instrumentation == RpcInstrumentation.NONE ? 0 : System.nanoTime();
+    long startNanos = CallObservation.startNanos(instrumentation);
     CallMetadata md;
     ServerMethodDefinition<?, ?> def;
     try {
@@ -243,7 +243,7 @@ public final class RpcResponder implements Responder {
       return StreamListener.DISCARDING;
     }
     RpcInstrumentation.CallObserver observer =
-        observe(md, def == null ? null : def.method());
+        CallObservation.start(instrumentation, md, def == null ? null : def.method());
     Status refusal = null;
     if (def == null) {
       refusal =
@@ -283,23 +283,7 @@ public final class RpcResponder implements Responder {
     }
   }
 
-  private RpcInstrumentation.CallObserver observe(CallMetadata md, MethodDescriptor<?, ?> method) {
-    try {
-      RpcInstrumentation.CallObserver o = instrumentation.onCallStart(md, method);
-      return o == null ? RpcInstrumentation.CallObserver.NONE : o;
-    } catch (RuntimeException e) {
-      return RpcInstrumentation.CallObserver.NONE;
-    }
-  }
-
   static void end(RpcInstrumentation.CallObserver observer, Status status, long startNanos) {
-    if (observer == RpcInstrumentation.CallObserver.NONE) {
-      return;
-    }
-    try {
-      observer.onEnd(status, System.nanoTime() - startNanos);
-    } catch (RuntimeException ignored) {
-      // Instrumentation must not break calls.
-    }
+    CallObservation.end(observer, status, startNanos);
   }
 }

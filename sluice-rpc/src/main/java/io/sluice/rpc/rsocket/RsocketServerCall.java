@@ -6,6 +6,7 @@ import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
@@ -200,11 +201,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     if (observer != RpcInstrumentation.CallObserver.NONE && !firstResponseSeen) {
       firstResponseSeen = true;
-      try {
-        observer.onFirstResponse(System.nanoTime() - startNanos);
-      } catch (RuntimeException ignored) {
-        // Instrumentation must not break calls.
-      }
+      CallObservation.firstResponse(observer, startNanos);
     }
     if (interaction == RpcResponder.Interaction.RESPONSE) {
       Message old = pendingResponse;

@@ -1,6 +1,10 @@
 /**
- * gRPC on the wire. The client: {@link io.sluice.transport.grpc.GrpcClientTransport} connects to
- * any gRPC server over HTTP/2 (h2c or TLS) and gives a {@link io.sluice.transport.grpc.GrpcChannel},
- * the {@link io.sluice.Requester} Sluice's generated RPC clients of every flavor call through.
+ * gRPC on the wire. The server: {@link io.sluice.transport.grpc.GrpcServer} serves Sluice RPC
+ * services over gRPC's HTTP/2 protocol, so stock gRPC clients (grpc-java, grpc-go, grpcurl, ...)
+ * call them directly; {@link io.sluice.transport.grpc.GrpcServices} says what is served and how,
+ * also on the multiprotocol server's one port. See docs/guide/grpc.md. The client: {@link
+ * io.sluice.transport.grpc.GrpcClientTransport} connects to any gRPC server over HTTP/2 (h2c or
+ * TLS) and gives a {@link io.sluice.transport.grpc.GrpcChannel}, the {@link io.sluice.Requester}
+ * Sluice's generated RPC clients of every flavor call through.
  */
 package io.sluice.transport.grpc;

@@ -4,7 +4,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.grpc.GrpcServices;
+import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
@@ -32,7 +35,10 @@ import java.util.function.Consumer;
  *       a request for another path is answered 404, one that is not an upgrade 426;
  *   <li><b>HTTP/2 with prior knowledge</b> (the client preface first): as {@code
  *       Http2ServerTransport} serves it, each request stream routed by its headers; the stream
- *       mapping's RSocket connection is made when the connection's first mapped stream arrives.
+ *       mapping's RSocket connection is made when the connection's first mapped stream arrives;
+ *   <li><b>gRPC</b> (only with {@link #withGrpc}): HTTP/2 requests with {@code content-type:
+ *       application/grpc...}, over h2c or TLS with ALPN {@code h2}, served as {@code GrpcServer}
+ *       serves them, beside the RSocket streams of the same connection.
  * </ul>
  *
  * <p><b>Detection is bounded.</b> It looks at no more than the first {@value
@@ -76,6 +82,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     int maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS;
     int streamWindow = Http2Options.DEFAULT_STREAM_WINDOW;
     int maxHeaderList = Http2Options.DEFAULT_MAX_HEADER_LIST;
+    GrpcServices grpc;
 
     Settings copy() {
       Settings s = new Settings();
@@ -88,6 +95,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
       s.maxConcurrentStreams = maxConcurrentStreams;
       s.streamWindow = streamWindow;
       s.maxHeaderList = maxHeaderList;
+      s.grpc = grpc;
       return s;
     }
   }
@@ -191,6 +199,20 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     return with(s -> s.maxHeaderList = bytes);
   }
 
+  /**
+   * Serves the services of {@code registry} to gRPC clients too, on HTTP/2 connections (h2c with
+   * prior knowledge, or TLS with ALPN {@code h2}), with {@link GrpcServices}' defaults.
+   */
+  public MultiProtocolServerTransport withGrpc(ServiceRegistry registry) {
+    return withGrpc(GrpcServices.of(registry));
+  }
+
+  /** Serves gRPC clients too, as {@code services} says (see {@link #withGrpc(ServiceRegistry)}). */
+  public MultiProtocolServerTransport withGrpc(GrpcServices services) {
+    Objects.requireNonNull(services, "services");
+    return with(s -> s.grpc = services);
+  }
+
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
@@ -201,7 +223,9 @@ public final class MultiProtocolServerTransport implements ServerTransport {
         Http2Options.limits(s.maxConcurrentStreams, s.streamWindow, s.maxHeaderList, true);
     UpgradeSettings webSocket =
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
-    Routes routes = new Routes(s.ssl, webSocket, limits, s.detectionTimeout, onConnection);
+    Routes routes =
+        new Routes(
+            s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.grpc == null ? null : new GrpcRoute(s.grpc));
     return ServerChannels.bind(
         a -> description(a, s),
         loops,
@@ -219,7 +243,8 @@ public final class MultiProtocolServerTransport implements ServerTransport {
 
   private static String description(Object address, Settings s) {
     return "multiprotocol server " + address + (s.ssl != null ? " (tls)" : "")
-        + " (tcp, ws and ws-h2 " + s.webSocketPath + ", h2c" + (s.ssl != null ? ", tls, wss, h2" : "") + ")";
+        + " (tcp, ws and ws-h2 " + s.webSocketPath + ", h2c" + (s.ssl != null ? ", tls, wss, h2" : "")
+        + (s.grpc != null ? ", grpc" : "") + ")";
   }
 
   @Override

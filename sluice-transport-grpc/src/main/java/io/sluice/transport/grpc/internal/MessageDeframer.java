@@ -119,11 +119,10 @@ public final class MessageDeframer {
         startMessage();
       }
       while (body.readableBytes() < length && buffered > 0) {
-        ByteBuf head = readableHead();
+        ByteBuf head = head();
         int take = (int) Math.min(length - body.readableBytes(), head.readableBytes());
         body.addComponent(true, head.readRetainedSlice(take));
         took(take);
-        dropEmptyHead();
       }
       if (body.readableBytes() < length) {
         return null;
@@ -171,42 +170,32 @@ public final class MessageDeframer {
     body = alloc.compositeBuffer(64);
   }
 
-  /**
-   * The first chunk with bytes left. Our own last chunk stays in the queue once emptied (see {@link
-   * #dropEmptyHead}); a large input added after it (a slice, not copied) leaves it empty at the
-   * head, and it is dropped here.
-   */
-  private ByteBuf readableHead() {
-    ByteBuf head;
-    while ((head = chunks.peek()) != null && !head.isReadable()) {
-      chunks.poll().release();
-      if (head == tail) {
-        tail = null;
-      }
-    }
-    return head;
+  private byte readByte() {
+    byte b = head().readByte();
+    took(1);
+    return b;
   }
 
-  private byte readByte() {
-    ByteBuf head = readableHead();
-    byte b = head.readByte();
-    took(1);
-    dropEmptyHead();
-    return b;
+  /**
+   * The first chunk with bytes (there is one while {@link #buffered} is positive), releasing the
+   * emptied ones before it. Our own last chunk stays while it is the last: later input is written
+   * after what it held (messages may still hold slices of those bytes, never written over).
+   */
+  private ByteBuf head() {
+    ByteBuf head = chunks.peek();
+    while (!head.isReadable()) {
+      if (head == tail) {
+        throw new IllegalStateException("no buffered bytes");
+      }
+      chunks.poll().release();
+      head = chunks.peek();
+    }
+    return head;
   }
 
   private void took(int n) {
     buffered -= n;
     consumed += n;
-  }
-
-  private void dropEmptyHead() {
-    ByteBuf head = chunks.peek();
-    // Our own last chunk stays, emptied, to take later input after what it already held
-    // (messages may still hold slices of its bytes, which are never written over).
-    if (head != null && !head.isReadable() && head != tail) {
-      chunks.poll().release();
-    }
   }
 
   /** Releases everything held; later input is ignored. Idempotent. */

@@ -11,8 +11,9 @@ import java.util.function.Consumer;
 /**
  * The router of a server's HTTP/2 connection: picks who serves each new stream from its request
  * headers: the stream mapping ({@code content-type: application/rsocket+http2}) and WebSocket
- * over HTTP/2 (extended CONNECT, {@code :protocol websocket}: see {@link WebSocketAcceptor}); gRPC
- * will be routed here too, by its own headers. A request
+ * over HTTP/2 (extended CONNECT, {@code :protocol websocket}: see {@link WebSocketAcceptor}), and
+ * the requests another protocol {@link Route claims} by their headers (gRPC, by its content
+ * type). A request
  * nobody serves is answered with headers only: 405 (not POST), 415 (another content type) or 404
  * (an unknown {@code /rsocket/...} path).
  *
@@ -21,12 +22,25 @@ import java.util.function.Consumer;
  * connection's first mapped stream does (see the constructor).
  */
 public final class ServerStreams implements H2Handler.Router {
+  /**
+   * Serves the requests of another protocol on the same connections (gRPC, say): asked first for
+   * every well-formed request that is not an extended CONNECT.
+   */
+  public interface Route {
+    /** True when this route serves a request with these headers. */
+    boolean claims(Http2Headers headers);
+
+    /** As {@link H2Handler.Router#route}, for a request it {@link #claims}. */
+    H2Handler.StreamSink route(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream);
+  }
+
   private final Consumer<DuplexTransport> onConnection;
   private final boolean eager;
   private StreamMapping mapping;
   /** WebSocket over HTTP/2: the server's acceptor (null: not served), this connection's streams. */
   private final WebSocketAcceptor webSocketAcceptor;
   private WebSocketStreams webSockets;
+  private final Route route;
 
   /**
    * @param eager make the mapping's connection when the client's preface arrives (a server of the
@@ -43,9 +57,16 @@ public final class ServerStreams implements H2Handler.Router {
    */
   public ServerStreams(
       Consumer<DuplexTransport> onConnection, boolean eager, WebSocketAcceptor webSockets) {
+    this(onConnection, eager, webSockets, null);
+  }
+
+  /** Also serves the requests {@code route} (null: none) claims. */
+  public ServerStreams(
+      Consumer<DuplexTransport> onConnection, boolean eager, WebSocketAcceptor webSockets, Route route) {
     this.onConnection = onConnection;
     this.eager = eager && onConnection != null;
     this.webSocketAcceptor = webSockets;
+    this.route = route;
   }
 
   @Override
@@ -71,6 +92,9 @@ public final class ServerStreams implements H2Handler.Router {
       handler.encoder().writeRstStream(handler.ctx(), stream.id(), Http2Error.PROTOCOL_ERROR.code(), handler.newPromise());
       handler.flushNow();
       return null;
+    }
+    if (route != null && !connect && route.claims(headers)) {
+      return route.route(handler, stream, headers, endStream);
     }
     if (webSocketAcceptor != null && connect) {
       if (webSockets == null) {

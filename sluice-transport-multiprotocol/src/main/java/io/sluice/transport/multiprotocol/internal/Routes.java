@@ -27,6 +27,7 @@ public final class Routes {
   private final H2Handler.Limits http2;
   private final Duration detectionTimeout;
   private final Consumer<DuplexTransport> onConnection;
+  private final ServerStreams.Route grpc;
 
   /**
    * @param ssl the server's TLS context, or null to refuse TLS (its ClientHello is then garbage)
@@ -41,6 +42,18 @@ public final class Routes {
       H2Handler.Limits http2,
       Duration detectionTimeout,
       Consumer<DuplexTransport> onConnection) {
+    this(ssl, webSocket, http2, detectionTimeout, onConnection, null);
+  }
+
+  /** As above, and gRPC's requests on HTTP/2 connections served by {@code grpc} (null: none). */
+  public Routes(
+      SslContext ssl,
+      UpgradeSettings webSocket,
+      H2Handler.Limits http2,
+      Duration detectionTimeout,
+      Consumer<DuplexTransport> onConnection,
+      ServerStreams.Route grpc) {
+    this.grpc = grpc;
     this.ssl = ssl;
     this.webSocket = webSocket;
     this.http2 = http2;
@@ -85,8 +98,8 @@ public final class Routes {
   }
 
   /**
-   * HTTP/2: the HTTP/2 server's handler (the stream mapping, and WebSocket over HTTP/2 on the
-   * WebSocket path), whose router makes the stream mapping's RSocket
+   * HTTP/2: the HTTP/2 server's handler (the stream mapping, WebSocket over HTTP/2 on the
+   * WebSocket path, and gRPC when it is served), whose router makes the stream mapping's RSocket
    * connection when the first mapped stream arrives (so a connection that carries only other
    * kinds of streams never makes one). The deadline stays until the client's preface (its first
    * SETTINGS) has been read.
@@ -95,7 +108,7 @@ public final class Routes {
     // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
     WebSocketAcceptor webSockets =
         new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
-    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets));
+    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, grpc));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
     ctx.pipeline().addLast(h2);
     ctx.channel().config().setAutoRead(true); // as the HTTP/2 server transport runs it

@@ -1,0 +1,57 @@
+package io.sluice.rpc;
+
+/**
+ * How a server transport reports its calls to an {@link RpcInstrumentation}: the same for every
+ * transport (RSocket, gRPC), and safe: an exception thrown by the instrumentation is ignored, and
+ * the clock is read only when something observes.
+ *
+ * <p>Stateless: safe from any thread. Holds no buffers.
+ */
+public final class CallObservation {
+  private CallObservation() {}
+
+  /** The start time of a call observed by {@code instrumentation}: 0 when nothing observes. */
+  public static long startNanos(RpcInstrumentation instrumentation) {
+    return instrumentation == RpcInstrumentation.NONE ? 0 : System.nanoTime();
+  }
+
+  /**
+   * Starts observing a call ({@code method} null for a method that does not exist); never null.
+   */
+  public static RpcInstrumentation.CallObserver start(
+      RpcInstrumentation instrumentation, CallMetadata metadata, MethodDescriptor<?, ?> method) {
+    if (instrumentation == RpcInstrumentation.NONE) {
+      return RpcInstrumentation.CallObserver.NONE;
+    }
+    try {
+      RpcInstrumentation.CallObserver o = instrumentation.onCallStart(metadata, method);
+      return o == null ? RpcInstrumentation.CallObserver.NONE : o;
+    } catch (RuntimeException e) {
+      return RpcInstrumentation.CallObserver.NONE;
+    }
+  }
+
+  /** The call sent its first response. */
+  public static void firstResponse(RpcInstrumentation.CallObserver observer, long startNanos) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return;
+    }
+    try {
+      observer.onFirstResponse(System.nanoTime() - startNanos);
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+
+  /** The call ended with {@code status}. */
+  public static void end(RpcInstrumentation.CallObserver observer, Status status, long startNanos) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return;
+    }
+    try {
+      observer.onEnd(status, System.nanoTime() - startNanos);
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+}

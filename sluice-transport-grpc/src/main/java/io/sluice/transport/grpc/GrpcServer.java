@@ -1,0 +1,329 @@
+package io.sluice.transport.grpc;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.rpc.ServiceRegistry;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.grpc.internal.GrpcRoute;
+import io.sluice.transport.http2.internal.AlpnH2;
+import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.Http2Options;
+import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.ServerChannels;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Serves Sluice RPC services over gRPC's HTTP/2 protocol, so that stock gRPC clients call them
+ * directly: h2c with prior knowledge, or TLS with ALPN {@code h2} ({@link #withSsl}). Any service
+ * of a {@link ServiceRegistry} (the generated server of any flavor) is served through the
+ * transport-neutral call model. Immutable: each {@code with*} returns a new instance.
+ *
+ * <pre>{@code
+ * GrpcServer.Running server =
+ *     GrpcServer.create("127.0.0.1", 50051).withServices(registry).start();
+ * ...
+ * server.close();
+ * }</pre>
+ *
+ * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto} (other content
+ * types get 415), unary and streaming calls both ways, {@code grpc-timeout} as the call's
+ * deadline (DEADLINE_EXCEEDED, the handler is cancelled), metadata as call {@link
+ * io.sluice.rpc.Headers} ({@code -bin} keys binary), response headers and trailers the handler
+ * sets, {@code grpc-status}/{@code grpc-message} (percent-encoded) trailers and trailers-only
+ * responses, RST_STREAM as cancel, identity and gzip messages, UNIMPLEMENTED for unknown services
+ * and methods. See docs/guide/grpc.md.
+ *
+ * <p>Defaults, all finite: {@value #DEFAULT_MAX_CONNECTIONS} connections; {@value
+ * #DEFAULT_MAX_CONCURRENT_STREAMS} concurrent calls per connection; a 1 MiB stream window (a
+ * request's bytes go back to it only as the handler asks for messages), a 4 MiB connection
+ * window; 8 KiB of metadata per request; a 16 MiB message limit ({@link GrpcServices}); the
+ * client's preface within 10 s of the connect. netty's HTTP/2 protections stay on (RST_STREAM
+ * limits both ways, control frame, empty DATA and CONTINUATION limits).
+ *
+ * <p><b>Threads.</b> Calls run on their connection's event loop. <b>Buffers.</b> None cross this
+ * class.
+ */
+public final class GrpcServer {
+  /** Open connections unless {@link #withMaxConnections} says otherwise. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+  /** Concurrent calls per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+
+  private final InetSocketAddress address;
+  private final GrpcServices services;
+  private final EventLoopGroup group;
+  private final SslContext ssl;
+  private final int maxConnections;
+  private final int maxConcurrentStreams;
+  private final int streamWindow;
+  private final int maxHeaderList;
+  private final Duration prefaceTimeout;
+
+  private GrpcServer(
+      InetSocketAddress address,
+      GrpcServices services,
+      EventLoopGroup group,
+      SslContext ssl,
+      int maxConnections,
+      int maxConcurrentStreams,
+      int streamWindow,
+      int maxHeaderList,
+      Duration prefaceTimeout) {
+    this.address = address;
+    this.services = services;
+    this.group = group;
+    this.ssl = ssl;
+    this.maxConnections = maxConnections;
+    this.maxConcurrentStreams = maxConcurrentStreams;
+    this.streamWindow = streamWindow;
+    this.maxHeaderList = maxHeaderList;
+    this.prefaceTimeout = prefaceTimeout;
+  }
+
+  /** A server for {@code host:port}; port 0 picks a free port ({@link Running#address()} tells). */
+  public static GrpcServer create(String host, int port) {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+    }
+    return new GrpcServer(
+        new InetSocketAddress(Objects.requireNonNull(host, "host"), port),
+        null,
+        null,
+        null,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_CONCURRENT_STREAMS,
+        Http2Options.DEFAULT_STREAM_WINDOW,
+        Http2Options.DEFAULT_MAX_HEADER_LIST,
+        Duration.ofSeconds(10));
+  }
+
+  private GrpcServer with(
+      GrpcServices services, EventLoopGroup group, SslContext ssl, int maxConnections, int maxConcurrentStreams,
+      int streamWindow, int maxHeaderList, Duration prefaceTimeout) {
+    return new GrpcServer(
+        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
+        prefaceTimeout);
+  }
+
+  /** Serves the services of {@code registry} (keeping options set by earlier {@code with*}). */
+  public GrpcServer withServices(ServiceRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    GrpcServices s = services == null ? GrpcServices.of(registry) : copy(services, registry);
+    return with(s, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  private static GrpcServices copy(GrpcServices from, ServiceRegistry registry) {
+    return GrpcServices.of(registry)
+        .withMaxInboundMessageSize(from.maxInboundMessageSize())
+        .withGzipResponses(from.gzipResponses())
+        .withInstrumentation(from.instrumentation());
+  }
+
+  /** Serves as {@code services} says. */
+  public GrpcServer withServices(GrpcServices services) {
+    return with(
+        Objects.requireNonNull(services, "services"), group, ssl, maxConnections, maxConcurrentStreams,
+        streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /** See {@link GrpcServices#withMaxInboundMessageSize}; set the services first. */
+  public GrpcServer withMaxInboundMessageSize(int bytes) {
+    return withServices(services().withMaxInboundMessageSize(bytes));
+  }
+
+  /** See {@link GrpcServices#withGzipResponses}; set the services first. */
+  public GrpcServer withGzipResponses(boolean gzip) {
+    return withServices(services().withGzipResponses(gzip));
+  }
+
+  private GrpcServices services() {
+    if (services == null) {
+      throw new IllegalStateException("set the services first: withServices(registry)");
+    }
+    return services;
+  }
+
+  /** Uses {@code group} for accepted connections instead of the shared default group. */
+  public GrpcServer withEventLoopGroup(EventLoopGroup group) {
+    return with(
+        services, Objects.requireNonNull(group, "group"), ssl, maxConnections, maxConcurrentStreams, streamWindow,
+        maxHeaderList, prefaceTimeout);
+  }
+
+  /**
+   * Serves gRPC over TLS: {@code ssl} is a server context that offers ALPN {@code h2} (build it
+   * with {@code Tls.server(...).alpn("h2")}); a client that negotiates anything else is closed.
+   *
+   * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
+   */
+  public GrpcServer withSsl(SslContext ssl) {
+    Objects.requireNonNull(ssl, "ssl");
+    if (!ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_2)) {
+      throw new IllegalArgumentException(
+          "the TLS context must offer ALPN \"h2\" (Tls.server(...).alpn(\"h2\")), offers "
+              + ssl.applicationProtocolNegotiator().protocols());
+    }
+    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /** Most connections open at once; connections beyond it are closed on accept. */
+  public GrpcServer withMaxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
+    }
+    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /** SETTINGS_MAX_CONCURRENT_STREAMS: calls a client may have open at once on one connection. */
+  public GrpcServer withMaxConcurrentStreams(int maxConcurrentStreams) {
+    if (maxConcurrentStreams <= 0) {
+      throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
+    }
+    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+  }
+
+  /**
+   * The receive window of each call (SETTINGS_INITIAL_WINDOW_SIZE), 65535..2^31-1 bytes: the most
+   * request bytes a caller sends ahead of what the handler asked for. The connection's window is 4
+   * times it, at least 4 MiB.
+   */
+  public GrpcServer withStreamWindowSize(int bytes) {
+    return with(
+        services, group, ssl, maxConnections, maxConcurrentStreams, Http2Options.checkWindow(bytes), maxHeaderList,
+        prefaceTimeout);
+  }
+
+  /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest request metadata accepted (1 KiB..1 MiB). */
+  public GrpcServer withMaxHeaderListSize(int bytes) {
+    return with(
+        services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, Http2Options.checkHeaderList(bytes),
+        prefaceTimeout);
+  }
+
+  /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
+  public GrpcServer withPrefaceTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout);
+  }
+
+  /** Binds and starts serving; the future fails if the address cannot be bound. */
+  public CompletableFuture<Running> bind() {
+    GrpcRoute route = new GrpcRoute(services());
+    EventLoopGroup loops = group != null ? group : EventLoops.shared();
+    H2Handler.Limits limits = Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
+    long prefaceMillis = prefaceTimeout.toMillis();
+    String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
+    ChannelGroup connections = new DefaultChannelGroup("grpc connections", GlobalEventExecutor.INSTANCE);
+    return ServerChannels.bind(
+            a -> scheme + " server " + a,
+            loops,
+            EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
+            address,
+            b ->
+                b.option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.AUTO_READ, true),
+            ssl,
+            maxConnections,
+            ch -> {
+              connections.add(ch);
+              if (ssl == null) {
+                ch.pipeline().addLast(H2Handler.build(true, limits, route));
+              } else {
+                ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
+              }
+              closeWithoutPreface(ch, prefaceMillis);
+            },
+            new ServerChannels.Hooks() {
+              @Override
+              public void afterClose() {
+                connections.close();
+              }
+            })
+        .thenApply(Running::new);
+  }
+
+  /**
+   * Binds and starts serving, waiting for the bind.
+   *
+   * @throws IllegalStateException if the address cannot be bound (the cause says why)
+   */
+  public Running start() {
+    try {
+      return bind().join();
+    } catch (CompletionException e) {
+      throw new IllegalStateException("cannot start the gRPC server on " + address + ": " + e.getCause(), e.getCause());
+    }
+  }
+
+  private static void closeWithoutPreface(Channel ch, long millis) {
+    ch.eventLoop()
+        .schedule(
+            () -> {
+              H2Handler h = ch.pipeline().get(H2Handler.class);
+              if (h == null || !h.decoder().prefaceReceived()) {
+                ch.close();
+              }
+            },
+            millis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public String toString() {
+    return (ssl != null ? "gRPC over h2" : "gRPC over h2c") + " server " + address;
+  }
+
+  /** A bound, serving gRPC server. Thread-safe. */
+  public static final class Running implements AutoCloseable {
+    private final ServerTransport.Bound bound;
+
+    private Running(ServerTransport.Bound bound) {
+      this.bound = bound;
+    }
+
+    /** The address bound (with the real port when port 0 was asked for). */
+    public SocketAddress address() {
+      return bound.address();
+    }
+
+    /** The port bound. */
+    public int port() {
+      return ((InetSocketAddress) bound.address()).getPort();
+    }
+
+    /**
+     * Stops accepting and closes every connection (their calls are cancelled: handlers see {@code
+     * onCancel}). Idempotent; {@link #onClose()} completes once done.
+     */
+    @Override
+    public void close() {
+      bound.close();
+    }
+
+    /** Completes once the listener is closed. */
+    public CompletableFuture<Void> onClose() {
+      return bound.onClose();
+    }
+
+    @Override
+    public String toString() {
+      return bound.toString();
+    }
+  }
+}

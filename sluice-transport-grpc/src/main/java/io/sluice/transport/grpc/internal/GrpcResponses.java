@@ -1,0 +1,80 @@
+package io.sluice.transport.grpc.internal;
+
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.Status;
+import io.sluice.transport.http2.internal.H2Handler;
+
+/**
+ * The HEADERS a gRPC server sends: response headers, trailers, and the trailers-only response
+ * (one HEADERS frame with both, for a call that ends before its first message).
+ *
+ * <p>Stateless. The write methods run on the connection's event loop.
+ */
+public final class GrpcResponses {
+  private GrpcResponses() {}
+
+  /** {@code :status 200}, the content type, the encodings, then {@code metadata}. */
+  public static Http2Headers headers(GrpcEncoding encoding, Headers metadata) {
+    Http2Headers h =
+        new DefaultHttp2Headers()
+            .status(HttpResponseStatus.OK.codeAsText())
+            .set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE, GrpcWire.CONTENT_TYPE)
+            .set(GrpcWire.GRPC_ACCEPT_ENCODING, GrpcEncoding.ACCEPT);
+    if (encoding != GrpcEncoding.IDENTITY) {
+      h.set(GrpcWire.GRPC_ENCODING, encoding.wireName());
+    }
+    if (metadata != null) {
+      GrpcMetadata.addTo(metadata, h);
+    }
+    return h;
+  }
+
+  /** Adds {@code grpc-status}, {@code grpc-message} (when there is one) and {@code trailers}. */
+  public static Http2Headers addStatus(Http2Headers h, Status status, Headers trailers) {
+    h.set(GrpcWire.GRPC_STATUS, Integer.toString(status.code().value()));
+    if (!status.description().isEmpty()) {
+      h.set(GrpcWire.GRPC_MESSAGE, StatusMessages.encode(status.description()));
+    }
+    if (trailers != null) {
+      GrpcMetadata.addTo(trailers, h);
+    }
+    return h;
+  }
+
+  /**
+   * Ends {@code stream} with a trailers-only response: {@code :status 200}, the content type and
+   * the status in one HEADERS frame with END_STREAM; then, unless the caller is done sending
+   * ({@code peerDone}), asks it to stop ({@link #writeLast}).
+   */
+  public static void trailersOnly(
+      H2Handler handler, Http2Stream stream, Status status, Headers trailers, boolean peerDone) {
+    writeLast(handler, stream, addStatus(headers(GrpcEncoding.IDENTITY, null), status, trailers), peerDone);
+    handler.flushNow();
+  }
+
+  /**
+   * Writes the stream's last HEADERS (END_STREAM). Once they are written (after any DATA queued
+   * before them), if the caller may still be sending ({@code peerDone} false) and the stream is
+   * still open on its side, sends RST_STREAM(NO_ERROR): a complete response, and a request to stop
+   * sending (RFC 9113 8.1). Sent any earlier, the reset would drop what is still queued.
+   */
+  public static void writeLast(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean peerDone) {
+    ChannelPromise p = handler.newPromise();
+    if (!peerDone) {
+      p.addListener(
+          f -> {
+            if (f.isSuccess() && stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
+              handler.resetStream(handler.ctx(), stream.id(), Http2Error.NO_ERROR.code(), handler.newPromise());
+              handler.flushNow();
+            }
+          });
+    }
+    handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, p);
+  }
+}

@@ -1,0 +1,447 @@
+package io.sluice.transport.grpc.internal;
+
+import com.google.protobuf.MessageLite;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.RpcInstrumentation;
+import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import io.sluice.rpc.rsocket.ProtoMessages;
+import io.sluice.transport.http2.internal.H2Handler;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One gRPC call on one HTTP/2 stream: the {@link ServerCall} handed to the method's handler and
+ * the stream's {@link H2Handler.StreamSink}.
+ *
+ * <p><b>Flow control.</b> Inbound, DATA goes to a {@link MessageDeframer} and is given back to the
+ * HTTP/2 window only as messages are taken for the handler's {@link #request demand}: a handler
+ * that asks for nothing leaves the peer with a shut window, never with a growing buffer here.
+ * Outbound, the handler is allowed ({@link Listener#onReady}) a batch of responses at a time, and
+ * more only once the bytes it sent before have mostly left (their writes completed), so a peer
+ * that does not read stops the handler instead of filling memory.
+ *
+ * <p><b>Threads.</b> Stream state lives on the connection's event loop; {@link #request}, {@link
+ * #sendMessage}, {@link #sendHeaders} and {@link #close} from other threads hop there (a response
+ * is encoded on the calling thread first). An atomic flag makes the call end once: the handler's
+ * close, the peer's reset, the deadline, or an error, whichever comes first.
+ *
+ * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
+ * each response is encoded into a new buffer that the HTTP/2 encoder then owns.
+ */
+final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
+    implements ServerCall<Req, Resp>, H2Handler.StreamSink {
+  /** Responses allowed at a time, and the level under which more are allowed. */
+  private static final int BATCH = 32;
+
+  private static final int REFILL_BELOW = BATCH / 2;
+
+  /** Bytes of responses in writes not yet complete above which no more are allowed. */
+  private static final int HIGH_WATER = 1 << 20;
+
+  private final H2Handler handler;
+  private final Http2Stream stream;
+  private final EventExecutor loop;
+  private final ServerMethodDefinition<Req, Resp> def;
+  private final CallMetadata metadata;
+  private final MessageDeframer deframer;
+  private final GrpcEncoding responseEncoding;
+  private final long timeoutNanos;
+  private final RpcInstrumentation.CallObserver observer;
+  private final long startNanos;
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  // Event-loop state.
+  private Listener<Req> listener;
+  private long demand;
+  private boolean delivering;
+  private boolean inRead;
+  private boolean inboundEnded;
+  private boolean halfCloseDelivered;
+  private int received;
+  private int sent;
+  private boolean headersSent;
+  private boolean finished; // trailers written or the stream gone
+  private long credit;
+  private long queuedBytes;
+  private boolean grantScheduled;
+  private boolean flushScheduled;
+  private ScheduledFuture<?> deadlineTimer;
+
+  @SuppressWarnings("unchecked")
+  GrpcServerCall(
+      H2Handler handler,
+      Http2Stream stream,
+      ServerMethodDefinition<?, ?> def,
+      CallMetadata metadata,
+      long timeoutNanos,
+      MessageDeframer deframer,
+      GrpcEncoding responseEncoding,
+      RpcInstrumentation.CallObserver observer,
+      long startNanos) {
+    this.handler = handler;
+    this.stream = stream;
+    this.loop = handler.ctx().executor();
+    this.def = (ServerMethodDefinition<Req, Resp>) def;
+    this.metadata = metadata;
+    this.timeoutNanos = timeoutNanos;
+    this.deframer = deframer;
+    this.responseEncoding = responseEncoding;
+    this.observer = observer;
+    this.startNanos = startNanos;
+  }
+
+  // ---- StreamSink: the stream's frames, on the event loop ---------------------------------------
+
+  @Override
+  public void onHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {
+    if (listener == null && !ended.get()) {
+      start(endStream);
+    } else if (endStream) {
+      inboundEnded = true; // trailers from the caller: the end of its messages
+      deliver();
+    }
+  }
+
+  private void start(boolean endStream) {
+    inboundEnded = endStream;
+    if (timeoutNanos >= 0) {
+      deadlineTimer = loop.schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+    Listener<Req> l;
+    try {
+      l = def.handler().startCall(this);
+    } catch (RuntimeException e) {
+      close(Status.fromThrowable(e));
+      return;
+    }
+    if (l == null) {
+      close(Status.of(Status.Code.INTERNAL, "handler of " + def.method().fullName() + " returned no listener"));
+      return;
+    }
+    listener = l;
+    if (ended.get()) {
+      return;
+    }
+    // A response now for methods with one; the streaming ones as their writes allow.
+    credit = def.method().kind().serverStreams() ? BATCH : 1;
+    listener.onReady(credit);
+    deliver();
+  }
+
+  @Override
+  public int onData(Http2Stream stream, ByteBuf data, int padding, boolean endStream) {
+    if (ended.get()) {
+      return data.readableBytes() + padding;
+    }
+    deframer.add(data);
+    if (endStream) {
+      inboundEnded = true;
+    }
+    inRead = true;
+    try {
+      deliver();
+    } finally {
+      inRead = false;
+    }
+    return padding;
+  }
+
+  @Override
+  public void onReset(Http2Stream stream, long errorCode) {
+    peerEnded(Status.of(Status.Code.CANCELLED, "cancelled by the caller (RST_STREAM " + errorCode + ")"));
+  }
+
+  @Override
+  public void onClosed(Http2Stream stream) {
+    finished = true;
+    peerEnded(Status.of(Status.Code.CANCELLED, "the caller's stream closed before the call ended"));
+    deframer.close();
+  }
+
+  private void peerEnded(Status status) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    finished = true;
+    cleanUp();
+    CallObservation.end(observer, status, startNanos);
+    if (listener != null) {
+      listener.onCancel();
+    }
+  }
+
+  // ---- inbound ----------------------------------------------------------------------------------
+
+  /** Hands the handler the messages it asked for; then the half-close once all are out. */
+  private void deliver() {
+    if (delivering || listener == null) {
+      return;
+    }
+    delivering = true;
+    try {
+      while (demand > 0 && !ended.get()) {
+        ByteBuf bytes;
+        try {
+          bytes = deframer.next();
+        } catch (StatusException e) {
+          fail(e.status());
+          return;
+        }
+        if (bytes == null) {
+          break;
+        }
+        if (++received > 1 && !def.method().kind().clientStreams()) {
+          bytes.release();
+          fail(Status.of(Status.Code.INTERNAL, def.method().fullName() + " takes one request; the caller sent more"));
+          return;
+        }
+        Req req;
+        try {
+          req = ProtoMessages.parse(def.method().requestParser(), bytes);
+        } catch (StatusException e) {
+          fail(e.status());
+          return;
+        } finally {
+          bytes.release();
+        }
+        if (demand != Long.MAX_VALUE) {
+          demand--;
+        }
+        listener.onMessage(req);
+      }
+      giveBackWindow();
+      if (inboundEnded && !halfCloseDelivered && !ended.get() && deframer.buffered() == 0) {
+        if (deframer.isMidMessage()) {
+          fail(Status.of(Status.Code.INTERNAL, "the caller's stream ended in the middle of a message"));
+          return;
+        }
+        if (received == 0 && !def.method().kind().clientStreams()) {
+          fail(Status.of(Status.Code.INTERNAL, def.method().fullName() + " takes one request; the caller sent none"));
+          return;
+        }
+        halfCloseDelivered = true;
+        listener.onHalfClose();
+      }
+    } finally {
+      delivering = false;
+    }
+  }
+
+  private void giveBackWindow() {
+    int n = deframer.takeConsumed();
+    if (n > 0 && !finished) {
+      handler.consume(stream, n);
+      if (!inRead) {
+        handler.flushNow(); // outside a read nothing else flushes the WINDOW_UPDATE
+      }
+    }
+  }
+
+  // ---- ServerCall -------------------------------------------------------------------------------
+
+  @Override
+  public CallMetadata metadata() {
+    return metadata;
+  }
+
+  @Override
+  public MethodDescriptor<Req, Resp> method() {
+    return def.method();
+  }
+
+  @Override
+  public boolean isClosed() {
+    return ended.get();
+  }
+
+  @Override
+  public void request(long n) {
+    if (n <= 0) {
+      close(Status.of(Status.Code.INTERNAL, "request(" + n + "): must be positive"));
+      return;
+    }
+    if (!loop.inEventLoop()) {
+      loop.execute(() -> request(n));
+      return;
+    }
+    long d = demand + n;
+    demand = d < 0 ? Long.MAX_VALUE : d;
+    deliver();
+  }
+
+  @Override
+  public void sendHeaders(Headers headers) {
+    if (ended.get()) {
+      return;
+    }
+    if (!loop.inEventLoop()) {
+      loop.execute(() -> sendHeaders(headers));
+      return;
+    }
+    if (!headersSent && !finished) {
+      writeHeaders(headers);
+      scheduleFlush();
+    }
+  }
+
+  private void writeHeaders(Headers md) {
+    headersSent = true;
+    handler.encoder()
+        .writeHeaders(handler.ctx(), stream.id(), GrpcResponses.headers(responseEncoding, md), 0, false, handler.newPromise());
+  }
+
+  @Override
+  public void sendMessage(Resp message) {
+    if (ended.get()) {
+      return;
+    }
+    ByteBuf framed;
+    try {
+      framed = MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
+    } catch (StatusException e) {
+      close(e.status());
+      return;
+    }
+    if (loop.inEventLoop()) {
+      writeMessage(framed);
+    } else {
+      loop.execute(() -> writeMessage(framed));
+    }
+  }
+
+  private void writeMessage(ByteBuf framed) {
+    if (finished) {
+      framed.release();
+      return;
+    }
+    if (++sent > 1 && !def.method().kind().serverStreams()) {
+      framed.release();
+      close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+      return;
+    }
+    if (sent == 1) {
+      CallObservation.firstResponse(observer, startNanos);
+    }
+    if (!headersSent) {
+      writeHeaders(null);
+    }
+    if (credit > 0) {
+      credit--;
+    }
+    int bytes = framed.readableBytes();
+    queuedBytes += bytes;
+    ChannelPromise p = handler.newPromise();
+    p.addListener(f -> written(bytes));
+    handler.encoder().writeData(handler.ctx(), stream.id(), framed, 0, false, p);
+    scheduleFlush();
+  }
+
+  private void written(int bytes) {
+    queuedBytes -= bytes;
+    scheduleGrant();
+  }
+
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      loop.execute(
+          () -> {
+            flushScheduled = false;
+            handler.flushNow();
+          });
+    }
+  }
+
+  /** Allows more responses later (never from inside a send: no recursion into the handler). */
+  private void scheduleGrant() {
+    if (!grantScheduled && !ended.get() && def.method().kind().serverStreams()) {
+      grantScheduled = true;
+      loop.execute(this::grant);
+    }
+  }
+
+  private void grant() {
+    grantScheduled = false;
+    if (ended.get() || listener == null || credit >= REFILL_BELOW || queuedBytes > HIGH_WATER) {
+      return;
+    }
+    long more = BATCH - credit;
+    credit = BATCH;
+    listener.onReady(more);
+  }
+
+  @Override
+  public void close(Status status) {
+    close(status, Headers.EMPTY);
+  }
+
+  @Override
+  public void close(Status status, Headers trailers) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    if (loop.inEventLoop()) {
+      finish(status, trailers);
+    } else {
+      loop.execute(() -> finish(status, trailers));
+    }
+  }
+
+  /** The handler or the transport ended the call: trailers out (after any queued responses). */
+  private void finish(Status status, Headers trailers) {
+    Status end = status;
+    if (status.isOk() && sent == 0 && !def.method().kind().serverStreams()) {
+      end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
+    }
+    if (!finished) {
+      finished = true;
+      if (!headersSent) {
+        GrpcResponses.trailersOnly(handler, stream, end, trailers, inboundEnded);
+      } else {
+        Http2Headers t = GrpcResponses.addStatus(new DefaultHttp2Headers(), end, trailers);
+        GrpcResponses.writeLast(handler, stream, t, inboundEnded);
+        handler.flushNow();
+      }
+    }
+    cleanUp();
+    CallObservation.end(observer, end, startNanos);
+  }
+
+  /** A transport error (bad frame, over a limit): the call ends, and the handler is cancelled. */
+  private void fail(Status status) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    finish(status, Headers.EMPTY);
+    if (listener != null) {
+      listener.onCancel();
+    }
+  }
+
+  private void deadlinePassed() {
+    deadlineTimer = null;
+    fail(Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline of " + timeoutNanos + " ns exceeded on the server"));
+  }
+
+  private void cleanUp() {
+    ScheduledFuture<?> t = deadlineTimer;
+    if (t != null) {
+      deadlineTimer = null;
+      t.cancel(false);
+    }
+    deframer.close();
+  }
+}
