@@ -7,19 +7,21 @@ import io.sluice.grpc.interop.InteropRsocket;
 import io.sluice.grpc.interop.InteropServices;
 import io.sluice.grpc.interop.ResponseMetadata;
 import io.sluice.grpc.interop.TestServiceImpl;
+import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.grpc.GrpcServer;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 /**
  * {@code grpc-test-server} and {@code grpc-test-client}: grpc.testing.TestService with Sluice stubs
- * (sluice-grpc-interop). The server speaks RSocket over TCP until the gRPC server transport lands
- * (issue 22); the client speaks RSocket (default, to that server) or gRPC ({@code --transport
- * grpc}, to any gRPC TestService server).
+ * (sluice-grpc-interop), over gRPC (h2c, the default: any gRPC interop peer) or over Sluice's RPC on
+ * RSocket over TCP ({@code --transport rsocket}).
  */
 final class GrpcTestCommands {
   /** How long one wait of a client case may take before the case fails (a hang guard). */
@@ -31,18 +33,38 @@ final class GrpcTestCommands {
   static int server(Args a, PrintStream out, PrintStream err) throws InterruptedException {
     String host = a.get("host", "127.0.0.1");
     int port = port(a, 0);
+    String transport = transport(a);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
-      ServerTransport.Bound bound =
-          InteropRsocket.serve(host, port, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
-      out.println("LISTENING " + ((InetSocketAddress) bound.address()).getPort());
+      ServiceRegistry registry = InteropServices.registry(service, ResponseMetadata.CALL_MODEL);
+      CompletableFuture<Void> closed;
+      int bound;
+      if (transport.equals("grpc")) {
+        GrpcServer.Running server = InteropGrpc.serve(host, port, registry);
+        bound = server.port();
+        closed = server.onClose();
+      } else {
+        ServerTransport.Bound server = InteropRsocket.serve(host, port, registry);
+        bound = ((InetSocketAddress) server.address()).getPort();
+        closed = server.onClose();
+      }
+      out.println("LISTENING " + bound);
       out.flush();
-      bound.onClose().join();
+      closed.join();
       return 0;
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException | TimeoutException | IllegalStateException e) {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
       err.println("sluice grpc-test-server: cannot serve on " + host + ":" + port + ": " + cause);
       return 1;
     }
+  }
+
+  /** {@code --transport}: grpc (default) or rsocket. */
+  private static String transport(Args a) {
+    String transport = a.get("transport", "grpc");
+    if (!transport.equals("rsocket") && !transport.equals("grpc")) {
+      throw new Args.UsageException("--transport is grpc or rsocket, got " + transport);
+    }
+    return transport;
   }
 
   /** Runs the cases; 0 only when every one passed. */
@@ -59,10 +81,7 @@ final class GrpcTestCommands {
     } catch (IllegalArgumentException e) {
       throw new Args.UsageException("--test_case: " + e.getMessage());
     }
-    String transport = a.get("transport", "rsocket");
-    if (!transport.equals("rsocket") && !transport.equals("grpc")) {
-      throw new Args.UsageException("--transport is rsocket or grpc, got " + transport);
-    }
+    String transport = transport(a);
     Requester requester;
     try {
       requester =

@@ -53,7 +53,7 @@ public final class Main {
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
-      new Command("grpc-test-server", Set.of("host", "port"), Set.of(), "grpc-test-server.txt"),
+      new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of(), "grpc-test-server.txt"),
       new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(

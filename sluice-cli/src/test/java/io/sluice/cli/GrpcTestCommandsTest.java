@@ -29,7 +29,7 @@ class GrpcTestCommandsTest {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     server = new ProcessBuilder(
             java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "grpc-test-server", "--port", "0")
+            "grpc-test-server", "--port", "0", "--transport", "rsocket")
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
     BufferedReader lines =
@@ -62,7 +62,7 @@ class GrpcTestCommandsTest {
 
   @Test
   void passingCasesExitZero() {
-    Run r = client("--port", String.valueOf(port), "--test_case", "empty_unary,large_unary,ping_pong");
+    Run r = client("--port", String.valueOf(port), "--transport", "rsocket", "--test_case", "empty_unary,large_unary,ping_pong");
     assertThat(r.out.split("\n"))
         .containsExactly("PASS empty_unary", "PASS large_unary", "PASS ping_pong", "3 passed, 0 failed");
     assertThat(r.exit).as(r.err).isZero();
@@ -70,7 +70,7 @@ class GrpcTestCommandsTest {
 
   @Test
   void theDefaultRunsEveryCaseAndAFailureExitsOne() {
-    Run r = client("--host", "127.0.0.1", "--port", String.valueOf(port));
+    Run r = client("--host", "127.0.0.1", "--port", String.valueOf(port), "--transport", "rsocket");
     List<String> lines = List.of(r.out.split("\n"));
     assertThat(lines).hasSize(18).contains("PASS very_large_request", "PASS timeout_on_sleeping_server");
     // Over RSocket these two cannot pass (their FAIL lines say why).
@@ -95,7 +95,7 @@ class GrpcTestCommandsTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       free = s.getLocalPort();
     }
-    Run r = client("--port", String.valueOf(free), "--test_case", "empty_unary");
+    Run r = client("--port", String.valueOf(free), "--transport", "rsocket", "--test_case", "empty_unary");
     assertThat(r.exit).isEqualTo(1);
     assertThat(r.err).contains("cannot connect to 127.0.0.1:" + free + " (rsocket)");
     Run grpc = client("--port", String.valueOf(free), "--transport", "grpc", "--test_case", "empty_unary");
@@ -107,6 +107,6 @@ class GrpcTestCommandsTest {
   void anUnknownTransportIsAUsageError() {
     Run r = client("--port", String.valueOf(port), "--transport", "carrier-pigeon");
     assertThat(r.exit).isEqualTo(2);
-    assertThat(r.err).contains("--transport is rsocket or grpc, got carrier-pigeon");
+    assertThat(r.err).contains("--transport is grpc or rsocket, got carrier-pigeon");
   }
 }

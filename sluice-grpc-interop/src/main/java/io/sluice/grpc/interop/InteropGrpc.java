@@ -1,16 +1,31 @@
 package io.sluice.grpc.interop;
 
+import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.grpc.GrpcChannel;
 import io.sluice.transport.grpc.GrpcClientTransport;
+import io.sluice.transport.grpc.GrpcServer;
 import java.util.concurrent.CompletionException;
 
 /**
- * The interop client over gRPC's own wire protocol (HTTP/2, h2c with prior knowledge), for
- * running the Sluice-stub cases against any gRPC TestService server, grpc-java's among them.
- * Stateless.
+ * The interop service and client over gRPC's own wire protocol (HTTP/2, h2c with prior knowledge):
+ * the service for any gRPC interop client (grpc-java's TestServiceClient among them), the client
+ * for running the Sluice-stub cases against any gRPC TestService server. Stateless.
  */
 public final class InteropGrpc {
   private InteropGrpc() {}
+
+  /**
+   * Serves {@code registry} over gRPC, h2c, on {@code host}:{@code port} (0: any free port):
+   * requests up to {@link InteropRsocket#MAX_MESSAGE_BYTES} (very_large_request sends 10 MiB),
+   * responses gzip-compressed for callers that accept gzip (the server_compressed cases).
+   */
+  public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry) {
+    return GrpcServer.create(host, port)
+        .withServices(registry)
+        .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
+        .withGzipResponses(true)
+        .start();
+  }
 
   /**
    * Connects to a gRPC server; close the channel when done. Responses up to {@link
