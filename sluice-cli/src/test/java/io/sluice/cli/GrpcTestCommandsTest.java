@@ -16,35 +16,62 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code grpc-test-server} in its own JVM (as ./sluice starts it) and {@code grpc-test-client}
- * against it: the LISTENING line, one line per case, the totals and the exit codes.
+ * {@code grpc-test-server} in its own JVM (as ./sluice starts it), over RSocket and over gRPC, and
+ * {@code grpc-test-client} against it: the LISTENING line, one line per case, the totals and the
+ * exit codes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class GrpcTestCommandsTest {
   private static Process server;
+  private static Process grpcServer;
   private static int port;
+  private static int grpcPort;
 
   @BeforeAll
-  static void startServer() throws Exception {
+  static void startServers() throws Exception {
+    server = start("--transport", "rsocket");
+    port = listening(server);
+    grpcServer = start();
+    grpcPort = listening(grpcServer);
+  }
+
+  private static Process start(String... options) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    server = new ProcessBuilder(
-            java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "grpc-test-server", "--port", "0", "--transport", "rsocket")
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    List<String> cmd = new java.util.ArrayList<>(List.of(
+        java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+        "grpc-test-server", "--port", "0"));
+    cmd.addAll(List.of(options));
+    return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+  }
+
+  private static int listening(Process p) throws Exception {
     BufferedReader lines =
-        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String first = lines.readLine();
     assertThat(first).startsWith("LISTENING ");
-    port = Integer.parseInt(first.substring("LISTENING ".length()).strip());
+    return Integer.parseInt(first.substring("LISTENING ".length()).strip());
   }
 
   @AfterAll
-  static void stopServer() throws Exception {
-    if (server != null) {
-      server.destroy();
-      server.waitFor(10, TimeUnit.SECONDS);
+  static void stopServers() throws Exception {
+    for (Process p : new Process[] {server, grpcServer}) {
+      if (p != null) {
+        p.destroy();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
     }
+  }
+
+  @Test
+  void overGrpcByDefaultTheSameCasesPass() {
+    Run r = client("--port", String.valueOf(grpcPort));
+    List<String> lines = List.of(r.out.split("\n"));
+    assertThat(lines).hasSize(18).contains("PASS large_unary", "PASS special_status_message");
+    assertThat(lines).filteredOn(l -> l.startsWith("FAIL "))
+        .extracting(l -> l.substring(5, l.indexOf(':')))
+        .containsExactly("empty_stream", "custom_metadata");
+    assertThat(lines.get(17)).isEqualTo("15 passed, 2 failed");
+    assertThat(r.exit).isEqualTo(1);
   }
 
   private record Run(int exit, String out, String err) {}
