@@ -101,12 +101,12 @@ class MetadataEchoOverGrpcTest {
     return md;
   }
 
-  private static void assertEchoed(Seen<?> seen) throws Exception {
-    assertThat(seen.closed.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
-    assertThat(seen.messages).isEqualTo(1);
-    assertThat(seen.headersFirst).isTrue();
-    assertThat(seen.headers.get(INITIAL)).isEqualTo("test_initial_metadata_value");
-    assertThat(seen.trailers.get(TRAILING)).isEqualTo(TRAILING_VALUE);
+  private static void assertEchoed(Seen<?> seen, int call) throws Exception {
+    assertThat(seen.closed.get(20, TimeUnit.SECONDS).getCode()).as("call %d status", call).isEqualTo(Status.Code.OK);
+    assertThat(seen.messages).as("call %d responses", call).isEqualTo(1);
+    assertThat(seen.headersFirst).as("call %d headers first", call).isTrue();
+    assertThat(seen.headers.get(INITIAL)).as("call %d echoed header", call).isEqualTo("test_initial_metadata_value");
+    assertThat(seen.trailers.get(TRAILING)).as("call %d echoed trailer", call).isEqualTo(TRAILING_VALUE);
   }
 
   @Test
@@ -120,7 +120,7 @@ class MetadataEchoOverGrpcTest {
     call.request(2);
     call.sendMessage(SimpleRequest.newBuilder().setResponseSize(314159).setPayload(Payloads.zeros(271828)).build());
     call.halfClose();
-    assertEchoed(seen);
+    assertEchoed(seen, 0);
   }
 
   // Fails on the first calls (the echoed header is missing) until GrpcServerCall.sendHeaders keeps
@@ -128,7 +128,9 @@ class MetadataEchoOverGrpcTest {
   // off the event loop in a row hop there in order, but close sets `ended` at once, so the hopped
   // sendHeaders returns on `ended` while the hopped writeMessage (which checks `finished`) writes
   // default headers. Fix in sluice-transport-grpc (grpcserver's module): the hopped part should
-  // check `finished` only. Enable this test with that fix.
+  // check `finished` only. Enable this test with that fix. (With only that change tried locally, a
+  // later call of the loop completed OK without its response: a second ordering problem on the
+  // same off-loop path, to be looked at with it.)
   @Disabled("GrpcServerCall drops off-loop headers followed by close (see the comment above)")
   @Test
   void fullDuplexEchoesHeaderAndTrailerEveryTime() throws Exception {
@@ -145,7 +147,7 @@ class MetadataEchoOverGrpcTest {
           .setPayload(Payloads.zeros(271828))
           .build());
       call.halfClose();
-      assertEchoed(seen);
+      assertEchoed(seen, i);
     }
   }
 }
