@@ -19,9 +19,12 @@ import java.util.concurrent.TimeUnit;
  * response is out. A cancelled call drops what is pending.
  *
  * <p><b>Threads.</b> {@link #enqueue}, {@link #finish} and {@link #fail} may be called from any
- * thread (the connection's event loop, in practice); responses are written from the shared timer,
- * one at a time per call. State is guarded by {@code this}; the observer is never called while
- * holding it. <b>Limits.</b> At most {@link #MAX_PENDING} parameters wait at once (more fail the
+ * thread (the connection's event loop, in practice). Every signal to the observer, responses and
+ * the end alike, is written from the shared single-threaded timer, so one thread writes each call
+ * in order: a transport may reorder signals that different threads make (Sluice's gRPC server
+ * call does: a response handed over from the timer was overtaken by a close made on the event
+ * loop, and the call ended OK without it). State is guarded by {@code this}; the observer is never
+ * called while holding it. <b>Limits.</b> At most {@link #MAX_PENDING} parameters wait at once (more fail the
  * call with RESOURCE_EXHAUSTED); each interval at most {@link #MAX_INTERVAL_US}.
  */
 final class ResponseSender {
@@ -74,8 +77,8 @@ final class ResponseSender {
         return;
       }
     }
-    out.onError(new StatusException(Status.of(Status.Code.RESOURCE_EXHAUSTED,
-        "more than " + MAX_PENDING + " responses waiting to be sent")));
+    onTimer(() -> out.onError(new StatusException(Status.of(Status.Code.RESOURCE_EXHAUSTED,
+        "more than " + MAX_PENDING + " responses waiting to be sent"))));
   }
 
   /** The caller sends nothing more: complete once every queued response is out. */
@@ -87,7 +90,7 @@ final class ResponseSender {
       ended |= complete;
     }
     if (complete) {
-      out.onCompleted();
+      onTimer(out::onCompleted);
     }
   }
 
@@ -100,7 +103,16 @@ final class ResponseSender {
       ended = true;
       pending.clear();
     }
-    out.onError(new StatusException(status));
+    onTimer(() -> out.onError(new StatusException(status)));
+  }
+
+  /** Runs a signal on the timer, after what it already holds for this call. */
+  private void onTimer(Runnable signal) {
+    try {
+      timer.execute(signal);
+    } catch (RejectedExecutionException e) {
+      // The service is closing, and its server with it: the call ends with its connection.
+    }
   }
 
   private void cancelled() {
