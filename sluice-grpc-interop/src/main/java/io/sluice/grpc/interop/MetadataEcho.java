@@ -13,10 +13,15 @@ import java.util.Objects;
 
 /**
  * The custom_metadata case's echo, as a wrapper of every method of a service: a call's {@value
- * #ECHO_INITIAL} request header goes back as a response header (before the first response, or at
- * the end of a call without one), and its {@value #ECHO_TRAILING} header (binary: base64 text, as
- * Sluice headers hold binary values) as a trailer. Calls without those headers pass through
- * untouched. Where the headers and trailers go is a {@link ResponseMetadata}.
+ * #ECHO_INITIAL} request header goes back as a response header, sent as the call starts (on the
+ * connection's event loop, before the handler runs), and its {@value #ECHO_TRAILING} header
+ * (binary: base64 text, as Sluice headers hold binary values) as a trailer when the call ends.
+ * Calls without those headers pass through untouched. Where the headers and trailers go is a
+ * {@link ResponseMetadata}.
+ *
+ * <p>The header goes out at the start rather than with the first response: a response written
+ * from another thread and the close right behind it would otherwise race the header on Sluice's
+ * gRPC server, which drops headers handed to its event loop after the call was closed elsewhere.
  *
  * <p>Stateless; each call's wrapper is used as the call model's {@link ServerCall} is (any thread,
  * one signal at a time). Holds no buffers.
@@ -51,40 +56,26 @@ public final class MetadataEcho {
     Headers in = call.metadata().headers();
     String initial = in.get(ECHO_INITIAL);
     String trailing = in.get(ECHO_TRAILING);
-    if (initial == null && trailing == null) {
+    if (initial != null) {
+      out.sendHeaders(call, Headers.builder().add(ECHO_INITIAL, initial).build());
+    }
+    if (trailing == null) {
       return call;
     }
-    Headers headers = initial == null ? Headers.EMPTY : Headers.builder().add(ECHO_INITIAL, initial).build();
-    Headers trailers = trailing == null ? Headers.EMPTY : Headers.builder().add(ECHO_TRAILING, trailing).build();
-    return new EchoingCall<>(call, out, headers, trailers);
+    return new EchoingCall<>(call, out, Headers.builder().add(ECHO_TRAILING, trailing).build());
   }
 
-  /** Sends the echoed headers before the first response and the trailers at the end. */
+  /** Adds the echoed trailer to however the call ends. */
   private static final class EchoingCall<Req extends MessageLite, Resp extends MessageLite>
       implements ServerCall<Req, Resp> {
     private final ServerCall<Req, Resp> call;
     private final ResponseMetadata out;
-    private final Headers headers;
     private final Headers trailers;
-    private boolean headersSent; // guarded by this
 
-    EchoingCall(ServerCall<Req, Resp> call, ResponseMetadata out, Headers headers, Headers trailers) {
+    EchoingCall(ServerCall<Req, Resp> call, ResponseMetadata out, Headers trailers) {
       this.call = call;
       this.out = out;
-      this.headers = headers;
       this.trailers = trailers;
-    }
-
-    private void headersOnce() {
-      synchronized (this) {
-        if (headersSent) {
-          return;
-        }
-        headersSent = true;
-      }
-      if (!headers.isEmpty()) {
-        out.sendHeaders(call, headers);
-      }
     }
 
     @Override
@@ -104,31 +95,21 @@ public final class MetadataEcho {
 
     @Override
     public void sendMessage(Resp message) {
-      headersOnce();
       call.sendMessage(message);
     }
 
     @Override
+    public void sendHeaders(Headers headers) {
+      out.sendHeaders(call, headers);
+    }
+
+    @Override
     public void close(Status status) {
-      headersOnce();
       out.close(call, status, trailers);
     }
 
     @Override
-    public void sendHeaders(Headers more) {
-      // A handler's own headers go out with the echoed one, once, as the first headers.
-      synchronized (this) {
-        if (headersSent) {
-          return;
-        }
-        headersSent = true;
-      }
-      out.sendHeaders(call, Headers.builder().addAll(headers).addAll(more).build());
-    }
-
-    @Override
     public void close(Status status, Headers more) {
-      headersOnce();
       out.close(call, status, Headers.builder().addAll(trailers).addAll(more).build());
     }
 

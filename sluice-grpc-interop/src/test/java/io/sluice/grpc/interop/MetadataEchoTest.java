@@ -15,9 +15,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link MetadataEcho} hands the echoed header to {@link ResponseMetadata#sendHeaders} before the
- * first response and the echoed trailer to {@link ResponseMetadata#close} at the end; calls
- * without the echo headers are not wrapped. A recording call model stands in for the transport.
+ * {@link MetadataEcho} hands the echoed header to {@link ResponseMetadata#sendHeaders} as the call
+ * starts, before the handler runs, and the echoed trailer to {@link ResponseMetadata#close} at the
+ * end; calls without the echo headers are not wrapped. A recording call model stands in for the
+ * transport.
  */
 class MetadataEchoTest {
   private final List<String> events = new ArrayList<>();
@@ -70,7 +71,7 @@ class MetadataEchoTest {
   }
 
   @Test
-  void aHandlersOwnHeadersAndTrailersGoOutWithTheEchoedOnes() {
+  void aHandlersOwnHeadersFollowTheEchoedOneAndItsTrailersJoinTheEchoedOne() {
     ServiceDefinition service =
         MetadataEcho.wrap(
             ServiceDefinition.builder(GrpcTestService.SERVICE)
@@ -88,7 +89,8 @@ class MetadataEchoTest {
     handler.startCall(new RecordingCall(Headers.builder()
         .add(MetadataEcho.ECHO_INITIAL, "hello").add(MetadataEcho.ECHO_TRAILING, "CgsKCwoL").build()));
     assertThat(events).containsExactly(
-        "headers [x-grpc-test-echo-initial=hello, own=h]",
+        "headers [x-grpc-test-echo-initial=hello]",
+        "headers [own=h]",
         "message",
         "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL, own-t=t]",
         "closed OK");
