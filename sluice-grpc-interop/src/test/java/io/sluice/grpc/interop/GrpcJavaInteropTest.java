@@ -29,8 +29,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <p>grpc-java's client is run with the cases its own server passes here (shared/GRPC-NOTES.md; the
  * five others need a caching proxy, a compressed-message probe neither server answers, or an ORCA
- * service config). custom_metadata over OkHttp is intermittent until GrpcServerCall keeps off-loop
- * headers ahead of a close (see MetadataEchoOverGrpcTest).
+ * service config).
  */
 @EnabledIfSystemProperty(named = "sluice.grpcJavaInterop", matches = "true")
 class GrpcJavaInteropTest {
