@@ -24,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,15 +31,9 @@ import org.junit.jupiter.api.Test;
  * from another thread, then (after sendMessage returned there) a close made on the event loop,
  * reaches the client as the response and then OK. A hand-built handler, no flavor in between.
  *
- * <p>Disabled: it fails on every run today. GrpcServerCall.sendMessage off the loop hands the write
- * to the loop (queued behind the task the loop is running), while close on the loop finishes the
- * call at once; the queued write then finds the call finished and drops the response, and the
- * client sees OK with no message. And headers, a response and the close sent from one other thread
- * lose the headers: close marks the call ended at once, so the sendHeaders handed to the loop
- * before it returns there on {@code ended} and the response goes out with default headers. The fix
- * belongs in sluice-transport-grpc (the gRPC server transport's module): keep one order for a
- * call's writes whatever threads make them (e.g. one queue of writes drained on the loop, as
- * grpc-java's WriteQueue does). Enable these tests with it.
+ * <p>Both failed on every run before GrpcServerCall kept one queue of a call's writes: a response
+ * handed to the loop from another thread was dropped by a close made on the loop meanwhile, and
+ * headers handed over before a close were dropped by it.
  */
 class GrpcServerCallOrderTest {
   /** What the client saw of one FullDuplexCall: its response headers, responses and status. */
@@ -134,7 +127,6 @@ class GrpcServerCallOrderTest {
     }
   }
 
-  @Disabled("GrpcServerCall: a close on the event loop overtakes a response sent just before from another thread")
   @Test
   void aResponseSentFromAnotherThreadIsNotOvertakenByACloseOnTheLoop() throws Exception {
     Seen seen = call((call, other) -> {
@@ -145,7 +137,6 @@ class GrpcServerCallOrderTest {
     assertThat(seen.responses()).as("responses").isEqualTo(1);
   }
 
-  @Disabled("GrpcServerCall: headers sent from another thread are dropped when the close follows there")
   @Test
   void headersSentFromAnotherThreadSurviveTheCloseThatFollows() throws Exception {
     Seen seen = call((call, other) -> onOtherThread(other, () -> {
