@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grpc-java's own interop peers (io.grpc:grpc-interop-testing), each in its own JVM on its own
 # classpath (grpc-java 1.79.0 and its netty 4.1), for the interop runs of issue 22 item 7.
-# Not run in CI yet.
+# Run by GrpcJavaInteropTest in every build (the build copies the peer into target/lib).
 #
 #   run.sh fetch                        copy grpc-interop-testing and its runtime dependencies
 #                                       into target/lib (Maven; MVN_ARGS is passed to mvn, e.g.
