@@ -191,6 +191,78 @@ class HttpJsonTest {
     }
   }
 
+  /**
+   * Three requests in one write (pipelined), the first answered later from another thread: three
+   * answers, in order, on the one connection.
+   */
+  @Test
+  void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+    java.util.concurrent.ScheduledExecutorService later = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    io.sluice.rpc.ServerCallHandler<com.google.protobuf.StringValue, com.google.protobuf.StringValue> laterHandler =
+        call -> {
+          call.request(1);
+          return new EchoService.Adapter<>() {
+            @Override
+            public void onMessage(com.google.protobuf.StringValue m) {
+              later.schedule(() -> {
+                call.sendMessage(m);
+                call.close(Status.OK);
+              }, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+          };
+        };
+    io.sluice.rpc.ServiceRegistry registry =
+        io.sluice.rpc.ServiceRegistry.builder()
+            .add(new EchoService().registry().service(EchoService.NAME))
+            .add(
+                io.sluice.rpc.ServiceDefinition.builder(EchoService.NAME + "Later")
+                    .add(
+                        io.sluice.rpc.MethodDescriptor.<com.google.protobuf.StringValue, com.google.protobuf.StringValue>builder()
+                            .service(EchoService.NAME + "Later").method("Unary").kind(io.sluice.rpc.MethodKind.UNARY)
+                            .requestParser(com.google.protobuf.StringValue.parser())
+                            .responseParser(com.google.protobuf.StringValue.parser()).build(),
+                        laterHandler)
+                    .build())
+            .build();
+    start(GrpcWebTest.Mode.H1_CLEARTEXT, GrpcServices.of(registry));
+    StringBuilder requests = new StringBuilder();
+    String[] bodies = {"\"first\"", "\"2:1\"", "\"third\""};
+    String[] paths = {"/" + EchoService.NAME + "Later/Unary", COUNT, UNARY};
+    for (int i = 0; i < 3; i++) {
+      requests.append("POST ").append(paths[i]).append(" HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+          .append("content-type: application/json\r\ncontent-length: ").append(bodies[i].length()).append("\r\n")
+          .append(i == 2 ? "connection: close\r\n" : "").append("\r\n").append(bodies[i]);
+    }
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.setSoTimeout(30_000);
+      s.getOutputStream().write(requests.toString().getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII); // until the close
+      int first = all.indexOf("\"first\"");
+      int stream = all.indexOf("application/x-ndjson");
+      int third = all.indexOf("\"third\"");
+      assertThat(all.split("HTTP/1.1 200 ", -1)).hasSize(4);
+      assertThat(first).isPositive();
+      assertThat(stream).isGreaterThan(first);
+      assertThat(third).isGreaterThan(stream);
+    } finally {
+      later.shutdownNow();
+    }
+  }
+
+  /** grpc-timeout reaches HTTP/JSON calls: the handler is cancelled and the caller gets 504. */
+  @Test
+  void aDeadlineIs504() throws Exception {
+    EchoService service = new EchoService();
+    String base = start(GrpcWebTest.Mode.H1_CLEARTEXT, GrpcServices.of(service.registry()));
+    HttpResponse<byte[]> r =
+        WebHttp.post(GrpcWebTest.client(GrpcWebTest.Mode.H1_CLEARTEXT), base + "/" + EchoService.NAME + "/Hang", JSON,
+            "\"wait\"".getBytes(StandardCharsets.UTF_8), "grpc-timeout", "50m");
+    assertThat(r.statusCode()).isEqualTo(504);
+    assertThat(text(r)).startsWith("{\"code\":4,");
+    assertThat(service.hangCancelled.get(30, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
+  }
+
   @Test
   void corsIsOffByDefault() throws Exception {
     String base = start(GrpcWebTest.Mode.H1_CLEARTEXT, GrpcServices.of(new EchoService().registry()));

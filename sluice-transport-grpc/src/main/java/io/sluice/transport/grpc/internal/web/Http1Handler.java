@@ -21,6 +21,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * aggregator: bodies stream into the {@link WebCall}, which refuses one over its limit as it
  * comes). One request at a time: the connection is read only while a request's body is wanted
  * and, once its response is over, for the next request; in between TCP's flow control holds the
- * client back (pipelined requests wait in the socket). A connection is closed when it sends no
+ * client back. Pipelined requests decoded from bytes already read wait their turn and are answered
+ * in order (at most {@value #MAX_PENDING} parts of them). A connection is closed when it sends no
  * complete request head within its idle time ({@link #IDLE_NANOS} between requests, the server's
  * preface timeout for the first), and on malformed HTTP (400). Runs on the connection's event
  * loop; autoRead is off.
@@ -48,6 +50,11 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
   private WebCall<?, ?> call;
   private ScheduledFuture<?> idle;
   private ChannelHandlerContext ctx;
+  /** Decoded parts of pipelined requests waiting for the one being served (at most one read's worth). */
+  private final ArrayDeque<Object> pending = new ArrayDeque<>();
+
+  /** Parts of pipelined requests held at most; a client that pipelines more is closed. */
+  static final int MAX_PENDING = 256;
 
   private Http1Handler(WebRoute route, long firstRequestNanos) {
     this.route = route;
@@ -117,6 +124,30 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!pending.isEmpty() || (current != null && current.isRequestComplete())) {
+      // A pipelined request (decoded from bytes read with the one before): it waits its turn.
+      if (pending.size() >= MAX_PENDING) {
+        ReferenceCountUtil.release(msg);
+        ctx.close();
+        return;
+      }
+      pending.add(msg);
+      return;
+    }
+    handle(ctx, msg);
+  }
+
+  /** Handles the requests that waited, in order, until one is being served. */
+  private void drain() {
+    while (!pending.isEmpty() && (current == null || !current.isRequestComplete()) && ctx.channel().isActive()) {
+      handle(ctx, pending.poll());
+    }
+    if (pending.isEmpty() && current == null) {
+      ctx.read(); // the next request
+    }
+  }
+
+  private void handle(ChannelHandlerContext ctx, Object msg) {
     try {
       if (msg instanceof HttpRequest req) {
         request(ctx, req);
@@ -155,7 +186,7 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (current != null) {
-      ctx.close(); // cannot happen: nothing is read while a request is served
+      ctx.close(); // cannot happen: a request's parts wait while another is served
       return;
     }
     cancelIdle();
@@ -194,18 +225,31 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
     call = null;
     if (reuse) {
       waitForRequest(ctx, IDLE_NANOS);
-      ctx.read();
+      if (pending.isEmpty()) {
+        ctx.read();
+      } else {
+        ctx.executor().execute(this::drain); // not from inside the response just ended
+      }
     }
   }
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     cancelIdle();
+    releasePending();
+  }
+
+  private void releasePending() {
+    Object m;
+    while ((m = pending.poll()) != null) {
+      ReferenceCountUtil.release(m);
+    }
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     cancelIdle();
+    releasePending();
     if (call != null) {
       call.onPeerGone();
     }
