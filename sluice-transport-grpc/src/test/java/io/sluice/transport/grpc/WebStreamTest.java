@@ -59,6 +59,64 @@ class WebStreamTest {
         .build();
   }
 
+  /**
+   * Headers, three responses and the close, all from another thread while the event loop is held
+   * (the handler's onMessage waits for that thread): they reach the loop queued, and must keep
+   * their order.
+   */
+  private static ServiceRegistry offLoop() {
+    ServerCallHandler<StringValue, StringValue> fromElsewhere =
+        call -> {
+          call.request(1);
+          return new EchoService.Adapter<>() {
+            @Override
+            public void onMessage(StringValue m) {
+              Thread t =
+                  new Thread(
+                      () -> {
+                        call.sendHeaders(io.sluice.rpc.Headers.of("x-from", "elsewhere"));
+                        for (int i = 1; i <= 3; i++) {
+                          call.sendMessage(StringValue.of(m.getValue() + i));
+                        }
+                        call.close(Status.OK);
+                      });
+              t.start();
+              try {
+                t.join(); // the loop is held until all of it is queued
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          };
+        };
+    return ServiceRegistry.builder()
+        .add(
+            ServiceDefinition.builder(FAIL)
+                .add(
+                    MethodDescriptor.<StringValue, StringValue>builder()
+                        .service(FAIL).method("Elsewhere").kind(MethodKind.SERVER_STREAMING)
+                        .requestParser(StringValue.parser()).responseParser(StringValue.parser()).build(),
+                    fromElsewhere)
+                .build())
+        .build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(GrpcWebTest.Mode.class)
+  void whatAHandlerSendsFromAnotherThreadKeepsItsOrder(GrpcWebTest.Mode mode) throws Exception {
+    String base = start(mode, offLoop());
+    java.net.http.HttpClient c = GrpcWebTest.client(mode);
+    HttpResponse<byte[]> web =
+        WebHttp.post(c, base + "/" + FAIL + "/Elsewhere", GrpcWebTest.WEB, WebHttp.frame(StringValue.of("w")));
+    assertThat(web.headers().firstValue("x-from")).hasValue("elsewhere");
+    WebHttp.Body body = WebHttp.parse(web.body());
+    assertThat(body.messages()).extracting(b -> StringValue.parseFrom(b).getValue()).containsExactly("w1", "w2", "w3");
+    assertThat(body.trailers()).containsEntry("grpc-status", "0");
+    HttpResponse<byte[]> json =
+        WebHttp.post(c, base + "/" + FAIL + "/Elsewhere", "application/json", "\"j\"".getBytes(StandardCharsets.UTF_8));
+    assertThat(new String(json.body(), StandardCharsets.UTF_8)).isEqualTo("\"j1\"\n\"j2\"\n\"j3\"\n");
+  }
+
   private String start(GrpcWebTest.Mode mode, ServiceRegistry registry) {
     GrpcServer s = GrpcServer.create("127.0.0.1", 0).withServices(GrpcServices.of(registry));
     if (mode.tls) {

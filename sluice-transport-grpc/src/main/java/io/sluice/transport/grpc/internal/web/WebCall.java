@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One gRPC-Web or HTTP/JSON call (a unary or server-streaming method: one request message): the
@@ -39,7 +40,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * fails with RESOURCE_EXHAUSTED once 64 MiB wait.
  *
  * <p><b>Threads.</b> State lives on the exchange's event loop; the {@link ServerCall} methods hop
- * there from other threads. An atomic flag ends the call once.
+ * there from other threads, and headers, messages and the close keep the order the handler made
+ * them in whatever threads it used (once some wait for the loop, the rest queue behind them). An
+ * atomic flag ends the call once.
  */
 final class WebCall<Req extends MessageLite, Resp extends MessageLite> implements ServerCall<Req, Resp> {
   private static final int FIRST_BATCH = 4;
@@ -61,8 +64,11 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
   private final RpcInstrumentation.CallObserver observer;
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
+  /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
+  private final AtomicInteger queued = new AtomicInteger();
 
   // Event-loop state.
+  private boolean done; // the response is over (or the caller gone): nothing more is written
   private ByteBuf body;
   private Req request;
   private Listener<Req> listener;
@@ -134,6 +140,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
               Status.Code.RESOURCE_EXHAUSTED,
               "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)");
       if (ended.compareAndSet(false, true)) {
+        done = true;
         if (kind == WebKind.JSON) {
           WebResponses.plain(ex, 413, cors, origin, s.description());
         } else {
@@ -215,6 +222,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
       return;
     }
     Status s = Status.of(Status.Code.CANCELLED, "the caller went away before the call ended");
+    done = true;
     cleanUp();
     CallObservation.end(observer, s, startNanos);
     if (listener != null) {
@@ -276,8 +284,20 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     if (ended.get()) {
       return;
     }
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> sendHeaders(headers));
+    if (!loop.inEventLoop() || queued.get() > 0) {
+      queued.incrementAndGet();
+      loop.execute(
+          () -> {
+            queued.decrementAndGet();
+            writeHeaders(headers);
+          });
+      return;
+    }
+    writeHeaders(headers);
+  }
+
+  private void writeHeaders(Headers headers) {
+    if (done) {
       return;
     }
     if (kind.isGrpcWeb() && !headStarted) {
@@ -319,15 +339,21 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
       return;
     }
     ByteBuf o = out;
-    if (loop.inEventLoop()) {
+    if (loop.inEventLoop() && queued.get() == 0) {
       writeMessage(o);
     } else {
-      loop.execute(() -> writeMessage(o));
+      // In the order the handler sent them, and before a close that follows (see close).
+      queued.incrementAndGet();
+      loop.execute(
+          () -> {
+            queued.decrementAndGet();
+            writeMessage(o);
+          });
     }
   }
 
   private void writeMessage(ByteBuf out) {
-    if (ended.get()) {
+    if (done) {
       out.release();
       return;
     }
@@ -396,14 +422,19 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    if (loop.inEventLoop()) {
+    if (loop.inEventLoop() && queued.get() == 0) {
       finish(status, trailers);
     } else {
+      // After the headers and messages the handler handed over before (the loop runs in order).
       loop.execute(() -> finish(status, trailers));
     }
   }
 
   private void finish(Status status, Headers trailers) {
+    if (done) {
+      return; // the caller went away meanwhile
+    }
+    done = true;
     Status end = status;
     if (status.isOk() && sent == 0 && !def.method().kind().serverStreams()) {
       end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
