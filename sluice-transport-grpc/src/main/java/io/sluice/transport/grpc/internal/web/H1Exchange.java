@@ -31,6 +31,7 @@ final class H1Exchange implements WebExchange {
   private final boolean keepAlive;
   private boolean requestComplete;
   private boolean done;
+  private boolean flushScheduled;
 
   H1Exchange(ChannelHandlerContext ctx, Http1Handler owner, boolean keepAlive) {
     this.ctx = ctx;
@@ -116,7 +117,19 @@ final class H1Exchange implements WebExchange {
             ctx.close(); // the caller is gone: the close cancels the call
           }
         });
-    ctx.writeAndFlush(new DefaultHttpContent(data), p);
+    ctx.write(new DefaultHttpContent(data), p);
+    scheduleFlush();
+  }
+
+  /** One flush for the messages of a loop turn. */
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      ctx.executor().execute(() -> {
+        flushScheduled = false;
+        ctx.flush();
+      });
+    }
   }
 
   @Override

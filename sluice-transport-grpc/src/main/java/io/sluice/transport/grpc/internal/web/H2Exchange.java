@@ -23,6 +23,7 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
   private boolean requestHeadersSeen;
   private boolean bodyEnded;
   private boolean done;
+  private boolean flushScheduled;
 
   H2Exchange(H2Handler handler, Http2Stream stream, boolean endStream) {
     this.handler = handler;
@@ -122,7 +123,18 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
     ChannelPromise p = handler.newPromise();
     p.addListener(f -> written.run());
     handler.encoder().writeData(handler.ctx(), stream.id(), data, 0, false, p);
-    handler.flushNow();
+    scheduleFlush();
+  }
+
+  /** One flush for the messages of a loop turn. */
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      executor().execute(() -> {
+        flushScheduled = false;
+        handler.flushNow();
+      });
+    }
   }
 
   @Override
