@@ -52,24 +52,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     implements ServerCall<Req, Resp>, H2Handler.StreamSink {
-  /** Responses allowed at a time, and the level under which more are allowed. */
-  private static final int BATCH = 32;
-
-  private static final int REFILL_BELOW = BATCH / 2;
-
-  /** Responses allowed before any size is known. */
-  private static final int FIRST_BATCH = 4;
-
-  /** Bytes of responses in writes not yet complete above which no more are allowed. */
-  private static final int HIGH_WATER = 1 << 20;
-
-  /**
-   * Bytes of responses in writes not yet complete at which a response sent beyond the handler's
-   * allowance fails the call (RESOURCE_EXHAUSTED): a handler that ignores {@link Listener#onReady}
-   * and a caller that does not read must not fill memory together.
-   */
-  static final long MAX_QUEUED = 64L << 20;
-
   private final H2Handler handler;
   private final Http2Stream stream;
   private final EventExecutor loop;
@@ -81,6 +63,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private final RpcInstrumentation.CallObserver observer;
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private final ResponseAllowance allowance;
   /** The handler's writes waiting for the loop, in the order it made them. */
   private final Queue<Runnable> writes = PlatformDependent.newMpscQueue();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -96,9 +79,6 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private int sent;
   private boolean headersSent;
   private boolean finished; // trailers written or the stream gone
-  private long credit;
-  private long queuedBytes;
-  private int largestResponse;
   private boolean grantScheduled;
   private boolean flushScheduled;
   private ScheduledFuture<?> deadlineTimer;
@@ -124,6 +104,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     this.responseEncoding = responseEncoding;
     this.observer = observer;
     this.startNanos = startNanos;
+    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
   }
 
   // ---- StreamSink: the stream's frames, on the event loop ---------------------------------------
@@ -159,8 +140,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     // A response now for methods with one; the streaming ones as their writes allow.
-    credit = def.method().kind().serverStreams() ? FIRST_BATCH : 1;
-    listener.onReady(credit);
+    listener.onReady(allowance.first());
     deliver();
   }
 
@@ -393,21 +373,12 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!headersSent) {
       writeHeaders(null);
     }
-    boolean permitted = credit > 0;
-    if (permitted) {
-      credit--;
-    }
     int bytes = framed.readableBytes();
-    if (!permitted && queuedBytes + bytes > MAX_QUEUED) {
+    if (!allowance.take(bytes)) {
       framed.release();
-      fail(
-          Status.of(
-              Status.Code.RESOURCE_EXHAUSTED,
-              "more than " + MAX_QUEUED + " bytes of responses wait for a caller that does not read them"));
+      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
       return;
     }
-    largestResponse = Math.max(largestResponse, bytes);
-    queuedBytes += bytes;
     ChannelPromise p = handler.newPromise();
     p.addListener(f -> written(bytes));
     handler.encoder().writeData(handler.ctx(), stream.id(), framed, 0, false, p);
@@ -415,7 +386,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   }
 
   private void written(int bytes) {
-    queuedBytes -= bytes;
+    allowance.written(bytes);
     scheduleGrant();
   }
 
@@ -440,17 +411,13 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   private void grant() {
     grantScheduled = false;
-    if (ended.get() || listener == null || credit >= REFILL_BELOW || queuedBytes >= HIGH_WATER) {
+    if (ended.get() || listener == null) {
       return;
     }
-    // As many as fit under the high water mark at the largest size sent so far (1..BATCH).
-    long target = Math.max(1, Math.min(BATCH, HIGH_WATER / Math.max(1, largestResponse)));
-    if (credit >= target) {
-      return;
+    long more = allowance.more();
+    if (more > 0) {
+      listener.onReady(more);
     }
-    long more = target - credit;
-    credit = target;
-    listener.onReady(more);
   }
 
   @Override

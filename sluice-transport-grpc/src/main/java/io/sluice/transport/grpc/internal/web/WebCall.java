@@ -15,6 +15,7 @@ import io.sluice.rpc.ServerMethodDefinition;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
+import io.sluice.transport.grpc.internal.ResponseAllowance;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,10 +46,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * atomic flag ends the call once.
  */
 final class WebCall<Req extends MessageLite, Resp extends MessageLite> implements ServerCall<Req, Resp> {
-  private static final int FIRST_BATCH = 4;
-  private static final int BATCH = 32;
-  private static final int HIGH_WATER = 1 << 20;
-  private static final long MAX_QUEUED = 64L << 20;
 
   private final WebExchange ex;
   private final EventExecutor loop;
@@ -64,6 +61,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
   private final RpcInstrumentation.CallObserver observer;
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private final ResponseAllowance allowance;
   /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
   private final AtomicInteger queued = new AtomicInteger();
 
@@ -78,9 +76,6 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
   private Headers pendingHeaders;
   private ByteBuf pendingJson; // a unary JSON answer, sent at close
   private int sent;
-  private long credit;
-  private long queuedBytes;
-  private int largest;
   private boolean grantScheduled;
   private ScheduledFuture<?> deadlineTimer;
 
@@ -110,6 +105,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     this.json = json;
     this.observer = observer;
     this.startNanos = startNanos;
+    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
     if (timeoutNanos >= 0) {
       deadlineTimer = loop.schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
     }
@@ -188,9 +184,8 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     if (ended.get()) {
       return;
     }
-    credit = def.method().kind().serverStreams() ? FIRST_BATCH : 1;
     try {
-      listener.onReady(credit);
+      listener.onReady(allowance.first());
     } catch (RuntimeException e) {
       fail(Status.fromThrowable(e));
       return;
@@ -372,26 +367,17 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     if (!headStarted) {
       startHead(null);
     }
-    boolean permitted = credit > 0;
-    if (permitted) {
-      credit--;
-    }
     int bytes = out.readableBytes();
-    if (!permitted && queuedBytes + bytes > MAX_QUEUED) {
+    if (!allowance.take(bytes)) {
       out.release();
-      fail(
-          Status.of(
-              Status.Code.RESOURCE_EXHAUSTED,
-              "more than " + MAX_QUEUED + " bytes of responses wait for a caller that does not read them"));
+      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
       return;
     }
-    largest = Math.max(largest, bytes);
-    queuedBytes += bytes;
     ex.write(out, () -> written(bytes));
   }
 
   private void written(int bytes) {
-    queuedBytes -= bytes;
+    allowance.written(bytes);
     if (!grantScheduled && !ended.get() && def.method().kind().serverStreams()) {
       grantScheduled = true;
       loop.execute(this::grant);
@@ -400,16 +386,13 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
 
   private void grant() {
     grantScheduled = false;
-    if (ended.get() || listener == null || credit >= BATCH / 2 || queuedBytes >= HIGH_WATER) {
+    if (ended.get() || listener == null) {
       return;
     }
-    long target = Math.max(1, Math.min(BATCH, HIGH_WATER / Math.max(1, largest)));
-    if (credit >= target) {
-      return;
+    long more = allowance.more();
+    if (more > 0) {
+      listener.onReady(more);
     }
-    long more = target - credit;
-    credit = target;
-    listener.onReady(more);
   }
 
   @Override

@@ -1,0 +1,89 @@
+package io.sluice.transport.grpc.internal;
+
+/**
+ * How many responses a server call's handler may send ({@code ServerCall.Listener.onReady}), for
+ * every protocol the gRPC server speaks (gRPC, gRPC-Web, HTTP/JSON): a batch at a time, as many as
+ * fit {@link #HIGH_WATER} at the largest size sent so far (1 to {@link #BATCH}; {@link #FIRST_BATCH}
+ * before any size is known, one for a unary method), and more only once the bytes sent before
+ * have mostly left (their writes completed). A caller that does not read thus stops the handler
+ * instead of filling memory; a handler that ignores {@code onReady} is refused once it sends beyond
+ * its allowance while {@link #MAX_QUEUED} bytes wait.
+ *
+ * <p>Not thread-safe: the call's event loop only.
+ */
+public final class ResponseAllowance {
+  /** Responses allowed at a time. */
+  static final int BATCH = 32;
+
+  /** The allowance under which more is given. */
+  static final int REFILL_BELOW = BATCH / 2;
+
+  /** Responses allowed before any size is known. */
+  static final int FIRST_BATCH = 4;
+
+  /** Bytes of responses in writes not yet complete above which no more are allowed. */
+  static final int HIGH_WATER = 1 << 20;
+
+  /**
+   * Bytes of responses in writes not yet complete at which a response sent beyond the handler's
+   * allowance is refused (the call then fails RESOURCE_EXHAUSTED): a handler that ignores {@code
+   * onReady} and a caller that does not read must not fill memory together.
+   */
+  public static final long MAX_QUEUED = 64L << 20;
+
+  private final boolean streaming;
+  private long credit;
+  private long queuedBytes;
+  private int largest;
+
+  /** @param streaming whether the method streams responses (else one response is allowed) */
+  public ResponseAllowance(boolean streaming) {
+    this.streaming = streaming;
+  }
+
+  /** The first allowance, given when the call starts. */
+  public long first() {
+    credit = streaming ? FIRST_BATCH : 1;
+    return credit;
+  }
+
+  /**
+   * A response of {@code bytes} is about to be written: true if it may be, counting it as queued
+   * until {@link #written}; false if the handler went beyond its allowance while too much waits.
+   */
+  public boolean take(int bytes) {
+    boolean permitted = credit > 0;
+    if (permitted) {
+      credit--;
+    } else if (queuedBytes + bytes > MAX_QUEUED) {
+      return false;
+    }
+    largest = Math.max(largest, bytes);
+    queuedBytes += bytes;
+    return true;
+  }
+
+  /** The write of a response of {@code bytes} completed. */
+  public void written(int bytes) {
+    queuedBytes -= bytes;
+  }
+
+  /** More responses to allow now, or 0: for a streaming method whose allowance runs low while little waits. */
+  public long more() {
+    if (!streaming || credit >= REFILL_BELOW || queuedBytes >= HIGH_WATER) {
+      return 0;
+    }
+    long target = Math.max(1, Math.min(BATCH, HIGH_WATER / Math.max(1, largest)));
+    if (credit >= target) {
+      return 0;
+    }
+    long more = target - credit;
+    credit = target;
+    return more;
+  }
+
+  /** The message a call fails with when {@link #take} refused a response. */
+  public static String overflowMessage() {
+    return "more than " + MAX_QUEUED + " bytes of responses wait for a caller that does not read them";
+  }
+}
