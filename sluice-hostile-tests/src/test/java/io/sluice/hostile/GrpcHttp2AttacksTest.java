@@ -1,0 +1,97 @@
+package io.sluice.hostile;
+
+import static io.sluice.transport.http2.RawH2Peer.concat;
+import static io.sluice.transport.http2.RawH2Peer.data;
+import static io.sluice.transport.http2.RawH2Peer.headers;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.StringValue;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.http2.RawH2Peer;
+import io.sluice.transport.http2.RawH2Peer.Hpack;
+
+/**
+ * {@link Http2AttacksTest}'s attacks, unchanged, against a {@link
+ * io.sluice.transport.grpc.GrpcServer} (h2c, its defaults but a 2 s preface timeout): each
+ * attack's requests are gRPC calls of {@link HostileGrpcService} instead of the stream mapping's,
+ * and the well-behaved client is grpc-java ({@link GoodGrpcClient}).
+ */
+class GrpcHttp2AttacksTest extends Http2AttacksTest {
+  @Override
+  String[] serverOptions() {
+    return new String[] {"transport=grpc", "prefaceTimeoutMs=2000"};
+  }
+
+  @Override
+  ClientTransport wellBehavedTransport(int port) {
+    throw new UnsupportedOperationException("the well-behaved client is grpc-java");
+  }
+
+  @Override
+  void wellBehavedClient() {
+    GoodGrpcClient.serve(server.port);
+  }
+
+  @Override
+  String rowPrefix() {
+    return "gRPC: ";
+  }
+
+  /** A call of Count asking for endless messages (no END_STREAM: the caller may still send). */
+  @Override
+  byte[] endless(int streamId) {
+    return concat(openRequest(streamId),
+        data(streamId, false, GrpcFrames.message(false, StringValue.of("forever").toByteArray())));
+  }
+
+  @Override
+  byte[] firehose(int streamId) {
+    return endless(streamId);
+  }
+
+  @Override
+  String[] requestFields() {
+    return GrpcFrames.fields("Count");
+  }
+
+  @Override
+  byte[] wholeRequest(int streamId) {
+    return concat(openRequest(streamId),
+        data(streamId, true, GrpcFrames.message(false, StringValue.of("forever").toByteArray())));
+  }
+
+  @Override
+  byte[] notFoundBlock() {
+    return Hpack.block(GrpcFrames.fieldsFor("/sluice.hostile.Nowhere/Method"));
+  }
+
+  /** A request without {@code :scheme}: malformed (RFC 9113 8.3.1), the route resets it. */
+  @Override
+  byte[] selfResetRequest(int streamId) {
+    return headers(streamId, false, Hpack.block(
+        ":method", "POST", ":authority", "127.0.0.1", ":path", "/" + HostileGrpcService.NAME + "/Count",
+        "content-type", "application/grpc"));
+  }
+
+  /**
+   * The gRPC server has no write-stall timeout (nor has grpc-java by default): a caller that never
+   * opens its window keeps its calls waiting on flow control, each holding no more than its
+   * allowance of responses, and its connection open; {@code withMaxConnections} bounds how many.
+   */
+  @Override
+  String expectWriteStall(RawH2Peer p) throws Exception {
+    assertThat(p.pingFence(7)).as("the server still answers the attacker's PING").isTrue();
+    long data = p.dataBytes.values().stream().mapToLong(Long::longValue).sum();
+    assertThat(data).as("DATA bytes beyond the windows").isLessThanOrEqualTo(65_535);
+    long open = server.stats().streams();
+    assertThat(open).as("calls waiting on flow control at the server").isPositive();
+    assertThat(p.closed).as("connection closed").isFalse();
+    return data + " DATA bytes (the windows); the calls wait on flow control (" + open
+        + " open, memory bounded), the connection stays open (no write-stall timeout on gRPC)";
+  }
+
+  @Override
+  String selfResetDescription() {
+    return "gRPC requests without :scheme (the gRPC route resets them)";
+  }
+}
