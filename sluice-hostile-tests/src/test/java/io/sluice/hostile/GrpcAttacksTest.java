@@ -238,27 +238,40 @@ class GrpcAttacksTest extends HostileTestBase {
             p.send(repeat(streams, i -> concat(call(2 * i + 1, false, "Size"),
                 data(2 * i + 1, false, prefix(false, MESSAGE_LIMIT)))));
             long sent = 0;
-            // Round-robin, 16 KiB at a time, while the server's windows let it (hang guard).
-            long end = System.nanoTime() + WAIT.toNanos();
-            outer:
+            // Rounds of 16 KiB on each stream still reading, each fenced by a PING so that no DATA
+            // is sent to a stream the server has ended (it would answer RST_STREAM(STREAM_CLOSED)).
             for (int k = 0; k < each / MAX_FRAME; k++) {
+              List<byte[]> round = new ArrayList<>();
               for (int i = 0; i < streams; i++) {
                 int id = 2 * i + 1;
-                if (p.resets.containsKey(id) || p.trailer(id, "grpc-status") != null) {
-                  continue;
+                if (!p.resets.containsKey(id) && p.trailer(id, "grpc-status") == null) {
+                  round.add(data(id, false, chunk));
+                  sent += MAX_FRAME;
                 }
-                if (!p.trySend(data(id, false, chunk)) || p.goAway != null || System.nanoTime() > end) {
-                  break outer;
-                }
-                sent += MAX_FRAME;
-                p.readAvailable();
               }
+              assertThat(p.trySend(concat(round.toArray(new byte[0][])))).as("sent round %d", k).isTrue();
+              assertThat(p.pingFence(1000 + k)).as("PING after round %d (GOAWAY: %s)", k, p.goAway).isTrue();
             }
-            p.pingFence(1);
-            ServerProcess.Stats s = server.stats();
-            return (sent >> 20) + " MiB sent; " + outcomes(p, streams).values().stream()
-                .collect(java.util.stream.Collectors.groupingBy(o -> o, TreeMap::new, java.util.stream.Collectors.counting()))
-                + "; server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0);
+            assertThat(p.pingFence(1)).as("the server answers a PING").isTrue();
+            Map<String, Integer> got = new TreeMap<>();
+            outcomes(p, streams).values().forEach(o -> got.merge(o, 1, Integer::sum));
+            // The connection's budget (twice the 16 MiB limit) holds at most 8 messages of 4 MiB.
+            assertThat(got.getOrDefault(RESOURCE_EXHAUSTED, 0)).as("calls cut (%s)", got)
+                .isGreaterThanOrEqualTo(streams - 8);
+            String cut = null;
+            for (int i = 0; i < streams && cut == null; i++) {
+              cut = p.trailer(2 * i + 1, "grpc-message");
+            }
+            assertThat(cut).contains("being read on this connection would hold more than 33554432 bytes");
+            // The calls still reading hold the budget: even a small call on this connection is cut.
+            int good = 2 * streams + 1;
+            p.send(goodCall(good));
+            p.await(q -> q.trailer(good, "grpc-status") != null, WAIT);
+            assertThat(p.trailer(good, "grpc-status")).as("a good call on the attacker's connection")
+                .isEqualTo(RESOURCE_EXHAUSTED);
+            return (sent >> 20) + " MiB sent; " + got + " (8 = RESOURCE_EXHAUSTED \"" + cut
+                + "\", none = still reading); a good call on the same connection then RESOURCE_EXHAUSTED too"
+                + " (the budget is that connection's)";
           }
         });
   }
