@@ -28,7 +28,8 @@ import reactor.core.publisher.Sinks;
  * ClientResponseObserver} may disable it in {@code beforeStart} and pace them with {@code
  * request(n)}. A request observer queues what is written until the connection takes it, and is
  * ready ({@code isReady()}, on-ready handler) while few requests wait (see {@link
- * RequestObserver}). A response
+ * RequestObserver}); its {@code onError} cancels the call, as in grpc-java: the response observer
+ * ends with CANCELLED and the server's handler is cancelled. A response
  * observer that is a {@link ClientResponseObserver} gets a {@link ClientCallStreamObserver} in
  * {@code beforeStart}; its {@code cancel(message, cause)} cancels the call (the server handler is
  * cancelled) and ends the observer with CANCELLED.
@@ -57,6 +58,10 @@ public final class GrpcClientCalls {
     Responses<T> call = new Responses<>(responses);
     if (responses instanceof ClientResponseObserver) {
       ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
+    }
+    if (requests != null) {
+      // As in grpc-java, the caller's onError on its request observer cancels the call.
+      requests.cancelWith(t -> call.cancelCall("cancelled by the client with StreamObserver.onError()", t));
     }
     Flux.from(p).subscribe(call);
     if (requests != null) {
@@ -134,6 +139,7 @@ public final class GrpcClientCalls {
     private final AtomicLong waiting = new AtomicLong();
     private volatile Runnable onReady;
     private volatile boolean closed;
+    private volatile java.util.function.Consumer<Throwable> cancel;
 
     Flux<Req> flux() {
       return sink.asFlux().doOnNext(v -> taken());
@@ -143,6 +149,11 @@ public final class GrpcClientCalls {
       if (waiting.decrementAndGet() == READY_THRESHOLD - 1) {
         fireOnReady(); // was not ready, is again
       }
+    }
+
+    /** What {@link #onError} does besides ending the request stream: cancel the call. */
+    void cancelWith(java.util.function.Consumer<Throwable> cancel) {
+      this.cancel = cancel;
     }
 
     void started() {
@@ -174,6 +185,10 @@ public final class GrpcClientCalls {
     @Override
     public void onError(Throwable t) {
       closed = true;
+      java.util.function.Consumer<Throwable> c = cancel;
+      if (c != null) {
+        c.accept(t); // the caller's observer ends with CANCELLED, the server sees a cancel
+      }
       sink.tryEmitError(GrpcStatuses.toSluice(t));
     }
 

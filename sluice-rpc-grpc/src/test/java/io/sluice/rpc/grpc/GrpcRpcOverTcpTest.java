@@ -216,6 +216,24 @@ class GrpcRpcOverTcpTest {
   }
 
   @Test
+  void onErrorOfTheRequestObserverCancelsTheCall() throws Exception {
+    // grpc-java's interop cases cancel_after_begin and cancel_after_first_response rely on it.
+    Recorder<EchoReply> r = new Recorder<>();
+    StreamObserver<EchoRequest> requests = client.chat(r);
+    requests.onNext(req("a"));
+    assertThat(r.done).isNotDone();
+    requests.onError(new RuntimeException("changed my mind"));
+    StatusRuntimeException e = r.error();
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.CANCELLED);
+    assertThat(e.getStatus().getDescription()).contains("StreamObserver.onError()");
+
+    Recorder<EchoReply> before = new Recorder<>();
+    client.join(before).onError(new RuntimeException("before any request"));
+    assertThat(before.error().getStatus().getCode()).isEqualTo(io.grpc.Status.Code.CANCELLED);
+    assertThat(before.values).isEmpty();
+  }
+
+  @Test
   void fireAndForget() throws Exception {
     Recorder<com.google.protobuf.Empty> r = new Recorder<>();
     client.note(req("remember me"), r);

@@ -2,6 +2,9 @@
  * gRPC on the wire: {@link io.sluice.transport.grpc.GrpcServer} serves Sluice RPC services over
  * gRPC's HTTP/2 protocol, so stock gRPC clients (grpc-java, grpc-go, grpcurl, ...) call them
  * directly; {@link io.sluice.transport.grpc.GrpcServices} says what is served and how, also on the
- * multiprotocol server's one port. See docs/guide/grpc.md.
+ * multiprotocol server's one port. See docs/guide/grpc.md. The other way round, {@link
+ * io.sluice.transport.grpc.GrpcClientTransport} connects to any gRPC server over HTTP/2 (h2c or
+ * TLS) and gives a {@link io.sluice.transport.grpc.GrpcChannel}, the {@link io.sluice.Requester}
+ * Sluice's generated RPC clients of every flavor call through (docs/guide/grpc.md).
  */
 package io.sluice.transport.grpc;

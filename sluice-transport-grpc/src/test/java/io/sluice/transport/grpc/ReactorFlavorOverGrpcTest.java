@@ -1,163 +1,251 @@
 package io.sluice.transport.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.BytesValue;
 import com.google.protobuf.StringValue;
-import io.grpc.CallOptions;
-import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
-import io.sluice.rpc.MethodKind;
-import io.sluice.rpc.ServiceDefinition;
-import io.sluice.rpc.ServiceRegistry;
-import io.sluice.rpc.reactor.ReactorServerCalls;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import io.sluice.rpc.reactor.ReactorClientCalls;
+import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 
 /**
- * The Reactor flavor's server-call helpers (what its generated servers are made of) served over
- * gRPC to grpc-java: responses from another thread, a long stream paced by onReady, streams both
- * ways.
+ * The reactor flavor's client call paths ({@link ReactorClientCalls}, what generated {@code
+ * Reactor*Client}s call) against a stock grpc-java server over h2c, through a {@link GrpcChannel}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReactorFlavorOverGrpcTest {
-  private static final String NAME = "sluice.test.Reactor";
-  private GrpcServer.Running server;
-  private ManagedChannel channel;
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private GrpcJavaEchoServer server;
+  private GrpcChannel channel;
+  private ReactorRequester requester;
 
-  private static io.grpc.MethodDescriptor<StringValue, StringValue> grpc(String m, io.grpc.MethodDescriptor.MethodType t) {
-    return GrpcJavaClientTest.method(NAME, m, t, StringValue.getDefaultInstance(), StringValue.getDefaultInstance());
+  @BeforeEach
+  void start() throws Exception {
+    server = GrpcJavaEchoServer.h2c();
+    channel =
+        GrpcClientTransport.create("127.0.0.1", server.port())
+            .withMaxInboundMessageSize(16 << 20)
+            .connect()
+            .get(30, TimeUnit.SECONDS);
+    requester = new ReactorRequester(channel);
   }
 
-  private static io.sluice.rpc.MethodDescriptor<StringValue, StringValue> sluice(String m, MethodKind k) {
-    return io.sluice.rpc.MethodDescriptor.<StringValue, StringValue>builder()
-        .service(NAME).method(m).kind(k).requestParser(StringValue.parser()).responseParser(StringValue.parser()).build();
-  }
-
-  @BeforeAll
-  void start() {
-    ServiceDefinition def =
-        ServiceDefinition.builder(NAME)
-            .add(
-                sluice("Later", MethodKind.UNARY),
-                ReactorServerCalls.<StringValue, StringValue>unary(
-                    r -> Mono.delay(Duration.ofMillis(5)).map(x -> StringValue.of("later " + r.getValue()))))
-            .add(
-                sluice("Range", MethodKind.SERVER_STREAMING),
-                ReactorServerCalls.<StringValue, StringValue>serverStreaming(
-                    r -> Flux.range(0, Integer.parseInt(r.getValue())).map(i -> StringValue.of(Integer.toString(i)))
-                        .subscribeOn(Schedulers.parallel())))
-            .add(
-                sluice("Join", MethodKind.CLIENT_STREAMING),
-                ReactorServerCalls.<StringValue, StringValue>clientStreaming(
-                    in -> in.map(StringValue::getValue).collectList().map(l -> StringValue.of(String.join(",", l)))))
-            .add(
-                sluice("Upper", MethodKind.BIDI_STREAMING),
-                ReactorServerCalls.<StringValue, StringValue>bidiStreaming(
-                    in -> in.map(v -> StringValue.of(v.getValue().toUpperCase(java.util.Locale.ROOT)))))
-            .build();
-    server = GrpcServer.create("127.0.0.1", 0).withServices(ServiceRegistry.builder().add(def).build()).start();
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
-  }
-
-  @AfterAll
+  @AfterEach
   void stop() throws Exception {
-    channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    channel.dispose();
     server.close();
-    server.onClose().get();
+  }
+
+  private StringValue unary(String text, CallOptions options) {
+    return ReactorClientCalls.unary(requester, EchoMethods.UNARY, options, StringValue.of(text)).block(WAIT);
+  }
+
+  private static Status statusOf(Throwable t) {
+    Throwable c = t instanceof CompletionException ? t.getCause() : t;
+    assertThat(c).isInstanceOf(StatusException.class);
+    return ((StatusException) c).status();
   }
 
   @Test
-  void unaryAnsweredFromATimerThread() {
-    StringValue out =
-        ClientCalls.blockingUnaryCall(channel, grpc("Later", io.grpc.MethodDescriptor.MethodType.UNARY), CallOptions.DEFAULT, StringValue.of("x"));
-    assertThat(out.getValue()).isEqualTo("later x");
+  void unaryEchoes() {
+    assertThat(unary("hello", CallOptions.DEFAULT).getValue()).isEqualTo("hello");
+    assertThat(unary("again", CallOptions.DEFAULT).getValue()).isEqualTo("again"); // same connection
   }
 
   @Test
-  void aLongStreamPacedByOnReady() {
-    Iterator<StringValue> it =
-        ClientCalls.blockingServerStreamingCall(
-            channel, grpc("Range", io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING), CallOptions.DEFAULT, StringValue.of("20000"));
-    int expected = 0;
-    while (it.hasNext()) {
-      assertThat(it.next().getValue()).isEqualTo(Integer.toString(expected++));
+  void emptyMessagesBothWays() {
+    assertThat(unary("", CallOptions.DEFAULT)).isEqualTo(StringValue.getDefaultInstance());
+    assertThat(unary("empty", CallOptions.DEFAULT)).isEqualTo(StringValue.getDefaultInstance());
+  }
+
+  @Test
+  void multiMebibyteMessagesBothWays() {
+    byte[] big = new byte[6 << 20];
+    new Random(7).nextBytes(big);
+    BytesValue answer =
+        ReactorClientCalls.unary(requester, EchoMethods.BYTES, CallOptions.DEFAULT, BytesValue.of(ByteString.copyFrom(big)))
+            .block(WAIT);
+    assertThat(answer.getValue().toByteArray()).isEqualTo(big);
+  }
+
+  @Test
+  void responseOverTheInboundLimitIsResourceExhausted() throws Exception {
+    GrpcChannel small = GrpcClientTransport.create("127.0.0.1", server.port()).connect().get(30, TimeUnit.SECONDS);
+    try {
+      BytesValue request = BytesValue.of(ByteString.copyFrom(new byte[5 << 20])); // over the 4 MiB default
+      assertThatThrownBy(
+              () -> ReactorClientCalls.unary(new ReactorRequester(small), EchoMethods.BYTES, CallOptions.DEFAULT, request).block(WAIT))
+          .satisfies(t -> {
+            assertThat(statusOf(t).code()).as(statusOf(t).toString()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+            assertThat(statusOf(t).description()).contains("exceeds the limit of 4194304 bytes");
+          });
+      // The connection still serves calls.
+      assertThat(ReactorClientCalls.unary(new ReactorRequester(small), EchoMethods.UNARY, CallOptions.DEFAULT, StringValue.of("ok")).block(WAIT).getValue())
+          .isEqualTo("ok");
+    } finally {
+      small.dispose();
     }
-    assertThat(expected).isEqualTo(20000);
   }
 
   @Test
-  void clientAndBidiStreaming() throws Exception {
-    CompletableFuture<String> joined = new CompletableFuture<>();
-    StreamObserver<StringValue> req =
-        ClientCalls.asyncClientStreamingCall(
-            channel.newCall(grpc("Join", io.grpc.MethodDescriptor.MethodType.CLIENT_STREAMING), CallOptions.DEFAULT),
-            collector(joined));
-    for (String s : List.of("a", "b", "c")) {
-      req.onNext(StringValue.of(s));
+  void statusAndMessageWithSpecialCharacters() {
+    String message = "not here: 100% \t tab, CR\r\nLF, é and 😀 (non-BMP)";
+    assertThatThrownBy(() -> unary("status:5:" + message, CallOptions.DEFAULT))
+        .satisfies(t -> assertThat(statusOf(t)).isEqualTo(Status.of(Status.Code.NOT_FOUND, message)));
+  }
+
+  @Test
+  void unknownMethodIsUnimplemented() {
+    assertThatThrownBy(
+            () -> ReactorClientCalls.unary(requester, EchoMethods.MISSING, CallOptions.DEFAULT, StringValue.of("x")).block(WAIT))
+        .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.UNIMPLEMENTED));
+  }
+
+  @Test
+  void asciiAndBinaryHeadersReachTheServer() {
+    Headers headers =
+        Headers.builder()
+            .add("x-ascii", "plain value")
+            .addBinary("x-data-bin", new byte[] {0, 1, 2, (byte) 0xFF, 0x7F})
+            .build();
+    assertThat(unary("headers", CallOptions.DEFAULT.withHeaders(headers)).getValue())
+        .isEqualTo("x-ascii=plain value;x-data-bin=000102ff7f;te=null;user-agent=sluice-grpc-java");
+  }
+
+  @Test
+  void requestHeadersOverTheServersLimitFailTheCallNotTheConnection() {
+    assertThat(unary("warm", CallOptions.DEFAULT).getValue()).isEqualTo("warm"); // SETTINGS seen
+    Headers big = Headers.of("x-big", "b".repeat(20_000)); // grpc-java takes 8 KiB of metadata
+    assertThatThrownBy(() -> unary("x", CallOptions.DEFAULT.withHeaders(big)))
+        .satisfies(
+            t ->
+                assertThat(statusOf(t))
+                    .isEqualTo(
+                        Status.of(
+                            Status.Code.INTERNAL,
+                            "the call's request HEADERS could not be sent: the server takes header lists of up to 8192 bytes")));
+    assertThat(unary("after", CallOptions.DEFAULT).getValue()).isEqualTo("after");
+  }
+
+  @Test
+  void deadlineExceededAndTheServerSeesTheCancel() throws Exception {
+    assertThatThrownBy(() -> unary("sleep", CallOptions.DEFAULT.withTimeout(Duration.ofMillis(300))))
+        .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    assertThat(server.cancelled.await(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void cancelReachesTheServer() throws Exception {
+    Disposable call =
+        ReactorClientCalls.serverStreaming(requester, EchoMethods.FOREVER, CallOptions.DEFAULT, StringValue.of("x"))
+            .subscribe();
+    assertThat(server.started.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(server.cancelled.getCount()).isEqualTo(1);
+    call.dispose();
+    assertThat(server.cancelled.await(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void gzipResponsesAreDecoded() {
+    assertThat(unary("gzip:squeezed " + "a".repeat(1000), CallOptions.DEFAULT).getValue())
+        .isEqualTo("squeezed " + "a".repeat(1000));
+    List<BytesValue> all =
+        ReactorClientCalls.serverStreaming(requester, EchoMethods.STREAM, CallOptions.DEFAULT, StringValue.of("5:70000:gzip"))
+            .collectList()
+            .block(WAIT);
+    assertThat(all).hasSize(5).allSatisfy(v -> assertThat(v.getValue().size()).isEqualTo(70000));
+  }
+
+  @Test
+  void serverStreamingIsPacedByDemand() throws Exception {
+    int count = 100;
+    int size = 256 * 1024;
+    StepVerifier.create(
+            ReactorClientCalls.serverStreaming(requester, EchoMethods.STREAM, CallOptions.DEFAULT, StringValue.of(count + ":" + size)),
+            1)
+        .assertNext(v -> assertThat(v.getValue().byteAt(0)).isEqualTo((byte) 0))
+        .then(
+            () -> {
+              try {
+                // The server stops when the client's window is shut: the client took one message and
+                // holds at most a 1 MiB stream window, so the server wrote only a few of the 100
+                // (256 KiB each). The embedded ClientCallInboundTest checks the window exactly.
+                assertThat(server.streamBlocked.await(30, TimeUnit.SECONDS)).isTrue();
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              }
+              // A client that gave bytes back without demand would let the server run on to 100.
+              assertThat(server.sent.get()).isLessThanOrEqualTo(8);
+            })
+        .thenRequest(Long.MAX_VALUE)
+        .expectNextCount(count - 1)
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(server.sent.get()).isEqualTo(count);
+  }
+
+  @Test
+  void clientStreaming() {
+    Flux<BytesValue> requests = Flux.range(0, 20).map(i -> BytesValue.of(ByteString.copyFrom(new byte[100_000])));
+    assertThat(ReactorClientCalls.clientStreaming(requester, EchoMethods.SUM, CallOptions.DEFAULT, requests).block(WAIT).getValue())
+        .isEqualTo("20:2000000");
+  }
+
+  @Test
+  void clientStreamingOfManyMebibytesIsPacedByTheServersWindow() {
+    Flux<BytesValue> requests = Flux.range(0, 16).map(i -> BytesValue.of(ByteString.copyFrom(new byte[1 << 20])));
+    assertThat(ReactorClientCalls.clientStreaming(requester, EchoMethods.SUM, CallOptions.DEFAULT, requests).block(WAIT).getValue())
+        .isEqualTo("16:" + (16L << 20));
+  }
+
+  @Test
+  void bidiStreaming() {
+    List<String> answers =
+        ReactorClientCalls.bidiStreaming(
+                requester, EchoMethods.CHAT, CallOptions.DEFAULT, Flux.just("a", "b", "c").map(StringValue::of))
+            .map(StringValue::getValue)
+            .collectList()
+            .block(WAIT);
+    assertThat(answers).containsExactly("echo:a", "echo:b", "echo:c");
+  }
+
+  @Test
+  void nothingListeningIsUnavailable() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      port = s.getLocalPort();
     }
-    req.onCompleted();
-    assertThat(joined.get(20, TimeUnit.SECONDS)).isEqualTo("a,b,c");
-
-    List<String> got = new ArrayList<>();
-    CompletableFuture<String> done = new CompletableFuture<>();
-    StreamObserver<StringValue> bidi =
-        ClientCalls.asyncBidiStreamingCall(
-            channel.newCall(grpc("Upper", io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING), CallOptions.DEFAULT),
-            new StreamObserver<StringValue>() {
-              @Override
-              public void onNext(StringValue v) {
-                synchronized (got) {
-                  got.add(v.getValue());
-                }
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                done.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete("ok");
-              }
+    int closedPort = port;
+    assertThatThrownBy(() -> GrpcClientTransport.create("127.0.0.1", closedPort).connect().join())
+        .satisfies(
+            t -> {
+              assertThat(statusOf(t).code()).isEqualTo(Status.Code.UNAVAILABLE);
+              assertThat(statusOf(t).description()).startsWith("cannot connect to the gRPC server at 127.0.0.1:" + closedPort);
             });
-    for (String s : List.of("x", "y", "z")) {
-      bidi.onNext(StringValue.of(s));
-    }
-    bidi.onCompleted();
-    assertThat(done.get(20, TimeUnit.SECONDS)).isEqualTo("ok");
-    synchronized (got) {
-      assertThat(got).containsExactly("X", "Y", "Z");
-    }
   }
 
-  private static StreamObserver<StringValue> collector(CompletableFuture<String> result) {
-    return new StreamObserver<>() {
-      @Override
-      public void onNext(StringValue v) {
-        result.complete(v.getValue());
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        result.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {}
-    };
+  @Test
+  void callsAfterTheServerStoppedAreUnavailable() throws Exception {
+    assertThat(unary("before", CallOptions.DEFAULT).getValue()).isEqualTo("before");
+    server.close();
+    channel.onClose().get(30, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> unary("after", CallOptions.DEFAULT))
+        .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.UNAVAILABLE));
   }
 }
