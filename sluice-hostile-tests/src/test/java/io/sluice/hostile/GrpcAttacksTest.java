@@ -47,6 +47,8 @@ class GrpcAttacksTest extends HostileTestBase {
   static final String RESOURCE_EXHAUSTED = "8";
   static final String UNIMPLEMENTED = "12";
   static final String INTERNAL = "13";
+  /** What a call opened and abandoned may cost the server (its stream, call and handler state). */
+  static final long MAX_HEAP_PER_CALL = 2048;
 
   @Override
   String[] serverOptions() {
@@ -381,6 +383,7 @@ class GrpcAttacksTest extends HostileTestBase {
         port -> {
           List<RawH2Peer> peers = new ArrayList<>();
           try {
+            long before = server.stats().heapAfterGc();
             for (int c = 0; c < connections; c++) {
               RawH2Peer p = handshake(port);
               peers.add(p);
@@ -392,14 +395,66 @@ class GrpcAttacksTest extends HostileTestBase {
             for (RawH2Peer p : peers) {
               assertThat(p.goAway).isNull();
             }
-            return s.streams() + " calls open at once, heap after GC "
-                + String.format("%.1f MiB", s.heapAfterGc() / 1048576.0) + "; " + stillServes(peers.get(0), 501);
+            long perCall = (s.heapAfterGc() - before) / (connections * perConnection);
+            assertThat(perCall).as("heap bytes per abandoned call").isLessThanOrEqualTo(MAX_HEAP_PER_CALL);
+            String served = stillServes(peers.get(0), 501);
+            for (RawH2Peer p : peers) {
+              p.close();
+            }
+            // Gone with their connections: the server cancels them (poll with a hang guard).
+            long left = s.streams();
+            long end = System.nanoTime() + WAIT.toNanos();
+            while (left > 2 && System.nanoTime() < end) { // 2: the well-behaved client's calls
+              RawH2Peer.sleep(200);
+              left = server.stats().streams();
+            }
+            assertThat(left).as("calls still open once their connections closed").isLessThanOrEqualTo(2);
+            return s.streams() + " calls open at once, " + perCall + " bytes of heap each (after GC); " + served
+                + "; the calls end as their connections close";
           } finally {
             for (RawH2Peer p : peers) {
               p.close();
             }
           }
         });
+  }
+
+  @Test
+  void answeredCallsFloodWithoutReading() throws Exception {
+    byte[] unknown = RawH2Peer.Hpack.block(GrpcFrames.fieldsFor("/sluice.hostile.Nowhere/Method"));
+    scenario(
+        "calls of an unknown method with END_STREAM (each answered trailers-only, no RST_STREAM), never reads",
+        port -> {
+          try (RawH2Peer p = RawH2Peer.connect(port, Http2AttacksTest.SMALL_RCVBUF)) {
+            p.send(concat(RawH2Peer.PREFACE, RawH2Peer.settings()));
+            p.flood(Http2AttacksTest.FLOOD, false,
+                Http2AttacksTest.perStream(200, id -> RawH2Peer.headers(id, true, unknown)));
+            return expectCutOrHeld(p);
+          }
+        });
+    scenario(
+        "unary calls with END_STREAM (each answered: HEADERS, a message, trailers), windows opened to 2^31-1,"
+            + " never reads",
+        port -> {
+          try (RawH2Peer p = RawH2Peer.connect(port, Http2AttacksTest.SMALL_RCVBUF)) {
+            p.send(concat(RawH2Peer.PREFACE, RawH2Peer.settings(SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE),
+                windowUpdate(0, Integer.MAX_VALUE - 65_535)));
+            p.flood(Http2AttacksTest.FLOOD, false, Http2AttacksTest.perStream(100, GrpcAttacksTest::goodCall));
+            return expectCutOrHeld(p);
+          }
+        });
+  }
+
+  /**
+   * A flood from a peer that never reads: the server cut it (a write failed), or it was still
+   * flooding at the end with the server's memory bounded (the base class checks that).
+   */
+  private String expectCutOrHeld(RawH2Peer p) {
+    ServerProcess.Stats s = server.stats();
+    String cause = server.closeCause(p.localPort);
+    return (p.writeFailed ? "cut while flooding (write failed)" : "not cut after " + Http2AttacksTest.FLOOD.toSeconds()
+        + " s") + "; server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0)
+        + (cause != null ? "; server: " + cause : "");
   }
 
   @Test
