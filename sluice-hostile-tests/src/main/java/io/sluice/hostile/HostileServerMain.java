@@ -72,7 +72,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
  * h2, a self-signed certificate for {@code localhost}), with {@code prefaceTimeoutMs} the deadline
  * for the client's preface; {@code transport=grpc} serves {@link HostileGrpcService} with a {@link
- * GrpcServer} (h2c; {@code prefaceTimeoutMs} its preface deadline; its calls are the {@code streams}
+ * GrpcServer} (h2c, or TLS with ALPN h2 for {@code transport=grpctls}; {@code prefaceTimeoutMs}
+ * its preface deadline; its calls are the {@code streams}
  * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
  * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); everything
  * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
@@ -105,7 +106,7 @@ public final class HostileServerMain {
         webSocket = true;
         continue;
       }
-      if (a.equals("transport=h2") || a.equals("transport=h2tls") || a.equals("transport=grpc")
+      if (a.equals("transport=h2") || a.equals("transport=h2tls") || a.equals("transport=grpc") || a.equals("transport=grpctls")
           || a.equals("transport=mpgrpc")) {
         http2 = kv[1];
         continue;
@@ -137,9 +138,12 @@ public final class HostileServerMain {
     }
     ConnectionOptions opts = options.build();
     ServerTransport transport;
-    if ("grpc".equals(http2)) {
+    if ("grpc".equals(http2) || "grpctls".equals(http2)) {
       GrpcServer g =
           GrpcServer.create("127.0.0.1", 0).withServices(grpc.registry()).withMaxConnections(maxConnections);
+      if (http2.equals("grpctls")) {
+        g = g.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
+      }
       if (prefaceTimeoutMs > 0) {
         g = g.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
       }

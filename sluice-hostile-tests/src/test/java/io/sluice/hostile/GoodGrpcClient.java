@@ -7,7 +7,9 @@ import com.google.protobuf.StringValue;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import java.util.Iterator;
@@ -16,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The well-behaved client of the gRPC attacks: grpc-java (netty-shaded, h2c) with method
  * descriptors built by hand ({@link ProtoUtils#marshaller}, no codegen) for {@link
- * HostileGrpcService}. Each {@link #serve} opens a fresh channel, makes a unary call and a
+ * HostileGrpcService}. Each {@link #serve} (or {@link #serveTls}) opens a fresh channel, makes a unary call and a
  * 100-message server-streaming call (deadline 30 s each, a hang guard), checks the answers and
  * shuts the channel down.
  */
@@ -40,7 +42,21 @@ final class GoodGrpcClient {
   private GoodGrpcClient() {}
 
   static void serve(int port) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    serve(NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build());
+  }
+
+  /** Over TLS (ALPN h2), trusting the server's self-signed certificate. */
+  static void serveTls(int port) {
+    try {
+      serve(NettyChannelBuilder.forAddress("localhost", port)
+          .sslContext(GrpcSslContexts.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build())
+          .build());
+    } catch (javax.net.ssl.SSLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void serve(ManagedChannel ch) {
     try {
       StringValue reply =
           ClientCalls.blockingUnaryCall(

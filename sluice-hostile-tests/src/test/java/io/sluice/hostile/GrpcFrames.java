@@ -35,6 +35,12 @@ final class GrpcFrames {
     return headers(streamId, endStream, Hpack.block(fields(method, extra)));
   }
 
+  /** A call of Count asking for endless messages (no END_STREAM unless asked). */
+  static byte[] countForever(int streamId, boolean endStream) {
+    return concat(call(streamId, false, "Count"),
+        data(streamId, endStream, message(false, com.google.protobuf.StringValue.of("forever").toByteArray())));
+  }
+
   /** A message: the 5-byte prefix (flag, u32 length) and {@code body}. */
   static byte[] message(boolean compressed, byte[] body) {
     return concat(prefix(compressed, body.length), body);

@@ -1,11 +1,8 @@
 package io.sluice.hostile;
 
-import static io.sluice.transport.http2.RawH2Peer.concat;
-import static io.sluice.transport.http2.RawH2Peer.data;
 import static io.sluice.transport.http2.RawH2Peer.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.StringValue;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.http2.RawH2Peer;
 import io.sluice.transport.http2.RawH2Peer.Hpack;
@@ -40,8 +37,7 @@ class GrpcHttp2AttacksTest extends Http2AttacksTest {
   /** A call of Count asking for endless messages (no END_STREAM: the caller may still send). */
   @Override
   byte[] endless(int streamId) {
-    return concat(openRequest(streamId),
-        data(streamId, false, GrpcFrames.message(false, StringValue.of("forever").toByteArray())));
+    return GrpcFrames.countForever(streamId, false);
   }
 
   @Override
@@ -56,8 +52,7 @@ class GrpcHttp2AttacksTest extends Http2AttacksTest {
 
   @Override
   byte[] wholeRequest(int streamId) {
-    return concat(openRequest(streamId),
-        data(streamId, true, GrpcFrames.message(false, StringValue.of("forever").toByteArray())));
+    return GrpcFrames.countForever(streamId, true);
   }
 
   @Override
