@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * server-streaming call on its own connection: gzip bombs, oversize and lying message prefixes,
  * 1-byte DATA frames, thousands of headers, zero, tiny and garbage {@code grpc-timeout}s, unknown
  * encodings, ten thousand calls opened and abandoned, and callers that never read what they asked
- * for. Each checks bounded memory and no leak (the base class), the {@code grpc-status} the
+ * for (endless server streams, calls answered at once). Each checks bounded memory and no leak (the base class), the {@code grpc-status} the
  * attacker got on each of its calls, and, where the attack leaves it open, that the attacker's own
  * connection still answers a good call.
  */
