@@ -159,6 +159,36 @@ class GrpcAttacksTest extends HostileTestBase {
   }
 
   @Test
+  void gzipBombsFromManyConnectionsAtOnce() throws Exception {
+    byte[] inflated = BytesValue.of(ByteString.copyFrom(new byte[64 << 20])).toByteArray();
+    byte[] bomb = message(true, GrpcFrames.gzip(inflated));
+    int connections = 8;
+    int calls = 8;
+    scenario(
+        "gzip bombs from " + connections + " connections at once, " + calls + " calls each (each inflates to 4 times"
+            + " the 16 MiB limit)",
+        port -> {
+          List<java.util.concurrent.CompletableFuture<Map<String, Integer>>> all = new ArrayList<>();
+          for (int c = 0; c < connections; c++) {
+            all.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+              try (RawH2Peer p = handshake(port)) {
+                return statuses(p, calls, calls, id -> concat(
+                    call(id, false, "Size", "grpc-encoding", "gzip"), dataFrames(id, bomb, MAX_FRAME, true)));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }));
+          }
+          for (java.util.concurrent.CompletableFuture<Map<String, Integer>> f : all) {
+            assertThat(f.join()).as("grpc-status of each bomb").isEqualTo(Map.of(RESOURCE_EXHAUSTED, calls));
+          }
+          ServerProcess.Stats s = server.stats();
+          return connections * calls + " x RESOURCE_EXHAUSTED; server peak heap "
+              + String.format("%.1f MiB", s.peakHeap() / 1048576.0) + " (of 256), no OutOfMemoryError";
+        });
+  }
+
+  @Test
   void unknownEncodings() throws Exception {
     String[] names = {"br", "deflate", "snappy", "GZIP", "x-" + "e".repeat(2000)};
     int calls = 50;
