@@ -39,6 +39,9 @@ public final class MetadataEcho {
   public static ServiceDefinition wrap(ServiceDefinition service, ResponseMetadata out) {
     Objects.requireNonNull(out, "out");
     ServiceDefinition.Builder b = ServiceDefinition.builder(service.name());
+    if (service.fileDescriptor() != null) {
+      b.fileDescriptor(service.fileDescriptor()); // reflection still describes it
+    }
     for (ServerMethodDefinition<?, ?> m : service.methods()) {
       add(b, m, out);
     }

@@ -1,4 +1,4 @@
-package io.sluice.rpc.grpc;
+package io.sluice.rpc.grpcstub;
 
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.reactor.HandlerCalls;

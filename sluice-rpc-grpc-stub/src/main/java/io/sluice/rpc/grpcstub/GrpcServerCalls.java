@@ -1,4 +1,4 @@
-package io.sluice.rpc.grpc;
+package io.sluice.rpc.grpcstub;
 
 import com.google.protobuf.MessageLite;
 import io.grpc.stub.ServerCallStreamObserver;

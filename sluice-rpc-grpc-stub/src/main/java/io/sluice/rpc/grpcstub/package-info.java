@@ -4,4 +4,4 @@
  * Grpc<Service>ImplBase}, {@code Grpc<Service>Client} (async stub) and {@code Grpc<Service>Server},
  * with grpc-java's method shapes over Sluice's RSocket-based wire format.
  */
-package io.sluice.rpc.grpc;
+package io.sluice.rpc.grpcstub;

@@ -1,4 +1,4 @@
-package io.sluice.rpc.grpc;
+package io.sluice.rpc.grpcstub;
 
 import static io.sluice.rpc.reactor.fixture.EchoOverTcp.req;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;

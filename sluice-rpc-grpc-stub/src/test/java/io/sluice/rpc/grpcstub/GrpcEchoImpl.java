@@ -1,4 +1,4 @@
-package io.sluice.rpc.grpc;
+package io.sluice.rpc.grpcstub;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
