@@ -12,7 +12,9 @@ import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.grpc.GrpcServer;
 import io.sluice.transport.http2.Http2ServerTransport;
+import io.sluice.transport.multiprotocol.MultiProtocolServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import io.sluice.transport.netty.Tls;
 import io.sluice.transport.websocket.WebSocketServerTransport;
@@ -69,7 +71,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * upgradeTimeoutMs} the WebSocket upgrade deadline; {@code transport=h2} serves the HTTP/2 stream
  * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
  * h2, a self-signed certificate for {@code localhost}), with {@code prefaceTimeoutMs} the deadline
- * for the client's preface; everything
+ * for the client's preface; {@code transport=grpc} serves {@link HostileGrpcService} with a {@link
+ * GrpcServer} (h2c, or TLS with ALPN h2 for {@code transport=grpctls}; {@code prefaceTimeoutMs}
+ * its preface deadline; its calls are the {@code streams}
+ * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
+ * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); everything
  * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
  * and leak reports are recorded but not logged (CI fails on any {@code LEAK:} line).
@@ -82,6 +88,7 @@ public final class HostileServerMain {
   private static volatile long peakDirect;
   private static volatile int peakConnections;
   private static volatile boolean leakOnPurpose;
+  private static final HostileGrpcService grpc = new HostileGrpcService();
 
   private HostileServerMain() {}
 
@@ -99,7 +106,8 @@ public final class HostileServerMain {
         webSocket = true;
         continue;
       }
-      if (a.equals("transport=h2") || a.equals("transport=h2tls")) {
+      if (a.equals("transport=h2") || a.equals("transport=h2tls") || a.equals("transport=grpc") || a.equals("transport=grpctls")
+          || a.equals("transport=mpgrpc")) {
         http2 = kv[1];
         continue;
       }
@@ -130,7 +138,24 @@ public final class HostileServerMain {
     }
     ConnectionOptions opts = options.build();
     ServerTransport transport;
-    if (http2 != null) {
+    if ("grpc".equals(http2) || "grpctls".equals(http2)) {
+      GrpcServer g =
+          GrpcServer.create("127.0.0.1", 0).withServices(grpc.registry()).withMaxConnections(maxConnections);
+      if (http2.equals("grpctls")) {
+        g = g.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
+      }
+      if (prefaceTimeoutMs > 0) {
+        g = g.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
+      }
+      GrpcServer.Running running = g.bind().get(10, TimeUnit.SECONDS);
+      serve(running.port(), running::close);
+      return;
+    } else if ("mpgrpc".equals(http2)) {
+      MultiProtocolServerTransport mp =
+          MultiProtocolServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections).withGrpc(grpc.registry());
+      transport =
+          prefaceTimeoutMs > 0 ? mp.withDetectionTimeout(Duration.ofMillis(prefaceTimeoutMs)) : mp;
+    } else if (http2 != null) {
       Http2ServerTransport h2 = Http2ServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
       if (prefaceTimeoutMs > 0) {
         h2 = h2.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
@@ -166,10 +191,15 @@ public final class HostileServerMain {
                           });
                 })
             .get(10, TimeUnit.SECONDS);
+    serve(((InetSocketAddress) bound.address()).getPort(), bound::close);
+  }
+
+  /** Serves the stdio commands (see the class comment) for a server bound to {@code port}. */
+  private static void serve(int port, Runnable stopAccepting) throws Exception {
     Thread sampler = new Thread(HostileServerMain::sample, "sampler");
     sampler.setDaemon(true);
     sampler.start();
-    out.println("LISTENING " + ((InetSocketAddress) bound.address()).getPort());
+    out.println("LISTENING " + port);
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
@@ -185,13 +215,13 @@ public final class HostileServerMain {
           out.println("RESET");
           break;
         case "leakcheck":
-          leakCheck(false, bound);
+          leakCheck(false, stopAccepting);
           break;
         case "leakcheck close":
-          leakCheck(true, bound);
+          leakCheck(true, stopAccepting);
           break;
         case "quit":
-          bound.close();
+          stopAccepting.run();
           System.exit(0);
           break;
         default:
@@ -199,6 +229,14 @@ public final class HostileServerMain {
       }
     }
     System.exit(0); // stdin closed: the parent went away
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static int port(SocketAddress a) {
@@ -244,10 +282,10 @@ public final class HostileServerMain {
   }
 
   /** The {@code leakcheck} command: see the class comment. */
-  private static void leakCheck(boolean closeAll, ServerTransport.Bound bound) {
+  private static void leakCheck(boolean closeAll, Runnable stopAccepting) {
     long stillOpen = open.get();
     if (closeAll) {
-      bound.close();
+      stopAccepting.run();
       List<CompletableFuture<Void>> closing = new ArrayList<>();
       for (SluiceConnection c : live) {
         c.dispose();
@@ -264,6 +302,11 @@ public final class HostileServerMain {
       }
       // Not the open counter: its callback on a close may run after ours.
       stillOpen = closing.stream().filter(f -> !f.isDone()).count();
+      // gRPC connections are not SluiceConnections: their calls end (cancelled) as they close.
+      for (int i = 0; i < 500 && grpc.liveCalls() > 0; i++) {
+        sleepQuietly(20);
+      }
+      stillOpen += grpc.liveCalls();
     }
     List<String> leaks = LeakRecorder.detect();
     for (String leak : leaks) {
@@ -286,6 +329,7 @@ public final class HostileServerMain {
         // closed meanwhile
       }
     }
+    streams += grpc.liveCalls();
     long heapNow = heapUsed();
     System.gc();
     long heapAfterGc = heapUsed();

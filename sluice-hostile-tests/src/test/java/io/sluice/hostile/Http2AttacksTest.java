@@ -45,7 +45,9 @@ import org.junit.jupiter.api.Test;
  * 100-item request-stream; each scenario checks the server's memory, its leak reports, and what the
  * attacker got: GOAWAY with netty's code then the close, or (a peer that never reads, whose GOAWAY
  * is queued behind what it did not read) the close. The server runs with the transport's defaults
- * except a 2 s preface timeout and a 2 s write-stall timeout, to keep runs short.
+ * except a 2 s preface timeout and a 2 s write-stall timeout, to keep runs short. The requests the
+ * attacks send come from overridable methods ({@link #endless}, {@link #requestFields}, ...), so a
+ * subclass runs the same attacks with another protocol's requests ({@link GrpcHttp2AttacksTest}).
  */
 class Http2AttacksTest extends HostileTestBase {
   static final Duration FLOOD = Duration.ofSeconds(20);
@@ -114,6 +116,56 @@ class Http2AttacksTest extends HostileTestBase {
     return requestStream(streamId, 1, "forever");
   }
 
+  // ---- what the attacks send: the stream mapping's requests; GrpcHttp2AttacksTest sends gRPC's ----
+
+  /** A whole request on {@code streamId} whose answer never ends (the stream stays open). */
+  byte[] endless(int streamId) {
+    return forever(streamId);
+  }
+
+  /** A whole request on {@code streamId} answered without end as fast as the window allows. */
+  byte[] firehose(int streamId) {
+    return requestStream(streamId, Integer.MAX_VALUE, "forever");
+  }
+
+  /** The fields of a request's header block (an open request of the server's protocol). */
+  String[] requestFields() {
+    return new String[] {
+      ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/rsocket/stream",
+      "content-type", RawH2Peer.CONTENT_TYPE
+    };
+  }
+
+  final byte[] requestHeaderBlock() {
+    return Hpack.block(requestFields());
+  }
+
+  /** HEADERS (END_HEADERS, no END_STREAM) opening a request. */
+  final byte[] openRequest(int streamId) {
+    return headers(streamId, false, requestHeaderBlock());
+  }
+
+  /** A whole request ending with END_STREAM (the stream half-closed by the peer). */
+  byte[] wholeRequest(int streamId) {
+    return concat(openRequest(streamId),
+        rsocketData(streamId, true, FrameBuilder.requestStream(1, 1).data("forever").toBytes()));
+  }
+
+  /** The header block of a request the server answers "not found". */
+  byte[] notFoundBlock() {
+    return requestBlock("/rsocket/nowhere");
+  }
+
+  /** What makes the server's own code (not netty's) reset a stream with PROTOCOL_ERROR. */
+  byte[] selfResetRequest(int streamId) {
+    return concat(openRequest(streamId),
+        rsocketData(streamId, false, FrameBuilder.payload(1, true, false).data("x").toBytes()));
+  }
+
+  String selfResetDescription() {
+    return "streams whose first RSocket frame is not a request (the mapping resets them)";
+  }
+
   // ---- rapid reset and MadeYouReset --------------------------------------------------------------
 
   @Test
@@ -122,7 +174,7 @@ class Http2AttacksTest extends HostileTestBase {
         "rapid reset (CVE-2023-44487): request-stream HEADERS+DATA then RST_STREAM(CANCEL), in a loop",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD, perStream(50, id -> concat(forever(id), rstStream(id, Http2Error.CANCEL))));
+            p.fencedFlood(FLOOD, perStream(50, id -> concat(endless(id), rstStream(id, Http2Error.CANCEL))));
             return expectGoAway(p, ENHANCE_YOUR_CALM);
           }
         });
@@ -134,7 +186,7 @@ class Http2AttacksTest extends HostileTestBase {
         "MadeYouReset (CVE-2025-55163): a stream then WINDOW_UPDATE 0 on it (server sends RST PROTOCOL_ERROR)",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD, perStream(50, id -> concat(forever(id), windowUpdate(id, 0))));
+            p.fencedFlood(FLOOD, perStream(50, id -> concat(endless(id), windowUpdate(id, 0))));
             assertThat(p.resets).containsEntry(1, PROTOCOL_ERROR.code());
             return p.resets.size() + " RST_STREAM(PROTOCOL_ERROR) then " + expectGoAway(p, ENHANCE_YOUR_CALM);
           }
@@ -143,14 +195,12 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void madeYouResetWithDataOnHalfClosedStreams() throws Exception {
-    byte[] request = FrameBuilder.requestStream(1, 1).data("forever").toBytes();
     scenario(
         "MadeYouReset: a request with END_STREAM, then DATA on the half-closed stream (RST STREAM_CLOSED)",
         port -> {
           try (RawH2Peer p = connect(port)) {
             p.fencedFlood(FLOOD,
-                perStream(50, id -> concat(
-                    RawH2Peer.streamRequestHeaders(id), rsocketData(id, true, request), data(id, false, new byte[8]))));
+                perStream(50, id -> concat(wholeRequest(id), data(id, false, new byte[8]))));
             assertThat(p.resets).containsEntry(1, Http2Error.STREAM_CLOSED.code());
             return p.resets.size() + " RST_STREAM(STREAM_CLOSED) then " + expectGoAway(p, ENHANCE_YOUR_CALM);
           }
@@ -159,13 +209,11 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void madeYouResetWithTheMappingsOwnResets() throws Exception {
-    byte[] notARequest = FrameBuilder.payload(1, true, false).data("x").toBytes();
     scenario(
-        "MadeYouReset: streams whose first RSocket frame is not a request (the mapping resets them)",
+        "MadeYouReset: " + selfResetDescription(),
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD,
-                perStream(50, id -> concat(RawH2Peer.streamRequestHeaders(id), rsocketData(id, false, notARequest))));
+            p.fencedFlood(FLOOD, perStream(50, this::selfResetRequest));
             assertThat(p.resets).containsEntry(1, PROTOCOL_ERROR.code());
             return p.resets.size() + " RST_STREAM(PROTOCOL_ERROR) then " + expectGoAway(p, ENHANCE_YOUR_CALM);
           }
@@ -184,7 +232,7 @@ class Http2AttacksTest extends HostileTestBase {
             // 12 KiB: past netty's cut-off (1.25 times the 8 KiB header list limit). All in one
             // write, so the server has read it all when it closes (else the close would be a
             // reset, which can discard its GOAWAY before the attacker reads it).
-            p.send(concat(frame(HEADERS, 0, 1, requestBlock("/rsocket/stream")),
+            p.send(concat(frame(HEADERS, 0, 1, requestHeaderBlock()),
                 repeat(12, i -> frame(CONTINUATION, 0, 1, kib))));
             return expectGoAway(p, PROTOCOL_ERROR);
           }
@@ -193,7 +241,7 @@ class Http2AttacksTest extends HostileTestBase {
         "CONTINUATION flood: zero-length CONTINUATIONs (CVE-2026-33871)",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.send(concat(frame(HEADERS, 0, 1, requestBlock("/rsocket/stream")),
+            p.send(concat(frame(HEADERS, 0, 1, requestHeaderBlock()),
                 repeat(20, i -> frame(CONTINUATION, 0, 1, new byte[0]))));
             return expectGoAway(p, ENHANCE_YOUR_CALM);
           }
@@ -232,7 +280,7 @@ class Http2AttacksTest extends HostileTestBase {
         "RST_STREAM flood after HEADERS, never reads (CVE-2019-9514)",
         port -> {
           try (RawH2Peer p = connectNeverReading(port)) {
-            p.flood(FLOOD, false, perStream(100, id -> concat(forever(id), rstStream(id, Http2Error.CANCEL))));
+            p.flood(FLOOD, false, perStream(100, id -> concat(endless(id), rstStream(id, Http2Error.CANCEL))));
             return expectCut(p);
           }
         });
@@ -240,7 +288,7 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void notFoundFloodWithoutReading() throws Exception {
-    byte[] block = requestBlock("/rsocket/nowhere");
+    byte[] block = notFoundBlock();
     scenario(
         "404 flood (each answered with HEADERS + RST_STREAM(NO_ERROR)), never reads",
         port -> {
@@ -257,7 +305,7 @@ class Http2AttacksTest extends HostileTestBase {
         "empty DATA flood on an open stream (CVE-2019-9518)",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.send(forever(1));
+            p.send(endless(1));
             p.fencedFlood(FLOOD, round -> repeat(3, i -> data(1, false, new byte[0])));
             return expectGoAway(p, ENHANCE_YOUR_CALM);
           }
@@ -278,8 +326,8 @@ class Http2AttacksTest extends HostileTestBase {
             // acked. Streams beyond the cap carry HEADERS only: DATA behind a refused HEADERS is a
             // defect of its own (Http2ServerConformanceTest#dataBehindARefusedStreamIsIgnored).
             p.send(concat(PREFACE, settings(),
-                repeat(MAX_STREAMS, i -> forever(2 * i + 1)),
-                repeat(refusals, i -> RawH2Peer.streamRequestHeaders(2 * (MAX_STREAMS + i) + 1))));
+                repeat(MAX_STREAMS, i -> endless(2 * i + 1)),
+                repeat(refusals, i -> openRequest(2 * (MAX_STREAMS + i) + 1))));
             String outcome = expectGoAway(p, ENHANCE_YOUR_CALM);
             for (int id = 1; id < 2 * MAX_STREAMS; id += 2) {
               assertThat(p.resets).as("stream %d is within the cap", id).doesNotContainKey(id);
@@ -297,7 +345,7 @@ class Http2AttacksTest extends HostileTestBase {
     // One 4,000-byte field enters the dynamic table, then 3,000 one-byte references to it: an
     // 8 KiB block that decodes to 12 MB.
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes(requestBlock("/rsocket/stream"));
+    b.writeBytes(requestHeaderBlock());
     b.writeBytes(Hpack.indexedLiteral("x-bomb", "b".repeat(4000)));
     for (int i = 0; i < 3000; i++) {
       b.writeBytes(Hpack.indexed(62));
@@ -316,9 +364,9 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void oversizeHeaderList() throws Exception {
-    byte[] big = headers(1, false, Hpack.block(
-        ":method", "POST", ":scheme", "http", ":path", "/rsocket/stream",
-        "content-type", RawH2Peer.CONTENT_TYPE, "x-big", "x".repeat(12_000)));
+    List<String> fields = new ArrayList<>(List.of(requestFields()));
+    fields.addAll(List.of("x-big", "x".repeat(12_000)));
+    byte[] big = headers(1, false, Hpack.block(fields.toArray(new String[0])));
     scenario(
         "oversize header list: 12 KB of headers (limit 8 KiB, netty's connection limit 10 KiB)",
         port -> {
@@ -337,7 +385,7 @@ class Http2AttacksTest extends HostileTestBase {
         "zero window: endless request-stream, reads everything but never sends WINDOW_UPDATE",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.send(requestStream(1, Integer.MAX_VALUE, "forever"));
+            p.send(firehose(1));
             return expectWriteStall(p);
           }
         });
@@ -345,7 +393,7 @@ class Http2AttacksTest extends HostileTestBase {
         "zero window: SETTINGS_INITIAL_WINDOW_SIZE 0, 256 endless request-streams, never a WINDOW_UPDATE",
         port -> {
           try (RawH2Peer p = RawH2Peer.handshake(port, SETTINGS_INITIAL_WINDOW_SIZE, 0)) {
-            p.send(repeat(MAX_STREAMS, i -> requestStream(2 * i + 1, Integer.MAX_VALUE, "forever")));
+            p.send(repeat(MAX_STREAMS, i -> firehose(2 * i + 1)));
             return expectWriteStall(p);
           }
         });
@@ -355,7 +403,7 @@ class Http2AttacksTest extends HostileTestBase {
    * The server's output queued behind a closed window: it closes the connection at its write-stall
    * timeout, telling the attacker (who reads) with a GOAWAY.
    */
-  private String expectWriteStall(RawH2Peer p) throws Exception {
+  String expectWriteStall(RawH2Peer p) throws Exception {
     String cause = server.awaitCloseCause(p.localPort);
     assertThat(cause).as("server's close cause").isNotNull().contains("write stall");
     assertThat(p.awaitClosed(WAIT)).as("server closed the attacker").isTrue();

@@ -23,6 +23,7 @@ import java.util.Queue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One gRPC call on one HTTP/2 stream: the {@link ServerCall} handed to the method's handler and
@@ -64,8 +65,12 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
   private final ResponseAllowance allowance;
-  /** The handler's writes waiting for the loop, in the order it made them. */
-  private final Queue<Runnable> writes = PlatformDependent.newMpscQueue();
+  /**
+   * The handler's writes waiting for the loop, in the order it made them; the queue is made by the
+   * first write that has to wait (an MPSC queue holds a 1,024-slot array: made for every call, it
+   * was most of what a call opened and abandoned costs the server).
+   */
+  private final AtomicReference<Queue<Runnable>> writes = new AtomicReference<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
 
   // Event-loop state.
@@ -334,11 +339,16 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
    * the loop with none waiting, else queued behind them.
    */
   private void inOrder(Runnable write) {
-    if (loop.inEventLoop() && writes.isEmpty()) {
+    Queue<Runnable> q = writes.get();
+    if (loop.inEventLoop() && (q == null || q.isEmpty())) {
       write.run();
       return;
     }
-    writes.add(write);
+    if (q == null) {
+      Queue<Runnable> made = PlatformDependent.newMpscQueue();
+      q = writes.compareAndSet(null, made) ? made : writes.get();
+    }
+    q.add(write);
     if (loop.inEventLoop()) {
       drainWrites();
     } else if (drainScheduled.compareAndSet(false, true)) {
@@ -351,8 +361,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   }
 
   private void drainWrites() {
+    Queue<Runnable> q = writes.get();
     Runnable w;
-    while ((w = writes.poll()) != null) {
+    while (q != null && (w = q.poll()) != null) {
       w.run();
     }
   }

@@ -2,7 +2,6 @@ package io.sluice.transport.grpc.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.ArrayDeque;
@@ -14,13 +13,17 @@ import java.util.ArrayDeque;
  * <p><b>Limits and flow control.</b> Bytes {@link #add added} stay here, untouched, until {@link
  * #next} is called: a caller that calls it only while its consumer wants a message (request-n)
  * leaves them uncounted as consumed, so the HTTP/2 window stays shut on them and the peer's
- * unread bytes are bounded by the window. {@link #next} moves bytes into the message being read
+ * unread bytes are bounded by the window. {@link #next} copies bytes into the message being read
  * and counts them as {@link #takeConsumed consumed}, so a message larger than the window still
  * flows in; a message whose prefix announces more than the limit is refused before its bytes are
- * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}).
+ * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
+ * message being read are reserved from the connection's {@link ReadBudget}, shared by its calls,
+ * until the message is whole; and they are copies, so a message that arrives slowly does not pin
+ * the (larger) network buffers its pieces came in.
  *
  * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
- * copies small inputs and retains slices of large ones (the caller keeps its own reference);
+ * copies small inputs and retains slices of large ones until they are taken into a message (the
+ * caller keeps its own reference);
  * {@link #next} returns a buffer the caller owns; {@link #close} releases everything held.
  */
 public final class MessageDeframer {
@@ -32,6 +35,9 @@ public final class MessageDeframer {
   private final ByteBufAllocator alloc;
   private final int maxMessageSize;
   private final GrpcEncoding encoding;
+  private final ReadBudget budget;
+  /** Bytes of the message being read reserved from {@link #budget}. */
+  private long reserved;
   private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
   /** The last chunk when it is ours (a copy target with room left), else null. */
   private ByteBuf tail;
@@ -42,7 +48,7 @@ public final class MessageDeframer {
   private int prefixRead;
   private boolean compressed;
   private int length = -1; // of the message being read; -1 while its prefix is
-  private CompositeByteBuf body;
+  private ByteBuf body;
   private boolean closed;
 
   /**
@@ -51,12 +57,21 @@ public final class MessageDeframer {
    *     with {@link GrpcEncoding#IDENTITY} a message flagged compressed is an error
    */
   public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, GrpcEncoding encoding) {
+    this(alloc, maxMessageSize, encoding, ReadBudget.UNLIMITED);
+  }
+
+  /**
+   * @param budget the connection's budget for messages being read, shared by its calls
+   * @see #MessageDeframer(ByteBufAllocator, int, GrpcEncoding)
+   */
+  public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, GrpcEncoding encoding, ReadBudget budget) {
     if (maxMessageSize < 0) {
       throw new IllegalArgumentException("maxMessageSize must not be negative, got " + maxMessageSize);
     }
     this.alloc = alloc;
     this.maxMessageSize = maxMessageSize;
     this.encoding = encoding;
+    this.budget = budget;
   }
 
   /** Adds the readable bytes of {@code data} (borrowed: the caller still releases it). */
@@ -102,7 +117,8 @@ public final class MessageDeframer {
    * The next whole message, or null when its bytes have not all come yet.
    *
    * @throws StatusException INTERNAL for a bad prefix or a compressed message without encoding,
-   *     RESOURCE_EXHAUSTED for a message over the limit (the deframer is then closed)
+   *     RESOURCE_EXHAUSTED for a message over the limit or one the connection's {@link ReadBudget}
+   *     has no room for (the deframer is then closed)
    */
   public ByteBuf next() {
     if (closed) {
@@ -121,14 +137,25 @@ public final class MessageDeframer {
       while (body.readableBytes() < length && buffered > 0) {
         ByteBuf head = head();
         int take = (int) Math.min(length - body.readableBytes(), head.readableBytes());
-        body.addComponent(true, head.readRetainedSlice(take));
+        if (!budget.reserve(take)) {
+          throw new StatusException(
+              Status.of(
+                  Status.Code.RESOURCE_EXHAUSTED,
+                  "the request messages being read on this connection would hold more than "
+                      + budget.max() + " bytes"));
+        }
+        reserved += take;
+        body.writeBytes(head, take);
         took(take);
       }
+      releaseEmptied();
       if (body.readableBytes() < length) {
         return null;
       }
       ByteBuf message = body;
       body = null;
+      budget.release(reserved);
+      reserved = 0;
       length = -1;
       prefixRead = 0;
       if (!compressed) {
@@ -167,7 +194,8 @@ public final class MessageDeframer {
     }
     compressed = flag == 1;
     length = (int) len;
-    body = alloc.compositeBuffer(64);
+    // Grows as bytes come (a prefix may lie about the length), never beyond the length.
+    body = alloc.heapBuffer(Math.min(length, CHUNK), length);
   }
 
   private byte readByte() {
@@ -193,6 +221,13 @@ public final class MessageDeframer {
     return head;
   }
 
+  /** Releases the emptied chunks at the front now, not at the next read: nothing pins them. */
+  private void releaseEmptied() {
+    for (ByteBuf h; (h = chunks.peek()) != null && h != tail && !h.isReadable(); ) {
+      chunks.poll().release();
+    }
+  }
+
   private void took(int n) {
     buffered -= n;
     consumed += n;
@@ -213,5 +248,7 @@ public final class MessageDeframer {
       body.release();
       body = null;
     }
+    budget.release(reserved);
+    reserved = 0;
   }
 }
