@@ -220,14 +220,65 @@ class GrpcWireFormatTest {
   }
 
   @Test
-  void aResponseBeforeTheCallerFinishedEndsWithRstNoError() throws Exception {
-    // Unary answers after one message; the caller has not half-closed, so after the trailers the
-    // server asks it to stop sending (RST_STREAM NO_ERROR).
+  void aUnaryCallAnsweredAfterItsMessageWaitsForTheCallersEndStreamWithoutAReset() throws Exception {
+    // grpc-java sometimes sends a unary call's END_STREAM in an empty DATA frame of its own, after
+    // the message. The server has all it needs once the message is in: it answers, and must not
+    // reset the stream (the late END_STREAM would then meet a closed stream and draw a reset back,
+    // which netty's limit on resets sent counts against the connection).
     RawH2Peer p = RawH2Peer.handshake(server.port());
     try (p) {
       p.send(concat(headers(1, false, request("/" + EchoService.NAME + "/Unary")), data(1, false, unary("a"))));
-      p.await(peer -> peer.resets.containsKey(1), GUARD);
+      p.await(GrpcWireFormatTest::endedWithHeaders, GUARD);
       assertThat(p.trailer(1, "grpc-status")).isEqualTo("0");
+      p.send(concat(data(1, true, new byte[0]), RawH2Peer.ping(false, 7)));
+      p.await(peer -> peer.lastPingAck == 7, GUARD);
+      assertThat(p.resets).as("RST_STREAMs from the server").isEmpty();
+    }
+  }
+
+  @Test
+  void manyUnaryCallsWhoseEndStreamComesLateKeepTheirConnection() throws Exception {
+    // 300 such calls on one connection: each used to cost two resets sent (NO_ERROR after the
+    // trailers, STREAM_CLOSED for the late END_STREAM), and netty's limit of 200 resets sent per
+    // 30 s then closed the connection with ENHANCE_YOUR_CALM (found by ./sluice bench --compare-grpc).
+    RawH2Peer p = RawH2Peer.handshake(server.port());
+    try (p) {
+      int id = 1;
+      for (int batch = 0; batch < 3; batch++) {
+        int first = id;
+        byte[][] calls = new byte[200][];
+        for (int i = 0; i < 100; i++, id += 2) {
+          calls[2 * i] = headers(id, false, request("/" + EchoService.NAME + "/Unary"));
+          calls[2 * i + 1] = data(id, false, unary("m"));
+        }
+        p.send(concat(calls));
+        int last = id - 2;
+        p.await(peer -> peer.trailer(last, "grpc-status") != null || peer.goAway != null, GUARD);
+        byte[][] ends = new byte[101][];
+        for (int i = 0, s = first; i < 100; i++, s += 2) {
+          ends[i] = data(s, true, new byte[0]);
+        }
+        long fence = batch;
+        ends[100] = RawH2Peer.ping(false, fence);
+        p.send(concat(ends));
+        p.await(peer -> peer.lastPingAck == fence || peer.goAway != null, GUARD);
+      }
+      assertThat(p.goAway).as("the server's GOAWAY").isNull();
+      assertThat(p.resets).as("RST_STREAMs from the server").isEmpty();
+      assertThat(p.trailer(id - 2, "grpc-status")).isEqualTo("0");
+    }
+  }
+
+  @Test
+  void aCallEndedBeforeItsRequestArrivedAsksTheCallerToStopWithRstNoError() throws Exception {
+    // The message is refused by its prefix (over the 16 MiB limit) before its body: the caller may
+    // still be sending it, so after the trailers the server asks it to stop (RST_STREAM NO_ERROR).
+    byte[] oversize = ByteBuffer.allocate(5 + 16).put((byte) 0).putInt(32 << 20).put(new byte[16]).array();
+    RawH2Peer p = RawH2Peer.handshake(server.port());
+    try (p) {
+      p.send(concat(headers(1, false, request("/" + EchoService.NAME + "/Bytes")), data(1, false, oversize)));
+      p.await(peer -> peer.resets.containsKey(1), GUARD);
+      assertThat(p.trailer(1, "grpc-status")).isEqualTo("8");
       assertThat(p.resets.get(1)).isEqualTo(0L);
     }
   }

@@ -54,8 +54,13 @@ public final class GrpcResponses {
    */
   public static void trailersOnly(
       H2Handler handler, Http2Stream stream, Status status, Headers trailers, boolean peerDone) {
-    writeLast(handler, stream, addStatus(headers(GrpcEncoding.IDENTITY, null), status, trailers), peerDone);
+    writeLast(handler, stream, trailersOnlyHeaders(status, trailers), peerDone);
     handler.flushNow();
+  }
+
+  /** The one HEADERS of a trailers-only response: :status, content-type, grpc-status and the rest. */
+  public static Http2Headers trailersOnlyHeaders(Status status, Headers trailers) {
+    return addStatus(headers(GrpcEncoding.IDENTITY, null), status, trailers);
   }
 
   /**

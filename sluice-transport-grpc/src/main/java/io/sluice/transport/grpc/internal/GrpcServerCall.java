@@ -85,7 +85,6 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private boolean headersSent;
   private boolean finished; // trailers written or the stream gone
   private boolean grantScheduled;
-  private boolean flushScheduled;
   private ScheduledFuture<?> deadlineTimer;
 
   @SuppressWarnings("unchecked")
@@ -402,14 +401,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   }
 
   private void scheduleFlush() {
-    if (!flushScheduled) {
-      flushScheduled = true;
-      loop.execute(
-          () -> {
-            flushScheduled = false;
-            handler.flushNow();
-          });
-    }
+    handler.flushSoon(); // one flush per loop turn for the whole connection
   }
 
   /** Allows more responses later (never from inside a send: no recursion into the handler). */
@@ -452,13 +444,18 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     if (!finished) {
       finished = true;
-      if (!headersSent) {
-        GrpcResponses.trailersOnly(handler, stream, end, trailers, inboundEnded);
-      } else {
-        Http2Headers t = GrpcResponses.addStatus(new DefaultHttp2Headers(), end, trailers);
-        GrpcResponses.writeLast(handler, stream, t, inboundEnded);
-        handler.flushNow();
-      }
+      // Whether the caller may still be sending what matters: if not, no RST_STREAM(NO_ERROR)
+      // after the trailers. A caller that does not stream has nothing more to send once its one
+      // message is in, only END_STREAM (grpc-java sometimes sends it in a DATA frame of its own):
+      // reset, that END_STREAM would meet a closed stream and draw a reset back, two resets per
+      // call that netty's limit on resets sent counts until it closes the connection.
+      boolean peerDone = inboundEnded || (received > 0 && !def.method().kind().clientStreams());
+      Http2Headers t =
+          headersSent
+              ? GrpcResponses.addStatus(new DefaultHttp2Headers(), end, trailers)
+              : GrpcResponses.trailersOnlyHeaders(end, trailers);
+      GrpcResponses.writeLast(handler, stream, t, peerDone);
+      scheduleFlush(); // one flush per loop turn, not one per call
     }
     cleanUp();
     CallObservation.end(observer, end, startNanos);

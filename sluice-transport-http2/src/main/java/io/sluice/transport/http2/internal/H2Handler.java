@@ -41,6 +41,14 @@ import java.util.List;
 public final class H2Handler extends Http2ConnectionHandler implements Http2FrameListener {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(H2Handler.class);
 
+  /** {@link #flushSoon}: one flush task at a time. */
+  private boolean flushSoonScheduled;
+  private final Runnable flushSoonTask =
+      () -> {
+        flushSoonScheduled = false;
+        flush(this.ctx);
+      };
+
   /** Receives the frames of one HTTP/2 stream. */
   public interface StreamSink {
     /** Request or response HEADERS, or trailers ({@code endStream} set then). */
@@ -282,6 +290,17 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Flushes pending stream data (as the flow controllers allow) and the channel. */
   public void flushNow() {
     flush(ctx);
+  }
+
+  /**
+   * Flushes once the event loop has run the tasks queued now, so that what the connection's
+   * streams write in one turn goes out in one write to the socket. On the event loop only.
+   */
+  public void flushSoon() {
+    if (!flushSoonScheduled) {
+      flushSoonScheduled = true;
+      ctx.executor().execute(flushSoonTask);
+    }
   }
 
   /** Answers a request stream with headers only and ends it ({@code :status} {@code status}). */

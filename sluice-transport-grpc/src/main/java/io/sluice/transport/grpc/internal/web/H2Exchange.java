@@ -23,7 +23,6 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
   private boolean requestHeadersSeen;
   private boolean bodyEnded;
   private boolean done;
-  private boolean flushScheduled;
 
   H2Exchange(H2Handler handler, Http2Stream stream, boolean endStream) {
     this.handler = handler;
@@ -128,13 +127,7 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
 
   /** One flush for the messages of a loop turn. */
   private void scheduleFlush() {
-    if (!flushScheduled) {
-      flushScheduled = true;
-      executor().execute(() -> {
-        flushScheduled = false;
-        handler.flushNow();
-      });
-    }
+    handler.flushSoon(); // one flush per loop turn for the whole connection
   }
 
   @Override
