@@ -97,10 +97,10 @@ final class GrpcComparison {
     return String.format(Locale.ROOT,
         "RESULT compare-grpc side=%s impl=%s interaction=%s size=%d calls_per_sec=%d"
             + " server_cpu_us_per_call=%.3f client_cpu_us_per_call=%.3f p50_us=%s p99_us=%s"
-            + " concurrency=%d",
+            + " failed_calls=%s concurrency=%d",
         side, impl, interaction(r.interaction()), r.size(), r.median(),
         r.serverCpuNanosPerMessage() / 1000, r.clientCpuNanosPerMessage() / 1000,
-        micros(r.p50Micros()), micros(r.p99Micros()),
+        micros(r.p50Micros()), micros(r.p99Micros()), r.failed() < 0 ? "n/a" : r.failed(),
         r.interaction().equals("rr") ? UNARY_CONCURRENCY : STREAMS);
   }
 

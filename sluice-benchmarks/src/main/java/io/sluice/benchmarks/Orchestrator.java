@@ -41,7 +41,8 @@ final class Orchestrator {
       double serverCpuNanosPerMessage,
       double clientCpuNanosPerMessage,
       double p50Micros,
-      double p99Micros) {}
+      double p99Micros,
+      long failed) {}
 
   private final PrintStream out;
   private final boolean pin;
@@ -96,7 +97,7 @@ final class Orchestrator {
       double serverCpu = total == 0 || serverStats[1] < 0 ? Double.NaN : (double) serverStats[1] / total;
       double clientCpu = total == 0 || clientStats[1] < 0 ? Double.NaN : (double) clientStats[1] / total;
       Result r = new Result(impl, interaction, size, window, median(samples), perMessage,
-          serverCpu, clientCpu, micros(clientStats[2]), micros(clientStats[3]));
+          serverCpu, clientCpu, micros(clientStats[2]), micros(clientStats[3]), clientStats[4]);
       out.printf(
           "RESULT impl=%s interaction=%s size=%d msgs_per_sec=%d server_loop_bytes_per_msg=%.1f"
               + " server_cpu_ns_per_msg=%.0f client_cpu_ns_per_msg=%.0f window=%d%n",
@@ -599,8 +600,8 @@ final class Orchestrator {
     }
 
     /**
-     * Reads {@code ALLOC <bytes> CPU <ns> [P50_NS <ns> P99_NS <ns>]}: returns {bytes, CPU ns, p50
-     * ns, p99 ns}, -1 for what is missing.
+     * Reads {@code ALLOC <bytes> CPU <ns> [P50_NS <ns> P99_NS <ns> FAILED <n>]}: returns {bytes,
+     * CPU ns, p50 ns, p99 ns, failed operations}, -1 for what is missing.
      */
     long[] alloc() throws InterruptedException {
       while (true) {
@@ -611,7 +612,8 @@ final class Orchestrator {
             Long.parseLong(f[1]),
             f.length > 3 ? Long.parseLong(f[3]) : -1,
             f.length > 7 ? Long.parseLong(f[5]) : -1,
-            f.length > 7 ? Long.parseLong(f[7]) : -1
+            f.length > 7 ? Long.parseLong(f[7]) : -1,
+            f.length > 9 ? Long.parseLong(f[9]) : -1
           };
         }
       }

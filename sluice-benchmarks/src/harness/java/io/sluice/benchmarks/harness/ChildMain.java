@@ -23,7 +23,7 @@ import org.HdrHistogram.Recorder;
  * commands from stdin: {@code MARK} notes the bytes allocated so far by the server's event-loop
  * threads and the CPU time the process has used, {@code REPORT} prints {@code ALLOC <bytes since
  * MARK> CPU <process CPU nanoseconds since MARK>} (a client whose impl times its load adds {@code
- * P50_NS <ns> P99_NS <ns>}), {@code COUNT} prints {@code COUNT <messages counted
+ * P50_NS <ns> P99_NS <ns> FAILED <calls>}), {@code COUNT} prints {@code COUNT <messages counted
  * so far> <System.nanoTime()>} (for {@code fnf}; 0 otherwise); end of stdin exits. For {@code fnf}
  * it prints {@code received messages: N} every second from the first message on.
  *
@@ -76,7 +76,7 @@ public final class ChildMain {
     Counter received = new Counter();
     Thread control = new Thread(() -> {
       try {
-        serveControl(null, received, impl.loadLatencies(), out);
+        serveControl(null, received, impl, out);
       } catch (Exception e) {
         // stdin failed: treated as closed
       }
@@ -166,11 +166,14 @@ public final class ChildMain {
 
   /**
    * Answers MARK / REPORT / COUNT on stdin; {@code loopPrefix} null counts no allocations (the
-   * client); {@code counted} is what COUNT reports; {@code latencies}, when not null, adds {@code
-   * P50_NS <ns> P99_NS <ns>} of the operations recorded since MARK to REPORT.
+   * client); {@code counted} is what COUNT reports; {@code timed}, a client's impl whose {@link
+   * Impl#loadLatencies()} is not null, adds {@code P50_NS <ns> P99_NS <ns> FAILED <n>} to REPORT:
+   * the operations recorded and failed since MARK.
    */
   private static void serveControl(
-      String loopPrefix, Counter counted, Recorder latencies, PrintStream out) throws Exception {
+      String loopPrefix, Counter counted, Impl timed, PrintStream out) throws Exception {
+    Recorder latencies = timed == null ? null : timed.loadLatencies();
+    long failedMark = 0;
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     Map<Long, Long> mark = new HashMap<>();
     long cpuMark = processCpuNanos();
@@ -183,20 +186,23 @@ public final class ChildMain {
         cpuMark = processCpuNanos();
         if (latencies != null) {
           latencies.getIntervalHistogram(); // from now on
+          failedMark = timed.loadFailures();
         }
       } else if (line.equals("REPORT")) {
         long bytes = 0;
         for (Map.Entry<Long, Long> e : loopAllocations(mx, loopPrefix).entrySet()) {
           bytes += e.getValue() - mark.getOrDefault(e.getKey(), 0L);
         }
-        String timed = "";
+        String extra = "";
         if (latencies != null) {
           Histogram h = latencies.getIntervalHistogram();
-          timed = h.getTotalCount() == 0 ? "" : " P50_NS " + h.getValueAtPercentile(50)
-              + " P99_NS " + h.getValueAtPercentile(99);
+          boolean none = h.getTotalCount() == 0;
+          extra = " P50_NS " + (none ? -1 : h.getValueAtPercentile(50))
+              + " P99_NS " + (none ? -1 : h.getValueAtPercentile(99))
+              + " FAILED " + (timed.loadFailures() - failedMark);
         }
         synchronized (out) {
-          out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark) + timed);
+          out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark) + extra);
           out.flush();
         }
       } else if (line.equals("COUNT")) {

@@ -44,6 +44,14 @@ public interface Impl {
     return null;
   }
 
+  /**
+   * Operations of {@link #load} that failed so far (each failed one is followed by a new one, so
+   * the load goes on), reported with {@link #loadLatencies()}; 0 by default.
+   */
+  default long loadFailures() {
+    return 0;
+  }
+
   /** Receives the duration of each completed operation; thread-safe. */
   interface LatencySink {
     void record(long nanos);

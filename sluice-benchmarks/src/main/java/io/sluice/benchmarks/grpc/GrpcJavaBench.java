@@ -77,11 +77,14 @@ final class GrpcJavaBench {
     return Payload.newBuilder().setData(ByteString.copyFrom(new byte[Math.max(0, size)])).build();
   }
 
-  /** grpc-java's client: {@code window} unary calls outstanding, each reply starting the next. */
+  /**
+   * grpc-java's client: {@code window} unary calls outstanding, each end starting the next; a
+   * failed call is counted into {@code failures} (the channel reconnects by itself).
+   */
   static void unaryLoop(Channel channel, Payload request, int window, Counter received,
-      LatencySink latencies) {
+      LatencySink latencies, Failures failures) {
     for (int i = 0; i < window; i++) {
-      new UnaryLoop(channel, request, received, latencies).next();
+      new UnaryLoop(channel, request, received, latencies, failures).next();
     }
   }
 
@@ -111,13 +114,16 @@ final class GrpcJavaBench {
     private final Payload request;
     private final Counter received;
     private final LatencySink latencies;
+    private final Failures failures;
     private long started;
 
-    UnaryLoop(Channel channel, Payload request, Counter received, LatencySink latencies) {
+    UnaryLoop(Channel channel, Payload request, Counter received, LatencySink latencies,
+        Failures failures) {
       this.channel = channel;
       this.request = request;
       this.received = received;
       this.latencies = latencies;
+      this.failures = failures;
     }
 
     void next() {
@@ -132,7 +138,8 @@ final class GrpcJavaBench {
 
     @Override
     public void onError(Throwable t) {
-      System.err.println("grpc call failed: " + t);
+      failures.failed(t);
+      failures.later(this::next); // not from here: a call failing at once would recurse
     }
 
     @Override

@@ -38,8 +38,10 @@ import org.HdrHistogram.Recorder;
  * </ul>
  *
  * <p>{@code rr} keeps {@code window} unary {@code Response} calls outstanding on one connection
- * (each reply starts the next; each call timed into {@link #loadLatencies()}); {@code stream} is
- * one unending server-streaming {@code Stream} call ({@code count = 0}).
+ * (each reply starts the next; each call timed into {@link #loadLatencies()}; failures counted in
+ * {@link #loadFailures()}: grpc-java's channel reconnects, so its loop starts a new call a
+ * millisecond after a failed one, Sluice's does not); {@code stream} is one unending
+ * server-streaming {@code Stream} call ({@code count = 0}).
  */
 public final class GrpcWireImpl implements Impl {
   /** The two sides each of CLIENT and SERVER can be. */
@@ -52,6 +54,7 @@ public final class GrpcWireImpl implements Impl {
   private final String server;
   private final GrpcImpl grpcJava = new GrpcImpl();
   private final Recorder latencies = new Recorder(3);
+  private final Failures failures = new Failures();
 
   private GrpcWireImpl(String client, String server) {
     this.client = client;
@@ -101,6 +104,11 @@ public final class GrpcWireImpl implements Impl {
   }
 
   @Override
+  public long loadFailures() {
+    return failures.count();
+  }
+
+  @Override
   public void load(int port, String interaction, int size, int window, Counter received)
       throws Exception {
     checkInteraction(interaction);
@@ -129,14 +137,14 @@ public final class GrpcWireImpl implements Impl {
     Payload request = GrpcJavaBench.payload(size);
     if (client.equals("grpc-java")) {
       ManagedChannel channel = grpcJava.connect(port);
-      GrpcJavaBench.unaryLoop(channel, request, window, received, sink);
+      GrpcJavaBench.unaryLoop(channel, request, window, received, sink, failures);
       return;
     }
     GrpcChannel channel = connectSluice(port);
     ReactorBenchClient bench = new ReactorBenchClient(new ReactorRequester(channel));
     channel.executor().execute(() -> {
       for (int i = 0; i < window; i++) {
-        new SluiceUnary(bench, request, received, sink).next();
+        new SluiceUnary(bench, request, received, sink, failures).next();
       }
     });
   }
@@ -169,19 +177,26 @@ public final class GrpcWireImpl implements Impl {
     private final Payload request;
     private final Counter received;
     private final LatencySink sink;
+    private final Failures failures;
     private long started;
 
-    SluiceUnary(ReactorBenchClient bench, Payload request, Counter received, LatencySink sink) {
+    SluiceUnary(ReactorBenchClient bench, Payload request, Counter received, LatencySink sink,
+        Failures failures) {
       this.bench = bench;
       this.request = request;
       this.received = received;
       this.sink = sink;
+      this.failures = failures;
     }
 
     void next() {
       started = System.nanoTime();
-      bench.response(request)
-          .subscribe(r -> received.increment(), GrpcWireImpl::failed, this::done);
+      bench.response(request).subscribe(r -> received.increment(), this::failed, this::done);
+    }
+
+    /** Counted; no next call: a GrpcChannel does not reconnect, later calls would fail at once. */
+    private void failed(Throwable cause) {
+      failures.failed(cause);
     }
 
     private void done() {
