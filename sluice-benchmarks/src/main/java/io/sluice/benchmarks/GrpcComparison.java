@@ -68,12 +68,14 @@ final class GrpcComparison {
           "| %s %d B | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s |",
           interaction(toSluice.interaction()), toSluice.size(),
           Orchestrator.rate(toSluice.median()), Orchestrator.rate(baseline.median()),
-          verdict(ratio(toSluice.median(), baseline.median()), 1.2, true),
+          valid(verdict(ratio(toSluice.median(), baseline.median()), 1.2, true), toSluice,
+              baseline),
           toSluice.serverCpuNanosPerMessage() / 1000, baseline.serverCpuNanosPerMessage() / 1000,
-          verdict(toSluice.serverCpuNanosPerMessage() / baseline.serverCpuNanosPerMessage(), 0.5,
-              false),
+          valid(verdict(toSluice.serverCpuNanosPerMessage() / baseline.serverCpuNanosPerMessage(),
+              0.5, false), toSluice, baseline),
           Orchestrator.rate(fromSluice.median()), Orchestrator.rate(baseline.median()),
-          verdict(ratio(fromSluice.median(), baseline.median()), 1.2, true)));
+          valid(verdict(ratio(fromSluice.median(), baseline.median()), 1.2, true), fromSluice,
+              baseline)));
     }
     out.println();
     out.println("| case | grpc-java client → Sluice server | → grpc-java server | calls/s ratio"
@@ -88,7 +90,7 @@ final class GrpcComparison {
         + " of the per-second counts; server CPU is the server JVM's process CPU time"
         + " (OperatingSystemMXBean#getProcessCpuTime, all threads) over the measured seconds over"
         + " the calls counted then. The grpc-java client → grpc-java server run is the baseline of"
-        + " both comparisons.");
+        + " both comparisons. A ratio whose runs had failed calls is marked not valid.");
     return 0;
   }
 
@@ -114,6 +116,19 @@ final class GrpcComparison {
 
   private static double ratio(long a, long b) {
     return b == 0 ? Double.NaN : (double) a / b;
+  }
+
+  /**
+   * {@code verdict}, or, when calls of either run failed in the measured seconds, the ratio with
+   * {@code (N calls failed: not valid)}: a run whose calls fail is not the comparison asked for.
+   */
+  static String valid(String verdict, Orchestrator.Result a, Orchestrator.Result b) {
+    long failed = Math.max(0, a.failed()) + Math.max(0, b.failed());
+    if (failed == 0) {
+      return verdict;
+    }
+    return verdict.replace(" met", "").replace(" missed", "") + " (" + failed
+        + " calls failed: not valid)";
   }
 
   /** {@code 1.31x met} / {@code 0.92x missed}; {@code atLeast} false means at most the target. */

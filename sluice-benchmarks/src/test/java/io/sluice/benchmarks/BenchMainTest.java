@@ -115,6 +115,13 @@ class BenchMainTest {
     assertThat(GrpcComparison.verdict(1.25, 1.2, true)).isEqualTo("1.25x met");
     assertThat(GrpcComparison.verdict(0.6, 0.5, false)).isEqualTo("0.60x missed");
     assertThat(GrpcComparison.verdict(Double.NaN, 0.5, false)).isEqualTo("n/a");
+    Orchestrator.Result ok = new Orchestrator.Result(
+        "grpc:grpc-java-to-grpc-java", "rr", 8, 64, 100, 1, 1, 1, 1, 1, 0);
+    Orchestrator.Result failing = new Orchestrator.Result(
+        "grpc:grpc-java-to-sluice", "rr", 8, 64, 100, 1, 1, 1, 1, 1, 7);
+    assertThat(GrpcComparison.valid("1.25x met", ok, ok)).isEqualTo("1.25x met");
+    assertThat(GrpcComparison.valid("1.25x met", failing, ok))
+        .isEqualTo("1.25x (7 calls failed: not valid)");
   }
 
   /** What bench-usage.txt lists is what the parser takes, and the impls are the harness's. */
