@@ -53,6 +53,8 @@ public final class Main {
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
+      new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of(), "grpc-test-server.txt"),
+      new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
           "bench",
@@ -119,6 +121,10 @@ public final class Main {
           return client(a, out, err);
         case "bench":
           return bench(a, out);
+        case "grpc-test-server":
+          return GrpcTestCommands.server(a, out, err);
+        case "grpc-test-client":
+          return GrpcTestCommands.client(a, out, err);
         case "soak":
           return new Soak().run(positive(a.getInt("minutes", 10), "minutes"), out);
         default:

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * parser accepts, and the other way round.
  */
 class HelpTest {
-  private static final Pattern OPTION = Pattern.compile("--([a-z][a-z0-9-]*)");
+  private static final Pattern OPTION = Pattern.compile("--([a-z][a-z0-9_-]*)");
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -53,7 +53,7 @@ class HelpTest {
       } else if (inCommands && line.isBlank()) {
         break;
       } else if (inCommands) {
-        Matcher m = Pattern.compile("^  ([a-z]+)  ").matcher(line);
+        Matcher m = Pattern.compile("^  ([a-z][a-z-]*)  ").matcher(line);
         if (m.find()) {
           names.add(m.group(1));
         }

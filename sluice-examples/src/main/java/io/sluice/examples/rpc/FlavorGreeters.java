@@ -9,7 +9,7 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.sluice.futures.FlowStreams;
 import io.sluice.rpc.futures.FuturesRpc;
-import io.sluice.rpc.grpc.GrpcRpc;
+import io.sluice.rpc.grpcstub.GrpcRpc;
 import io.sluice.rpc.mutiny.MutinyRpc;
 import io.sluice.rpc.rxjava.RxRpc;
 import java.util.ArrayList;

@@ -20,7 +20,7 @@ final class FlavorGenerator extends ServiceGenerator {
   /** A non-reactor flavor: its class-name prefix, glue package and description. */
   enum Flavor {
     FUTURES("futures", "Futures", "io.sluice.rpc.futures", "CompletableFuture / java.util.concurrent.Flow"),
-    GRPC("grpc", "Grpc", "io.sluice.rpc.grpc", "gRPC StreamObserver"),
+    GRPC("grpc", "Grpc", "io.sluice.rpc.grpcstub", "gRPC StreamObserver"),
     RXJAVA("rxjava", "Rx", "io.sluice.rpc.rxjava", "RxJava 3"),
     MUTINY("mutiny", "Mutiny", "io.sluice.rpc.mutiny", "Mutiny"),
     BLOCKING("blocking", "Blocking", "io.sluice.rpc.blocking", "blocking calls on virtual threads");
@@ -150,7 +150,7 @@ final class FlavorGenerator extends ServiceGenerator {
     if (flavor == Flavor.GRPC) {
       b.append("  default ").append(signature(m)).append(" {\n");
       b.append("    ").append(streamingRequests(m) ? "return " : "")
-          .append("io.sluice.rpc.grpc.GrpcServerCalls.unimplemented(")
+          .append("io.sluice.rpc.grpcstub.GrpcServerCalls.unimplemented(")
           .append(m.constant).append(", responses);\n");
       b.append("  }\n");
     } else {

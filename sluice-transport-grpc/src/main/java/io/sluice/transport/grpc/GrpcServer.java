@@ -10,7 +10,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
-import io.sluice.transport.grpc.internal.GrpcRoute;
+import io.sluice.transport.grpc.internal.web.AlpnGrpc;
+import io.sluice.transport.grpc.internal.web.CleartextDetector;
+import io.sluice.transport.grpc.internal.web.Http1Handler;
+import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
@@ -23,10 +26,14 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import io.netty.channel.ChannelHandlerContext;
 
 /**
  * Serves Sluice RPC services over gRPC's HTTP/2 protocol, so that stock gRPC clients call them
- * directly: h2c with prior knowledge, or TLS with ALPN {@code h2} ({@link #withSsl}). Any service
+ * directly: h2c with prior knowledge, or TLS with ALPN {@code h2} ({@link #withSsl}); and the same
+ * services to browsers (gRPC-Web) and plain HTTP clients (HTTP/JSON) over HTTP/2 and HTTP/1.1
+ * (cleartext connections are told apart by their first bytes; over TLS by ALPN). Any service
  * of a {@link ServiceRegistry} (the generated server of any flavor) is served through the
  * transport-neutral call model. Immutable: each {@code with*} returns a new instance.
  *
@@ -37,8 +44,10 @@ import java.util.concurrent.TimeUnit;
  * server.close();
  * }</pre>
  *
- * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto} (other content
- * types get 415), unary and streaming calls both ways, {@code grpc-timeout} as the call's
+ * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto}; gRPC-Web
+ * ({@code application/grpc-web}, {@code -text}) and {@code application/json} for unary and
+ * server-streaming methods, with CORS as {@link GrpcServices#withCorsAllowedOrigins} says (other
+ * content types get 415); unary and streaming calls both ways, {@code grpc-timeout} as the call's
  * deadline (DEADLINE_EXCEEDED, the handler is cancelled), metadata as call {@link
  * io.sluice.rpc.Headers} ({@code -bin} keys binary), response headers and trailers the handler
  * sets, {@code grpc-status}/{@code grpc-message} (percent-encoded) trailers and trailers-only
@@ -128,7 +137,8 @@ public final class GrpcServer {
     return GrpcServices.of(registry)
         .withMaxInboundMessageSize(from.maxInboundMessageSize())
         .withGzipResponses(from.gzipResponses())
-        .withInstrumentation(from.instrumentation());
+        .withInstrumentation(from.instrumentation())
+        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new));
   }
 
   /** Serves as {@code services} says. */
@@ -165,6 +175,9 @@ public final class GrpcServer {
   /**
    * Serves gRPC over TLS: {@code ssl} is a server context that offers ALPN {@code h2} (build it
    * with {@code Tls.server(...).alpn("h2")}); a client that negotiates anything else is closed.
+   * When it also offers {@code http/1.1} ({@code .alpn("h2", "http/1.1")}), HTTP/1.1 clients
+   * (gRPC-Web, HTTP/JSON) are served too, and a client that sends no ALPN is told by its first
+   * bytes.
    *
    * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
    */
@@ -223,12 +236,17 @@ public final class GrpcServer {
 
   /** Binds and starts serving; the future fails if the address cannot be bound. */
   public CompletableFuture<Running> bind() {
-    GrpcRoute route = new GrpcRoute(services());
+    WebRoute route = new WebRoute(services());
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
     H2Handler.Limits limits = Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
     long prefaceMillis = prefaceTimeout.toMillis();
     String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
     ChannelGroup connections = new DefaultChannelGroup("grpc connections", GlobalEventExecutor.INSTANCE);
+    Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
+    Consumer<ChannelHandlerContext> http1 =
+        ctx -> Http1Handler.install(ctx.pipeline(), route, prefaceTimeout.toNanos(), maxHeaderList);
+    boolean tlsHttp1 =
+        ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ServerChannels.bind(
             a -> scheme + " server " + a,
             loops,
@@ -243,7 +261,10 @@ public final class GrpcServer {
             ch -> {
               connections.add(ch);
               if (ssl == null) {
-                ch.pipeline().addLast(H2Handler.build(true, limits, route));
+                // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
+                ch.pipeline().addLast(new CleartextDetector(http2, http1));
+              } else if (tlsHttp1) {
+                ch.pipeline().addLast(new AlpnGrpc(http2, http1));
               } else {
                 ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
               }
@@ -275,6 +296,9 @@ public final class GrpcServer {
     ch.eventLoop()
         .schedule(
             () -> {
+              if (ch.pipeline().get(Http1Handler.class) != null) {
+                return; // HTTP/1.1 keeps its own time for each request's head
+              }
               H2Handler h = ch.pipeline().get(H2Handler.class);
               if (h == null || !h.decoder().prefaceReceived()) {
                 ch.close();

@@ -2,7 +2,9 @@ package io.sluice.transport.grpc;
 
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a gRPC server serves and how: the services, the largest request message accepted, whether
@@ -12,7 +14,12 @@ import java.util.Objects;
  *
  * <p>Defaults: a {@value #DEFAULT_MAX_INBOUND_MESSAGE_SIZE}-byte (16 MiB) inbound message limit,
  * checked on the message's prefix and again after decompression (a larger message ends the call
- * with RESOURCE_EXHAUSTED); responses uncompressed; no instrumentation.
+ * with RESOURCE_EXHAUSTED); responses uncompressed; no instrumentation; no CORS origin (gRPC-Web
+ * and HTTP/JSON serve same-origin browser pages only, see {@link #withCorsAllowedOrigins}).
+ *
+ * <p>Besides gRPC, the same services answer gRPC-Web ({@code application/grpc-web},
+ * {@code application/grpc-web-text}) and HTTP/JSON ({@code application/json}): see
+ * docs/guide/grpc.md.
  */
 public final class GrpcServices {
   /** The largest request message accepted unless {@link #withMaxInboundMessageSize} says otherwise. */
@@ -22,13 +29,24 @@ public final class GrpcServices {
   private final int maxInboundMessageSize;
   private final boolean gzipResponses;
   private final RpcInstrumentation instrumentation;
+  private final Set<String> corsAllowedOrigins;
 
   private GrpcServices(
       ServiceRegistry registry, int maxInboundMessageSize, boolean gzipResponses, RpcInstrumentation instrumentation) {
+    this(registry, maxInboundMessageSize, gzipResponses, instrumentation, Set.of());
+  }
+
+  private GrpcServices(
+      ServiceRegistry registry,
+      int maxInboundMessageSize,
+      boolean gzipResponses,
+      RpcInstrumentation instrumentation,
+      Set<String> corsAllowedOrigins) {
     this.registry = registry;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.gzipResponses = gzipResponses;
     this.instrumentation = instrumentation;
+    this.corsAllowedOrigins = corsAllowedOrigins;
   }
 
   /** Serves the services of {@code registry} with the defaults. */
@@ -45,7 +63,7 @@ public final class GrpcServices {
     if (bytes < 0) {
       throw new IllegalArgumentException("max inbound message size must not be negative, got " + bytes);
     }
-    return new GrpcServices(registry, bytes, gzipResponses, instrumentation);
+    return new GrpcServices(registry, bytes, gzipResponses, instrumentation, corsAllowedOrigins);
   }
 
   /**
@@ -53,13 +71,40 @@ public final class GrpcServices {
    * grpc-accept-encoding}); off by default (it costs CPU to save bandwidth).
    */
   public GrpcServices withGzipResponses(boolean gzip) {
-    return new GrpcServices(registry, maxInboundMessageSize, gzip, instrumentation);
+    return new GrpcServices(registry, maxInboundMessageSize, gzip, instrumentation, corsAllowedOrigins);
   }
 
   /** Observes every call (metrics, tracing). */
   public GrpcServices withInstrumentation(RpcInstrumentation instrumentation) {
     return new GrpcServices(
-        registry, maxInboundMessageSize, gzipResponses, Objects.requireNonNull(instrumentation, "instrumentation"));
+        registry,
+        maxInboundMessageSize,
+        gzipResponses,
+        Objects.requireNonNull(instrumentation, "instrumentation"),
+        corsAllowedOrigins);
+  }
+
+  /**
+   * Lets browser pages of these origins call gRPC-Web and HTTP/JSON across origins (CORS): their
+   * preflights ({@code OPTIONS}) are answered, and responses carry {@code
+   * Access-Control-Allow-Origin} for them. Each origin as browsers send it ({@code
+   * https://app.example.com:8443}); {@code "*"} allows any origin. None (the default, or no
+   * argument): CORS off, only same-origin pages can call, preflights get 403. Cookies are never
+   * allowed across origins.
+   */
+  public GrpcServices withCorsAllowedOrigins(String... origins) {
+    Set<String> set = Set.copyOf(Arrays.asList(origins));
+    for (String o : set) {
+      if (o.isBlank() || o.endsWith("/")) {
+        throw new IllegalArgumentException("an origin is scheme://host[:port] without a path, got '" + o + "'");
+      }
+    }
+    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, set);
+  }
+
+  /** The origins allowed across origins (empty: CORS off). */
+  public Set<String> corsAllowedOrigins() {
+    return corsAllowedOrigins;
   }
 
   public ServiceRegistry registry() {

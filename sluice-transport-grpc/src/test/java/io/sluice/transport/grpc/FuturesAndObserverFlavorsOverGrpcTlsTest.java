@@ -14,7 +14,7 @@ import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.futures.FuturesClientCalls;
-import io.sluice.rpc.grpc.GrpcClientCalls;
+import io.sluice.rpc.grpcstub.GrpcClientCalls;
 import io.sluice.transport.netty.Tls;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -131,9 +131,10 @@ class GrpcWireFormatTest {
     try (RawH2Peer p = exchange(headers(1, true, block))) {
       assertThat(p.status(1)).isEqualTo("415");
     }
+    // (application/json is HTTP/JSON now, served: see HttpJsonTest.)
     byte[] json =
         RawH2Peer.Hpack.block(
-            ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/x", "content-type", "application/json");
+            ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/x", "content-type", "text/plain");
     try (RawH2Peer p = exchange(headers(1, true, json))) {
       assertThat(p.status(1)).isEqualTo("415");
     }

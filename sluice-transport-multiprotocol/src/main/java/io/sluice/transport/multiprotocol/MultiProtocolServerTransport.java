@@ -7,7 +7,7 @@ import io.sluice.transport.DuplexTransport;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.GrpcServices;
-import io.sluice.transport.grpc.internal.GrpcRoute;
+import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
@@ -38,7 +38,10 @@ import java.util.function.Consumer;
  *       mapping's RSocket connection is made when the connection's first mapped stream arrives;
  *   <li><b>gRPC</b> (only with {@link #withGrpc}): HTTP/2 requests with {@code content-type:
  *       application/grpc...}, over h2c or TLS with ALPN {@code h2}, served as {@code GrpcServer}
- *       serves them, beside the RSocket streams of the same connection.
+ *       serves them, beside the RSocket streams of the same connection; and gRPC-Web ({@code
+ *       application/grpc-web...}) and HTTP/JSON ({@code application/json}) requests over HTTP/2
+ *       and over HTTP/1.1, where a connection whose first request is one of them (or a CORS
+ *       preflight) is served by the gRPC server's HTTP/1.1 handling from then on.
  * </ul>
  *
  * <p><b>Detection is bounded.</b> It looks at no more than the first {@value
@@ -201,7 +204,8 @@ public final class MultiProtocolServerTransport implements ServerTransport {
 
   /**
    * Serves the services of {@code registry} to gRPC clients too, on HTTP/2 connections (h2c with
-   * prior knowledge, or TLS with ALPN {@code h2}), with {@link GrpcServices}' defaults.
+   * prior knowledge, or TLS with ALPN {@code h2}), with {@link GrpcServices}' defaults; and to
+   * gRPC-Web and HTTP/JSON callers over HTTP/2 and HTTP/1.1 (see docs/guide/grpc.md).
    */
   public MultiProtocolServerTransport withGrpc(ServiceRegistry registry) {
     return withGrpc(GrpcServices.of(registry));
@@ -225,7 +229,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
     Routes routes =
         new Routes(
-            s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.grpc == null ? null : new GrpcRoute(s.grpc));
+            s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.grpc == null ? null : new WebRoute(s.grpc));
     return ServerChannels.bind(
         a -> description(a, s),
         loops,

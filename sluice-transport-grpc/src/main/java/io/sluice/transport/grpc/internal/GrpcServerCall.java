@@ -7,6 +7,7 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.PlatformDependent;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.Headers;
@@ -18,6 +19,7 @@ import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.http2.internal.H2Handler;
+import java.util.Queue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,10 +37,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * instead of filling memory; a handler that ignores {@code onReady} is failed with
  * RESOURCE_EXHAUSTED once it sends beyond what it was allowed while 64 MiB wait.
  *
- * <p><b>Threads.</b> Stream state lives on the connection's event loop; {@link #request}, {@link
- * #sendMessage}, {@link #sendHeaders} and {@link #close} from other threads hop there (a response
- * is encoded on the calling thread first). An atomic flag makes the call end once: the handler's
- * close, the peer's reset, the deadline, or an error, whichever comes first.
+ * <p><b>Threads.</b> Stream state lives on the connection's event loop; {@link #request} from
+ * other threads hops there. {@link #sendHeaders}, {@link #sendMessage} and {@link #close} keep the
+ * order the handler made them in, whatever threads it used: made off the loop, or on it while
+ * earlier ones still wait, they join one queue that the loop drains in order (a response is
+ * encoded on the calling thread first); made on the loop with nothing waiting, they are written at
+ * once. So a close on the loop never overtakes a response another thread sent before it, and
+ * headers sent before a close are never dropped by it. An atomic flag makes the call end once: the
+ * handler's close, the peer's reset, the deadline, or an error, whichever comes first; what the
+ * handler sent before its close still goes out first.
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns.
@@ -74,6 +81,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private final RpcInstrumentation.CallObserver observer;
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
+  /** The handler's writes waiting for the loop, in the order it made them. */
+  private final Queue<Runnable> writes = PlatformDependent.newMpscQueue();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
 
   // Event-loop state.
   private Listener<Req> listener;
@@ -309,14 +319,13 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (ended.get()) {
       return;
     }
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> sendHeaders(headers));
-      return;
-    }
-    if (!headersSent && !finished) {
-      writeHeaders(headers);
-      scheduleFlush();
-    }
+    inOrder(
+        () -> {
+          if (!headersSent && !finished) {
+            writeHeaders(headers);
+            scheduleFlush();
+          }
+        });
   }
 
   private void writeHeaders(Headers md) {
@@ -337,10 +346,34 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       close(e.status());
       return;
     }
+    inOrder(() -> writeMessage(framed));
+  }
+
+  /**
+   * Runs {@code write} on the loop after every write the handler made before it: at once when on
+   * the loop with none waiting, else queued behind them.
+   */
+  private void inOrder(Runnable write) {
+    if (loop.inEventLoop() && writes.isEmpty()) {
+      write.run();
+      return;
+    }
+    writes.add(write);
     if (loop.inEventLoop()) {
-      writeMessage(framed);
-    } else {
-      loop.execute(() -> writeMessage(framed));
+      drainWrites();
+    } else if (drainScheduled.compareAndSet(false, true)) {
+      loop.execute(
+          () -> {
+            drainScheduled.set(false);
+            drainWrites();
+          });
+    }
+  }
+
+  private void drainWrites() {
+    Runnable w;
+    while ((w = writes.poll()) != null) {
+      w.run();
     }
   }
 
@@ -430,11 +463,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    if (loop.inEventLoop()) {
-      finish(status, trailers);
-    } else {
-      loop.execute(() -> finish(status, trailers));
-    }
+    inOrder(() -> finish(status, trailers));
   }
 
   /** The handler or the transport ended the call: trailers out (after any queued responses). */

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
@@ -27,7 +28,7 @@ public final class Routes {
   private final H2Handler.Limits http2;
   private final Duration detectionTimeout;
   private final Consumer<DuplexTransport> onConnection;
-  private final ServerStreams.Route grpc;
+  private final WebRoute grpc;
 
   /**
    * @param ssl the server's TLS context, or null to refuse TLS (its ClientHello is then garbage)
@@ -45,14 +46,17 @@ public final class Routes {
     this(ssl, webSocket, http2, detectionTimeout, onConnection, null);
   }
 
-  /** As above, and gRPC's requests on HTTP/2 connections served by {@code grpc} (null: none). */
+  /**
+   * As above, and gRPC served by {@code grpc} (null: none): gRPC, gRPC-Web and HTTP/JSON requests
+   * on HTTP/2 connections, and on HTTP/1.1 ones whose first request is gRPC-Web or HTTP/JSON.
+   */
   public Routes(
       SslContext ssl,
       UpgradeSettings webSocket,
       H2Handler.Limits http2,
       Duration detectionTimeout,
       Consumer<DuplexTransport> onConnection,
-      ServerStreams.Route grpc) {
+      WebRoute grpc) {
     this.grpc = grpc;
     this.ssl = ssl;
     this.webSocket = webSocket;
@@ -87,14 +91,27 @@ public final class Routes {
     p.addLast(new AlpnRouter(this, deadline));
   }
 
-  /** An HTTP/1.x request: the WebSocket server's upgrade handling (404 or 426 for the rest). */
+  /**
+   * An HTTP/1.x request: the WebSocket server's upgrade handling (404 or 426 for the rest); with
+   * gRPC served, the first request's head decides ({@link Http1Split}) whether gRPC-Web and
+   * HTTP/JSON serve the connection instead.
+   */
   void http1(ChannelHandlerContext ctx, DetectionDeadline deadline) {
-    deadline.settle(); // the upgrade timeout takes over
     ChannelPipeline p = ctx.pipeline();
     p.addLast(ServerUpgradeHandler.newDecoder(webSocket));
-    p.addLast(new ServerUpgradeHandler(webSocket, onConnection));
+    if (grpc != null) {
+      p.addLast(new Http1Split(this, deadline, grpc));
+    } else {
+      deadline.settle(); // the upgrade timeout takes over
+      p.addLast(new ServerUpgradeHandler(webSocket, onConnection));
+    }
     // It asks for reads itself once it has seen bytes; ask for the first in case none are held.
     ctx.channel().read();
+  }
+
+  /** The WebSocket upgrade handling behind the request decoder (its request comes next). */
+  void webSocketUpgrade(ChannelHandlerContext ctx) {
+    ctx.pipeline().addLast(new ServerUpgradeHandler(webSocket, onConnection));
   }
 
   /**

@@ -1,0 +1,141 @@
+package io.sluice.grpc.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.testing.integration.EmptyProtos.Empty;
+import io.grpc.testing.integration.GrpcTestService;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.ServiceDefinition;
+import io.sluice.rpc.Status;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link MetadataEcho} hands the echoed header to {@link ResponseMetadata#sendHeaders} as the call
+ * starts, before the handler runs, and the echoed trailer to {@link ResponseMetadata#close} at the
+ * end; calls without the echo headers are not wrapped. A recording call model stands in for the
+ * transport.
+ */
+class MetadataEchoTest {
+  private final List<String> events = new ArrayList<>();
+
+  private final ResponseMetadata recording =
+      new ResponseMetadata() {
+        @Override
+        public void sendHeaders(ServerCall<?, ?> call, Headers headers) {
+          events.add("headers " + headers.entries());
+        }
+
+        @Override
+        public void close(ServerCall<?, ?> call, Status status, Headers trailers) {
+          events.add("close " + status + " trailers " + trailers.entries());
+          call.close(status);
+        }
+      };
+
+  /** A service whose EmptyCall answers once and closes OK, through the wrapped call. */
+  private ServiceDefinition service() {
+    return MetadataEcho.wrap(
+        ServiceDefinition.builder(GrpcTestService.SERVICE)
+            .add(GrpcTestService.EMPTY_CALL, call -> {
+              call.sendMessage(Empty.getDefaultInstance());
+              call.close(Status.OK);
+              return null;
+            })
+            .build(),
+        recording);
+  }
+
+  @SuppressWarnings("unchecked")
+  private void call(Headers headers) {
+    ServerCall<Empty, Empty> call = new RecordingCall(headers);
+    ((io.sluice.rpc.ServerCallHandler<Empty, Empty>) service().method("EmptyCall").handler()).startCall(call);
+  }
+
+  @Test
+  void echoesTheHeaderFirstAndTheTrailerLast() {
+    call(Headers.builder()
+        .add(MetadataEcho.ECHO_INITIAL, "hello")
+        .add(MetadataEcho.ECHO_TRAILING, "CgsKCwoL")
+        .add("other", "not echoed")
+        .build());
+    assertThat(events).containsExactly(
+        "headers [x-grpc-test-echo-initial=hello]",
+        "message",
+        "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL]",
+        "closed OK");
+  }
+
+  @Test
+  void aHandlersOwnHeadersFollowTheEchoedOneAndItsTrailersJoinTheEchoedOne() {
+    ServiceDefinition service =
+        MetadataEcho.wrap(
+            ServiceDefinition.builder(GrpcTestService.SERVICE)
+                .add(GrpcTestService.EMPTY_CALL, call -> {
+                  call.sendHeaders(Headers.of("own", "h"));
+                  call.sendMessage(Empty.getDefaultInstance());
+                  call.close(Status.OK, Headers.of("own-t", "t"));
+                  return null;
+                })
+                .build(),
+            recording);
+    @SuppressWarnings("unchecked")
+    io.sluice.rpc.ServerCallHandler<Empty, Empty> handler =
+        (io.sluice.rpc.ServerCallHandler<Empty, Empty>) service.method("EmptyCall").handler();
+    handler.startCall(new RecordingCall(Headers.builder()
+        .add(MetadataEcho.ECHO_INITIAL, "hello").add(MetadataEcho.ECHO_TRAILING, "CgsKCwoL").build()));
+    assertThat(events).containsExactly(
+        "headers [x-grpc-test-echo-initial=hello]",
+        "headers [own=h]",
+        "message",
+        "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL, own-t=t]",
+        "closed OK");
+  }
+
+  @Test
+  void aCallWithoutEchoHeadersIsLeftAlone() {
+    call(Headers.of("other", "x"));
+    assertThat(events).containsExactly("message", "closed OK");
+  }
+
+  /** The transport's side of the call, recording what reaches it. */
+  private final class RecordingCall implements ServerCall<Empty, Empty> {
+    private final CallMetadata metadata;
+
+    RecordingCall(Headers headers) {
+      metadata = CallMetadata.of(GrpcTestService.SERVICE, "EmptyCall", headers, CallMetadata.NO_TIMEOUT, false, 0);
+    }
+
+    @Override
+    public CallMetadata metadata() {
+      return metadata;
+    }
+
+    @Override
+    public MethodDescriptor<Empty, Empty> method() {
+      return GrpcTestService.EMPTY_CALL;
+    }
+
+    @Override
+    public void request(long n) {}
+
+    @Override
+    public void sendMessage(Empty message) {
+      events.add("message");
+    }
+
+    @Override
+    public void close(Status status) {
+      events.add("closed " + status);
+    }
+
+    @Override
+    public boolean isClosed() {
+      return false;
+    }
+  }
+}

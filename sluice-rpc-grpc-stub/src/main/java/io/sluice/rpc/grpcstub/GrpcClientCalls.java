@@ -1,0 +1,356 @@
+package io.sluice.rpc.grpcstub;
+
+import com.google.protobuf.MessageLite;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+import io.sluice.reactor.ReactorRequester;
+import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.reactor.ReactorClientCalls;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * Client side of the gRPC StreamObserver flavor; generated {@code Grpc*Client} stubs delegate here,
+ * with grpc-java's async-stub shapes: single-request methods take the request and a response
+ * observer, streaming-request methods return the observer the caller writes requests to. Every
+ * method call is a new call; a failed call ends with {@code onError(StatusRuntimeException)}
+ * carrying the status code (the Sluice {@link io.sluice.rpc.StatusException} is its cause).
+ * Responses are delivered as they arrive (gRPC's automatic inbound flow control); a {@link
+ * ClientResponseObserver} may disable it in {@code beforeStart} and pace them with {@code
+ * request(n)}. A request observer queues what is written until the connection takes it, and is
+ * ready ({@code isReady()}, on-ready handler) while few requests wait (see {@link
+ * RequestObserver}); its {@code onError} cancels the call, as in grpc-java: the response observer
+ * ends with CANCELLED and the server's handler is cancelled. A response
+ * observer that is a {@link ClientResponseObserver} gets a {@link ClientCallStreamObserver} in
+ * {@code beforeStart}; its {@code cancel(message, cause)} cancels the call (the server handler is
+ * cancelled) and ends the observer with CANCELLED.
+ *
+ * <p><b>Threads.</b> The methods may be called from any thread; {@code beforeStart} runs on the
+ * calling thread. Response observer callbacks run on the connection's event loop (a client-side
+ * deadline error: on a Reactor timer thread) and must not block. A request observer is for one
+ * writing thread at a time, as any StreamObserver; its on-ready handler runs first on the thread
+ * that starts the call, later on the thread that takes queued requests.
+ *
+ * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
+ * requester owns (released once sent, or when the call ends first), and each response message is
+ * released once parsed.
+ */
+public final class GrpcClientCalls {
+  private GrpcClientCalls() {}
+
+  /**
+   * Starts the call: gives a {@link ClientResponseObserver} its {@link ClientCallStreamObserver}
+   * (whose {@code cancel} cancels the call) first, as grpc-java does, then subscribes.
+   */
+  @SuppressWarnings("unchecked")
+  private static <Req, T> void start(
+      Publisher<T> p, StreamObserver<? super T> responses, RequestObserver<Req> requests) {
+    Objects.requireNonNull(responses, "responses");
+    Responses<T> call = new Responses<>(responses);
+    if (responses instanceof ClientResponseObserver) {
+      ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
+    }
+    if (requests != null) {
+      // As in grpc-java, the caller's onError on its request observer cancels the call.
+      requests.cancelWith(t -> call.cancelCall("cancelled by the client with StreamObserver.onError()", t));
+    }
+    Flux.from(p).subscribe(call);
+    if (requests != null) {
+      requests.started(); // the call is ready for its first requests
+    }
+  }
+
+  /** A unary call (request-response). */
+  public static <Req extends MessageLite, Resp extends MessageLite> void unary(
+      ReactorRequester requester,
+      MethodDescriptor<Req, Resp> method,
+      CallOptions options,
+      Req request,
+      StreamObserver<Resp> responses) {
+    start(ReactorClientCalls.unary(requester, method, options, request), responses, null);
+  }
+
+  /** A server-streaming call (request-stream). */
+  public static <Req extends MessageLite, Resp extends MessageLite> void serverStreaming(
+      ReactorRequester requester,
+      MethodDescriptor<Req, Resp> method,
+      CallOptions options,
+      Req request,
+      StreamObserver<Resp> responses) {
+    start(ReactorClientCalls.serverStreaming(requester, method, options, request), responses, null);
+  }
+
+  /** A client-streaming call (request-channel): write at least one request, then {@code onCompleted}. */
+  public static <Req extends MessageLite, Resp extends MessageLite> StreamObserver<Req> clientStreaming(
+      ReactorRequester requester,
+      MethodDescriptor<Req, Resp> method,
+      CallOptions options,
+      StreamObserver<Resp> responses) {
+    RequestObserver<Req> requests = new RequestObserver<>();
+    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.flux()), responses, requests);
+    return requests;
+  }
+
+  /** A bidi-streaming call (request-channel): write at least one request, then {@code onCompleted}. */
+  public static <Req extends MessageLite, Resp extends MessageLite> StreamObserver<Req> bidiStreaming(
+      ReactorRequester requester,
+      MethodDescriptor<Req, Resp> method,
+      CallOptions options,
+      StreamObserver<Resp> responses) {
+    RequestObserver<Req> requests = new RequestObserver<>();
+    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.flux()), responses, requests);
+    return requests;
+  }
+
+  /**
+   * A fire-and-forget call: {@code responses.onCompleted()} once the request is handed to the
+   * transport (no response message), {@code onError} if it could not be sent.
+   */
+  public static <Req extends MessageLite, Resp extends MessageLite> void fireAndForget(
+      ReactorRequester requester,
+      MethodDescriptor<Req, Resp> method,
+      CallOptions options,
+      Req request,
+      StreamObserver<Resp> responses) {
+    start(ReactorClientCalls.fireAndForget(requester, method, options, request).<Resp>then(Mono.empty()), responses, null);
+  }
+
+  /**
+   * The caller's side of a request stream; like any StreamObserver, not for concurrent use. Writes
+   * are queued until the connection takes them; it is ready (gRPC's {@code isReady()}) while fewer
+   * than {@link #READY_THRESHOLD} written requests wait, and its on-ready handler runs when the
+   * call starts and whenever the queue drains below that again — so a caller that writes {@code
+   * while (isReady())} from its on-ready handler keeps at most that many requests queued.
+   */
+  static final class RequestObserver<Req> implements StreamObserver<Req> {
+    /** Requests that may wait to be taken by the connection before the call is not ready. */
+    static final int READY_THRESHOLD = 32;
+
+    final Sinks.Many<Req> sink = Sinks.many().unicast().onBackpressureBuffer();
+    private final AtomicLong waiting = new AtomicLong();
+    private volatile Runnable onReady;
+    private volatile boolean closed;
+    private volatile java.util.function.Consumer<Throwable> cancel;
+
+    Flux<Req> flux() {
+      return sink.asFlux().doOnNext(v -> taken());
+    }
+
+    private void taken() {
+      if (waiting.decrementAndGet() == READY_THRESHOLD - 1) {
+        fireOnReady(); // was not ready, is again
+      }
+    }
+
+    /** What {@link #onError} does besides ending the request stream: cancel the call. */
+    void cancelWith(java.util.function.Consumer<Throwable> cancel) {
+      this.cancel = cancel;
+    }
+
+    void started() {
+      fireOnReady();
+    }
+
+    private void fireOnReady() {
+      Runnable r = onReady;
+      if (r != null && !closed) {
+        r.run();
+      }
+    }
+
+    boolean isReady() {
+      return !closed && waiting.get() < READY_THRESHOLD;
+    }
+
+    void setOnReadyHandler(Runnable r) {
+      onReady = r;
+    }
+
+    @Override
+    public void onNext(Req value) {
+      Objects.requireNonNull(value, "value");
+      waiting.incrementAndGet();
+      sink.emitNext(value, Sinks.EmitFailureHandler.FAIL_FAST);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      closed = true;
+      java.util.function.Consumer<Throwable> c = cancel;
+      if (c != null) {
+        c.accept(t); // the caller's observer ends with CANCELLED, the server sees a cancel
+      }
+      sink.tryEmitError(GrpcStatuses.toSluice(t));
+    }
+
+    @Override
+    public void onCompleted() {
+      closed = true;
+      sink.tryEmitComplete();
+    }
+  }
+
+  /**
+   * Delivers the call's signals to the caller's observer, at most one terminal signal. Responses
+   * flow as they arrive (gRPC's automatic inbound flow control) unless the caller disabled it in
+   * {@code beforeStart}; then only as many as it asks for with {@code request(n)}.
+   */
+  private static final class Responses<T> extends BaseSubscriber<T> {
+    private final StreamObserver<? super T> observer;
+    private final AtomicBoolean done = new AtomicBoolean();
+    private boolean manual; // guarded by this
+    private boolean subscribed; // guarded by this
+    private long early; // guarded by this: request(n) before the subscription
+
+    Responses(StreamObserver<? super T> observer) {
+      this.observer = observer;
+    }
+
+    synchronized void disableAutoRequest(long initial) {
+      manual = true;
+      early += initial;
+    }
+
+    void requestMore(int n) {
+      if (n <= 0) {
+        throw new IllegalArgumentException("request(" + n + "): must be positive");
+      }
+      synchronized (this) {
+        if (!subscribed) {
+          early += n;
+          return;
+        }
+      }
+      request(n);
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription s) {
+      long n;
+      boolean unbounded;
+      synchronized (this) {
+        subscribed = true;
+        unbounded = !manual;
+        n = early;
+        early = 0;
+      }
+      if (unbounded) {
+        s.request(Long.MAX_VALUE);
+      } else if (n > 0) {
+        s.request(n);
+      }
+    }
+
+    @Override
+    protected void hookOnNext(T value) {
+      if (!done.get()) {
+        observer.onNext(value);
+      }
+    }
+
+    @Override
+    protected void hookOnError(Throwable t) {
+      if (done.compareAndSet(false, true)) {
+        observer.onError(GrpcStatuses.toGrpc(t));
+      }
+    }
+
+    @Override
+    protected void hookOnComplete() {
+      if (done.compareAndSet(false, true)) {
+        observer.onCompleted();
+      }
+    }
+
+    void cancelCall(String message, Throwable cause) {
+      dispose();
+      if (done.compareAndSet(false, true)) {
+        observer.onError(
+            io.grpc.Status.CANCELLED
+                .withDescription(message == null ? "cancelled by the client" : message)
+                .withCause(cause)
+                .asRuntimeException());
+      }
+    }
+  }
+
+  /** What {@code ClientResponseObserver.beforeStart} receives: cancel, and the request stream. */
+  private static final class Control<Req> extends ClientCallStreamObserver<Req> {
+    private final Responses<?> call;
+    private final RequestObserver<Req> requests;
+
+    Control(Responses<?> call, RequestObserver<Req> requests) {
+      this.call = call;
+      this.requests = requests;
+    }
+
+    @Override
+    public void cancel(String message, Throwable cause) {
+      call.cancelCall(message, cause);
+    }
+
+    @Override
+    public boolean isReady() {
+      return !call.isDisposed() && (requests == null || requests.isReady());
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+      if (requests != null) {
+        requests.setOnReadyHandler(onReadyHandler);
+      }
+    }
+
+    @Override
+    public void disableAutoInboundFlowControl() {
+      call.disableAutoRequest(0);
+    }
+
+    @Override
+    public void disableAutoRequestWithInitial(int request) {
+      if (request < 0) {
+        throw new IllegalArgumentException("initial request must not be negative: " + request);
+      }
+      call.disableAutoRequest(request);
+    }
+
+    @Override
+    public void request(int count) {
+      call.requestMore(count);
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {}
+
+    private RequestObserver<Req> requests() {
+      if (requests == null) {
+        throw new IllegalStateException("a single-request call has no request stream");
+      }
+      return requests;
+    }
+
+    @Override
+    public void onNext(Req value) {
+      requests().onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      requests().onError(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      requests().onCompleted();
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package io.sluice.transport.grpc.internal.web;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.transport.http2.internal.H2Handler;
+
+/**
+ * A gRPC-Web or HTTP/JSON request on an HTTP/2 stream: hands its body to the {@link WebCall} and
+ * writes the response as HEADERS and DATA. The body's bytes go back to the flow-control windows as
+ * they arrive: the call holds at most its limit of them and refuses the request past it. Runs on
+ * the connection's event loop.
+ */
+final class H2Exchange implements WebExchange, H2Handler.StreamSink {
+  private final H2Handler handler;
+  private final Http2Stream stream;
+  private WebCall<?, ?> call;
+  private boolean requestHeadersSeen;
+  private boolean bodyEnded;
+  private boolean done;
+  private boolean flushScheduled;
+
+  H2Exchange(H2Handler handler, Http2Stream stream, boolean endStream) {
+    this.handler = handler;
+    this.stream = stream;
+    this.bodyEnded = endStream;
+  }
+
+  void call(WebCall<?, ?> call) {
+    this.call = call;
+  }
+
+  // ---- StreamSink -------------------------------------------------------------------------------
+
+  @Override
+  public void onHeaders(Http2Stream s, Http2Headers headers, boolean endStream) {
+    if (!requestHeadersSeen) {
+      requestHeadersSeen = true; // the request's own headers: the route has started the call
+      return;
+    }
+    if (endStream && !bodyEnded) {
+      bodyEnded = true; // trailers: the end of the body
+      call.onBodyEnd();
+    }
+  }
+
+  @Override
+  public int onData(Http2Stream s, ByteBuf data, int padding, boolean endStream) {
+    int n = data.readableBytes() + padding;
+    if (!bodyEnded) {
+      call.onBody(data);
+      if (endStream) {
+        bodyEnded = true;
+        call.onBodyEnd();
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public void onReset(Http2Stream s, long errorCode) {
+    done = true;
+    call.onPeerGone();
+  }
+
+  @Override
+  public void onClosed(Http2Stream s) {
+    done = true;
+    call.onPeerGone();
+  }
+
+  // ---- WebExchange ------------------------------------------------------------------------------
+
+  @Override
+  public EventExecutor executor() {
+    return handler.ctx().executor();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return handler.ctx().alloc();
+  }
+
+  @Override
+  public void respond(int status, Http2Headers headers, ByteBuf body) {
+    if (done) {
+      body.release();
+      return;
+    }
+    headers.status(Integer.toString(status));
+    boolean hasBody = body.isReadable();
+    if (!hasBody) {
+      body.release();
+      last(headers, null);
+    } else {
+      handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, false, handler.newPromise());
+      last(null, body);
+    }
+  }
+
+  @Override
+  public void startStream(int status, Http2Headers headers) {
+    if (done) {
+      return;
+    }
+    headers.status(Integer.toString(status));
+    handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, false, handler.newPromise());
+    handler.flushNow();
+  }
+
+  @Override
+  public void write(ByteBuf data, Runnable written) {
+    if (done) {
+      data.release();
+      written.run();
+      return;
+    }
+    ChannelPromise p = handler.newPromise();
+    p.addListener(f -> written.run());
+    handler.encoder().writeData(handler.ctx(), stream.id(), data, 0, false, p);
+    scheduleFlush();
+  }
+
+  /** One flush for the messages of a loop turn. */
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      executor().execute(() -> {
+        flushScheduled = false;
+        handler.flushNow();
+      });
+    }
+  }
+
+  @Override
+  public void end() {
+    if (!done) {
+      last(null, Unpooled.EMPTY_BUFFER);
+    }
+  }
+
+  /**
+   * The stream's last frame (HEADERS or DATA with END_STREAM); once written, a caller still
+   * sending is asked to stop (RST_STREAM NO_ERROR, RFC 9113 8.1).
+   */
+  private void last(Http2Headers headers, ByteBuf data) {
+    done = true;
+    ChannelPromise p = handler.newPromise();
+    p.addListener(
+        f -> {
+          if (f.isSuccess() && stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
+            handler.resetStream(handler.ctx(), stream.id(), Http2Error.NO_ERROR.code(), handler.newPromise());
+            handler.flushNow();
+          }
+        });
+    if (headers != null) {
+      handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, p);
+    } else {
+      handler.encoder().writeData(handler.ctx(), stream.id(), data, 0, true, p);
+    }
+    handler.flushNow();
+  }
+
+  @Override
+  public void readMore() {}
+}

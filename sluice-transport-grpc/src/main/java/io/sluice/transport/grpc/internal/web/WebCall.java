@@ -1,0 +1,512 @@
+package io.sluice.transport.grpc.internal.web;
+
+import com.google.protobuf.MessageLite;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.RpcInstrumentation;
+import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import io.sluice.rpc.rsocket.ProtoMessages;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One gRPC-Web or HTTP/JSON call (a unary or server-streaming method: one request message): the
+ * {@link ServerCall} handed to the method's handler.
+ *
+ * <p><b>Request.</b> The body is collected up to its limit (the largest message accepted, plus
+ * gRPC-Web's prefix, in base64 for {@code -text}); a body over it is refused as it arrives
+ * (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. The handler starts once the body is
+ * complete, and gets the message when it asks for it.
+ *
+ * <p><b>Response.</b> gRPC-Web: headers, each message as a data frame, the status as the trailers
+ * frame ({@code 0x80}); a call that ends before its first message answers trailers-only
+ * (status in the headers). JSON: a unary method's answer is sent whole at the end (200 and the
+ * message, or the status's HTTP status and {@code {"code","message"}}); a server-streaming one's
+ * messages as lines of NDJSON, ended by an {@code {"error": {...}}} line if it fails after the
+ * first. Responses are allowed a batch at a time ({@link Listener#onReady}), more as earlier ones
+ * are written, so a caller that does not read stops the handler; one that ignores {@code onReady}
+ * fails with RESOURCE_EXHAUSTED once 64 MiB wait.
+ *
+ * <p><b>Threads.</b> State lives on the exchange's event loop; the {@link ServerCall} methods hop
+ * there from other threads, and headers, messages and the close keep the order the handler made
+ * them in whatever threads it used (once some wait for the loop, the rest queue behind them). An
+ * atomic flag ends the call once.
+ */
+final class WebCall<Req extends MessageLite, Resp extends MessageLite> implements ServerCall<Req, Resp> {
+  private static final int FIRST_BATCH = 4;
+  private static final int BATCH = 32;
+  private static final int HIGH_WATER = 1 << 20;
+  private static final long MAX_QUEUED = 64L << 20;
+
+  private final WebExchange ex;
+  private final EventExecutor loop;
+  private final WebKind kind;
+  private final ServerMethodDefinition<Req, Resp> def;
+  private final CallMetadata metadata;
+  private final long timeoutNanos;
+  private final long maxBody;
+  private final int maxMessage;
+  private final Cors cors;
+  private final CharSequence origin;
+  private final JsonCodec json;
+  private final RpcInstrumentation.CallObserver observer;
+  private final long startNanos;
+  private final AtomicBoolean ended = new AtomicBoolean();
+  /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
+  private final AtomicInteger queued = new AtomicInteger();
+
+  // Event-loop state.
+  private boolean done; // the response is over (or the caller gone): nothing more is written
+  private ByteBuf body;
+  private Req request;
+  private Listener<Req> listener;
+  private long demand;
+  private boolean delivered;
+  private boolean headStarted;
+  private Headers pendingHeaders;
+  private ByteBuf pendingJson; // a unary JSON answer, sent at close
+  private int sent;
+  private long credit;
+  private long queuedBytes;
+  private int largest;
+  private boolean grantScheduled;
+  private ScheduledFuture<?> deadlineTimer;
+
+  @SuppressWarnings("unchecked")
+  WebCall(
+      WebExchange ex,
+      WebKind kind,
+      ServerMethodDefinition<?, ?> def,
+      CallMetadata metadata,
+      long timeoutNanos,
+      int maxMessage,
+      Cors cors,
+      CharSequence origin,
+      JsonCodec json,
+      RpcInstrumentation.CallObserver observer,
+      long startNanos) {
+    this.ex = ex;
+    this.loop = ex.executor();
+    this.kind = kind;
+    this.def = (ServerMethodDefinition<Req, Resp>) def;
+    this.metadata = metadata;
+    this.timeoutNanos = timeoutNanos;
+    this.maxMessage = maxMessage;
+    this.maxBody = maxBody(kind, maxMessage);
+    this.cors = cors;
+    this.origin = origin;
+    this.json = json;
+    this.observer = observer;
+    this.startNanos = startNanos;
+    if (timeoutNanos >= 0) {
+      deadlineTimer = loop.schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The largest request body for {@code maxMessage}: one message, framed, in base64 for text. */
+  static long maxBody(WebKind kind, int maxMessage) {
+    long framed = maxMessage + (long) GrpcWebCodec.PREFIX;
+    return switch (kind) {
+      case GRPC_WEB -> framed;
+      case GRPC_WEB_TEXT -> (framed + 2) / 3 * 4 + 64; // a few padded segments and line breaks
+      case JSON -> maxMessage;
+    };
+  }
+
+  // ---- the request, from the transport, on the event loop ---------------------------------------
+
+  /** Part of the request's body ({@code chunk} is borrowed). */
+  void onBody(ByteBuf chunk) {
+    if (ended.get() || !chunk.isReadable()) {
+      ex.readMore();
+      return;
+    }
+    long have = body == null ? 0 : body.readableBytes();
+    if (have + chunk.readableBytes() > maxBody) {
+      Status s =
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)");
+      if (ended.compareAndSet(false, true)) {
+        done = true;
+        if (kind == WebKind.JSON) {
+          WebResponses.plain(ex, 413, cors, origin, s.description());
+        } else {
+          WebResponses.answer(ex, kind, cors, origin, s, null);
+        }
+        cleanUp();
+        CallObservation.end(observer, s, startNanos);
+      }
+      return;
+    }
+    if (body == null) {
+      body = ex.alloc().buffer((int) Math.min(maxBody, Math.max(256, chunk.readableBytes())));
+    }
+    body.writeBytes(chunk);
+    ex.readMore();
+  }
+
+  /** The request's body is complete: decodes it and starts the handler. */
+  void onBodyEnd() {
+    if (ended.get()) {
+      return;
+    }
+    ByteBuf b = body != null ? body : Unpooled.EMPTY_BUFFER;
+    body = null;
+    try {
+      request = decode(b);
+    } catch (StatusException e) {
+      fail(e.status());
+      return;
+    } finally {
+      b.release();
+    }
+    Listener<Req> l;
+    try {
+      l = def.handler().startCall(this);
+    } catch (RuntimeException e) {
+      close(Status.fromThrowable(e));
+      return;
+    }
+    if (l == null) {
+      close(Status.of(Status.Code.INTERNAL, "handler of " + def.method().fullName() + " returned no listener"));
+      return;
+    }
+    listener = l;
+    if (ended.get()) {
+      return;
+    }
+    credit = def.method().kind().serverStreams() ? FIRST_BATCH : 1;
+    try {
+      listener.onReady(credit);
+    } catch (RuntimeException e) {
+      fail(Status.fromThrowable(e));
+      return;
+    }
+    deliver();
+  }
+
+  private Req decode(ByteBuf b) {
+    String name = def.method().fullName();
+    if (kind == WebKind.JSON) {
+      return json.parse(b.toString(StandardCharsets.UTF_8));
+    }
+    ByteBuf bytes = kind == WebKind.GRPC_WEB_TEXT ? GrpcWebCodec.fromText(b) : b.retain();
+    try {
+      ByteBuf message = GrpcWebCodec.oneMessage(bytes, name);
+      try {
+        return ProtoMessages.parse(def.method().requestParser(), message);
+      } finally {
+        message.release();
+      }
+    } finally {
+      bytes.release();
+    }
+  }
+
+  /** The caller went away (connection closed, stream reset) before the call ended. */
+  void onPeerGone() {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    Status s = Status.of(Status.Code.CANCELLED, "the caller went away before the call ended");
+    done = true;
+    cleanUp();
+    CallObservation.end(observer, s, startNanos);
+    if (listener != null) {
+      listener.onCancel();
+    }
+  }
+
+  private void deliver() {
+    if (delivered || demand <= 0 || listener == null || ended.get()) {
+      return;
+    }
+    delivered = true;
+    Req r = request;
+    request = null;
+    try {
+      listener.onMessage(r);
+      if (!ended.get()) {
+        listener.onHalfClose();
+      }
+    } catch (RuntimeException e) {
+      fail(Status.fromThrowable(e));
+    }
+  }
+
+  // ---- ServerCall -------------------------------------------------------------------------------
+
+  @Override
+  public CallMetadata metadata() {
+    return metadata;
+  }
+
+  @Override
+  public MethodDescriptor<Req, Resp> method() {
+    return def.method();
+  }
+
+  @Override
+  public boolean isClosed() {
+    return ended.get();
+  }
+
+  @Override
+  public void request(long n) {
+    if (n <= 0) {
+      close(Status.of(Status.Code.INTERNAL, "request(" + n + "): must be positive"));
+      return;
+    }
+    if (!loop.inEventLoop()) {
+      loop.execute(() -> request(n));
+      return;
+    }
+    long d = demand + n;
+    demand = d < 0 ? Long.MAX_VALUE : d;
+    deliver();
+  }
+
+  @Override
+  public void sendHeaders(Headers headers) {
+    if (ended.get()) {
+      return;
+    }
+    if (!loop.inEventLoop() || queued.get() > 0) {
+      queued.incrementAndGet();
+      loop.execute(
+          () -> {
+            queued.decrementAndGet();
+            writeHeaders(headers);
+          });
+      return;
+    }
+    writeHeaders(headers);
+  }
+
+  private void writeHeaders(Headers headers) {
+    if (done) {
+      return;
+    }
+    if (kind.isGrpcWeb() && !headStarted) {
+      startHead(headers);
+    } else if (!headStarted && pendingHeaders == null) {
+      pendingHeaders = headers; // JSON: sent with the answer
+    }
+  }
+
+  private void startHead(Headers md) {
+    headStarted = true;
+    WebResponses.AsciiContentType type =
+        kind == WebKind.JSON ? WebResponses.AsciiContentType.NDJSON : WebResponses.AsciiContentType.of(kind);
+    ex.startStream(200, WebResponses.headers(type, cors, origin, md != null ? md : pendingHeaders));
+  }
+
+  @Override
+  public void sendMessage(Resp message) {
+    if (ended.get()) {
+      return;
+    }
+    ByteBuf out;
+    try {
+      if (kind == WebKind.JSON) {
+        byte[] text = json.print(message);
+        boolean line = def.method().kind().serverStreams();
+        out = ex.alloc().buffer(text.length + 1).writeBytes(text);
+        if (line) {
+          out.writeByte('\n');
+        }
+      } else {
+        out = GrpcWebCodec.frame(ex.alloc(), ProtoMessages.encode(ex.alloc(), message));
+        if (kind == WebKind.GRPC_WEB_TEXT) {
+          out = GrpcWebCodec.toText(ex.alloc(), out);
+        }
+      }
+    } catch (StatusException e) {
+      close(e.status());
+      return;
+    }
+    ByteBuf o = out;
+    if (loop.inEventLoop() && queued.get() == 0) {
+      writeMessage(o);
+    } else {
+      // In the order the handler sent them, and before a close that follows (see close).
+      queued.incrementAndGet();
+      loop.execute(
+          () -> {
+            queued.decrementAndGet();
+            writeMessage(o);
+          });
+    }
+  }
+
+  private void writeMessage(ByteBuf out) {
+    if (done) {
+      out.release();
+      return;
+    }
+    if (++sent > 1 && !def.method().kind().serverStreams()) {
+      out.release();
+      close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+      return;
+    }
+    if (sent == 1) {
+      CallObservation.firstResponse(observer, startNanos);
+    }
+    if (kind == WebKind.JSON && !def.method().kind().serverStreams()) {
+      pendingJson = out; // the answer goes out with its status, at close
+      return;
+    }
+    if (!headStarted) {
+      startHead(null);
+    }
+    boolean permitted = credit > 0;
+    if (permitted) {
+      credit--;
+    }
+    int bytes = out.readableBytes();
+    if (!permitted && queuedBytes + bytes > MAX_QUEUED) {
+      out.release();
+      fail(
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "more than " + MAX_QUEUED + " bytes of responses wait for a caller that does not read them"));
+      return;
+    }
+    largest = Math.max(largest, bytes);
+    queuedBytes += bytes;
+    ex.write(out, () -> written(bytes));
+  }
+
+  private void written(int bytes) {
+    queuedBytes -= bytes;
+    if (!grantScheduled && !ended.get() && def.method().kind().serverStreams()) {
+      grantScheduled = true;
+      loop.execute(this::grant);
+    }
+  }
+
+  private void grant() {
+    grantScheduled = false;
+    if (ended.get() || listener == null || credit >= BATCH / 2 || queuedBytes >= HIGH_WATER) {
+      return;
+    }
+    long target = Math.max(1, Math.min(BATCH, HIGH_WATER / Math.max(1, largest)));
+    if (credit >= target) {
+      return;
+    }
+    long more = target - credit;
+    credit = target;
+    listener.onReady(more);
+  }
+
+  @Override
+  public void close(Status status) {
+    close(status, Headers.EMPTY);
+  }
+
+  @Override
+  public void close(Status status, Headers trailers) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    if (loop.inEventLoop() && queued.get() == 0) {
+      finish(status, trailers);
+    } else {
+      // After the headers and messages the handler handed over before (the loop runs in order).
+      loop.execute(() -> finish(status, trailers));
+    }
+  }
+
+  private void finish(Status status, Headers trailers) {
+    if (done) {
+      return; // the caller went away meanwhile
+    }
+    done = true;
+    Status end = status;
+    if (status.isOk() && sent == 0 && !def.method().kind().serverStreams()) {
+      end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
+    }
+    if (kind.isGrpcWeb()) {
+      if (!headStarted) {
+        WebResponses.answer(ex, kind, cors, origin, end, trailers);
+      } else {
+        ByteBuf t = GrpcWebCodec.trailers(ex.alloc(), end, trailers);
+        ex.write(kind == WebKind.GRPC_WEB_TEXT ? GrpcWebCodec.toText(ex.alloc(), t) : t, () -> {});
+        ex.end();
+      }
+    } else if (!headStarted) {
+      ByteBuf answer = pendingJson;
+      pendingJson = null;
+      if (end.isOk()) {
+        Headers md = pendingHeaders;
+        Http2Headers h =
+            WebResponses.headers(
+                def.method().kind().serverStreams() ? WebResponses.AsciiContentType.NDJSON : WebResponses.AsciiContentType.JSON,
+                cors,
+                origin,
+                md);
+        if (trailers != null) {
+          io.sluice.transport.grpc.internal.GrpcMetadata.addTo(trailers, h);
+        }
+        ex.respond(200, h, answer != null ? answer : Unpooled.EMPTY_BUFFER);
+      } else {
+        if (answer != null) {
+          answer.release();
+        }
+        WebResponses.answer(ex, kind, cors, origin, end, null);
+      }
+    } else {
+      if (!end.isOk()) {
+        ex.write(Unpooled.wrappedBuffer(JsonCodec.errorLine(end)), () -> {});
+      }
+      ex.end();
+    }
+    cleanUp();
+    CallObservation.end(observer, end, startNanos);
+  }
+
+  /** A transport-side error: the call ends with {@code status}, the handler is cancelled. */
+  private void fail(Status status) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    finish(status, Headers.EMPTY);
+    if (listener != null) {
+      listener.onCancel();
+    }
+  }
+
+  private void deadlinePassed() {
+    deadlineTimer = null;
+    fail(Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline of " + timeoutNanos + " ns exceeded on the server"));
+  }
+
+  private void cleanUp() {
+    ScheduledFuture<?> t = deadlineTimer;
+    if (t != null) {
+      deadlineTimer = null;
+      t.cancel(false);
+    }
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+    if (pendingJson != null) {
+      pendingJson.release();
+      pendingJson = null;
+    }
+  }
+}
