@@ -53,7 +53,7 @@ fi
 # Everything sluice-benchmarks depends on: the core, the transport, every flavor impl's module, the
 # RPC runtime and its compiler (which generates the sluice-rpc impl's service).
 if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root/sluice-core" \
-  "$root/sluice-transport-netty" "$root/sluice-transport-websocket" "$root/sluice-transport-http2" "$root/sluice-reactor" "$root/sluice-flavor-support" \
+  "$root/sluice-transport-netty" "$root/sluice-transport-websocket" "$root/sluice-transport-http2" "$root/sluice-transport-grpc" "$root/sluice-reactor" "$root/sluice-flavor-support" \
   "$root/sluice-futures" "$root/sluice-rxjava" "$root/sluice-mutiny" "$root/sluice-grpc-stub" \
   "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" \
   "$root/sluice-virtualthreads" "$bench" || needs_jdk21_build; then

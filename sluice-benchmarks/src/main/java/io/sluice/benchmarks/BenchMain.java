@@ -6,6 +6,7 @@ import io.sluice.benchmarks.flavor.MutinyImpl;
 import io.sluice.benchmarks.flavor.ReactorImpl;
 import io.sluice.benchmarks.flavor.RxImpl;
 import io.sluice.benchmarks.grpc.GrpcImpl;
+import io.sluice.benchmarks.grpc.GrpcWireImpl;
 import io.sluice.benchmarks.harness.Args;
 import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
@@ -46,8 +47,8 @@ public final class BenchMain {
 
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
-      Set.of("compare", "compare-flavors", "compare-transports", "latency", "interleave", "vt-costs",
-          "tls");
+      Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
+          "interleave", "vt-costs", "tls");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -92,6 +93,10 @@ public final class BenchMain {
         GrpcImpl grpc = GrpcImpl.parse(name); // grpc-java/epoll
         if (grpc != null) {
           return grpc;
+        }
+        GrpcWireImpl wire = GrpcWireImpl.parse(name); // grpc:CLIENT-to-SERVER
+        if (wire != null) {
+          return wire;
         }
         throw new Args.UsageException("impl '" + name + "' does not run in this JVM");
     }
@@ -236,12 +241,18 @@ public final class BenchMain {
       if (a.flag("compare-transports")) {
         return TransportComparison.run(o, warmup, seconds, out);
       }
+      if (a.flag("compare-grpc")) {
+        return GrpcComparison.run(o, warmup, seconds, out);
+      }
       if (a.flag("compare-flavors")) {
         return compareFlavors(o, warmup, seconds, out);
       }
       String impl = checkImpl(withTransport(a, a.get("impl", "sluice")));
       String interaction = a.get("interaction", "stream");
       Spec.checkInteraction(interaction, false);
+      if (GrpcWireImpl.parse(impl) != null && !GrpcComparison.INTERACTIONS.contains(interaction)) {
+        throw new Args.UsageException(impl + " runs --interaction rr or stream, not " + interaction);
+      }
       int size = a.getInt("size", 8, 0, 1 << 20);
       int window = a.getInt("window", Spec.defaultWindow(impl, interaction), 1, 1 << 20);
       o.throughput(impl, interaction, size, window, warmup, seconds);
@@ -282,7 +293,8 @@ public final class BenchMain {
   }
 
   private static String checkImpl(String impl) {
-    if (!Spec.IMPLS.contains(impl) && SluiceImpl.parse(impl) == null) {
+    if (!Spec.IMPLS.contains(impl) && SluiceImpl.parse(impl) == null
+        && GrpcWireImpl.parse(impl) == null) {
       throw new Args.UsageException("--impl must be one of " + Spec.IMPLS + ", got '" + impl + "'");
     }
     if (impl.startsWith("sluice-virtualthreads")) {

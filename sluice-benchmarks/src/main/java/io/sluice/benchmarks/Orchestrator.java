@@ -39,7 +39,10 @@ final class Orchestrator {
       long median,
       double bytesPerMessage,
       double serverCpuNanosPerMessage,
-      double clientCpuNanosPerMessage) {}
+      double clientCpuNanosPerMessage,
+      double p50Micros,
+      double p99Micros,
+      long failed) {}
 
   private final PrintStream out;
   private final boolean pin;
@@ -93,8 +96,8 @@ final class Orchestrator {
       double perMessage = total == 0 ? Double.NaN : (double) serverStats[0] / total;
       double serverCpu = total == 0 || serverStats[1] < 0 ? Double.NaN : (double) serverStats[1] / total;
       double clientCpu = total == 0 || clientStats[1] < 0 ? Double.NaN : (double) clientStats[1] / total;
-      Result r = new Result(
-          impl, interaction, size, window, median(samples), perMessage, serverCpu, clientCpu);
+      Result r = new Result(impl, interaction, size, window, median(samples), perMessage,
+          serverCpu, clientCpu, micros(clientStats[2]), micros(clientStats[3]), clientStats[4]);
       out.printf(
           "RESULT impl=%s interaction=%s size=%d msgs_per_sec=%d server_loop_bytes_per_msg=%.1f"
               + " server_cpu_ns_per_msg=%.0f client_cpu_ns_per_msg=%.0f window=%d%n",
@@ -109,6 +112,10 @@ final class Orchestrator {
         server.stop();
       }
     }
+  }
+
+  private static double micros(long nanos) {
+    return nanos < 0 ? Double.NaN : nanos / 1000.0;
   }
 
   /** Starts the server child of {@code impl}, pinned to CPU 0 when pinning is on. */
@@ -592,13 +599,22 @@ final class Orchestrator {
       }
     }
 
-    /** Reads {@code ALLOC <bytes> CPU <ns>}: returns {bytes, ns}. */
+    /**
+     * Reads {@code ALLOC <bytes> CPU <ns> [P50_NS <ns> P99_NS <ns> FAILED <n>]}: returns {bytes,
+     * CPU ns, p50 ns, p99 ns, failed operations}, -1 for what is missing.
+     */
     long[] alloc() throws InterruptedException {
       while (true) {
         String line = line();
         if (line.startsWith("ALLOC ")) {
           String[] f = line.trim().split("\\s+");
-          return new long[] {Long.parseLong(f[1]), f.length > 3 ? Long.parseLong(f[3]) : -1};
+          return new long[] {
+            Long.parseLong(f[1]),
+            f.length > 3 ? Long.parseLong(f[3]) : -1,
+            f.length > 7 ? Long.parseLong(f[5]) : -1,
+            f.length > 7 ? Long.parseLong(f[7]) : -1,
+            f.length > 9 ? Long.parseLong(f[9]) : -1
+          };
         }
       }
     }

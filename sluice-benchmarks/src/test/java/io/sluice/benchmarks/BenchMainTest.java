@@ -56,6 +56,72 @@ class BenchMainTest {
     err.reset();
     assertThat(run(err, "bench", "--pair", "sluice,sluice-reactor", "--rounds", "0")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds must be in");
+    err.reset();
+    assertThat(run(err, "bench", "--impl", "grpc:sluice-to-nope")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--impl must be one of");
+    err.reset();
+    assertThat(run(err, "bench", "--impl", "grpc:sluice-to-grpc-java", "--interaction", "fnf"))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("runs --interaction rr or stream");
+  }
+
+  /**
+   * {@code --compare-grpc} in a tiny configuration (1 s of warm-up, 1 s measured; pinned only
+   * where taskset and two CPUs are): every run starts, and every RESULT line and the table come
+   * out. Their values are not checked (a shared machine decides them).
+   */
+  @Test
+  @Timeout(600) // hang guard only: 12 runs of two JVMs each
+  void compareGrpcPrintsEveryResultLineAndTheTable() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = BenchMain.run(
+        new String[] {"bench", "--compare-grpc", "--warmup", "1", "--seconds", "1"},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    List<String> results = printed.lines().filter(l -> l.startsWith("RESULT compare-grpc ")).toList();
+    assertThat(results).hasSize(16);
+    for (String side : List.of("server", "client")) {
+      for (String impl : List.of("sluice", "grpc-java")) {
+        for (String interaction : List.of("unary", "stream")) {
+          for (int size : List.of(8, 128)) {
+            String prefix = "RESULT compare-grpc side=" + side + " impl=" + impl + " interaction="
+                + interaction + " size=" + size + " calls_per_sec=";
+            assertThat(results).as(prefix).filteredOn(l -> l.startsWith(prefix)).singleElement()
+                .satisfies(l -> assertThat(l).contains(" server_cpu_us_per_call=", " p50_us=",
+                    " p99_us=", " concurrency=" + (interaction.equals("unary") ? 64 : 1)));
+          }
+        }
+      }
+    }
+    assertThat(printed)
+        .contains("| case | grpc-java client → Sluice server |")
+        .contains("| unary 8 B |", "| unary 128 B |", "| stream 8 B |", "| stream 128 B |");
+  }
+
+  @Test
+  void grpcWireImplsAreNamedClientToServer() {
+    assertThat(GrpcComparison.runs())
+        .containsExactly("grpc:grpc-java-to-sluice", "grpc:grpc-java-to-grpc-java",
+            "grpc:sluice-to-grpc-java");
+    for (String name : GrpcComparison.runs()) {
+      assertThat(io.sluice.benchmarks.grpc.GrpcWireImpl.parse(name)).as(name).isNotNull();
+    }
+    for (String bad : List.of("grpc:sluice", "grpc:a-to-b", "sluice-to-sluice", "grpc:sluice-to-")) {
+      assertThat(io.sluice.benchmarks.grpc.GrpcWireImpl.parse(bad)).as(bad).isNull();
+    }
+    assertThat(GrpcComparison.verdict(1.25, 1.2, true)).isEqualTo("1.25x met");
+    assertThat(GrpcComparison.verdict(0.6, 0.5, false)).isEqualTo("0.60x missed");
+    assertThat(GrpcComparison.verdict(Double.NaN, 0.5, false)).isEqualTo("n/a");
+    Orchestrator.Result ok = new Orchestrator.Result(
+        "grpc:grpc-java-to-grpc-java", "rr", 8, 64, 100, 1, 1, 1, 1, 1, 0);
+    Orchestrator.Result failing = new Orchestrator.Result(
+        "grpc:grpc-java-to-sluice", "rr", 8, 64, 100, 1, 1, 1, 1, 1, 7);
+    assertThat(GrpcComparison.valid("1.25x met", ok, ok)).isEqualTo("1.25x met");
+    assertThat(GrpcComparison.valid("1.25x met", failing, ok))
+        .isEqualTo("1.25x (7 calls failed: not valid)");
   }
 
   /** What bench-usage.txt lists is what the parser takes, and the impls are the harness's. */

@@ -22,7 +22,8 @@ import org.HdrHistogram.Recorder;
  * <p>{@code server --impl I --interaction X --size N}: prints {@code LISTENING <port>}; then reads
  * commands from stdin: {@code MARK} notes the bytes allocated so far by the server's event-loop
  * threads and the CPU time the process has used, {@code REPORT} prints {@code ALLOC <bytes since
- * MARK> CPU <process CPU nanoseconds since MARK>}, {@code COUNT} prints {@code COUNT <messages counted
+ * MARK> CPU <process CPU nanoseconds since MARK>} (a client whose impl times its load adds {@code
+ * P50_NS <ns> P99_NS <ns> FAILED <calls>}), {@code COUNT} prints {@code COUNT <messages counted
  * so far> <System.nanoTime()>} (for {@code fnf}; 0 otherwise); end of stdin exits. For {@code fnf}
  * it prints {@code received messages: N} every second from the first message on.
  *
@@ -53,7 +54,7 @@ public final class ChildMain {
         ticker.setDaemon(true);
         ticker.start();
       }
-      serveControl(impl.serverLoopPrefix(), fnf, out);
+      serveControl(impl.serverLoopPrefix(), fnf, null, out);
       return 0;
     }
     Args a =
@@ -75,7 +76,7 @@ public final class ChildMain {
     Counter received = new Counter();
     Thread control = new Thread(() -> {
       try {
-        serveControl(null, received, out);
+        serveControl(null, received, impl, out);
       } catch (Exception e) {
         // stdin failed: treated as closed
       }
@@ -165,10 +166,14 @@ public final class ChildMain {
 
   /**
    * Answers MARK / REPORT / COUNT on stdin; {@code loopPrefix} null counts no allocations (the
-   * client); {@code counted} is what COUNT reports.
+   * client); {@code counted} is what COUNT reports; {@code timed}, a client's impl whose {@link
+   * Impl#loadLatencies()} is not null, adds {@code P50_NS <ns> P99_NS <ns> FAILED <n>} to REPORT:
+   * the operations recorded and failed since MARK.
    */
-  private static void serveControl(String loopPrefix, Counter counted, PrintStream out)
-      throws Exception {
+  private static void serveControl(
+      String loopPrefix, Counter counted, Impl timed, PrintStream out) throws Exception {
+    Recorder latencies = timed == null ? null : timed.loadLatencies();
+    long failedMark = 0;
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     Map<Long, Long> mark = new HashMap<>();
     long cpuMark = processCpuNanos();
@@ -179,13 +184,25 @@ public final class ChildMain {
       if (line.equals("MARK")) {
         mark = loopAllocations(mx, loopPrefix);
         cpuMark = processCpuNanos();
+        if (latencies != null) {
+          latencies.getIntervalHistogram(); // from now on
+          failedMark = timed.loadFailures();
+        }
       } else if (line.equals("REPORT")) {
         long bytes = 0;
         for (Map.Entry<Long, Long> e : loopAllocations(mx, loopPrefix).entrySet()) {
           bytes += e.getValue() - mark.getOrDefault(e.getKey(), 0L);
         }
+        String extra = "";
+        if (latencies != null) {
+          Histogram h = latencies.getIntervalHistogram();
+          boolean none = h.getTotalCount() == 0;
+          extra = " P50_NS " + (none ? -1 : h.getValueAtPercentile(50))
+              + " P99_NS " + (none ? -1 : h.getValueAtPercentile(99))
+              + " FAILED " + (timed.loadFailures() - failedMark);
+        }
         synchronized (out) {
-          out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark));
+          out.println("ALLOC " + bytes + " CPU " + (processCpuNanos() - cpuMark) + extra);
           out.flush();
         }
       } else if (line.equals("COUNT")) {

@@ -35,6 +35,23 @@ public interface Impl {
   void latency(int port, String interaction, int size, int concurrency, LatencySink sink)
       throws Exception;
 
+  /**
+   * Where {@link #load} times each of its operations (nanoseconds), or null (the default) when it
+   * does not: the client then reports their median and 99th percentile between {@code MARK} and
+   * {@code REPORT}.
+   */
+  default org.HdrHistogram.Recorder loadLatencies() {
+    return null;
+  }
+
+  /**
+   * Operations of {@link #load} that failed so far (each failed one is followed by a new one, so
+   * the load goes on), reported with {@link #loadLatencies()}; 0 by default.
+   */
+  default long loadFailures() {
+    return 0;
+  }
+
   /** Receives the duration of each completed operation; thread-safe. */
   interface LatencySink {
     void record(long nanos);

@@ -61,7 +61,10 @@ public final class Spec {
 
   /** Each peer at its own best window: gRPC unary peaks near 64 calls in flight, the others at 512. */
   public static int defaultWindow(String impl, String interaction) {
-    return impl.equals("grpc-java") && interaction.equals("rr") ? 64 : 512;
+    // grpc:CLIENT-to-SERVER (gRPC on the wire, --compare-grpc) calls as grpc-java does.
+    return (impl.equals("grpc-java") || impl.startsWith("grpc:")) && interaction.equals("rr")
+        ? 64
+        : 512;
   }
 
   /** Checks an interaction name; {@code latency} allows {@code stream24}. */

@@ -1,6 +1,7 @@
 package io.sluice.benchmarks.grpc;
 
 import com.google.protobuf.ByteString;
+import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -101,6 +102,14 @@ public final class GrpcImpl implements Impl {
   @Override
   public int serve(String interaction, int size, Counter fnfReceived) throws Exception {
     Bytes response = message(size);
+    return serve(new Service(response, fnfReceived));
+  }
+
+  /**
+   * Serves {@code service} on 127.0.0.1 (an ephemeral port, returned) set up as this impl's own:
+   * direct executor, the same window, one event loop ({@link #serverLoopPrefix()}).
+   */
+  int serve(BindableService service) throws Exception {
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
             .bossEventLoopGroup(group("grpc-boss"))
@@ -108,13 +117,14 @@ public final class GrpcImpl implements Impl {
             .channelType(serverChannel())
             .directExecutor()
             .flowControlWindow(WINDOW)
-            .addService(new Service(response, fnfReceived))
+            .addService(service)
             .build()
             .start();
     return server.getPort();
   }
 
-  private ManagedChannel connect(int port) {
+  /** A channel to 127.0.0.1:{@code port} set up as this impl's client (executor, window, loop). */
+  ManagedChannel connect(int port) {
     return NettyChannelBuilder.forAddress("127.0.0.1", port)
         .usePlaintext()
         .directExecutor()
