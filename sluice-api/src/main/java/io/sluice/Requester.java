@@ -38,6 +38,25 @@ public interface Requester {
   /** Sends a metadata push: only the message's metadata travels; the listener as for FNF. */
   void metadataPush(Message metadata, StreamListener listener);
 
+  /**
+   * How much of the peer's lease is left, from 0 to 1, for a caller choosing where to send (a load
+   * balancer). Without leasing: 1 while open, 0 once closing. With leasing: the share of the last
+   * LEASE's requests still unspent while that lease is valid; 0 before the first LEASE, after it
+   * expired, and once the connection is closing or closed. Any thread; a racy snapshot.
+   */
+  default double availability() {
+    return isOpen() ? 1.0 : 0.0;
+  }
+
+  /**
+   * {@link #availability()} for a request of priority {@code rank} (0 is the highest): 0 while the
+   * peer's lease says it refuses that rank now (the peer is near its limit and sheds lower ranks
+   * first), {@link #availability()} otherwise.
+   */
+  default double availability(int rank) {
+    return availability();
+  }
+
   /** The connection's allocator. */
   ByteBufAllocator alloc();
 

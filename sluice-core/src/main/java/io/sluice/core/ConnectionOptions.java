@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import io.sluice.lease.LeasePolicy;
+import io.sluice.lease.RequestStats;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -25,6 +27,8 @@ public final class ConnectionOptions {
   private final boolean lease;
   private final int leaseTtlMillis;
   private final int leaseRequests;
+  private final LeasePolicy leasePolicy;
+  private final RequestStats requestStats;
   private final int maxReassemblyBytes;
   private final int maxFragmentsPerMessage;
   private final Duration writeStallTimeout;
@@ -53,6 +57,8 @@ public final class ConnectionOptions {
     this.lease = b.lease;
     this.leaseTtlMillis = b.leaseTtlMillis;
     this.leaseRequests = b.leaseRequests;
+    this.leasePolicy = b.leasePolicy;
+    this.requestStats = b.requestStats;
     this.maxReassemblyBytes = b.maxReassemblyBytes;
     this.maxFragmentsPerMessage = b.maxFragmentsPerMessage;
     this.writeStallTimeout = b.writeStallTimeout;
@@ -152,6 +158,22 @@ public final class ConnectionOptions {
   /** Requests allowed by each LEASE this side grants. */
   public int leaseRequests() {
     return leaseRequests;
+  }
+
+  /**
+   * What this side grants a peer that asked for leasing: the policy set with {@link
+   * Builder#leasePolicy}, else {@link LeasePolicy#fixed} of {@link #leaseTtlMillis()} and {@link
+   * #leaseRequests()}.
+   */
+  public LeasePolicy leasePolicy() {
+    return leasePolicy != null
+        ? leasePolicy
+        : LeasePolicy.fixed(Duration.ofMillis(leaseTtlMillis), leaseRequests);
+  }
+
+  /** Told of every request the peer starts on this side, or null (the default). */
+  public RequestStats requestStats() {
+    return requestStats;
   }
 
   /**
@@ -260,6 +282,8 @@ public final class ConnectionOptions {
     private boolean lease;
     private int leaseTtlMillis = 30_000;
     private int leaseRequests = Integer.MAX_VALUE;
+    private LeasePolicy leasePolicy;
+    private RequestStats requestStats;
     private int maxReassemblyBytes = 8 * 1024 * 1024;
     private int maxFragmentsPerMessage = 8192;
     private Duration writeStallTimeout = Duration.ofSeconds(30);
@@ -290,6 +314,8 @@ public final class ConnectionOptions {
       lease = o.lease;
       leaseTtlMillis = o.leaseTtlMillis;
       leaseRequests = o.leaseRequests;
+      leasePolicy = o.leasePolicy;
+      requestStats = o.requestStats;
       maxReassemblyBytes = o.maxReassemblyBytes;
       maxFragmentsPerMessage = o.maxFragmentsPerMessage;
       writeStallTimeout = o.writeStallTimeout;
@@ -373,6 +399,24 @@ public final class ConnectionOptions {
     public Builder leaseGrant(int ttlMillis, int requests) {
       this.leaseTtlMillis = positive(ttlMillis, "lease ttl");
       this.leaseRequests = positive(requests, "lease requests");
+      this.leasePolicy = null;
+      return this;
+    }
+
+    /**
+     * The policy that decides the leases this side grants (implies {@link #lease(boolean)
+     * lease(true)} on a server: clients that ask for leasing are accepted). Replaces {@link
+     * #leaseGrant}.
+     */
+    public Builder leasePolicy(LeasePolicy policy) {
+      this.leasePolicy = Objects.requireNonNull(policy, "policy");
+      this.lease = true;
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#requestStats()}; null turns it off. */
+    public Builder requestStats(RequestStats stats) {
+      this.requestStats = stats;
       return this;
     }
 
