@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
 import java.net.InetSocketAddress;
@@ -23,6 +25,8 @@ final class PipeTransport implements DuplexTransport {
   private FrameReceiver receiver;
   private final List<ByteBuf> pending = new ArrayList<>();
   private boolean closed;
+  /** Each frame written: "LEASE 0" (its requests), "ERROR 0x102" (its code), or the type's name. */
+  final List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private PipeTransport(EventExecutor loop, String name) {
     this.loop = loop;
@@ -64,7 +68,20 @@ final class PipeTransport implements DuplexTransport {
       buf.release();
       return;
     }
+    written.add(describe(buf));
     pending.add(buf);
+  }
+
+  private static String describe(ByteBuf f) {
+    int type = Frames.type(f);
+    switch (type) {
+      case FrameType.LEASE:
+        return "LEASE " + Frames.leaseRequests(f);
+      case FrameType.ERROR:
+        return "ERROR 0x" + Integer.toHexString(Frames.errorCode(f));
+      default:
+        return FrameType.name(type);
+    }
   }
 
   @Override
