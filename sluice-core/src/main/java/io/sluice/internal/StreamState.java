@@ -12,6 +12,8 @@ import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.exceptions.InvalidException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
+import io.sluice.lease.RequestStats;
+import io.sluice.lease.RequestStats.Outcome;
 import java.util.concurrent.Executor;
 
 /**
@@ -39,8 +41,6 @@ final class StreamState implements StreamHandle {
 
   /** Credit granted to the peer for inbound messages, not yet used. */
   long inboundCredit;
-  /** Credit granted to the peer that has not been sent yet (batched into one REQUEST_N). */
-  boolean inboundUnboundedSent;
 
   boolean inboundDone;
 
@@ -51,6 +51,12 @@ final class StreamState implements StreamHandle {
 
   boolean outboundDone;
   boolean terminated;
+  /**
+   * With {@link RequestStats} on, a responder's stream: when its request arrived and what was
+   * reported; null otherwise. A reference, not the fields: it fits in the padding of this object
+   * (72 bytes, JOL, compressed oops), which a long would grow to 80 for every stream.
+   */
+  RequestStatsTap.Timing timing;
   boolean registered;
   boolean pumping;
   boolean pumpScheduled;
@@ -166,14 +172,13 @@ final class StreamState implements StreamHandle {
       doError(new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9), got " + n));
       return;
     }
-    if (inboundUnboundedSent) {
-      return;
+    if (inboundCredit == UNBOUNDED) {
+      return; // the peer may send without limit: nothing more to grant
     }
     long before = inboundCredit;
     inboundCredit = addCap(inboundCredit, n);
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
-      inboundUnboundedSent = true;
       conn.out.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
       // Urgent when the peer holds no more than this grant adds: it has used at least half of
@@ -211,6 +216,9 @@ final class StreamState implements StreamHandle {
         return;
       }
       outboundDone = true;
+      if (timing != null) {
+        firstResponse();
+      }
       // The answer may come before any demand: it is paid for by nothing but the request.
       conn.writability.noteUnpaid(Frames.HEADER_SIZE + message.size());
       conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
@@ -227,6 +235,9 @@ final class StreamState implements StreamHandle {
     producerCredit--;
     if (peerCredit != UNBOUNDED) {
       peerCredit--;
+    }
+    if (timing != null) {
+      firstResponse();
     }
     if (complete) {
       outboundDone = true;
@@ -434,6 +445,9 @@ final class StreamState implements StreamHandle {
     if (terminated) {
       return;
     }
+    if (timing != null) {
+      endStats(null);
+    }
     terminated = true;
     inboundDone = true;
     outboundDone = true;
@@ -441,6 +455,51 @@ final class StreamState implements StreamHandle {
     conn.streams.unregister(this);
     if (blocked) {
       conn.streams.endedBlocked();
+    }
+  }
+
+  // ---- RequestStats (a responder's stream, with stats on) -------------------------------------
+
+  /** The request reaches the responder now: onStart, and onEnd owed. */
+  void startStats(RequestStats stats) {
+    timing.started = true;
+    RequestStatsTap.start(stats, kind);
+  }
+
+  private void firstResponse() {
+    RequestStatsTap.Timing t = timing;
+    if (!t.started || t.responded) {
+      return;
+    }
+    t.responded = true;
+    RequestStats stats = conn.in.stats;
+    if (stats != null) {
+      RequestStatsTap.firstResponse(stats, kind, conn.ticker.nanoTime() - t.arrivalNanos);
+    }
+  }
+
+  /**
+   * Reports the end of a started request once ({@code outcome} null: as the stream's state says,
+   * from {@link #terminate}, which calls it before it marks both halves done).
+   */
+  void endStats(Outcome outcome) {
+    RequestStatsTap.Timing t = timing;
+    if (t == null || !t.started) {
+      return;
+    }
+    timing = null;
+    if (outcome == null) {
+      if (conn.state == SluiceConnection.CLOSED) {
+        outcome = Outcome.CONNECTION_CLOSED;
+      } else if (outboundDone && (inboundDone || kind != FrameType.REQUEST_CHANNEL)) {
+        outcome = Outcome.COMPLETE;
+      } else {
+        outcome = Outcome.ERROR;
+      }
+    }
+    RequestStats stats = conn.in.stats;
+    if (stats != null) {
+      RequestStatsTap.end(stats, kind, conn.ticker.nanoTime() - t.arrivalNanos, outcome);
     }
   }
 
