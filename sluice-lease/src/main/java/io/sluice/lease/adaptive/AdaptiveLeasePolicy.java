@@ -6,7 +6,9 @@ import io.sluice.lease.LeaseGrants;
 import io.sluice.lease.LeasePolicy;
 import io.sluice.lease.RequestStats;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +23,7 @@ import java.util.function.ToIntFunction;
  *
  * <p><b>What it measures</b> (its own {@link #requestStats()}, which the engine feeds): calls in
  * flight (started minus ended, every connection of the policy together) and the latency of each
- * call's first response. Every {@link Builder#sampleWindow sample window} with at least {@link
+ * call's first response, for the kinds of request {@link Builder#measure} names (all by default). Every {@link Builder#sampleWindow sample window} with at least {@link
  * Builder#minSamples minSamples} latencies, the window's mean latency moves the limit: it grows
  * while the recent latency stays within {@link Builder#tolerance tolerance} of the no-load latency
  * (the lowest window mean of the last {@link Builder#noLoadWindow noLoadWindow}) and the server
@@ -60,7 +62,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
   private final LongSupplier ticker;
   private final String config;
 
-  private final LoadMeter meter = new LoadMeter();
+  private final LoadMeter meter;
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicBoolean updating = new AtomicBoolean();
   private final GradientLimit gradient; // guarded by updating
@@ -79,6 +81,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     this.rankOf = b.rankOf;
     this.shedding = new RankShedding(b.ranks, b.shedFrom);
     this.ticker = b.ticker;
+    this.meter = new LoadMeter(b.measured);
     int baselineWindows =
         (int) Math.max(1, Math.min(Builder.MAX_BASELINE_WINDOWS, b.noLoadWindow.toNanos() / sampleWindowNanos));
     this.gradient =
@@ -90,7 +93,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
             + b.maxLimit + "], sampleWindow=" + b.sampleWindow + ", minSamples=" + b.minSamples
             + ", noLoadWindow=" + b.noLoadWindow + ", tolerance=" + b.tolerance + ", smoothing="
             + b.smoothing + ", regrantChange=" + b.regrantChange + ", ranks=" + b.ranks
-            + ", shedFrom=" + b.shedFrom + ")";
+            + ", shedFrom=" + b.shedFrom + ", measured=" + b.measured + ")";
   }
 
   /** A builder with the documented defaults. */
@@ -294,6 +297,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     private ToIntFunction<Message> rankOf = m -> 0;
     private double shedFrom = 0.5;
     private LongSupplier ticker = System::nanoTime;
+    private Set<RequestStats.Kind> measured = EnumSet.allOf(RequestStats.Kind.class);
 
     private Builder() {}
 
@@ -427,6 +431,22 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
         throw new IllegalArgumentException("shedFrom must be in [0, 1), got " + fraction);
       }
       this.shedFrom = fraction;
+      return this;
+    }
+
+    /**
+     * The kinds of request the policy measures: counted in flight while they run, and timed to
+     * their first response (default: all four; a fire-and-forget is never timed, it has no
+     * response). A server whose streams stay open for long, or answer their first message late
+     * (subscriptions to events), measures {@code REQUEST_RESPONSE} only, so that idle streams do
+     * not count as load. Leases and rank shedding still cover every kind.
+     */
+    public Builder measure(Set<RequestStats.Kind> kinds) {
+      Objects.requireNonNull(kinds, "kinds");
+      if (kinds.isEmpty()) {
+        throw new IllegalArgumentException("measure at least one kind of request");
+      }
+      this.measured = EnumSet.copyOf(kinds);
       return this;
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.lease.adaptive;
 
 import io.sluice.lease.RequestStats;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,9 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Latency is the time to the first response of a request-response, request-stream or
  * request-channel: how long the handler took to answer. The end of a stream says how long the peer
  * kept it open, and a fire-and-forget has no answer, so neither is a latency sample (both still
- * count in flight while they run).
+ * count in flight while they run). Only the kinds of request it is told to measure count at all.
  */
 final class LoadMeter implements RequestStats {
+  private final boolean[] measured = new boolean[Kind.values().length];
   private final LongAdder started = new LongAdder();
   private final LongAdder ended = new LongAdder();
   private final LongAdder rejected = new LongAdder();
@@ -23,15 +25,23 @@ final class LoadMeter implements RequestStats {
   private final LongAdder latencyCount = new LongAdder();
   private final LongAccumulator latencyMin = new LongAccumulator(Math::min, Long.MAX_VALUE);
 
+  LoadMeter(Set<Kind> kinds) {
+    for (Kind k : kinds) {
+      measured[k.ordinal()] = true;
+    }
+  }
+
   @Override
   public void onStart(Kind kind) {
-    started.increment();
+    if (measured[kind.ordinal()]) {
+      started.increment();
+    }
   }
 
   @Override
   public void onFirstResponse(Kind kind, long latencyNanos) {
-    if (latencyNanos < 0) {
-      return; // a clock that went backwards: not a sample
+    if (latencyNanos < 0 || !measured[kind.ordinal()]) {
+      return; // not measured, or a clock that went backwards: not a sample
     }
     latencySum.add(latencyNanos);
     latencyCount.increment();
@@ -40,7 +50,9 @@ final class LoadMeter implements RequestStats {
 
   @Override
   public void onEnd(Kind kind, long latencyNanos, Outcome outcome) {
-    ended.increment();
+    if (measured[kind.ordinal()]) {
+      ended.increment();
+    }
   }
 
   @Override

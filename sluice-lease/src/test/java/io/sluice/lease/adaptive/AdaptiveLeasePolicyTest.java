@@ -389,6 +389,32 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
+  void onlyTheMeasuredKindsCountInFlightOrAsLatency() {
+    AdaptiveLeasePolicy policy =
+        builder().measure(java.util.EnumSet.of(Kind.REQUEST_RESPONSE)).minSamples(1).build();
+    policy.attach(new FakeGrants(clock));
+    RequestStats stats = policy.requestStats();
+    for (int i = 0; i < 500; i++) {
+      stats.onStart(Kind.REQUEST_STREAM); // a subscription that stays open: not load
+    }
+    stats.onFirstResponse(Kind.REQUEST_STREAM, 60_000 * MS); // its first event a minute later
+    stats.onStart(Kind.FIRE_AND_FORGET);
+    assertThat(policy.stats().inFlight()).isZero();
+    assertThat(policy.stats().started()).isZero();
+    stats.onStart(Kind.REQUEST_RESPONSE);
+    stats.onFirstResponse(Kind.REQUEST_RESPONSE, 2 * MS);
+    assertThat(policy.stats().inFlight()).isEqualTo(1);
+    clock.advance(WINDOW);
+    assertThat(policy.stats().latencyNanos()).isEqualTo(2 * MS);
+    stats.onEnd(Kind.REQUEST_STREAM, MS, Outcome.CANCELED);
+    stats.onEnd(Kind.REQUEST_RESPONSE, 2 * MS, Outcome.COMPLETE);
+    assertThat(policy.stats().inFlight()).isZero();
+    assertThat(policy.toString()).contains("measured=[REQUEST_RESPONSE]");
+    assertThatThrownBy(() -> AdaptiveLeasePolicy.builder().measure(java.util.EnumSet.noneOf(Kind.class)))
+        .hasMessageContaining("at least one kind");
+  }
+
+  @Test
   void rejectionsAreCounted() {
     AdaptiveLeasePolicy policy = builder().build();
     policy.requestStats().onRejected(Kind.REQUEST_RESPONSE);
