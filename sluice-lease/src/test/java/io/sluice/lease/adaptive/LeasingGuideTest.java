@@ -2,11 +2,18 @@ package io.sluice.lease.adaptive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.Message;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.lease.ConnectionLease;
 import io.sluice.lease.LeaseGrants;
 import io.sluice.lease.LeasePolicy;
+import io.sluice.lease.RequestStats;
+import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.rsocket.CallMetadataCodec;
+import io.sluice.rpc.rsocket.RpcRequests;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +50,36 @@ class LeasingGuideTest {
     assertThat(options.leasePolicy()).isInstanceOf(AdaptiveLeasePolicy.class);
     assertThat(options.lease()).isTrue();
     assertThat(options.leasePolicy().requestStats()).isNotNull();
+  }
+
+  static AdaptiveLeasePolicy rpcPolicy() {
+    // tag::rpc-ranks[]
+    AdaptiveLeasePolicy policy =
+        AdaptiveLeasePolicy.builder()
+            .ranks(4, RpcRequests::rank)       // each call's rank method option; 0 when none
+            .build();
+    // end::rpc-ranks[]
+    return policy;
+  }
+
+  @Test
+  void rpcCallsAreShedByTheirRankOption() {
+    AdaptiveLeasePolicy policy = rpcPolicy();
+    FakeGrants.Clock clock = new FakeGrants.Clock();
+    ConnectionLease lease = policy.attach(new FakeGrants(clock));
+    for (int i = 0; i < 100; i++) { // the whole default limit in flight: only rank 0 goes in
+      policy.requestStats().onStart(RequestStats.Kind.REQUEST_RESPONSE);
+    }
+    for (int rank = 0; rank < 4; rank++) {
+      CallMetadata call = CallMetadata.of("demo.Greeter", "Hello", Headers.EMPTY, CallMetadata.NO_TIMEOUT, false, rank);
+      try (Message m =
+          Message.of(
+              CallMetadataCodec.encode(UnpooledByteBufAllocator.DEFAULT, call),
+              Unpooled.EMPTY_BUFFER)) {
+        assertThat(lease.admit(m)).as("rank %d", rank).isEqualTo(rank == 0);
+      }
+    }
+    lease.close();
   }
 
   static String metricsLine(AdaptiveLeasePolicy policy) {
