@@ -25,8 +25,9 @@ import java.util.function.ToIntFunction;
  * flight (started minus ended, every connection of the policy together) and the latency of each
  * call's first response, for the kinds of request {@link Builder#measure} names (all by default). Every {@link Builder#sampleWindow sample window} with at least {@link
  * Builder#minSamples minSamples} latencies, the window's mean latency moves the limit: it grows
- * while the recent latency stays within {@link Builder#tolerance tolerance} of the no-load latency
- * (the lowest window mean of the last {@link Builder#noLoadWindow noLoadWindow}) and the server
+ * while the recent latency (a moving average of window means) stays within {@link
+ * Builder#tolerance tolerance} of the no-load latency (the lowest the recent latency was over the
+ * last {@link Builder#noLoadWindow noLoadWindow}) and the server
  * uses at least half of it, and shrinks as latency rises; {@link Builder#smoothing smoothed},
  * clamped to [{@link Builder#minLimit minLimit}, {@link Builder#maxLimit maxLimit}].
  *
@@ -355,7 +356,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     }
 
     /**
-     * How far back the no-load latency looks: it is the lowest window mean of this period
+     * How far back the no-load latency looks: it is the lowest the recent latency was in this period
      * (default 10 s; at most 1024 sample windows are kept). A lasting change of the handlers'
      * latency becomes the new no-load latency after it.
      */

@@ -3,10 +3,12 @@ package io.sluice.lease.adaptive;
 /**
  * A server-wide concurrency limit moved by a latency gradient, once per sampling window.
  *
- * <p>Two latency figures: the <em>no-load latency</em>, the lowest window mean of the last {@code
- * baselineWindows} windows (what the handlers take when nothing queues), and the <em>recent
- * latency</em>, an exponentially weighted mean of the window means (weight {@value #RECENT_WEIGHT}
- * for the newest). Their ratio is the gradient:
+ * <p>Two latency figures: the <em>recent latency</em>, an exponentially weighted mean of the window
+ * means (weight {@value #RECENT_WEIGHT} for the newest), and the <em>no-load latency</em>, the
+ * lowest value the recent latency took over the last {@code baselineWindows} windows (what the
+ * handlers take when nothing queues). The no-load latency is a minimum of the smoothed figure, not
+ * of raw window means: one lucky window on a noisy host would otherwise set a baseline that the
+ * average never comes near, and the limit would shrink for ever. Their ratio is the gradient:
  *
  * <pre>
  *   gradient = clamp(tolerance * noLoad / recent, 0.5, 1)
@@ -19,7 +21,8 @@ package io.sluice.lease.adaptive;
  * the limit shrinks by up to half per window (before smoothing). The limit does not grow while the
  * server is using less than half of it (nothing shows it could carry more), but it always shrinks.
  * A slower handler that stays slow for {@code baselineWindows} becomes the new no-load latency, so
- * the limit recovers from a lasting change of the work itself.
+ * the limit recovers from a lasting change of the work itself. The first {@value #WARMUP_WINDOWS}
+ * windows only teach the recent latency; the limit moves from the next one.
  *
  * <p>Not thread-safe: {@link AdaptiveLeasePolicy} calls {@link #update} from one thread at a time
  * and publishes what it returns.
@@ -27,6 +30,12 @@ package io.sluice.lease.adaptive;
 final class GradientLimit {
   static final double RECENT_WEIGHT = 0.3;
   static final double MIN_GRADIENT = 0.5;
+  /**
+   * Windows that only teach the recent latency, at start: the average begins at the first window's
+   * mean and needs a few windows to mean anything, and a minimum taken of it earlier would keep
+   * one early window as the no-load latency for a whole no-load window.
+   */
+  static final int WARMUP_WINDOWS = 5;
 
   private final double minLimit;
   private final double maxLimit;
@@ -34,6 +43,7 @@ final class GradientLimit {
   private final double smoothing;
   private final long[] baseline; // window means, a ring; 0 = empty slot
   private int next;
+  private long windows;
   private double limit;
   private double recentNanos;
 
@@ -57,12 +67,15 @@ final class GradientLimit {
     if (meanLatencyNanos <= 0) {
       return limit;
     }
-    baseline[next] = meanLatencyNanos;
-    next = (next + 1) % baseline.length;
     recentNanos =
         recentNanos == 0
             ? meanLatencyNanos
             : recentNanos + RECENT_WEIGHT * (meanLatencyNanos - recentNanos);
+    if (++windows <= WARMUP_WINDOWS) {
+      return limit;
+    }
+    baseline[next] = Math.max(1, Math.round(recentNanos));
+    next = (next + 1) % baseline.length;
     double gradient =
         Math.max(MIN_GRADIENT, Math.min(1.0, tolerance * noLoadNanos() / recentNanos));
     double target = limit * gradient + Math.sqrt(limit);
@@ -83,7 +96,10 @@ final class GradientLimit {
     return recentNanos;
   }
 
-  /** The lowest window mean of the last windows, 0 before the first window. */
+  /**
+   * The lowest recent latency of the last windows; during the warm-up, the recent latency; 0
+   * before the first window.
+   */
   long noLoadNanos() {
     long min = Long.MAX_VALUE;
     for (long v : baseline) {
@@ -91,6 +107,6 @@ final class GradientLimit {
         min = v;
       }
     }
-    return min == Long.MAX_VALUE ? 0 : min;
+    return min == Long.MAX_VALUE ? Math.round(recentNanos) : min;
   }
 }

@@ -114,15 +114,38 @@ class AdaptiveLeasePolicyTest {
     for (int w = 0; w < 10; w++) {
       fullWindow(policy, MS);
     }
-    for (int w = 0; w < 20; w++) {
-      fullWindow(policy, 10 * MS); // 2 s of it: every 1 ms window has left the no-load window
+    for (int w = 0; w < 40; w++) {
+      fullWindow(policy, 10 * MS); // 4 s of it: the average has settled for the last 2 s
     }
-    assertThat(policy.stats().noLoadLatencyNanos()).isEqualTo(10 * MS);
+    assertThat(policy.stats().noLoadLatencyNanos()).isCloseTo(10 * MS, org.assertj.core.data.Percentage.withPercentage(1));
     int low = policy.stats().limit();
     for (int w = 0; w < 20; w++) {
       fullWindow(policy, 10 * MS);
     }
     assertThat(policy.stats().limit()).isGreaterThan(low);
+  }
+
+  @Test
+  void steadyNoiseIsNotOverload() {
+    // Window means alternating 1 ms and 4 ms, for ever: a noisy host, not a queue building up.
+    // Against the lowest raw window (1 ms) the average (~2.5 ms) would look overloaded and the
+    // limit would only shrink; against the lowest average it does not.
+    AdaptiveLeasePolicy policy = builder().build();
+    policy.attach(new FakeGrants(clock));
+    List<Integer> limits = new ArrayList<>();
+    for (int w = 0; w < 80; w++) {
+      fullWindow(policy, w % 2 == 0 ? MS : 4 * MS);
+      limits.add(policy.stats().limit());
+    }
+    assertThat(policy.stats().noLoadLatencyNanos()).isGreaterThan(3 * MS / 2);
+    assertThat(limits).isSorted();
+    assertThat(policy.stats().limit()).isGreaterThan(100);
+    // A real rise from there still shrinks it.
+    int before = policy.stats().limit();
+    for (int w = 0; w < 5; w++) {
+      fullWindow(policy, 40 * MS);
+    }
+    assertThat(policy.stats().limit()).isLessThan(before);
   }
 
   @Test
