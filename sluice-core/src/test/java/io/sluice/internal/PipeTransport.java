@@ -27,6 +27,8 @@ final class PipeTransport implements DuplexTransport {
   private boolean closed;
   /** Each frame written: "LEASE 0" (its requests), "ERROR 0x102" (its code), or the type's name. */
   final List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Frames written are recorded and dropped: the peer hears nothing more from this end. */
+  volatile boolean dropWrites;
 
   private PipeTransport(EventExecutor loop, String name) {
     this.loop = loop;
@@ -69,6 +71,10 @@ final class PipeTransport implements DuplexTransport {
       return;
     }
     written.add(describe(buf));
+    if (dropWrites) {
+      buf.release();
+      return;
+    }
     pending.add(buf);
   }
 

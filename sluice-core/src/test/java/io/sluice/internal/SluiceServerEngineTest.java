@@ -195,6 +195,48 @@ class SluiceServerEngineTest {
   }
 
   @Test
+  void aRequestCrossingTheStopOfAnIdleConnectionIsRejectedNotLostWithTheConnection() {
+    start(
+        ConnectionOptions.builder()
+            .leasePolicy(LeasePolicy.fixed(Duration.ofSeconds(10), 100))
+            .build());
+    SluiceConnection client = transport.connect(ConnectionOptions.builder().lease(true).build());
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
+    Recorder crossing = new Recorder();
+    Loop.run(
+        loop,
+        () -> {
+          server.stop(Duration.ofSeconds(30)).whenComplete((v, e) -> stopped.complete(null));
+          // No stream is live, and this request is on its way before the client hears of the
+          // stop: the server must still be there to refuse it (REJECTED: safe to send elsewhere),
+          // not gone with the connection (a connection error: maybe processed, not retryable).
+          client.requestResponse(msg("crossing"), crossing);
+        });
+    Loop.settle(loop);
+    assertThat(crossing.take("error").error()).isInstanceOf(RejectedException.class);
+    assertThat(responder.seen).isEmpty();
+    Loop.await(stopped); // the client closed once its last stream ended
+    assertThat(server.connections()).isZero();
+    assertThat(Loop.awaitOutcome(client.onClose())).isNull();
+  }
+
+  @Test
+  void aStoppedConnectionWhosePeerNeverClosesIsClosedAtGrace() {
+    start(ConnectionOptions.builder().build());
+    transport.connect(ConnectionOptions.builder().build());
+    PipeTransport serverEnd = transport.serverEnds.get(0);
+    serverEnd.dropWrites = true; // the client never hears of the stop, so never closes
+    CompletableFuture<Void> stopped = server.stop(Duration.ofMillis(300));
+    Loop.settle(loop);
+    clock.advanceMillis(299);
+    Loop.settle(loop);
+    assertThat(stopped).as("waiting for the peer to close").isNotDone();
+    clock.advanceMillis(1);
+    Loop.await(stopped);
+    assertThat(server.connections()).isZero();
+  }
+
+  @Test
   void stopClosesAStreamThatNeverEndsAtGrace() {
     start(ConnectionOptions.builder().build());
     SluiceConnection client = transport.connect(ConnectionOptions.builder().build());
