@@ -51,6 +51,16 @@ public interface AddressSource extends AutoCloseable {
     return fixed(List.of(addresses));
   }
 
+  /** The A/AAAA records of {@code host}, each with {@code port}, re-resolved every second. */
+  static AddressSource dns(String host, int port) {
+    return DnsAddressSource.host(host, port).build();
+  }
+
+  /** The SRV records of {@code name}, re-resolved every second. */
+  static AddressSource dnsSrv(String name) {
+    return DnsAddressSource.srv(name).build();
+  }
+
   /** A source whose sets the application pushes with {@link ManualAddressSource#update}. */
   static ManualAddressSource manual() {
     return new ManualAddressSource();

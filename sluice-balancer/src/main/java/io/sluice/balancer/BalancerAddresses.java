@@ -11,7 +11,8 @@ final class BalancerAddresses {
   static String format(SocketAddress address) {
     if (address instanceof InetSocketAddress) {
       InetSocketAddress a = (InetSocketAddress) address;
-      String host = a.getHostString();
+      // A resolved address by its IP (DNS gives many under one name), else as it was given.
+      String host = a.isUnresolved() ? a.getHostString() : a.getAddress().getHostAddress();
       return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }
     return String.valueOf(address);
