@@ -2,6 +2,7 @@ package io.sluice.balancer.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.Acceptor;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -14,7 +15,10 @@ import io.sluice.balancer.ManualAddressSource;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
+import io.sluice.core.SluiceServer;
 import io.sluice.futures.FuturesRequester;
+import io.sluice.lease.LeasePolicy;
+import io.sluice.rpc.rsocket.RpcRequests;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
@@ -108,6 +112,34 @@ class FleetGuideTest {
     return balancer;
   }
 
+  static Balancer rpc(AddressSource source) {
+    // tag::rpc[]
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(source)
+            .connector(FleetGuideTest::connect)
+            .rankOf(RpcRequests::rank) // the method's rank option, read from the call metadata
+            .retryable(RpcRequests::idempotent) // calls flagged idempotent may be retried
+            .build();
+    // end::rpc[]
+    return balancer;
+  }
+
+  static SluiceServer serveAndDrainOnShutdown(Acceptor acceptor) {
+    // tag::drain[]
+    SluiceServer server =
+        Connections.start(
+                TcpServerTransport.create("0.0.0.0", 7878),
+                ConnectionOptions.builder().leasePolicy(LeasePolicy.unlimited()).build(),
+                acceptor)
+            .join();
+    // On SIGTERM (a deploy): LEASE 0 and CONNECTION_CLOSE to every client, live streams finish.
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> server.stop(Duration.ofSeconds(20)).join()));
+    // end::drain[]
+    return server;
+  }
+
   static AddressSource kubernetes() {
     // tag::dns[]
     // A headless service: one A record per ready pod, re-resolved every second.
@@ -177,5 +209,8 @@ class FleetGuideTest {
     balancer.close();
     balancer.onClose().get(10, TimeUnit.SECONDS);
     kubernetes().close(); // built, not started: nothing resolved
+    Balancer withRpc = rpc(AddressSource.fixed(a));
+    withRpc.dispose();
+    withRpc.onClose().get(10, TimeUnit.SECONDS);
   }
 }
