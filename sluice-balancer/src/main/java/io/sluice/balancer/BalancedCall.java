@@ -546,7 +546,7 @@ final class BalancedCall implements StreamHandle {
       boolean connectionError =
           e instanceof ConnectionErrorException || e instanceof ConnectionCloseException;
       if (connectionError && !neverSent) {
-        balancer.servers.onRequestFailure(server);
+        balancer.servers.onRequestFailure(server, conn);
       } else if (!connectionError && !(e instanceof RejectedException) && kind != FNF) {
         answered(); // an application error is an answer: the server works
       }

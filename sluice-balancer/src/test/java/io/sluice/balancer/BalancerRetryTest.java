@@ -419,6 +419,41 @@ class BalancerRetryTest {
   }
 
   @Test
+  void aLostConnectionCountsOneFailureHoweverManyRequestsItTakesDown() throws Exception {
+    List<io.sluice.StreamListener> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              held.add(l);
+            });
+    Balancer balancer = balancer(x -> x.failureThreshold(3), a);
+    List<Recorder> calls = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      Recorder r = new Recorder();
+      balancer.requestResponse(request("x"), r);
+      calls.add(r);
+    }
+    for (int i = 0; i < 1000 && held.size() < 20; i++) {
+      Thread.sleep(5);
+    }
+    assertThat(held).hasSize(20);
+    FakeServer.Connection c = a.last;
+    FakeServer.LOOP.execute(
+        () -> {
+          held.forEach(l -> l.onError(new ConnectionErrorException("connection closed by the peer")));
+          c.fail();
+        });
+    for (Recorder r : calls) {
+      assertThat(r.await()).isInstanceOf(ConnectionErrorException.class);
+    }
+    Balancer.ServerStatus s = balancer.servers().get(0);
+    assertThat(s.failures()).isEqualTo(1);
+    assertThat(s.state()).isNotEqualTo("ejected").isNotEqualTo("probing");
+  }
+
+  @Test
   void closeClosesEveryConnection() throws Exception {
     FakeServer a = new FakeServer(1, FakeServer.answering("A"));
     FakeServer b = new FakeServer(2, FakeServer.answering("B"));
