@@ -454,6 +454,36 @@ class BalancerRetryTest {
   }
 
   @Test
+  void aMetadataPushGoesToEveryServer() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    Balancer balancer = balancer(x -> {}, a, b);
+    Recorder r = new Recorder();
+    ByteBuf md = PooledByteBufAllocator.DEFAULT.directBuffer().writeByte(1);
+    Message push = Message.of(md, PooledByteBufAllocator.DEFAULT.directBuffer());
+    requests.add(push);
+    balancer.metadataPush(push, r);
+    assertThat(r.await()).isNull();
+    assertThat(a.pushes.get()).isEqualTo(1);
+    assertThat(b.pushes.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aNonPositiveRequestBeforeTheStreamStartedFailsIt() throws Exception {
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(AddressSource.fixed(new FakeServer(9, null).address))
+            .connector(x -> new CompletableFuture<>()) // never connects
+            .build();
+    balancers.add(balancer);
+    Recorder r = new Recorder();
+    StreamHandle h = balancer.requestStream(request("s"), 1, r);
+    h.request(0);
+    assertThat(r.await()).isInstanceOf(IllegalArgumentException.class);
+    assertThat(balancer.retained().pending()).isZero();
+  }
+
+  @Test
   void closeClosesEveryConnection() throws Exception {
     FakeServer a = new FakeServer(1, FakeServer.answering("A"));
     FakeServer b = new FakeServer(2, FakeServer.answering("B"));
