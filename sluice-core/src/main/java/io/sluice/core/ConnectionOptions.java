@@ -145,7 +145,10 @@ public final class ConnectionOptions {
     return outboundWindow;
   }
 
-  /** Client: ask for leasing in SETUP. Server: accept clients that ask for it. */
+  /**
+   * Client: ask for leasing in SETUP (then requests wait for the server's first LEASE). A server
+   * grants leases to every client that asks, whatever this says, from {@link #leasePolicy()}.
+   */
   public boolean lease() {
     return lease;
   }

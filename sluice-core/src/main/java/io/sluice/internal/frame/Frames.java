@@ -2,6 +2,7 @@ package io.sluice.internal.frame;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -148,11 +149,48 @@ public final class Frames {
             "metadata of " + metadata.readableBytes() + " bytes does not fit the u24 length");
       }
       writeU24(out, metadata.readableBytes());
-      out.writeBytes(metadata, metadata.readerIndex(), metadata.readableBytes());
+      copy(out, metadata);
     }
     if (data != null) {
-      out.writeBytes(data, data.readerIndex(), data.readableBytes());
+      copy(out, data);
     }
+  }
+
+  private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
+
+  /** Up to this many bytes, {@link #copy} copies eight at a time where netty would allocate. */
+  private static final int WORD_COPY_LIMIT = 512;
+
+  /**
+   * Appends {@code src}'s readable bytes to {@code out}. With {@code sun.misc.Unsafe} (JDK 17 by
+   * default) netty copies by address. Without it (JDK 24+, where netty 4.2 leaves it off), netty's
+   * direct-to-direct copy makes a {@code ByteBuffer} view of the source per call (64 B of garbage
+   * per message); a small payload is then copied a long at a time through absolute reads, which
+   * allocate nothing and, unlike the source's internal NIO buffer, are safe when other threads read
+   * the same memory (a shared payload sent with {@code retainedDuplicate()}).
+   */
+  private static void copy(ByteBuf out, ByteBuf src) {
+    int length = src.readableBytes();
+    if (UNSAFE || length > WORD_COPY_LIMIT) {
+      out.writeBytes(src, src.readerIndex(), length);
+    } else {
+      copyWords(out, src, length);
+    }
+  }
+
+  /** {@link #copy}'s copy without {@code Unsafe}; package-private for tests on any JDK. */
+  static void copyWords(ByteBuf out, ByteBuf src, int length) {
+    out.ensureWritable(length);
+    int w = out.writerIndex();
+    int r = src.readerIndex();
+    int i = 0;
+    for (; i + 8 <= length; i += 8) {
+      out.setLong(w + i, src.getLong(r + i));
+    }
+    for (; i < length; i++) {
+      out.setByte(w + i, src.getByte(r + i));
+    }
+    out.writerIndex(w + length);
   }
 
   /** Bytes {@link #writePayload} writes. */
