@@ -1,0 +1,554 @@
+package io.sluice.balancer;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import io.sluice.exceptions.RejectedException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request sent through a {@link Balancer}, over as many attempts as it may safely take. It is
+ * the {@link StreamHandle} the caller holds, valid across attempts: demand, cancel and outbound
+ * signals go to the current attempt's stream, or wait for it.
+ *
+ * <p><b>Retries.</b> Only before anything reached the caller (no message, completion or demand),
+ * never for a fire-and-forget, and only when safe: REJECTED (the server did not process it), not
+ * sent at all (refused by the connection before it left: that is reported while the request is
+ * handed over on the connection's loop), or a connection error on a request the application's
+ * {@code retryable} hook marks idempotent. At most {@code maxAttempts} attempts, each on a
+ * connection not tried before.
+ *
+ * <p><b>Buffers.</b> The call owns the request until it is committed (the first signal to the
+ * caller), it ends, or it is canceled; each attempt gets a retained duplicate (independent
+ * indices: a sent buffer is consumed by the transport). The request is released exactly once.
+ *
+ * <p><b>Threads.</b> The handle's methods may be called from any thread; the state shared with the
+ * attempts' listeners (each on its connection's loop) is guarded by this object's monitor, which is
+ * never held while calling out.
+ */
+final class BalancedCall implements StreamHandle {
+  static final int FNF = 0;
+  static final int RESPONSE = 1;
+  static final int STREAM = 2;
+  static final int CHANNEL = 3;
+  private static final String[] KINDS = {
+    "fire-and-forget", "request-response", "request-stream", "request-channel"
+  };
+
+  final Balancer balancer;
+  final int kind;
+  final int rank;
+  final boolean idempotent;
+  final long startNanos = System.nanoTime();
+  private final StreamListener downstream;
+  private final long initialRequest;
+  private final boolean firstCompletes;
+  private final int maxAttempts;
+
+  // Guarded by this.
+  private Message request; // ours until committed, done or canceled; then null (released once)
+  private Attempt current;
+  private long extraDemand;
+  private boolean outboundComplete;
+  private boolean canceled;
+  private boolean committed;
+  private boolean done;
+  private int attempts;
+  private final Requester[] tried;
+  private final Server[] triedServers;
+  private Throwable lastError;
+
+  /** The wait for a server while parked; control executor only. */
+  ScheduledFuture<?> waitTimer;
+
+  BalancedCall(
+      Balancer balancer,
+      int kind,
+      Message request,
+      long initialRequest,
+      boolean firstCompletes,
+      int rank,
+      boolean idempotent,
+      StreamListener downstream) {
+    this.balancer = balancer;
+    this.kind = kind;
+    this.request = request;
+    this.initialRequest = initialRequest;
+    this.firstCompletes = firstCompletes;
+    this.rank = rank;
+    this.idempotent = idempotent;
+    this.downstream = downstream;
+    this.maxAttempts = kind == FNF ? 1 : balancer.maxAttempts;
+    this.tried = new Requester[maxAttempts];
+    this.triedServers = new Server[maxAttempts];
+  }
+
+  String kindName() {
+    return KINDS[kind];
+  }
+
+  /** True if {@code conn} was tried by this call already (a retry goes elsewhere). */
+  synchronized boolean hasTried(Requester conn) {
+    for (int i = 0; i < attempts; i++) {
+      if (tried[i] == conn) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  synchronized boolean isDone() {
+    return done;
+  }
+
+  synchronized Throwable lastError() {
+    return lastError;
+  }
+
+  /** The servers tried so far, for error messages. */
+  synchronized String triedServers() {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < attempts; i++) {
+      b.append(i == 0 ? "" : ", ").append(triedServers[i]);
+    }
+    return b.toString();
+  }
+
+  /** Sends the next attempt to {@code server}'s current connection. Any thread. */
+  void send(Server server) {
+    Requester conn = server.live;
+    if (conn == null) { // closed since it was picked: pick again (nothing was sent)
+      balancer.dispatch(this);
+      return;
+    }
+    Attempt a = new Attempt(server, conn);
+    boolean exhausted;
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      exhausted = attempts >= maxAttempts; // not reachable by the rules below; kept as a bound
+      if (exhausted) {
+        done = true;
+        releaseRequest();
+      } else {
+        tried[attempts] = conn;
+        triedServers[attempts] = server;
+        attempts++;
+        current = a;
+      }
+    }
+    if (exhausted) {
+      safeError(new IllegalStateException(kindName() + ": no attempts left"));
+      return;
+    }
+    server.requests.increment();
+    if (kind != FNF) {
+      server.inflight.incrementAndGet();
+    }
+    Executor loop = conn.executor();
+    if (loop instanceof EventExecutor && ((EventExecutor) loop).inEventLoop()) {
+      start(a);
+      return;
+    }
+    try {
+      loop.execute(() -> start(a));
+    } catch (RejectedExecutionException e) {
+      a.sending = true; // nothing left: report as not sent
+      a.onError(new ConnectionErrorException("the connection's event loop has shut down"));
+    }
+  }
+
+  /** Hands the attempt to its connection; on the connection's loop. */
+  private void start(Attempt a) {
+    Message m;
+    long n;
+    boolean complete;
+    synchronized (this) {
+      if (current != a || done) {
+        a.end();
+        return;
+      }
+      if (maxAttempts > 1) {
+        m = duplicate(request);
+      } else {
+        m = request;
+        request = null;
+      }
+      n = saturatedAdd(initialRequest, extraDemand);
+      a.demandIncluded = extraDemand;
+      complete = firstCompletes || outboundComplete;
+      a.completeIncluded = complete;
+    }
+    StreamHandle h = null;
+    a.sending = true;
+    try {
+      switch (kind) {
+        case FNF:
+          a.conn.fireAndForget(m, a);
+          break;
+        case RESPONSE:
+          h = a.conn.requestResponse(m, a);
+          break;
+        case STREAM:
+          h = a.conn.requestStream(m, n, a);
+          break;
+        default:
+          h = a.conn.requestChannel(m, complete, n, a);
+      }
+    } catch (RuntimeException e) { // a requester that breaks its contract: nothing was sent
+      a.onError(e);
+    } finally {
+      a.sending = false;
+    }
+    if (h == null) {
+      return;
+    }
+    boolean cancel = false;
+    long delta = 0;
+    boolean completeNow = false;
+    synchronized (this) {
+      if (current != a) {
+        return; // failed already: that stream is over
+      }
+      a.handle = h;
+      if (canceled) {
+        cancel = true;
+      } else {
+        delta = extraDemand - a.demandIncluded;
+        completeNow = outboundComplete && !a.completeIncluded;
+      }
+    }
+    if (cancel) {
+      h.cancel();
+      return;
+    }
+    if (delta > 0) {
+      h.request(delta);
+    }
+    if (completeNow) {
+      h.complete();
+    }
+  }
+
+  /** Fails the call without an attempt in flight (no server, balancer closed, ...). */
+  void fail(Throwable cause) {
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      done = true;
+      releaseRequest();
+    }
+    safeError(cause);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // StreamHandle (the caller's)
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public void request(long n) {
+    StreamHandle h;
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      h = current != null ? current.handle : null;
+      if (!committed) {
+        if (n > 0) {
+          extraDemand = saturatedAdd(extraDemand, n);
+        }
+        if (h != null) {
+          current.demandIncluded = extraDemand;
+        }
+      }
+    }
+    if (h != null) {
+      h.request(n);
+    }
+  }
+
+  @Override
+  public void cancel() {
+    Attempt a;
+    StreamHandle h;
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      canceled = true;
+      done = true;
+      releaseRequest();
+      a = current;
+      h = a != null ? a.handle : null;
+    }
+    if (a != null) {
+      a.end();
+    } else {
+      balancer.unpark(this);
+    }
+    if (h != null) {
+      h.cancel();
+    }
+  }
+
+  @Override
+  public void next(Message message) {
+    StreamHandle h;
+    synchronized (this) {
+      h = !done && current != null ? current.handle : null;
+    }
+    if (h == null) {
+      message.release();
+      return;
+    }
+    h.next(message);
+  }
+
+  @Override
+  public void complete() {
+    StreamHandle h;
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      outboundComplete = true;
+      h = current != null ? current.handle : null;
+      if (h != null) {
+        current.completeIncluded = true;
+      }
+    }
+    if (h != null) {
+      h.complete();
+    }
+  }
+
+  @Override
+  public void error(Throwable cause) {
+    Attempt a;
+    StreamHandle h;
+    synchronized (this) {
+      if (done) {
+        return;
+      }
+      done = true;
+      releaseRequest();
+      a = current;
+      h = a != null ? a.handle : null;
+    }
+    if (a != null) {
+      a.end();
+    } else {
+      balancer.unpark(this);
+    }
+    if (h != null) {
+      h.error(cause);
+    }
+  }
+
+  @Override
+  public Executor executor() {
+    Attempt a;
+    synchronized (this) {
+      a = current;
+    }
+    return a != null ? a.conn.executor() : balancer.executor();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return balancer.alloc();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void releaseRequest() { // holding this
+    if (request != null) {
+      request.release();
+      request = null;
+    }
+  }
+
+  /** The first signal to the caller: no retry from now on. Holding this. */
+  private void commit() {
+    if (!committed) {
+      committed = true;
+      releaseRequest();
+    }
+  }
+
+  private boolean retryable(Throwable e, boolean neverSent) {
+    if (e instanceof RejectedException) {
+      return true;
+    }
+    boolean connectionError =
+        e instanceof ConnectionErrorException || e instanceof ConnectionCloseException;
+    return connectionError && (neverSent || idempotent);
+  }
+
+  private Throwable describe(Throwable e, Server server, boolean neverSent) {
+    if (e instanceof RejectedException) {
+      return new RejectedException(
+          kindName() + " rejected by every server tried (" + triedServers() + "): " + e.getMessage());
+    }
+    if (e instanceof ConnectionErrorException || e instanceof ConnectionCloseException) {
+      String why =
+          neverSent || idempotent
+              ? "no attempts left after trying " + triedServers()
+              : "not retried: it may have reached the server and is not marked idempotent"
+                  + " (Balancer.Builder.retryable)";
+      return new ConnectionErrorException(
+          kindName() + " to " + server + " failed: " + e.getMessage() + "; " + why, e);
+    }
+    return e;
+  }
+
+  private void safeError(Throwable cause) {
+    try {
+      downstream.onError(cause);
+    } catch (RuntimeException e) {
+      Balancer.logger.warn("a stream listener threw from onError", e);
+    }
+  }
+
+  static Message duplicate(Message m) {
+    return Message.of(
+        m.hasMetadata() ? m.metadata().retainedDuplicate() : null, m.data().retainedDuplicate());
+  }
+
+  static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  /** One attempt: the listener of its stream on one connection. */
+  private final class Attempt implements StreamListener {
+    final Server server;
+    final Requester conn;
+    final long sentNanos = System.nanoTime();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    StreamHandle handle; // guarded by the call
+    long demandIncluded; // guarded by the call
+    boolean completeIncluded; // guarded by the call
+    boolean sending; // the connection's loop: true while the request is being handed over
+    private boolean answered; // the connection's loop
+
+    Attempt(Server server, Requester conn) {
+      this.server = server;
+      this.conn = conn;
+    }
+
+    /** The attempt is over: no longer in flight on its server. */
+    void end() {
+      if (kind != FNF && ended.compareAndSet(false, true)) {
+        server.inflight.decrementAndGet();
+      }
+    }
+
+    private void answered() {
+      if (!answered) {
+        answered = true;
+        server.observe(System.nanoTime() - sentNanos, System.nanoTime());
+        server.onSuccess();
+      }
+    }
+
+    /** Commits the call to this attempt; false if the attempt is stale. */
+    private boolean claim(boolean terminal) {
+      synchronized (BalancedCall.this) {
+        if (current != this || done) {
+          return false;
+        }
+        commit();
+        if (terminal) {
+          done = true;
+        }
+        return true;
+      }
+    }
+
+    @Override
+    public void onNext(Message message) {
+      if (!claim(false)) {
+        message.release();
+        return;
+      }
+      answered();
+      downstream.onNext(message);
+    }
+
+    @Override
+    public void onComplete() {
+      boolean terminal = kind != CHANNEL;
+      if (!claim(terminal)) {
+        return;
+      }
+      if (kind != FNF) {
+        answered();
+      }
+      end();
+      downstream.onComplete();
+    }
+
+    @Override
+    public void onRequest(long n) {
+      if (claim(false)) {
+        downstream.onRequest(n);
+      }
+    }
+
+    @Override
+    public void onCancel() {
+      if (claim(false)) {
+        end();
+        downstream.onCancel();
+      }
+    }
+
+    @Override
+    public void onError(Throwable e) {
+      boolean neverSent = sending;
+      boolean retry;
+      synchronized (BalancedCall.this) {
+        if (current != this || done) {
+          return;
+        }
+        lastError = e;
+        retry =
+            !committed
+                && !canceled
+                && attempts < maxAttempts
+                && request != null
+                && retryable(e, neverSent);
+        if (retry) {
+          current = null;
+        } else {
+          done = true;
+          releaseRequest();
+        }
+      }
+      end();
+      boolean connectionError =
+          e instanceof ConnectionErrorException || e instanceof ConnectionCloseException;
+      if (connectionError && !neverSent) {
+        balancer.servers.onRequestFailure(server);
+      } else if (!connectionError && !(e instanceof RejectedException) && kind != FNF) {
+        answered(); // an application error is an answer: the server works
+      }
+      if (retry) {
+        balancer.dispatch(BalancedCall.this);
+      } else {
+        safeError(describe(e, server, neverSent));
+      }
+    }
+  }
+}

@@ -1,0 +1,316 @@
+package io.sluice.balancer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.handler.codec.dns.DefaultDnsQuestion;
+import io.netty.handler.codec.dns.DefaultDnsRecordDecoder;
+import io.netty.handler.codec.dns.DnsRawRecord;
+import io.netty.handler.codec.dns.DnsRecord;
+import io.netty.handler.codec.dns.DnsRecordType;
+import io.netty.resolver.dns.DnsNameResolver;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsServerAddressStreamProviders;
+import io.netty.resolver.dns.NoopDnsCache;
+import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An {@link AddressSource} from DNS, re-resolved on an interval (default 1 s) with netty's
+ * resolver and no cache: either the A/AAAA records of a host name, each with a given port (a
+ * Kubernetes headless service: {@code my-svc.my-ns.svc.cluster.local}, one record per ready pod),
+ * or the SRV records of a name (each target's A/AAAA records with the SRV port; only the records
+ * of the lowest priority value are used; weights are ignored, as the balancer measures load).
+ *
+ * <p>A set is delivered when it differs from the last one. A failed resolution (a timeout, no
+ * such name, no records) is reported to the listener's {@code onError} and the last set stays: a
+ * DNS hiccup does not empty the fleet. <b>Threads.</b> Resolves on one event loop, of its own
+ * unless {@link Builder#eventLoopGroup} gives one (a NIO group). Thread-safe.
+ */
+public final class DnsAddressSource implements AddressSource {
+  private final String name;
+  private final int port; // A/AAAA: the port of each address; SRV: -1
+  private final long intervalNanos;
+  private final long queryTimeoutMillis;
+  private final InetSocketAddress nameServer;
+  private final EventLoopGroup group;
+  private final boolean ownsGroup;
+  private EventLoop loop;
+  private DnsNameResolver resolver; // the loop only
+  private Listener listener;
+  private Set<SocketAddress> last;
+  private ScheduledFuture<?> next;
+  private volatile boolean closed;
+
+  private DnsAddressSource(Builder b) {
+    this.name = b.name;
+    this.port = b.port;
+    this.intervalNanos = b.interval.toNanos();
+    this.queryTimeoutMillis = b.queryTimeout.toMillis();
+    this.nameServer = b.nameServer;
+    if (b.group != null) {
+      this.group = b.group;
+      this.ownsGroup = false;
+    } else {
+      this.group =
+          new MultiThreadIoEventLoopGroup(
+              1, new DefaultThreadFactory("sluice-dns", true), NioIoHandler.newFactory());
+      this.ownsGroup = true;
+    }
+  }
+
+  /** The A and AAAA records of {@code host}, each address with {@code port}. */
+  public static Builder host(String host, int port) {
+    if (port <= 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 1..65535, got " + port);
+    }
+    return new Builder(Objects.requireNonNull(host, "host"), port);
+  }
+
+  /** The SRV records of {@code name} (e.g. {@code _rsocket._tcp.my-svc.my-ns.svc.cluster.local}). */
+  public static Builder srv(String name) {
+    return new Builder(Objects.requireNonNull(name, "name"), -1);
+  }
+
+  @Override
+  public synchronized void start(Listener listener) {
+    if (this.listener != null) {
+      throw new IllegalStateException("address source already started");
+    }
+    this.listener = Objects.requireNonNull(listener, "listener");
+    loop = group.next();
+    loop.execute(
+        () -> {
+          if (closed) {
+            return;
+          }
+          DnsNameResolverBuilder b =
+              new DnsNameResolverBuilder(loop)
+                  .datagramChannelType(NioDatagramChannel.class)
+                  .resolveCache(NoopDnsCache.INSTANCE)
+                  .queryTimeoutMillis(queryTimeoutMillis)
+                  .nameServerProvider(
+                      nameServer != null
+                          ? new SingletonDnsServerAddressStreamProvider(nameServer)
+                          : DnsServerAddressStreamProviders.platformDefault());
+          resolver = b.build();
+          resolveNow();
+        });
+  }
+
+  private void resolveNow() {
+    if (closed) {
+      return;
+    }
+    CompletableFuture<Set<SocketAddress>> f = port > 0 ? addresses(name, port) : srvAddresses();
+    f.whenComplete(
+        (set, e) ->
+            loop.execute(
+                () -> {
+                  if (closed) {
+                    return;
+                  }
+                  if (e != null) {
+                    listener.onError(
+                        e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause()
+                            : e);
+                  } else if (!set.equals(last)) {
+                    last = set;
+                    listener.onAddresses(set);
+                  }
+                  next = loop.schedule(this::resolveNow, intervalNanos, TimeUnit.NANOSECONDS);
+                }));
+  }
+
+  private CompletableFuture<Set<SocketAddress>> addresses(String host, int port) {
+    return toFuture(resolver.resolveAll(host))
+        .thenApply(
+            ips -> {
+              Set<SocketAddress> r = new LinkedHashSet<>();
+              for (InetAddress ip : ips) {
+                r.add(new InetSocketAddress(literal(ip), port));
+              }
+              return r;
+            });
+  }
+
+  private CompletableFuture<Set<SocketAddress>> srvAddresses() {
+    return toFuture(resolver.resolveAll(new DefaultDnsQuestion(name, DnsRecordType.SRV)))
+        .thenCompose(
+            records -> {
+              List<String> targets = new ArrayList<>();
+              List<Integer> ports = new ArrayList<>();
+              int best = Integer.MAX_VALUE;
+              try {
+                for (DnsRecord r : records) {
+                  if (r.type() != DnsRecordType.SRV || !(r instanceof DnsRawRecord)) {
+                    continue;
+                  }
+                  ByteBuf c = ((DnsRawRecord) r).content().duplicate();
+                  int priority = c.readUnsignedShort();
+                  c.readUnsignedShort(); // weight
+                  int p = c.readUnsignedShort();
+                  String target = DefaultDnsRecordDecoder.decodeName(c);
+                  if (priority < best) {
+                    best = priority;
+                    targets.clear();
+                    ports.clear();
+                  }
+                  if (priority == best) {
+                    targets.add(target);
+                    ports.add(p);
+                  }
+                }
+              } finally {
+                records.forEach(ReferenceCountUtil::release);
+              }
+              if (targets.isEmpty()) {
+                return CompletableFuture.failedFuture(
+                    new UnknownHostException("no SRV records for " + name));
+              }
+              List<CompletableFuture<Set<SocketAddress>>> each = new ArrayList<>();
+              for (int i = 0; i < targets.size(); i++) {
+                each.add(
+                    addresses(targets.get(i), ports.get(i))
+                        .exceptionally(e -> Set.of())); // one bad target does not hide the rest
+              }
+              return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
+                  .thenCompose(
+                      v -> {
+                        Set<SocketAddress> all = new LinkedHashSet<>();
+                        each.forEach(f -> all.addAll(f.join()));
+                        return all.isEmpty()
+                            ? CompletableFuture.failedFuture(
+                                new UnknownHostException(
+                                    "no address for the SRV targets of " + name + ": " + targets))
+                            : CompletableFuture.completedFuture(all);
+                      });
+            });
+  }
+
+  /**
+   * The address without the name it was resolved from: a connector that connects by host string
+   * then uses the IP, not the name again (which the JVM's resolver may not know).
+   */
+  private static InetAddress literal(InetAddress ip) {
+    try {
+      return InetAddress.getByAddress(ip.getAddress());
+    } catch (UnknownHostException e) {
+      throw new IllegalStateException(e); // not for an address of a valid length
+    }
+  }
+
+  private static <T> CompletableFuture<T> toFuture(Future<T> f) {
+    CompletableFuture<T> r = new CompletableFuture<>();
+    f.addListener(
+        x -> {
+          if (x.isSuccess()) {
+            r.complete(f.getNow());
+          } else {
+            r.completeExceptionally(x.cause());
+          }
+        });
+    return r;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (loop == null) {
+      if (ownsGroup) {
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      }
+      return;
+    }
+    loop.execute(
+        () -> {
+          if (next != null) {
+            next.cancel(false);
+          }
+          if (resolver != null) {
+            resolver.close();
+          }
+          if (ownsGroup) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+          }
+        });
+  }
+
+  @Override
+  public String toString() {
+    return "DnsAddressSource(" + (port > 0 ? name + ":" + port : "SRV " + name) + ")";
+  }
+
+  /** Builds a {@link DnsAddressSource}. */
+  public static final class Builder {
+    private final String name;
+    private final int port;
+    private Duration interval = Duration.ofSeconds(1);
+    private Duration queryTimeout = Duration.ofSeconds(2);
+    private InetSocketAddress nameServer;
+    private EventLoopGroup group;
+
+    private Builder(String name, int port) {
+      this.name = name;
+      this.port = port;
+    }
+
+    /** Time between the end of one resolution and the next (default 1 s). */
+    public Builder interval(Duration interval) {
+      if (interval.toMillis() < 10) {
+        throw new IllegalArgumentException("interval must be at least 10 ms: " + interval);
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /** Longest wait for one DNS answer (default 2 s). */
+    public Builder queryTimeout(Duration timeout) {
+      if (timeout.toMillis() <= 0) {
+        throw new IllegalArgumentException("query timeout must be positive: " + timeout);
+      }
+      this.queryTimeout = timeout;
+      return this;
+    }
+
+    /** Asks this name server (default: the system's, from /etc/resolv.conf). */
+    public Builder nameServer(InetSocketAddress server) {
+      this.nameServer = Objects.requireNonNull(server, "server");
+      return this;
+    }
+
+    /** Resolves on a loop of {@code group}, a NIO group (default: one thread of its own). */
+    public Builder eventLoopGroup(EventLoopGroup group) {
+      this.group = Objects.requireNonNull(group, "group");
+      return this;
+    }
+
+    public DnsAddressSource build() {
+      return new DnsAddressSource(this);
+    }
+  }
+}

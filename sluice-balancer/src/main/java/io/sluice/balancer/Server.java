@@ -1,0 +1,112 @@
+package io.sluice.balancer;
+
+import io.sluice.Requester;
+import java.net.SocketAddress;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One server of a {@link Balancer}: its connection and what the balancer measures of it.
+ *
+ * <p><b>Threads.</b> The connection lifecycle fields are confined to the balancer's control
+ * executor ({@link ServerSet}); the measurements are read and written from any thread, racy by
+ * design (a lost latency sample costs nothing).
+ */
+final class Server {
+  /** A cost for an unmeasured server with a call in flight: last choice, but still a choice. */
+  private static final double PENALTY = 1e15;
+
+  final SocketAddress address;
+
+  // Control executor only.
+  Requester conn; // the current connection, or null
+  Requester retiring; // the previous connection while it closes gracefully, or null
+  boolean connecting;
+  boolean removed; // gone from the address set: drained and forgotten
+  ScheduledFuture<?> reconnect;
+  String lastError; // why the last connect or connection failed, for error messages
+
+  // Any thread.
+  /** The connection requests may use, or null. */
+  volatile Requester live;
+
+  final AtomicInteger inflight = new AtomicInteger();
+  /** Consecutive failures (connects, lost connections, connection errors of requests). */
+  final AtomicInteger failures = new AtomicInteger();
+
+  final LongAdder requests = new LongAdder();
+  private volatile double ewmaNanos; // 0: not measured yet
+  private volatile long lastSampleNanos;
+  private final double tauNanos;
+
+  Server(SocketAddress address, long tauNanos) {
+    this.address = address;
+    this.tauNanos = tauNanos;
+  }
+
+  /** A latency sample (request to first response): a peak-sensitive, time-weighted average. */
+  void observe(long latencyNanos, long now) {
+    double e = ewmaNanos;
+    double sample = Math.max(1, latencyNanos);
+    if (e == 0 || sample > e) {
+      e = sample; // peaks count at once: a server that got slow is avoided at once
+    } else {
+      double w = Math.exp(-Math.max(0, now - lastSampleNanos) / tauNanos);
+      e = e * w + sample * (1 - w);
+    }
+    ewmaNanos = e;
+    lastSampleNanos = now;
+  }
+
+  /** The latency average, decayed while no sample comes, so an avoided server is tried again. */
+  double latencyNanos(long now) {
+    double e = ewmaNanos;
+    if (e == 0) {
+      return 0;
+    }
+    long idle = now - lastSampleNanos;
+    return idle > tauNanos ? e * Math.exp(-(idle - tauNanos) / tauNanos) : e;
+  }
+
+  /** The availability of the current connection for {@code rank}; 0 without one. */
+  double availability(int rank) {
+    Requester r = live;
+    if (r == null) {
+      return 0;
+    }
+    double a = rank == 0 ? r.availability() : r.availability(rank);
+    return a > 0 ? Math.min(1, a) : 0;
+  }
+
+  /**
+   * What sending one more request here costs: latency times (calls in flight + 1) over
+   * availability; infinite when the server has no availability for {@code rank}. An unmeasured
+   * server costs nothing while idle and a penalty once it has a call in flight: it gets one probe
+   * at a time until its first answer.
+   */
+  double cost(int rank, long now) {
+    double a = availability(rank);
+    if (!(a > 0)) {
+      return Double.POSITIVE_INFINITY;
+    }
+    int n = inflight.get();
+    double latency = latencyNanos(now);
+    if (latency == 0) {
+      return n == 0 ? 0 : PENALTY + n;
+    }
+    return latency * (n + 1) / a;
+  }
+
+  /** A response arrived: the server works. */
+  void onSuccess() {
+    if (failures.get() != 0) {
+      failures.set(0);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return BalancerAddresses.format(address);
+  }
+}

@@ -1,0 +1,549 @@
+package io.sluice.balancer;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Requester;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The control half of a {@link Balancer}: which servers it uses (the address set, narrowed by the
+ * aperture), their connections (connect, replace a closed or closing one, reconnect with backoff,
+ * eject after consecutive failures and probe back), and the calls waiting for a first server.
+ *
+ * <p><b>Threads.</b> Everything here runs on the balancer's control executor, except {@link
+ * #ready()} (a snapshot any thread reads) and {@link #onRequestFailure} (any thread, handed over).
+ * <b>Memory.</b> One {@link Server} per address in use, at most two connections per server (the
+ * current one and one closing), and at most {@code maxPending} waiting calls.
+ */
+final class ServerSet {
+  private static final Server[] NONE = new Server[0];
+  /** How often closing connections (a server that sent CONNECTION_CLOSE) are looked for. */
+  private static final long TICK_MILLIS = 100;
+
+  private final Balancer balancer;
+  private final EventExecutor ctl;
+  private final Function<SocketAddress, CompletableFuture<Requester>> connector;
+  private final Backoff backoff;
+  private final int failureThreshold;
+  private final int aperture;
+  private final int maxPending;
+  private final long waitNanos;
+  private final long tauNanos;
+  private final long apertureKey = ThreadLocalRandom.current().nextLong();
+
+  private final Map<SocketAddress, Server> servers = new LinkedHashMap<>();
+  private Set<SocketAddress> addresses = Set.of();
+  private final ArrayDeque<BalancedCall> pending = new ArrayDeque<>();
+  private volatile Server[] ready = NONE;
+  private volatile int serverCount;
+  private volatile int pendingCount;
+  private volatile int connectionCount;
+  private ScheduledFuture<?> tick;
+  private boolean closed;
+
+  ServerSet(Balancer balancer, Balancer.Builder b, EventExecutor ctl) {
+    this.balancer = balancer;
+    this.ctl = ctl;
+    this.connector = b.connector;
+    this.backoff = new Backoff(b.backoffInitial, b.backoffMax);
+    this.failureThreshold = b.failureThreshold;
+    this.aperture = b.aperture;
+    this.maxPending = b.maxPending;
+    this.waitNanos = b.waitForServer.toNanos();
+    this.tauNanos = b.latencyDecay.toNanos();
+  }
+
+  /** Starts listening to the source and watching connections. */
+  void start(AddressSource source) {
+    onCtl(
+        () ->
+            tick =
+                ctl.scheduleWithFixedDelay(
+                    this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS));
+    source.start(
+        new AddressSource.Listener() {
+          @Override
+          public void onAddresses(Set<SocketAddress> set) {
+            Set<SocketAddress> copy = Set.copyOf(set);
+            onCtl(() -> setAddresses(copy));
+          }
+
+          @Override
+          public void onError(Throwable cause) {
+            Balancer.logger.warn("address source {} failed; keeping the last set", source, cause);
+          }
+        });
+  }
+
+  /** The servers with a connection requests may use. Any thread. */
+  Server[] ready() {
+    return ready;
+  }
+
+  int serverCount() {
+    return serverCount;
+  }
+
+  int pendingCount() {
+    return pendingCount;
+  }
+
+  int connectionCount() {
+    return connectionCount;
+  }
+
+  /** Runs {@code r} on the control executor (inline once it has shut down). */
+  void onCtl(Runnable r) {
+    if (ctl.inEventLoop()) {
+      r.run();
+      return;
+    }
+    try {
+      ctl.execute(r);
+    } catch (RejectedExecutionException e) {
+      r.run(); // shut down: the balancer is closed, and every path checks for that first
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Addresses and aperture
+  // ---------------------------------------------------------------------------------------------
+
+  private void setAddresses(Set<SocketAddress> set) {
+    if (closed) {
+      return;
+    }
+    addresses = set;
+    reconcile();
+  }
+
+  /** Brings the servers in use in line with the addresses and the aperture. */
+  private void reconcile() {
+    if (closed) {
+      return;
+    }
+    List<SocketAddress> wanted = new ArrayList<>(addresses);
+    if (aperture > 0 && wanted.size() > aperture) {
+      // Rendezvous order: stable for this client as addresses come and go, different per client.
+      wanted.sort(Comparator.comparingLong(this::apertureScore));
+      List<SocketAddress> window = new ArrayList<>();
+      int healthy = 0;
+      for (SocketAddress a : wanted) {
+        if (healthy >= aperture) {
+          break;
+        }
+        window.add(a);
+        Server s = servers.get(a);
+        if (s == null || s.failures.get() < failureThreshold) {
+          healthy++;
+        }
+      }
+      wanted = window;
+    }
+    Map<SocketAddress, Boolean> keep = new HashMap<>();
+    for (SocketAddress a : wanted) {
+      keep.put(a, Boolean.TRUE);
+    }
+    List<Server> gone = new ArrayList<>();
+    for (Server s : servers.values()) {
+      if (!keep.containsKey(s.address)) {
+        gone.add(s);
+      }
+    }
+    for (Server s : gone) {
+      drain(s);
+    }
+    for (SocketAddress a : wanted) {
+      if (!servers.containsKey(a)) {
+        Server s = new Server(a, tauNanos);
+        servers.put(a, s);
+        connect(s);
+      }
+    }
+    publish();
+  }
+
+  private long apertureScore(SocketAddress a) {
+    long h = a.hashCode() * 0x9E3779B97F4A7C15L ^ apertureKey;
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    return h;
+  }
+
+  /** The server left the set: no new requests; its connections close gracefully. */
+  private void drain(Server s) {
+    servers.remove(s.address);
+    s.removed = true;
+    s.live = null;
+    cancel(s.reconnect);
+    s.reconnect = null;
+    if (s.conn != null) {
+      s.conn.close();
+      s.conn = null;
+    }
+    if (s.retiring != null) {
+      s.retiring.close();
+      s.retiring = null;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Connections
+  // ---------------------------------------------------------------------------------------------
+
+  private void connect(Server s) {
+    s.connecting = true;
+    CompletableFuture<Requester> f;
+    try {
+      f = connector.apply(s.address);
+      if (f == null) {
+        throw new NullPointerException("the connector returned null for " + s);
+      }
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((r, e) -> onCtl(() -> onConnected(s, r, e)));
+  }
+
+  private void onConnected(Server s, Requester r, Throwable e) {
+    s.connecting = false;
+    if (closed || s.removed) {
+      if (r != null) {
+        r.close();
+      }
+      return;
+    }
+    if (e != null || r == null) {
+      s.lastError = "connect failed: " + message(e);
+      failed(s);
+      scheduleReconnect(s);
+      return;
+    }
+    s.conn = r;
+    s.live = r;
+    s.lastError = null;
+    r.onClose().whenComplete((v, cause) -> onCtl(() -> onConnectionClosed(s, r, cause)));
+    publish();
+    drainPending();
+  }
+
+  private void onConnectionClosed(Server s, Requester r, Throwable cause) {
+    if (s.retiring == r) {
+      s.retiring = null;
+      publish();
+    }
+    if (s.conn != r) {
+      return;
+    }
+    s.conn = null;
+    s.live = null;
+    if (cause != null) {
+      s.lastError = "connection lost: " + message(cause);
+      failed(s);
+    } else {
+      s.lastError = "connection closed";
+    }
+    publish();
+    if (!closed && !s.removed) {
+      scheduleReconnect(s);
+    }
+  }
+
+  /** Replaces connections that started closing (the server sent CONNECTION_CLOSE: a drain). */
+  private void tick() {
+    if (closed) {
+      return;
+    }
+    for (Server s : servers.values()) {
+      Requester r = s.conn;
+      if (r != null && !r.isOpen()) {
+        retire(s);
+        s.lastError = "the server closed the connection (drain)";
+        scheduleReconnect(s);
+      }
+    }
+  }
+
+  /** The current connection stops taking requests and closes gracefully; one is kept at most. */
+  private void retire(Server s) {
+    Requester r = s.conn;
+    s.conn = null;
+    s.live = null;
+    if (s.retiring != null) {
+      s.retiring.dispose();
+    }
+    s.retiring = r;
+    r.close();
+    publish();
+  }
+
+  private void scheduleReconnect(Server s) {
+    if (closed || s.removed || s.connecting || s.conn != null || s.reconnect != null) {
+      return;
+    }
+    long delay = backoff.delayNanos(s.failures.get());
+    if (delay == 0) {
+      connect(s);
+      return;
+    }
+    s.reconnect =
+        ctl.schedule(
+            () -> {
+              s.reconnect = null;
+              if (!closed && !s.removed && s.conn == null && !s.connecting) {
+                connect(s);
+              }
+            },
+            delay,
+            TimeUnit.NANOSECONDS);
+  }
+
+  /** One more consecutive failure of {@code s}; at the threshold it is ejected. Control only. */
+  private void failed(Server s) {
+    if (s.failures.incrementAndGet() == failureThreshold && aperture > 0) {
+      reconcile(); // widen the aperture past the ejected server
+    }
+  }
+
+  /**
+   * A request on {@code s} failed with a connection error. Any thread. At the threshold the
+   * server is ejected: its connection closes and it is probed back by reconnecting with backoff.
+   */
+  void onRequestFailure(Server s) {
+    int f = s.failures.incrementAndGet();
+    if (f >= failureThreshold) {
+      onCtl(
+          () -> {
+            if (closed || s.removed || s.conn == null || s.failures.get() < failureThreshold) {
+              return;
+            }
+            s.lastError = f + " consecutive failures: ejected, probing with backoff";
+            retire(s);
+            if (aperture > 0) {
+              reconcile();
+            }
+            scheduleReconnect(s);
+          });
+    }
+  }
+
+  private void publish() {
+    List<Server> r = new ArrayList<>(servers.size());
+    int connections = 0;
+    for (Server s : servers.values()) {
+      if (s.live != null) {
+        r.add(s);
+      }
+      connections += (s.conn != null ? 1 : 0) + (s.retiring != null ? 1 : 0);
+    }
+    ready = r.isEmpty() ? NONE : r.toArray(NONE);
+    serverCount = servers.size();
+    connectionCount = connections;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Calls waiting for a server
+  // ---------------------------------------------------------------------------------------------
+
+  /** No connection is up: {@code call} waits for one, within the bound. */
+  void park(BalancedCall call) {
+    onCtl(
+        () -> {
+          if (call.isDone()) {
+            return;
+          }
+          if (closed) {
+            call.fail(new ConnectionCloseException("the balancer is closed"));
+            return;
+          }
+          if (hasOpenConnection()) {
+            balancer.dispatch(call); // one came up meanwhile
+            return;
+          }
+          if (pending.size() >= maxPending) {
+            call.fail(
+                new io.sluice.exceptions.RejectedException(
+                    "too many requests waiting for a server ("
+                        + maxPending
+                        + ", Balancer.Builder.maxPending); servers: "
+                        + describe()));
+            return;
+          }
+          pending.add(call);
+          pendingCount = pending.size();
+          if (call.waitTimer == null) {
+            long left = call.startNanos + waitNanos - System.nanoTime();
+            call.waitTimer = ctl.schedule(() -> waitedTooLong(call), left, TimeUnit.NANOSECONDS);
+          }
+        });
+  }
+
+  void unpark(BalancedCall call) {
+    onCtl(
+        () -> {
+          if (pending.remove(call)) {
+            pendingCount = pending.size();
+          }
+          cancel(call.waitTimer);
+        });
+  }
+
+  private void waitedTooLong(BalancedCall call) {
+    if (!pending.remove(call)) {
+      return;
+    }
+    pendingCount = pending.size();
+    Throwable last = call.lastError();
+    call.fail(
+        new ConnectionErrorException(
+            call.kindName()
+                + ": no server connected within "
+                + TimeUnit.NANOSECONDS.toMillis(waitNanos)
+                + " ms (Balancer.Builder.waitForServer); servers: "
+                + describe()
+                + (last != null ? "; last error: " + last.getMessage() : "")));
+  }
+
+  private void drainPending() {
+    if (pending.isEmpty() || !hasOpenConnection()) {
+      return;
+    }
+    List<BalancedCall> calls = new ArrayList<>(pending);
+    pending.clear();
+    pendingCount = 0;
+    for (BalancedCall c : calls) {
+      cancel(c.waitTimer);
+      c.waitTimer = null;
+      if (!c.isDone()) {
+        balancer.dispatch(c);
+      }
+    }
+  }
+
+  private boolean hasOpenConnection() {
+    for (Server s : ready) {
+      Requester r = s.live;
+      if (r != null && r.isOpen()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Each server and its state, for error messages: {@code host:port (state)}. Control only. */
+  String describe() {
+    if (servers.isEmpty()) {
+      return addresses.isEmpty() ? "none (the address source has none)" : "none in use";
+    }
+    StringBuilder b = new StringBuilder();
+    for (Server s : servers.values()) {
+      if (b.length() > 0) {
+        b.append(", ");
+      }
+      b.append(s).append(" (").append(state(s));
+      if (s.lastError != null && s.live == null) {
+        b.append(": ").append(s.lastError);
+      }
+      b.append(')');
+    }
+    return b.toString();
+  }
+
+  String state(Server s) {
+    if (s.live != null) {
+      return s.failures.get() >= failureThreshold ? "probing" : "connected";
+    }
+    if (s.failures.get() >= failureThreshold) {
+      return "ejected";
+    }
+    return s.connecting ? "connecting" : "reconnecting";
+  }
+
+  /** A snapshot of every server in use. Control only. */
+  List<Balancer.ServerStatus> status() {
+    List<Balancer.ServerStatus> r = new ArrayList<>(servers.size());
+    long now = System.nanoTime();
+    for (Server s : servers.values()) {
+      r.add(
+          new Balancer.ServerStatus(
+              s.address,
+              state(s),
+              s.requests.sum(),
+              s.inflight.get(),
+              s.latencyNanos(now) / 1000.0,
+              s.availability(0),
+              s.failures.get(),
+              s.lastError));
+    }
+    return r;
+  }
+
+  /** Closes every connection (gracefully or at once) and fails the waiting calls. Control only. */
+  CompletableFuture<Void> close(boolean graceful) {
+    closed = true;
+    cancel(tick);
+    List<CompletableFuture<Void>> closing = new ArrayList<>();
+    for (Server s : servers.values()) {
+      s.removed = true;
+      s.live = null;
+      cancel(s.reconnect);
+      for (Requester r : new Requester[] {s.conn, s.retiring}) {
+        if (r != null) {
+          closing.add(r.onClose().exceptionally(e -> null));
+          if (graceful) {
+            r.close();
+          } else {
+            r.dispose();
+          }
+        }
+      }
+      s.conn = null;
+      s.retiring = null;
+    }
+    servers.clear();
+    publish();
+    List<BalancedCall> calls = new ArrayList<>(pending);
+    pending.clear();
+    pendingCount = 0;
+    for (BalancedCall c : calls) {
+      cancel(c.waitTimer);
+      c.fail(new ConnectionCloseException("the balancer was closed before a server connected"));
+    }
+    return CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]));
+  }
+
+  private static void cancel(ScheduledFuture<?> f) {
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  static String message(Throwable e) {
+    if (e == null) {
+      return "no connection";
+    }
+    while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    String m = e.getMessage();
+    return m == null ? e.getClass().getSimpleName() : m;
+  }
+}

@@ -1,0 +1,129 @@
+package io.sluice.balancer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Message;
+import io.sluice.futures.FuturesRequester;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** DNS discovery against a DNS server of the test's own on 127.0.0.1: A records and SRV. */
+class DnsAddressSourceTest {
+  private FakeDnsServer dns;
+
+  @BeforeEach
+  void startDns() throws Exception {
+    dns = new FakeDnsServer();
+  }
+
+  @AfterEach
+  void stopDns() {
+    dns.close();
+  }
+
+  private static InetSocketAddress at(String ip, int port) throws Exception {
+    return new InetSocketAddress(java.net.InetAddress.getByName(ip), port);
+  }
+
+  @Test
+  void aRecordsAreReResolvedAndAFailureKeepsTheLastSet() throws Exception {
+    dns.a.put("svc.test", List.of("127.0.0.1"));
+    BlockingQueue<Object> got = new LinkedBlockingQueue<>();
+    try (DnsAddressSource source =
+        DnsAddressSource.host("svc.test", 7000)
+            .nameServer(dns.address())
+            .interval(Duration.ofMillis(20))
+            .build()) {
+      source.start(
+          new AddressSource.Listener() {
+            @Override
+            public void onAddresses(Set<SocketAddress> addresses) {
+              got.add(addresses);
+            }
+
+            @Override
+            public void onError(Throwable cause) {
+              got.add(cause);
+            }
+          });
+      assertThat(got.poll(10, TimeUnit.SECONDS)).isEqualTo(Set.of(at("127.0.0.1", 7000)));
+      dns.a.put("svc.test", List.of("127.0.0.1", "127.0.0.2"));
+      assertThat(got.poll(10, TimeUnit.SECONDS))
+          .isEqualTo(Set.of(at("127.0.0.1", 7000), at("127.0.0.2", 7000)));
+      dns.a.remove("svc.test"); // NXDOMAIN: reported, no empty set
+      assertThat(got.poll(10, TimeUnit.SECONDS)).isInstanceOf(java.net.UnknownHostException.class);
+      dns.a.put("svc.test", List.of("127.0.0.2"));
+      Object next;
+      do {
+        next = got.poll(10, TimeUnit.SECONDS);
+      } while (next instanceof Throwable);
+      assertThat(next).isEqualTo(Set.of(at("127.0.0.2", 7000)));
+    }
+  }
+
+  @Test
+  void aBalancerFollowsSrvRecords() throws Exception {
+    TestServer a = TestServer.start("A");
+    TestServer b = TestServer.start("B");
+    TestServer c = TestServer.start("C");
+    dns.a.put("a.test", List.of("127.0.0.1"));
+    dns.a.put("b.test", List.of("127.0.0.1"));
+    dns.a.put("c.test", List.of("127.0.0.1"));
+    dns.srv.put(
+        "_rs._tcp.svc.test",
+        List.of(new FakeDnsServer.Srv(1, a.port(), "a.test"), new FakeDnsServer.Srv(1, b.port(), "b.test"),
+            new FakeDnsServer.Srv(2, c.port(), "c.test"))); // a lower priority: not used
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(
+                DnsAddressSource.srv("_rs._tcp.svc.test")
+                    .nameServer(dns.address())
+                    .interval(Duration.ofMillis(50))
+                    .build())
+            .connector(BalancerTcpTest::connect)
+            .build();
+    try {
+      FuturesRequester client = new FuturesRequester(balancer);
+      assertThat(names(client, 200)).isSubsetOf("A", "B"); // never C (priority 2)
+      // C joins (same priority), B leaves.
+      dns.srv.put(
+          "_rs._tcp.svc.test",
+          List.of(new FakeDnsServer.Srv(1, a.port(), "a.test"), new FakeDnsServer.Srv(1, c.port(), "c.test")));
+      for (int i = 0; i < 2000 && c.requests.get() == 0; i++) {
+        names(client, 2);
+      }
+      assertThat(c.requests.get()).isPositive();
+      for (int i = 0; i < 1000 && balancer.retained().servers() != 2; i++) {
+        Thread.sleep(10);
+      }
+      int bBefore = b.requests.get();
+      assertThat(names(client, 200)).isSubsetOf("A", "C"); // B drained: none for it
+      assertThat(b.requests.get()).isEqualTo(bBefore);
+    } finally {
+      balancer.dispose();
+      balancer.onClose().get(10, TimeUnit.SECONDS);
+      a.close();
+      b.close();
+      c.close();
+    }
+  }
+
+  private static java.util.List<String> names(FuturesRequester client, int n) throws Exception {
+    java.util.List<String> r = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Message m = client.requestResponse(Message.utf8(client.alloc(), "x")).get(10, TimeUnit.SECONDS);
+      r.add(m.dataUtf8());
+      m.release();
+    }
+    return r;
+  }
+}

@@ -1,0 +1,185 @@
+package io.sluice.balancer;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.exceptions.ConnectionErrorException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A scripted server for unit tests: its connections are {@link Requester}s whose answers a {@link
+ * Script} decides, on an event loop of their own (as real connections: listeners on the loop, a
+ * refusal while handing over reported synchronously).
+ */
+final class FakeServer {
+  /** What a connection does with one request; runs on its loop. Owns {@code request}. */
+  interface Script {
+    void run(String kind, Message request, StreamListener listener, FakeServer server);
+  }
+
+  static final EventExecutor LOOP = new DefaultEventExecutor();
+
+  final SocketAddress address;
+  final AtomicInteger calls = new AtomicInteger();
+  final AtomicInteger connects = new AtomicInteger();
+  volatile Script script;
+  volatile double availability = 1.0;
+  volatile int maxRank = Integer.MAX_VALUE;
+  volatile Connection last;
+
+  FakeServer(int port, Script script) {
+    this.address = InetSocketAddress.createUnresolved("fake", port);
+    this.script = script;
+  }
+
+  /** The answer "name" for a request-response. */
+  static Script answering(String name) {
+    return (kind, request, listener, server) -> {
+      request.release();
+      if (kind.equals("fnf")) {
+        listener.onComplete();
+        return;
+      }
+      listener.onNext(Message.utf8(name));
+      listener.onComplete();
+    };
+  }
+
+  CompletableFuture<Requester> connect() {
+    connects.incrementAndGet();
+    Connection c = new Connection();
+    last = c;
+    return CompletableFuture.completedFuture(c);
+  }
+
+  /** One connection to this server. */
+  final class Connection implements Requester {
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
+    volatile boolean open = true;
+
+    private StreamHandle run(String kind, Message request, StreamListener listener) {
+      calls.incrementAndGet();
+      if (!open) { // refused while handing over: reported at once, as the engine does
+        request.release();
+        listener.onError(new ConnectionErrorException("connection closed"));
+        return Handles.NOOP;
+      }
+      script.run(kind, request, listener, FakeServer.this);
+      return Handles.NOOP;
+    }
+
+    @Override
+    public void fireAndForget(Message request, StreamListener listener) {
+      run("fnf", request, listener);
+    }
+
+    @Override
+    public StreamHandle requestResponse(Message request, StreamListener listener) {
+      return run("rr", request, listener);
+    }
+
+    @Override
+    public StreamHandle requestStream(Message request, long n, StreamListener listener) {
+      return run("stream", request, listener);
+    }
+
+    @Override
+    public StreamHandle requestChannel(
+        Message first, boolean complete, long n, StreamListener listener) {
+      return run("channel", first, listener);
+    }
+
+    @Override
+    public void metadataPush(Message metadata, StreamListener listener) {
+      metadata.release();
+      listener.onComplete();
+    }
+
+    @Override
+    public double availability() {
+      return open ? availability : 0;
+    }
+
+    @Override
+    public double availability(int rank) {
+      return rank > maxRank ? 0 : availability();
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return ByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    public Executor executor() {
+      return LOOP;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return open;
+    }
+
+    @Override
+    public void close() {
+      open = false;
+      closed.complete(null);
+    }
+
+    @Override
+    public void dispose() {
+      close();
+    }
+
+    /** The connection fails: closed with an error. */
+    void fail() {
+      open = false;
+      closed.completeExceptionally(new ConnectionErrorException("connection lost"));
+    }
+
+    @Override
+    public CompletableFuture<Void> onClose() {
+      return closed;
+    }
+  }
+
+  /** Stream handles that ignore everything. */
+  static final class Handles implements StreamHandle {
+    static final Handles NOOP = new Handles();
+
+    @Override
+    public void request(long n) {}
+
+    @Override
+    public void cancel() {}
+
+    @Override
+    public void next(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void complete() {}
+
+    @Override
+    public void error(Throwable cause) {}
+
+    @Override
+    public Executor executor() {
+      return LOOP;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return ByteBufAllocator.DEFAULT;
+    }
+  }
+}
