@@ -164,11 +164,13 @@ public final class OpenLoop {
     return new Outcome(recorder.getIntervalHistogram(), counts, sent + refused, failed.get());
   }
 
-  private void failed(Throwable cause) {
+  private void failed(Throwable cause, boolean measured) {
     failedAll.incrementAndGet();
-    failed.incrementAndGet();
+    if (measured) {
+      failed.incrementAndGet();
+    }
     if (failuresShown.getAndIncrement() < FAILURES_SHOWN) {
-      System.err.println("call failed: " + cause);
+      System.err.println("call failed" + (measured ? "" : " (warm-up)") + ": " + cause);
     }
   }
 
@@ -199,7 +201,7 @@ public final class OpenLoop {
         return;
       }
       if (serverId < 0 || serverId >= servers) {
-        failed(new IllegalStateException("answer from unknown server id " + serverId));
+        failed(new IllegalStateException("answer from unknown server id " + serverId), true);
         return;
       }
       recorder.recordValue(Math.max(0, now - intended));
@@ -212,11 +214,7 @@ public final class OpenLoop {
         return;
       }
       outstanding.remove(this);
-      if (measured) {
-        failed(cause);
-      } else {
-        failedAll.incrementAndGet();
-      }
+      failed(cause, measured);
     }
   }
 

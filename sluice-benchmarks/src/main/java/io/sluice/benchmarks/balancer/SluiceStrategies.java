@@ -13,10 +13,10 @@ import java.util.List;
 public final class SluiceStrategies implements BalancerChild.Strategies {
 
   /**
-   * Opens Sluice's balancer over ports, or null while this build has none (sluice-balancer is not
-   * merged yet): its strategies then report "not available".
+   * Opens Sluice's balancer over ports, or null when a build has none: its strategies then
+   * report "not available".
    */
-  static final BalancerFactory BALANCER = null;
+  static final BalancerFactory BALANCER = SluiceBalancerStrategy::open;
 
   /** How {@code sluice-balancer} and {@code healthy} open Sluice's balancer. */
   interface BalancerFactory {
