@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.core.ConnectionOptions;
+import io.sluice.lease.LeasePolicy;
 import io.sluice.reactor.SluiceServer;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.IoMode;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
 
 /** Entry point of {@code ./sluice}. Exit codes: 0 success, 1 failure, 2 usage error. */
 public final class Main {
@@ -44,8 +46,8 @@ public final class Main {
           "demo.txt"),
       new Command(
           "server",
-          Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu")),
-          Endpoints.SERVER_FLAGS,
+          Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed")),
+          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease")),
           "server.txt"),
       new Command(
           "client",
@@ -242,8 +244,21 @@ public final class Main {
     return mode;
   }
 
+  /**
+   * The server's options: it accepts clients that ask for leasing, and grants them what {@code
+   * --lease} or {@code --lease-fixed} says (unlimited leases without either).
+   */
+  static ConnectionOptions serverOptions(Args a) {
+    ConnectionOptions.Builder b = options(a).toBuilder().lease(true);
+    LeasePolicy policy = ServerLease.policy(a);
+    if (policy != null) {
+      b.leasePolicy(policy);
+    }
+    return b.build();
+  }
+
   private static int server(Args a, PrintStream out, PrintStream err) throws InterruptedException {
-    ConnectionOptions options = options(a).toBuilder().lease(true).build();
+    ConnectionOptions options = serverOptions(a);
     ServerTransport transport = Endpoints.server(a, io(a), err);
     ServerTransport.Bound bound =
         SluiceServer.builder(transport)
@@ -253,7 +268,14 @@ public final class Main {
             .block(Duration.ofSeconds(10));
     out.println("LISTENING " + Endpoints.listening(transport, bound));
     out.flush();
-    bound.onClose().join();
+    ScheduledExecutorService report = ServerLease.report(options.leasePolicy(), err);
+    try {
+      bound.onClose().join();
+    } finally {
+      if (report != null) {
+        report.shutdownNow();
+      }
+    }
     return 0;
   }
 

@@ -68,6 +68,18 @@ class EchoContractTest {
   }
 
   @Test
+  void everyCasePassesUnderTheServersAdaptiveAndFixedLeases() {
+    ConnectionOptions client = ConnectionOptions.builder().lease(true).build();
+    for (String[] lease : new String[][] {{"--lease"}, {"--lease-fixed", "2000:100000"}}) {
+      String[] argv = new String[lease.length + 1];
+      argv[0] = "server";
+      System.arraycopy(lease, 0, argv, 1, lease.length);
+      ConnectionOptions server = Main.serverOptions(Main.COMMANDS.get("server").parse(argv));
+      assertThat(runClient(server, client)).as(String.join(" ", lease)).contains("13 passed, 0 failed");
+    }
+  }
+
+  @Test
   void everyCasePassesFragmentedAndLeased() {
     ConnectionOptions small = ConnectionOptions.builder().mtu(1024).lease(true).build();
     assertThat(runClient(small, small)).contains("13 passed, 0 failed");

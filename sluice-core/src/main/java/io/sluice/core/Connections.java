@@ -82,6 +82,25 @@ public final class Connections {
     return result;
   }
 
+  /**
+   * Serves connections as {@link #serve} does, and keeps track of them: the {@link SluiceServer}
+   * can then be stopped gracefully ({@link SluiceServer#stop}).
+   */
+  public static CompletableFuture<SluiceServer> start(
+      ServerTransport transport, ConnectionOptions options, Acceptor acceptor) {
+    Objects.requireNonNull(transport, "transport");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(acceptor, "acceptor");
+    SluiceServer server = new SluiceServer(options, acceptor);
+    return transport
+        .bind(server::onConnection)
+        .thenApply(
+            b -> {
+              server.bound(b);
+              return server;
+            });
+  }
+
   /** Serves connections: {@code acceptor} decides on each client's SETUP. */
   public static CompletableFuture<ServerTransport.Bound> serve(
       ServerTransport transport, ConnectionOptions options, Acceptor acceptor) {

@@ -8,6 +8,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
+import io.sluice.lease.LeaseGrants;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FramePrefix;
 
@@ -415,9 +416,19 @@ final class FrameWriter {
     endFrame(out);
   }
 
-  void writeLease(int ttlMillis, int requests) {
-    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8);
-    Frames.writeLease(out, ttlMillis, requests, null);
+  /**
+   * Writes LEASE; a {@code maxRank} other than {@link LeaseGrants#ALL_RANKS} travels as its 4-byte
+   * big-endian metadata (Sluice's convention, see {@link LeaseGrants#grant}).
+   */
+  void writeLease(int ttlMillis, int requests, int maxRank) {
+    boolean ranked = maxRank != LeaseGrants.ALL_RANKS;
+    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8 + (ranked ? 4 : 0));
+    Frames.writeHeader(out, 0, FrameType.LEASE, ranked ? Frames.FLAG_METADATA : 0);
+    out.writeInt(ttlMillis & 0x7FFFFFFF);
+    out.writeInt(requests & 0x7FFFFFFF);
+    if (ranked) {
+      out.writeInt(maxRank);
+    }
     endFrame(out);
   }
 }

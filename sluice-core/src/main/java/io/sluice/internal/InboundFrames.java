@@ -12,6 +12,7 @@ import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.FrameValidator;
 import io.sluice.internal.frame.Frames;
+import io.sluice.lease.RequestStats;
 
 /**
  * The inbound half of a connection: checks each frame the transport hands over and dispatches it
@@ -39,6 +40,11 @@ final class InboundFrames {
   private final RateBudget streamErrorBudget;
   private final RateBudget ignoredBudget;
   private long reassemblyBytes;
+  /**
+   * Told of every request the peer starts here, or null (then a null check is all it costs); set
+   * once, and once more when leasing starts (see {@code Lease#startGrants}).
+   */
+  RequestStats stats;
 
   InboundFrames(SluiceConnection conn) {
     this.conn = conn;
@@ -52,6 +58,7 @@ final class InboundFrames {
     this.cancelBudget = new RateBudget(options.maxCancelsPerSecond(), conn.ticker);
     this.streamErrorBudget = new RateBudget(options.maxStreamErrorsPerSecond(), conn.ticker);
     this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond(), conn.ticker);
+    this.stats = options.requestStats();
   }
 
   /** One inbound frame, the size already checked by the transport; the frame is not taken. */
@@ -169,7 +176,7 @@ final class InboundFrames {
     String message = Frames.errorMessage(frame);
     if (code == ErrorCode.CONNECTION_CLOSE) {
       if (conn.state == SluiceConnection.ESTABLISHED) {
-        conn.startDraining();
+        conn.graceful.startDraining(conn.options.drainTimeout().toMillis());
       }
       return;
     }
@@ -267,6 +274,7 @@ final class InboundFrames {
       return;
     }
     boolean notify = !s.terminated;
+    s.endStats(RequestStats.Outcome.CANCELED);
     s.terminate();
     if (notify) {
       s.notifyCancel();
@@ -282,31 +290,23 @@ final class InboundFrames {
       return;
     }
     if (conn.state == SluiceConnection.DRAINING) {
-      if (type != FrameType.REQUEST_FNF) {
-        out.sendError(streamId, ErrorCode.REJECTED, "connection is closing");
-      }
+      refuse(streamId, type, "connection is closing");
       return;
     }
     if (!conn.lease.admitPeerRequest()) { // beyond the leases we granted: REJECTED unprocessed
-      if (type != FrameType.REQUEST_FNF) {
-        out.sendError(streamId, ErrorCode.REJECTED, "no lease");
-      }
+      refuse(streamId, type, "no lease");
       return;
     }
+    long arrival = stats != null ? conn.ticker.nanoTime() : 0;
     // FOLLOWS together with COMPLETE: FOLLOWS is ignored (spec).
     boolean follows =
         Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
     if (type == FrameType.REQUEST_FNF && !follows) {
-      deliverFireAndForget(messageOf(frame));
+      deliverFireAndForget(messageOf(frame), arrival);
       return;
     }
     if (streams.activeResponder >= conn.options.maxActiveStreams()) {
-      if (type != FrameType.REQUEST_FNF) {
-        out.sendError(
-            streamId,
-            ErrorCode.REJECTED,
-            "too many live streams (" + conn.options.maxActiveStreams() + ")");
-      }
+      refuse(streamId, type, "too many live streams (" + conn.options.maxActiveStreams() + ")");
       return;
     }
     int initialN = 0;
@@ -320,6 +320,7 @@ final class InboundFrames {
     int kind = type == FrameType.REQUEST_FNF ? FrameType.REQUEST_RESPONSE : type;
     StreamState s = new StreamState(conn, kind, false, null);
     s.id = streamId;
+    s.arrivalNanos = arrival;
     streams.register(s);
     if (follows) {
       s.startFragments(conn.alloc, type, Frames.flags(frame), initialN);
@@ -329,19 +330,64 @@ final class InboundFrames {
     startResponder(s, type, Frames.flags(frame), initialN, messageOf(frame));
   }
 
-  private void deliverFireAndForget(Message m) {
+  /** Refuses a new request before the responder sees it: REJECTED (a fire-and-forget: dropped). */
+  private void refuse(int streamId, int type, String why) {
+    if (type != FrameType.REQUEST_FNF) {
+      out.sendError(streamId, ErrorCode.REJECTED, why);
+    }
+    if (stats != null) {
+      RequestStatsTap.rejected(stats, type);
+    }
+  }
+
+  /**
+   * The lease policy's last word on a complete request its grant covers: false when it refused
+   * (the request is released and refused, the stream if any ended).
+   */
+  private boolean admitted(StreamState s, int streamId, int type, Message request) {
+    if (conn.lease.admit(request)) {
+      return true;
+    }
+    request.release();
+    if (s != null) {
+      s.terminate();
+    }
+    refuse(streamId, type, "refused by the lease policy");
+    return false;
+  }
+
+  private void deliverFireAndForget(Message m, long arrival) {
+    if (!admitted(null, 0, FrameType.REQUEST_FNF, m)) {
+      return;
+    }
+    RequestStats st = stats;
+    if (st != null) {
+      RequestStatsTap.start(st, FrameType.REQUEST_FNF);
+    }
+    RequestStats.Outcome outcome = RequestStats.Outcome.COMPLETE;
     try {
       conn.responder.fireAndForget(m);
     } catch (Throwable t) {
+      outcome = RequestStats.Outcome.ERROR;
       logger.warn("Responder.fireAndForget threw", t);
+    }
+    if (st != null) {
+      RequestStatsTap.end(
+          st, FrameType.REQUEST_FNF, conn.ticker.nanoTime() - arrival, outcome);
     }
   }
 
   private void startResponder(StreamState s, int type, int flags, int initialN, Message request) {
     if (type == FrameType.REQUEST_FNF) {
       s.terminate();
-      deliverFireAndForget(request);
+      deliverFireAndForget(request, s.arrivalNanos);
       return;
+    }
+    if (!admitted(s, s.id, type, request)) {
+      return;
+    }
+    if (stats != null) {
+      s.startStats(stats);
     }
     StreamListener l;
     try {

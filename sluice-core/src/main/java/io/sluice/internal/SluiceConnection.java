@@ -23,10 +23,10 @@ import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -34,8 +34,9 @@ import java.util.function.Function;
  * symmetric). This class holds the connection's lifecycle (start, SETUP, graceful close, close)
  * and the requester API, and wires the parts that do the rest, one job each: {@code
  * InboundFrames}, {@code SetupHandshake}, {@code StreamTable} with {@code StreamState}, {@code
- * FrameWriter}, {@code Writability}, {@code CommandQueue}, {@code KeepAlive} and {@code Lease}. The
- * package documentation draws them, with the path of one inbound and one outbound message.
+ * FrameWriter}, {@code Writability}, {@code CommandQueue}, {@code KeepAlive}, {@code Lease} and
+ * {@code GracefulClose}. The package documentation draws them, with the path of one inbound and
+ * one outbound message.
  *
  * <p><b>Threads.</b> All state lives on the transport's event loop and is touched only there: no
  * locks, no atomics on the per-message path. Calls from other threads are queued once in an MPSC
@@ -90,8 +91,8 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   final Lease lease;
   final SetupHandshake handshake;
   final InboundFrames in;
+  final GracefulClose graceful;
 
-  private ScheduledFuture<?> drainTimeoutTask;
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
   /** Completes when requests may be sent: at once, or at the first LEASE when leasing. */
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -123,6 +124,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     this.lease = new Lease(this);
     this.handshake = new SetupHandshake(this, acceptor);
     this.in = new InboundFrames(this);
+    this.graceful = new GracefulClose(this);
   }
 
   /**
@@ -228,7 +230,15 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   @Override
   public void close() {
-    commands.enqueueOrRun(this::doGracefulClose);
+    commands.enqueueOrRun(() -> graceful.start(options.drainTimeout(), false));
+  }
+
+  /**
+   * A server's drain ({@code SluiceServer.stop}): as {@link #close()}, but a connection that
+   * grants leases first sends a LEASE of 0 requests, and {@code grace} is the drain deadline.
+   */
+  public void drain(Duration grace) {
+    commands.enqueueOrRun(() -> graceful.start(grace, true));
   }
 
   @Override
@@ -247,36 +257,6 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   public CompletableFuture<Void> ready() {
     return ready;
-  }
-
-  private void doGracefulClose() {
-    if (state == CLOSED || state == DRAINING) {
-      return;
-    }
-    if (state == AWAITING_SETUP) {
-      closeNow(null);
-      return;
-    }
-    out.sendError(0, ErrorCode.CONNECTION_CLOSE, "graceful close");
-    out.flushNow();
-    startDraining();
-  }
-
-  void startDraining() {
-    setState(DRAINING);
-    if (streams.isEmpty()) {
-      closeNow(null);
-      return;
-    }
-    long millis = options.drainTimeout().toMillis();
-    drainTimeoutTask =
-        loop.schedule(
-            () ->
-                closeNow(
-                    new ConnectionCloseException(
-                        "streams still live after the " + millis + " ms drain timeout")),
-            millis,
-            TimeUnit.MILLISECONDS);
   }
 
   /** Sends ERROR on stream 0 and closes at once. */
@@ -318,7 +298,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
   private void cancelTimers() {
     keepAlive.cancel();
     handshake.cancelTimeout();
-    cancel(drainTimeoutTask);
+    graceful.cancel();
     lease.cancel();
     writability.cancelTimer();
   }
@@ -383,10 +363,14 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     onClosed();
   }
 
-  void closeIfDrained() {
-    if (state == DRAINING && streams.isEmpty()) {
-      closeNow(null);
-    }
+  @Override
+  public double availability() {
+    return lease.availability(Integer.MIN_VALUE);
+  }
+
+  @Override
+  public double availability(int rank) {
+    return lease.availability(rank);
   }
 
   @Override

@@ -12,6 +12,8 @@ import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.exceptions.InvalidException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
+import io.sluice.lease.RequestStats;
+import io.sluice.lease.RequestStats.Outcome;
 import java.util.concurrent.Executor;
 
 /**
@@ -51,6 +53,17 @@ final class StreamState implements StreamHandle {
 
   boolean outboundDone;
   boolean terminated;
+  /**
+   * With {@link RequestStats} on, a responder's stream: NOT_REPORTED, STARTED (onStart told, onEnd
+   * owed) or RESPONDED (onFirstResponse told too). Otherwise NOT_REPORTED, for ever.
+   */
+  byte statsPhase;
+
+  static final byte NOT_REPORTED = 0;
+  static final byte STARTED = 1;
+  static final byte RESPONDED = 2;
+  /** When the request arrived (the loop's ticker), set only with {@link RequestStats} on. */
+  long arrivalNanos;
   boolean registered;
   boolean pumping;
   boolean pumpScheduled;
@@ -211,6 +224,9 @@ final class StreamState implements StreamHandle {
         return;
       }
       outboundDone = true;
+      if (statsPhase == STARTED) {
+        firstResponse();
+      }
       // The answer may come before any demand: it is paid for by nothing but the request.
       conn.writability.noteUnpaid(Frames.HEADER_SIZE + message.size());
       conn.out.sendPayload(id, FrameType.PAYLOAD, SluiceConnection.PAYLOAD_NEXT_COMPLETE, 0, message);
@@ -227,6 +243,9 @@ final class StreamState implements StreamHandle {
     producerCredit--;
     if (peerCredit != UNBOUNDED) {
       peerCredit--;
+    }
+    if (statsPhase == STARTED) {
+      firstResponse();
     }
     if (complete) {
       outboundDone = true;
@@ -434,6 +453,9 @@ final class StreamState implements StreamHandle {
     if (terminated) {
       return;
     }
+    if (statsPhase != NOT_REPORTED) {
+      endStats(null);
+    }
     terminated = true;
     inboundDone = true;
     outboundDone = true;
@@ -441,6 +463,46 @@ final class StreamState implements StreamHandle {
     conn.streams.unregister(this);
     if (blocked) {
       conn.streams.endedBlocked();
+    }
+  }
+
+  // ---- RequestStats (a responder's stream, with stats on) -------------------------------------
+
+  /** The request reaches the responder now: onStart, and onEnd owed. */
+  void startStats(RequestStats stats) {
+    statsPhase = STARTED;
+    RequestStatsTap.start(stats, kind);
+  }
+
+  private void firstResponse() {
+    statsPhase = RESPONDED;
+    RequestStats stats = conn.in.stats;
+    if (stats != null) {
+      RequestStatsTap.firstResponse(stats, kind, conn.ticker.nanoTime() - arrivalNanos);
+    }
+  }
+
+  /**
+   * Reports the end of a started request once ({@code outcome} null: as the stream's state says,
+   * from {@link #terminate}, which calls it before it marks both halves done).
+   */
+  void endStats(Outcome outcome) {
+    if (statsPhase == NOT_REPORTED) {
+      return;
+    }
+    statsPhase = NOT_REPORTED;
+    if (outcome == null) {
+      if (conn.state == SluiceConnection.CLOSED) {
+        outcome = Outcome.CONNECTION_CLOSED;
+      } else if (outboundDone && (inboundDone || kind != FrameType.REQUEST_CHANNEL)) {
+        outcome = Outcome.COMPLETE;
+      } else {
+        outcome = Outcome.ERROR;
+      }
+    }
+    RequestStats stats = conn.in.stats;
+    if (stats != null) {
+      RequestStatsTap.end(stats, kind, conn.ticker.nanoTime() - arrivalNanos, outcome);
     }
   }
 

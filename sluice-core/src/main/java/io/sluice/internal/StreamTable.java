@@ -86,7 +86,7 @@ final class StreamTable {
     if (conn.state == SluiceConnection.DRAINING && streams.isEmpty()) {
       // Not right here: a stream is unregistered before its last signals reach its listener (the
       // final message, onComplete), and the connection must close after those, not before.
-      conn.loop.execute(conn::closeIfDrained);
+      conn.loop.execute(conn.graceful::closeIfDrained);
     }
   }
 

@@ -10,7 +10,7 @@
  * <pre>
  *   transport ──onFrame──▶ InboundFrames ──(stream 0, before SETUP)──▶ SetupHandshake
  *      ▲                      │   budgets, reassembly          │
- *      │                      │                                ├─▶ KeepAlive, Lease
+ *      │                      │                                ├─▶ KeepAlive, Lease ─▶ LeasePolicy
  *      │                      ▼                                ▼
  *      │                  StreamTable: id ─▶ StreamState ─▶ listener (the API flavor)
  *      │                      ▲               │   request-n both ways
@@ -35,7 +35,17 @@
  *   <li>{@code FrameWriter}: every outbound frame and when it is flushed.
  *   <li>{@code Writability}: what happens while the transport is full.
  *   <li>{@code CommandQueue}: calls from other threads.
- *   <li>{@code KeepAlive}, {@code Lease}: their timers.
+ *   <li>{@code KeepAlive}: its timers.
+ *   <li>{@code Lease}: leasing both ways: the peer's lease (what we may send, and {@code
+ *       availability()} for other threads) and ours, decided by the {@link
+ *       io.sluice.lease.LeasePolicy} (which may refuse a covered request by {@code admit}).
+ *   <li>{@code LeaseGrantor}: the policy's {@link io.sluice.lease.LeaseGrants}: its grants become
+ *       LEASE frames, from any thread.
+ *   <li>{@code RequestStatsTap}: reports the peer's requests to {@link
+ *       io.sluice.lease.RequestStats} (start, first response, end, rejected); the connection's
+ *       receiver is null when no one listens.
+ *   <li>{@code GracefulClose}: ERROR[CONNECTION_CLOSE], draining the live streams, the drain
+ *       deadline (and a server's drain: a LEASE of 0 first).
  * </ul>
  *
  * <h2>One inbound message</h2>

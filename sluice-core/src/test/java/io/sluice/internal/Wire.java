@@ -77,6 +77,8 @@ final class Wire {
           break;
         case FrameType.LEASE:
           n = Frames.leaseRequests(f);
+          keepAlive = Frames.leaseTtl(f); // the lease's ttl, in the field a LEASE has no other use for
+          md = bytesOrNull(Frames.metadata(f));
           break;
         case FrameType.SETUP:
           lease = Setup.leaseRequested(f);
@@ -182,6 +184,28 @@ final class Wire {
 
   static ByteBuf setup() {
     return setup(20_000, 90_000);
+  }
+
+  /** A valid client SETUP that asks for leasing. */
+  static ByteBuf setupWithLease() {
+    ByteBuf out = ALLOC.buffer();
+    Setup.write(out, true, 20_000, 90_000, null, MIME, MIME, null, utf8Empty());
+    return out;
+  }
+
+  /** LEASE without metadata. */
+  static ByteBuf lease(int ttlMillis, int requests) {
+    ByteBuf out = ALLOC.buffer();
+    Frames.writeLease(out, ttlMillis, requests, null);
+    return out;
+  }
+
+  /** LEASE with {@code metadata} as its metadata (Sluice's maxRank is 4 bytes, big-endian). */
+  static ByteBuf lease(int ttlMillis, int requests, byte[] metadata) {
+    ByteBuf out = ALLOC.buffer();
+    ByteBuf md = io.netty.buffer.Unpooled.wrappedBuffer(metadata);
+    Frames.writeLease(out, ttlMillis, requests, md);
+    return out;
   }
 
   private static ByteBuf utf8Empty() {

@@ -84,6 +84,16 @@ public final class FuturesRequester {
     return requester.alloc();
   }
 
+  /** See {@link Requester#availability()}: how much of the peer's lease is left, 0 to 1. */
+  public double availability() {
+    return requester.availability();
+  }
+
+  /** See {@link Requester#availability(int)}: as {@link #availability()} for a priority rank. */
+  public double availability(int rank) {
+    return requester.availability(rank);
+  }
+
   public boolean isOpen() {
     return requester.isOpen();
   }

@@ -1,0 +1,146 @@
+package io.sluice.core;
+
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.Acceptor;
+import io.sluice.internal.SluiceConnection;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.ServerTransport;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A listening server that knows its live connections, so that it can be stopped gracefully: made
+ * by {@link Connections#start}. {@link #stop(Duration)} is what a rolling restart calls.
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread and never blocks; the future of
+ * {@link #stop} may complete on a connection's event loop.
+ */
+public final class SluiceServer implements ServerTransport.Bound {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(SluiceServer.class);
+
+  private final ConnectionOptions options;
+  private final Acceptor acceptor;
+  /** Live connections; guarded by itself, with {@link #stopping} and {@link #grace}. */
+  private final Set<SluiceConnection> live = new HashSet<>();
+  private boolean stopping;
+  private Duration grace;
+  private final CompletableFuture<Void> connectionsClosed = new CompletableFuture<>();
+  private volatile ServerTransport.Bound bound;
+
+  SluiceServer(ConnectionOptions options, Acceptor acceptor) {
+    this.options = options;
+    this.acceptor = acceptor;
+  }
+
+  void bound(ServerTransport.Bound bound) {
+    this.bound = bound;
+  }
+
+  /** An accepted connection, on its event loop. */
+  void onConnection(DuplexTransport t) {
+    SluiceConnection c;
+    try {
+      c = SluiceConnection.server(t, options, acceptor);
+    } catch (RuntimeException e) {
+      // A transport the engine cannot use (one that breaks the SPI): closed, not left open.
+      logger.warn("cannot serve a connection over {}; closing it", t, e);
+      t.close();
+      return;
+    }
+    Duration drainNow;
+    synchronized (live) {
+      live.add(c);
+      drainNow = stopping ? grace : null;
+    }
+    c.onClose().whenComplete((v, e) -> closed(c));
+    if (drainNow != null) {
+      c.drain(drainNow); // accepted while the listener was closing
+    }
+  }
+
+  private void closed(SluiceConnection c) {
+    boolean done;
+    synchronized (live) {
+      live.remove(c);
+      done = stopping && live.isEmpty();
+    }
+    if (done) {
+      connectionsClosed.complete(null);
+    }
+  }
+
+  /** Live connections now. */
+  public int connections() {
+    synchronized (live) {
+      return live.size();
+    }
+  }
+
+  /**
+   * Stops the server gracefully: stops accepting at once, and on every live connection sends a
+   * LEASE of 0 requests (on a connection that leases: its client stops sending there at once, its
+   * availability drops to 0) and ERROR[CONNECTION_CLOSE], refuses new streams and lets the live
+   * ones finish; a connection whose streams are still live after {@code grace} is closed then.
+   * Calling it again returns the same future and changes nothing.
+   *
+   * @return completes once the listener and every connection have closed
+   * @throws IllegalArgumentException if {@code grace} is negative
+   */
+  public CompletableFuture<Void> stop(Duration grace) {
+    Objects.requireNonNull(grace, "grace");
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("grace must not be negative: " + grace);
+    }
+    List<SluiceConnection> draining;
+    synchronized (live) {
+      if (!stopping) {
+        stopping = true;
+        this.grace = grace;
+        draining = new ArrayList<>(live);
+      } else {
+        draining = null;
+      }
+    }
+    if (draining != null) {
+      bound.close();
+      for (SluiceConnection c : draining) {
+        c.drain(grace);
+      }
+      synchronized (live) {
+        if (live.isEmpty()) {
+          connectionsClosed.complete(null);
+        }
+      }
+    }
+    return CompletableFuture.allOf(connectionsClosed, bound.onClose());
+  }
+
+  /** {@link #stop} with {@link ConnectionOptions#drainTimeout()} as the grace, without waiting. */
+  @Override
+  public void close() {
+    stop(options.drainTimeout());
+  }
+
+  @Override
+  public SocketAddress address() {
+    return bound.address();
+  }
+
+  /** Completes once the listener is closed (the connections may still drain: see {@link #stop}). */
+  @Override
+  public CompletableFuture<Void> onClose() {
+    return bound.onClose();
+  }
+
+  @Override
+  public String toString() {
+    return "SluiceServer at " + bound.address() + " (" + connections() + " connections)";
+  }
+}
