@@ -48,13 +48,13 @@ final class BalancerBench {
 
   static final List<Strategy> STRATEGIES =
       List.of(
-          new Strategy("sluice-balancer", "sluice", true, "fixed",
+          new Strategy("sluice-balancer", "sluice", true, "adaptive",
               "Sluice's balancer (sluice-balancer), leasing servers"),
           new Strategy("round-robin", "sluice", true, "none",
               "round robin over four Sluice connections"),
           new Strategy("rsocket-java", "rsocket-java", true, "none",
               "rsocket-java 1.1.5 LoadbalanceRSocketClient, WeightedLoadbalanceStrategy"),
-          new Strategy("healthy", "sluice", false, "fixed",
+          new Strategy("healthy", "sluice", false, "adaptive",
               "Sluice's balancer over four healthy servers (baseline)"));
 
   /** What a strategy's client measured, or why there is nothing ({@code missing} not null). */
@@ -143,7 +143,7 @@ final class BalancerBench {
         + " calls/s, latency from each call's intended send time; warm-up " + warmup
         + " s, measured " + seconds + " s");
     out.println("# leasing on Sluice's servers for sluice-balancer and healthy: "
-        + DelayedIdServer.LEASE_TEXT + " (sluice-lease's adaptive policy is not in this build)");
+        + DelayedIdServer.ADAPTIVE_TEXT);
     Map<String, Outcome> outcomes = new LinkedHashMap<>();
     for (Strategy s : STRATEGIES) {
       out.println("## " + s.name() + ": " + s.description());

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * stdin/stdout; the same for Sluice's and rsocket-java's (each side brings its {@link Servers} and
  * {@link Strategies}).
  *
- * <p>{@code balancer-server --id N --delay-us D [--lease fixed|none]}: a request-response server on
+ * <p>{@code balancer-server --id N --delay-us D [--lease adaptive|fixed|none]}: a request-response server on
  * 127.0.0.1 that answers every request with its id ({@link #ID_BYTES} bytes, big-endian) {@code D}
  * microseconds after it arrived, the delay taken on a timer thread, never on the event loop; prints
  * {@code LISTENING <port>} and runs until its stdin ends.
@@ -33,7 +33,7 @@ public final class BalancerChild {
   public interface Servers {
     /**
      * Starts the server with id {@code id} answering after {@code delayNanos}, with leasing
-     * ({@code lease} is {@code fixed} or {@code none}) and returns its port.
+     * ({@code lease}: {@code adaptive}, {@code fixed} or {@code none}) and returns its port.
      */
     int serve(int id, long delayNanos, String lease) throws Exception;
   }
@@ -50,8 +50,8 @@ public final class BalancerChild {
     int id = a.getInt("id", 0, 0, 1000);
     long delay = TimeUnit.MICROSECONDS.toNanos(a.getInt("delay-us", 1000, 0, 10_000_000));
     String lease = a.get("lease", "none");
-    if (!lease.equals("fixed") && !lease.equals("none")) {
-      throw new Args.UsageException("--lease is fixed or none, got '" + lease + "'");
+    if (!lease.equals("adaptive") && !lease.equals("fixed") && !lease.equals("none")) {
+      throw new Args.UsageException("--lease is adaptive, fixed or none, got '" + lease + "'");
     }
     int port = servers.serve(id, delay, lease);
     System.out.println("LISTENING " + port);

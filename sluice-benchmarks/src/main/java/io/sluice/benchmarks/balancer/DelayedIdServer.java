@@ -11,6 +11,7 @@ import io.sluice.benchmarks.harness.BalancerChild;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.lease.LeasePolicy;
+import io.sluice.lease.adaptive.AdaptiveLeasePolicy;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
@@ -23,9 +24,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The Sluice server of {@code ./sluice bench --balancer}: answers every request-response with its id
  * after a fixed delay, taken on a timer thread of its own (the event loop never waits); the answer
- * is handed back to the loop by {@link StreamHandle}. One event loop. With {@code lease fixed} it
- * grants {@link #LEASE}: leasing is on, but the grant is far above the run's rate, so it never
- * limits it.
+ * is handed back to the loop by {@link StreamHandle}. One event loop. With {@code lease adaptive}
+ * it leases with {@link AdaptiveLeasePolicy#withDefaults()} (what {@code ./sluice server --lease}
+ * runs); with {@code lease fixed} it grants {@link #LEASE}, far above the run's rate.
  */
 public final class DelayedIdServer implements BalancerChild.Servers {
   /** The grant of {@code --lease fixed}: per connection, renewed every half ttl. */
@@ -36,8 +37,9 @@ public final class DelayedIdServer implements BalancerChild.Servers {
   static final LeasePolicy LEASE =
       LeasePolicy.fixed(Duration.ofMillis(LEASE_TTL_MILLIS), LEASE_REQUESTS);
 
-  /** What {@link #LEASE} is, for the run's header. */
-  public static final String LEASE_TEXT = "LeasePolicy.fixed(10 s, 1000000 requests)";
+  /** What {@code lease adaptive} grants, for the run's header. */
+  public static final String ADAPTIVE_TEXT =
+      "sluice-lease's AdaptiveLeasePolicy.withDefaults() (as ./sluice server --lease)";
 
   @Override
   public int serve(int id, long delayNanos, String lease) throws Exception {
@@ -52,7 +54,9 @@ public final class DelayedIdServer implements BalancerChild.Servers {
             });
     EventLoopGroup loop = EventLoops.newGroup(1, "sluice-server-loop");
     ConnectionOptions.Builder options = ConnectionOptions.builder();
-    if (lease.equals("fixed")) {
+    if (lease.equals("adaptive")) {
+      options.leasePolicy(AdaptiveLeasePolicy.withDefaults());
+    } else if (lease.equals("fixed")) {
       // The same grant both ways: an engine that reads the policy, and one that still reads the
       // grant's ttl and requests (before leasing is wired to policies).
       options.leaseGrant(LEASE_TTL_MILLIS, LEASE_REQUESTS).leasePolicy(LEASE);
