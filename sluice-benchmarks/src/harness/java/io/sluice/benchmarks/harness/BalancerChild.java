@@ -6,7 +6,10 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The child processes of {@code ./sluice bench --balancer}, driven by the orchestrator over
@@ -19,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * {@code LISTENING <port>} and runs until its stdin ends.
  *
  * <p>{@code balancer-client --strategy S --ports P,P,.. --rate R --warmup W --seconds T}: opens
- * the strategy over the servers at those ports (server id i at the i-th port), drives it with
- * {@link OpenLoop}, prints a progress line a second and ends with {@link OpenLoop.Outcome#line()}.
+ * the strategy over the servers at those ports (server id i at the i-th port), calls it one call at
+ * a time until every server has answered once ({@link #prime}), drives it with {@link OpenLoop},
+ * prints a progress line a second and ends with {@link OpenLoop.Outcome#line()}.
  * Exits when done, or when its stdin ends (the orchestrator is gone).
  */
 public final class BalancerChild {
@@ -85,6 +89,7 @@ public final class BalancerChild {
     PrintStream out = System.out;
     BalancerStrategy strategy = strategies.open(name, ports);
     try {
+      prime(strategy, ports.size(), out);
       OpenLoop.Outcome outcome = OpenLoop.run(strategy, ports.size(), rate, warmup, seconds, out);
       // Printed before closing: the run's result does not wait for the connections to close.
       out.println(outcome.line());
@@ -93,6 +98,53 @@ public final class BalancerChild {
       strategy.close();
     }
     return 0;
+  }
+
+  /** Calls one at a time before the load, until every server has answered one. */
+  static final int PRIME_CALLS = 2000;
+
+  static final int PRIME_SECONDS = 30;
+
+  /**
+   * Calls one at a time until every server has answered once (at most {@link #PRIME_CALLS} calls
+   * or {@link #PRIME_SECONDS} s), so that the load starts on connections that are up, whichever
+   * the strategy: a client that connects lazily (rsocket-java's pool) would otherwise spend the
+   * warm-up connecting while the open loop's calls pile up behind it.
+   */
+  static void prime(BalancerStrategy strategy, int servers, PrintStream out)
+      throws InterruptedException {
+    boolean[] answered = new boolean[servers];
+    int seen = 0;
+    int calls = 0;
+    int failed = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PRIME_SECONDS);
+    while (seen < servers && calls < PRIME_CALLS && System.nanoTime() < deadline) {
+      calls++;
+      CompletableFuture<Integer> answer = new CompletableFuture<>();
+      strategy.call(new BalancerStrategy.Done() {
+        @Override
+        public void complete(int serverId) {
+          answer.complete(serverId);
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+          answer.completeExceptionally(cause);
+        }
+      });
+      try {
+        int id = answer.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (id >= 0 && id < servers && !answered[id]) {
+          answered[id] = true;
+          seen++;
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        failed++;
+      }
+    }
+    out.println("primed: " + calls + " calls one at a time, " + failed + " failed, " + seen + " of "
+        + servers + " servers answered");
+    out.flush();
   }
 
   private static void drain(InputStream in) {
