@@ -68,6 +68,12 @@ final class BalancerBench {
       long completed,
       String missing) {
 
+    /** This outcome with another slow server's share. */
+    Outcome withShare(double share) {
+      return new Outcome(strategy, p50Micros, p99Micros, p999Micros, share, failed, completed,
+          missing);
+    }
+
     static Outcome missing(String strategy, String why) {
       return new Outcome(strategy, Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, 0, why);
     }
@@ -240,6 +246,12 @@ final class BalancerBench {
     out.println("| sluice-balancer: zero failed calls | "
         + (b == null || b.missing() != null ? "n/a | n/a" : b.failed() + " | " + (b.failed() == 0 ? "met" : "missed"))
         + " |");
+    for (Outcome r : outcomes.values()) {
+      String floor = slowFloor(r);
+      if (floor != null) {
+        out.println(floor);
+      }
+    }
     out.println();
     out.println("Latency runs from each call's intended send time (open loop at " + rate
         + " calls/s, so a stall counts against it); percentiles of the calls due in the measured"
@@ -248,6 +260,20 @@ final class BalancerBench {
         + " expected). A call counts as failed when it errs, when over "
         + "10 s of calls are outstanding, or when it has no answer 10 s after the last call was due."
         + " A ratio is the first value over the second; a ratio target is met at or below it.");
+  }
+
+  /**
+   * A note when over 1 % of a strategy's calls went to the slow server: its p99 then cannot be
+   * below the slow server's delay, however quiet the machine; null otherwise (and for healthy).
+   */
+  static String slowFloor(Outcome r) {
+    if (r.missing() != null || r.strategy().equals("healthy") || !(r.slowShare() > 0.01)) {
+      return null;
+    }
+    return String.format(Locale.ROOT,
+        "%s sent %.1f %% of its calls to the slow server: its p99 is at least that server's %d ms"
+            + " on any machine (below 1 %% only the p99.9 pays for them)",
+        r.strategy(), 100 * r.slowShare(), SLOW_DELAY_US / 1000);
   }
 
   /** {@code "a / b = 0.53x | met"}: the ratio of a metric of {@code a} to {@code b}'s, against a bound. */

@@ -75,7 +75,11 @@ class BalancerBenchTest {
         .contains("| sluice-balancer p99 ≤ 1/3 of round-robin's p99 | 1400 / 15000 µs = 0.09x | met |")
         .contains("| sluice-balancer p99 < rsocket-java's p99 | 1400 / 13000 µs = 0.11x | met |")
         .contains("| sluice-balancer p99.9 < rsocket-java's p99.9 | 2500 / 2000 µs = 1.25x | missed |")
-        .contains("| sluice-balancer: zero failed calls | 0 | met |");
+        .contains("| sluice-balancer: zero failed calls | 0 | met |")
+        .contains("sluice-balancer sent 10.0 % of its calls to the slow server: its p99 is at"
+            + " least that server's 10 ms on any machine (below 1 % only the p99.9 pays for them)");
+    assertThat(BalancerBench.slowFloor(outcome("rsocket-java", 1, 1, 0).withShare(0.01))).isNull();
+    assertThat(BalancerBench.slowFloor(outcome("healthy", 1, 1, 0))).isNull();
   }
 
   private static BalancerBench.Outcome outcome(String name, double p99, double p999, long failed) {
