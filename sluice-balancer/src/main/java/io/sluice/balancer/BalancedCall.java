@@ -190,6 +190,12 @@ final class BalancedCall implements StreamHandle {
     }
     StreamHandle h = null;
     a.sending = true;
+    if (!a.conn.isOpen()) { // closing or closed since it was picked: not sent, try another
+      m.release();
+      a.onError(new ConnectionCloseException("the connection to " + a.server + " is closing"));
+      a.sending = false;
+      return;
+    }
     try {
       switch (kind) {
         case FNF:

@@ -434,7 +434,7 @@ public final class Balancer implements Requester {
   /**
    * Builds a {@link Balancer}. Defaults: rank 0 and nothing idempotent, every address in use (no
    * aperture), backoff 100 ms doubling to 5 s, 5 consecutive failures eject, 3 attempts, a wait
-   * of 5 s for a first server, 1024 waiting requests at most, a latency average over about 2 s.
+   * of 5 s for a first server, 1024 waiting requests at most, latency forgotten after 2 s without samples.
    */
   public static final class Builder {
     AddressSource source;
@@ -541,7 +541,10 @@ public final class Balancer implements Requester {
       return this;
     }
 
-    /** The time constant of the latency average (default 2 s). */
+    /**
+     * How long a server's latency average is trusted without new samples; after that it decays by
+     * this time constant, so a server avoided for being slow gets a request again (default 2 s).
+     */
     public Builder latencyDecay(Duration tau) {
       if (tau.toMillis() <= 0) {
         throw new IllegalArgumentException("latency decay must be positive: " + tau);

@@ -45,21 +45,27 @@ final class Server {
     this.tauNanos = tauNanos;
   }
 
-  /** A latency sample (request to first response): a peak-sensitive, time-weighted average. */
+  /**
+   * A latency sample (request to first response) into the average: rises fast (half of the way
+   * to a higher sample), falls slowly (a fifth of the way to a lower one), so a server that got
+   * slow is avoided at once and one outlier is forgotten after a few answers.
+   */
   void observe(long latencyNanos, long now) {
     double e = ewmaNanos;
     double sample = Math.max(1, latencyNanos);
-    if (e == 0 || sample > e) {
-      e = sample; // peaks count at once: a server that got slow is avoided at once
+    if (e == 0) {
+      e = sample;
     } else {
-      double w = Math.exp(-Math.max(0, now - lastSampleNanos) / tauNanos);
-      e = e * w + sample * (1 - w);
+      e += (sample > e ? 0.5 : 0.2) * (sample - e);
     }
     ewmaNanos = e;
     lastSampleNanos = now;
   }
 
-  /** The latency average, decayed while no sample comes, so an avoided server is tried again. */
+  /**
+   * The latency average, decayed once no sample came for the decay time (and on, by that time
+   * constant), so a server avoided for being slow is tried again.
+   */
   double latencyNanos(long now) {
     double e = ewmaNanos;
     if (e == 0) {

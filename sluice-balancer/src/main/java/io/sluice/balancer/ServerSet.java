@@ -194,11 +194,11 @@ final class ServerSet {
     cancel(s.reconnect);
     s.reconnect = null;
     if (s.conn != null) {
-      s.conn.close();
+      closeOnLoop(s.conn, true);
       s.conn = null;
     }
     if (s.retiring != null) {
-      s.retiring.close();
+      closeOnLoop(s.retiring, true);
       s.retiring = null;
     }
   }
@@ -225,7 +225,7 @@ final class ServerSet {
     s.connecting = false;
     if (closed || s.removed) {
       if (r != null) {
-        r.close();
+        closeOnLoop(r, true);
       }
       return;
     }
@@ -286,10 +286,10 @@ final class ServerSet {
     s.conn = null;
     s.live = null;
     if (s.retiring != null) {
-      s.retiring.dispose();
+      closeOnLoop(s.retiring, false);
     }
     s.retiring = r;
-    r.close();
+    closeOnLoop(r, true);
     publish();
   }
 
@@ -508,11 +508,7 @@ final class ServerSet {
       for (Requester r : new Requester[] {s.conn, s.retiring}) {
         if (r != null) {
           closing.add(r.onClose().exceptionally(e -> null));
-          if (graceful) {
-            r.close();
-          } else {
-            r.dispose();
-          }
+          closeOnLoop(r, graceful);
         }
       }
       s.conn = null;
@@ -528,6 +524,25 @@ final class ServerSet {
       c.fail(new ConnectionCloseException("the balancer was closed before a server connected"));
     }
     return CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]));
+  }
+
+  /**
+   * Closes {@code r} as a task of its own event loop, not through its queue of commands from other
+   * threads: a request the balancer hands over on that loop then either goes before the close
+   * (and is answered during the drain) or sees the connection closing and is known as not sent.
+   */
+  static void closeOnLoop(Requester r, boolean graceful) {
+    Runnable close = graceful ? r::close : r::dispose;
+    java.util.concurrent.Executor loop = r.executor();
+    if (loop instanceof EventExecutor && ((EventExecutor) loop).inEventLoop()) {
+      close.run();
+      return;
+    }
+    try {
+      loop.execute(close);
+    } catch (RejectedExecutionException e) {
+      close.run();
+    }
   }
 
   private static void cancel(ScheduledFuture<?> f) {

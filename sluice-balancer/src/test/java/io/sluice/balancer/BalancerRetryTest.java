@@ -403,6 +403,7 @@ class BalancerRetryTest {
     for (int i = 0; i < 500; i++) {
       FakeServer s = fake.apply(i);
       source.update(List.of(s.address, fake.apply(60_000).address));
+      balancer.servers(); // a barrier: the balancer's executor has taken the new set
       List<String> answers = new ArrayList<>();
       assertThat(rr(balancer, request("x"), answers)).isNull();
       if (s.last != null) {

@@ -37,6 +37,7 @@ final class TestServer implements AutoCloseable {
   final CountDownLatch streamGate = new CountDownLatch(1);
   volatile long delayMicros;
   volatile boolean hold;
+  private volatile int stopped; // 0 serving, 1 drained, 2 killed
   private final ServerTransport.Bound bound;
 
   private TestServer(String name, int port) throws Exception {
@@ -46,6 +47,12 @@ final class TestServer implements AutoCloseable {
                 TcpServerTransport.create("127.0.0.1", port),
                 ConnectionOptions.defaults(),
                 (setup, requester) -> {
+                  int st = stopped; // accepted on the wire before a stop, set up after it
+                  if (st == 1) {
+                    requester.close();
+                  } else if (st == 2) {
+                    requester.dispose();
+                  }
                   connections.add(requester);
                   requester.onClose().whenComplete((v, e) -> connections.remove(requester));
                   return responder;
@@ -71,14 +78,17 @@ final class TestServer implements AutoCloseable {
 
   /** A drain, as a server's stop(grace) does it: no new connections, CONNECTION_CLOSE on each. */
   void stopGracefully() {
+    stopped = 1;
     bound.close();
     connections.forEach(Requester::close);
   }
 
   /** Gone at once: the listener and every connection. */
   void kill() {
+    stopped = 2;
     bound.close();
     connections.forEach(Requester::dispose);
+    bound.onClose().orTimeout(10, TimeUnit.SECONDS).join(); // the port is free again
   }
 
   @Override

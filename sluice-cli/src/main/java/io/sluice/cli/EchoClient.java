@@ -101,6 +101,19 @@ public final class EchoClient {
     this.out = out;
   }
 
+  /** Set by {@link #over}: the requester the cases run on (the caller closes it), or null. */
+  private io.sluice.Requester preset;
+
+  /**
+   * Runs the cases on {@code requester} (e.g. a balancer over many servers) instead of a
+   * connection of its own; the caller closes it. The keepalive case needs a connection of its
+   * own and is not run then.
+   */
+  public EchoClient over(io.sluice.Requester requester) {
+    this.preset = Objects.requireNonNull(requester, "requester");
+    return this;
+  }
+
   /** Runs all cases; returns the number of failures. */
   public int run() {
     return run(name -> true);
@@ -111,7 +124,10 @@ public final class EchoClient {
     this.selected = selected;
     ReactorRequester r;
     try {
-      r = SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
+      r =
+          preset != null
+              ? new ReactorRequester(preset)
+              : SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
     } catch (RuntimeException e) {
       fail("connect", e);
       return summary();
@@ -220,11 +236,13 @@ public final class EchoClient {
               }
             });
       }
-      if (keepAliveMillis > 0) {
+      if (keepAliveMillis > 0 && preset == null) {
         check("keepalive", () -> keepAlive(r));
       }
     } finally {
-      r.dispose();
+      if (preset == null) {
+        r.dispose();
+      }
     }
     return summary();
   }

@@ -51,7 +51,7 @@ public final class Main {
           "server.txt"),
       new Command(
           "client",
-          Endpoints.union(Endpoints.CLIENT_OPTIONS, Set.of("mtu", "keepalive-ms")),
+          Endpoints.union(Endpoints.CLIENT_OPTIONS, Set.of("mtu", "keepalive-ms", "servers")),
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
@@ -283,6 +283,9 @@ public final class Main {
     boolean h2 = Endpoints.kind(a) == Endpoints.Kind.H2;
     if (h2 && a.flag("lease")) {
       throw new Args.UsageException("--lease: the HTTP/2 stream mapping (h2) carries no lease");
+    }
+    if (a.get("servers", null) != null) {
+      return ServersClient.run(a, io(a), options(a), a.flag("large"), out, err);
     }
     EchoClient client =
         new EchoClient(

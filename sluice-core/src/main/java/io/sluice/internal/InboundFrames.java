@@ -320,7 +320,9 @@ final class InboundFrames {
     int kind = type == FrameType.REQUEST_FNF ? FrameType.REQUEST_RESPONSE : type;
     StreamState s = new StreamState(conn, kind, false, null);
     s.id = streamId;
-    s.arrivalNanos = arrival;
+    if (stats != null) {
+      s.timing = new RequestStatsTap.Timing(arrival);
+    }
     streams.register(s);
     if (follows) {
       s.startFragments(conn.alloc, type, Frames.flags(frame), initialN);
@@ -380,7 +382,7 @@ final class InboundFrames {
   private void startResponder(StreamState s, int type, int flags, int initialN, Message request) {
     if (type == FrameType.REQUEST_FNF) {
       s.terminate();
-      deliverFireAndForget(request, s.arrivalNanos);
+      deliverFireAndForget(request, s.timing != null ? s.timing.arrivalNanos : 0);
       return;
     }
     if (!admitted(s, s.id, type, request)) {

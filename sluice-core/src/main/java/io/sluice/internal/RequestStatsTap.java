@@ -73,6 +73,19 @@ final class RequestStatsTap {
     }
   }
 
+  /** A responder's request with stats on: when it arrived, and what was reported of it. */
+  static final class Timing {
+    final long arrivalNanos;
+    /** onStart was reported: onEnd is owed. */
+    boolean started;
+    /** onFirstResponse was reported. */
+    boolean responded;
+
+    Timing(long arrivalNanos) {
+      this.arrivalNanos = arrivalNanos;
+    }
+  }
+
   /** Two receivers, each told everything (the second even if the first throws). */
   private static final class Both implements RequestStats {
     private final RequestStats a;

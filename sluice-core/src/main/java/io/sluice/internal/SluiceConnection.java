@@ -486,7 +486,6 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     int n;
     if (initialRequest >= Integer.MAX_VALUE) {
       s.inboundCredit = StreamState.UNBOUNDED;
-      s.inboundUnboundedSent = true;
       n = Integer.MAX_VALUE;
     } else {
       s.inboundCredit = initialRequest;

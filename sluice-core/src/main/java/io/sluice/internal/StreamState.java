@@ -41,8 +41,6 @@ final class StreamState implements StreamHandle {
 
   /** Credit granted to the peer for inbound messages, not yet used. */
   long inboundCredit;
-  /** Credit granted to the peer that has not been sent yet (batched into one REQUEST_N). */
-  boolean inboundUnboundedSent;
 
   boolean inboundDone;
 
@@ -54,16 +52,11 @@ final class StreamState implements StreamHandle {
   boolean outboundDone;
   boolean terminated;
   /**
-   * With {@link RequestStats} on, a responder's stream: NOT_REPORTED, STARTED (onStart told, onEnd
-   * owed) or RESPONDED (onFirstResponse told too). Otherwise NOT_REPORTED, for ever.
+   * With {@link RequestStats} on, a responder's stream: when its request arrived and what was
+   * reported; null otherwise. A reference, not the fields: it fits in the padding of this object
+   * (72 bytes, JOL, compressed oops), which a long would grow to 80 for every stream.
    */
-  byte statsPhase;
-
-  static final byte NOT_REPORTED = 0;
-  static final byte STARTED = 1;
-  static final byte RESPONDED = 2;
-  /** When the request arrived (the loop's ticker), set only with {@link RequestStats} on. */
-  long arrivalNanos;
+  RequestStatsTap.Timing timing;
   boolean registered;
   boolean pumping;
   boolean pumpScheduled;
@@ -179,14 +172,13 @@ final class StreamState implements StreamHandle {
       doError(new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9), got " + n));
       return;
     }
-    if (inboundUnboundedSent) {
-      return;
+    if (inboundCredit == UNBOUNDED) {
+      return; // the peer may send without limit: nothing more to grant
     }
     long before = inboundCredit;
     inboundCredit = addCap(inboundCredit, n);
     if (inboundCredit >= Integer.MAX_VALUE) {
       inboundCredit = UNBOUNDED;
-      inboundUnboundedSent = true;
       conn.out.sendRequestN(id, Integer.MAX_VALUE, true);
     } else {
       // Urgent when the peer holds no more than this grant adds: it has used at least half of
@@ -224,7 +216,7 @@ final class StreamState implements StreamHandle {
         return;
       }
       outboundDone = true;
-      if (statsPhase == STARTED) {
+      if (timing != null) {
         firstResponse();
       }
       // The answer may come before any demand: it is paid for by nothing but the request.
@@ -244,7 +236,7 @@ final class StreamState implements StreamHandle {
     if (peerCredit != UNBOUNDED) {
       peerCredit--;
     }
-    if (statsPhase == STARTED) {
+    if (timing != null) {
       firstResponse();
     }
     if (complete) {
@@ -453,7 +445,7 @@ final class StreamState implements StreamHandle {
     if (terminated) {
       return;
     }
-    if (statsPhase != NOT_REPORTED) {
+    if (timing != null) {
       endStats(null);
     }
     terminated = true;
@@ -470,15 +462,19 @@ final class StreamState implements StreamHandle {
 
   /** The request reaches the responder now: onStart, and onEnd owed. */
   void startStats(RequestStats stats) {
-    statsPhase = STARTED;
+    timing.started = true;
     RequestStatsTap.start(stats, kind);
   }
 
   private void firstResponse() {
-    statsPhase = RESPONDED;
+    RequestStatsTap.Timing t = timing;
+    if (!t.started || t.responded) {
+      return;
+    }
+    t.responded = true;
     RequestStats stats = conn.in.stats;
     if (stats != null) {
-      RequestStatsTap.firstResponse(stats, kind, conn.ticker.nanoTime() - arrivalNanos);
+      RequestStatsTap.firstResponse(stats, kind, conn.ticker.nanoTime() - t.arrivalNanos);
     }
   }
 
@@ -487,10 +483,11 @@ final class StreamState implements StreamHandle {
    * from {@link #terminate}, which calls it before it marks both halves done).
    */
   void endStats(Outcome outcome) {
-    if (statsPhase == NOT_REPORTED) {
+    RequestStatsTap.Timing t = timing;
+    if (t == null || !t.started) {
       return;
     }
-    statsPhase = NOT_REPORTED;
+    timing = null;
     if (outcome == null) {
       if (conn.state == SluiceConnection.CLOSED) {
         outcome = Outcome.CONNECTION_CLOSED;
@@ -502,7 +499,7 @@ final class StreamState implements StreamHandle {
     }
     RequestStats stats = conn.in.stats;
     if (stats != null) {
-      RequestStatsTap.end(stats, kind, conn.ticker.nanoTime() - arrivalNanos, outcome);
+      RequestStatsTap.end(stats, kind, conn.ticker.nanoTime() - t.arrivalNanos, outcome);
     }
   }
 

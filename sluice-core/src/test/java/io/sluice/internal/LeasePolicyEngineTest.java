@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.ErrorCode;
-import io.sluice.Message;
 import io.sluice.internal.LeaseTestKit.Holding;
 import io.sluice.internal.LeaseTestKit.TestPolicy;
 import io.sluice.internal.frame.FrameType;

@@ -8,18 +8,20 @@ import io.sluice.grpcstub.GrpcRequester;
 import io.sluice.mutiny.MutinyRequester;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rxjava.RxRequester;
-import io.sluice.virtualthreads.BlockingRequester;
 import java.lang.reflect.Proxy;
 import java.util.function.Function;
 import java.util.function.IntToDoubleFunction;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
-/** Every flavor's requester reports its connection's {@link Requester#availability}. */
+/**
+ * Every flavor's requester reports its connection's {@link Requester#availability} (the
+ * virtual-threads flavor: {@code VtAvailabilityDelegationTest}, Java 21+).
+ */
 class AvailabilityDelegationTest {
 
   /** A requester whose availability() is 0.25 and availability(rank) is rank / 10; nothing else. */
-  private static Requester stub() {
+  static Requester stub() {
     return (Requester)
         Proxy.newProxyInstance(
             Requester.class.getClassLoader(),
@@ -32,7 +34,7 @@ class AvailabilityDelegationTest {
             });
   }
 
-  private static <T> void check(
+  static <T> void check(
       Function<Requester, T> wrap, ToDoubleFunction<T> overall, RankFn<T> byRank) {
     T flavor = wrap.apply(stub());
     assertThat(overall.applyAsDouble(flavor)).isEqualTo(0.25);
@@ -40,7 +42,7 @@ class AvailabilityDelegationTest {
     assertThat(byRank.of(flavor).applyAsDouble(0)).isEqualTo(0.0);
   }
 
-  private interface RankFn<T> {
+  interface RankFn<T> {
     IntToDoubleFunction of(T flavor);
   }
 
@@ -50,7 +52,6 @@ class AvailabilityDelegationTest {
     check(FuturesRequester::new, FuturesRequester::availability, r -> r::availability);
     check(RxRequester::new, RxRequester::availability, r -> r::availability);
     check(MutinyRequester::new, MutinyRequester::availability, r -> r::availability);
-    check(BlockingRequester::new, BlockingRequester::availability, r -> r::availability);
     check(GrpcRequester::new, GrpcRequester::availability, r -> r::availability);
   }
 }
