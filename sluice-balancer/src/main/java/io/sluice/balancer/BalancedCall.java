@@ -269,6 +269,28 @@ final class BalancedCall implements StreamHandle {
         return;
       }
       h = current != null ? current.handle : null;
+      if (n <= 0 && h == null) { // as the stream itself would: Reactive Streams rule 3.9
+        done = true;
+        releaseRequest();
+      }
+    }
+    if (n <= 0 && h == null) {
+      Attempt a;
+      synchronized (this) {
+        a = current;
+      }
+      if (a != null) {
+        a.end();
+      } else {
+        balancer.unpark(this);
+      }
+      safeError(new IllegalArgumentException("request(n) needs n > 0, got " + n));
+      return;
+    }
+    synchronized (this) {
+      if (done) {
+        return;
+      }
       if (!committed) {
         if (n > 0) {
           extraDemand = saturatedAdd(extraDemand, n);
@@ -546,7 +568,7 @@ final class BalancedCall implements StreamHandle {
       boolean connectionError =
           e instanceof ConnectionErrorException || e instanceof ConnectionCloseException;
       if (connectionError && !neverSent) {
-        balancer.servers.onRequestFailure(server);
+        balancer.servers.onRequestFailure(server, conn);
       } else if (!connectionError && !(e instanceof RejectedException) && kind != FNF) {
         answered(); // an application error is an answer: the server works
       }

@@ -275,10 +275,9 @@ public final class Balancer implements Requester {
     }
     // Connection-level metadata goes to every connected server.
     AtomicInteger left = new AtomicInteger(ready.length);
+    java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
     StreamListener each =
         new StreamListener() {
-          private volatile boolean failed;
-
           @Override
           public void onNext(Message message) {
             message.release();
@@ -286,18 +285,17 @@ public final class Balancer implements Requester {
 
           @Override
           public void onComplete() {
-            if (left.decrementAndGet() == 0 && !failed) {
+            if (left.decrementAndGet() == 0 && told.compareAndSet(false, true)) {
               listener.onComplete();
             }
           }
 
           @Override
           public void onError(Throwable cause) {
-            if (!failed) {
-              failed = true;
+            left.decrementAndGet();
+            if (told.compareAndSet(false, true)) {
               listener.onError(cause);
             }
-            left.decrementAndGet();
           }
         };
     try {

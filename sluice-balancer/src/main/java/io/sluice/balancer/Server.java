@@ -31,6 +31,9 @@ final class Server {
   /** The connection requests may use, or null. */
   volatile Requester live;
 
+  /** The connection whose loss was last counted as a failure (one per connection). */
+  volatile Requester lastCounted;
+
   final AtomicInteger inflight = new AtomicInteger();
   /** Consecutive failures (connects, lost connections, connection errors of requests). */
   final AtomicInteger failures = new AtomicInteger();

@@ -255,7 +255,10 @@ final class ServerSet {
     s.live = null;
     if (cause != null) {
       s.lastError = "connection lost: " + message(cause);
-      failed(s);
+      if (s.lastCounted != r) { // not counted yet through its requests
+        s.lastCounted = r;
+        failed(s);
+      }
     } else {
       s.lastError = "connection closed";
     }
@@ -322,10 +325,14 @@ final class ServerSet {
   }
 
   /**
-   * A request on {@code s} failed with a connection error. Any thread. At the threshold the
-   * server is ejected: its connection closes and it is probed back by reconnecting with backoff.
+   * A request on {@code s} failed with a connection error: one failure per connection, however
+   * many of its requests fail with it. Any thread. At the threshold the server is ejected: its connection closes and it is probed back by reconnecting with backoff.
    */
-  void onRequestFailure(Server s) {
+  void onRequestFailure(Server s, Requester conn) {
+    if (s.lastCounted == conn) {
+      return; // the connection's other requests failing with it count once, with it
+    }
+    s.lastCounted = conn;
     int f = s.failures.incrementAndGet();
     if (f >= failureThreshold) {
       onCtl(

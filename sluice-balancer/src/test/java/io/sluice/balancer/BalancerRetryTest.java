@@ -419,6 +419,71 @@ class BalancerRetryTest {
   }
 
   @Test
+  void aLostConnectionCountsOneFailureHoweverManyRequestsItTakesDown() throws Exception {
+    List<io.sluice.StreamListener> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              held.add(l);
+            });
+    Balancer balancer = balancer(x -> x.failureThreshold(3), a);
+    List<Recorder> calls = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      Recorder r = new Recorder();
+      balancer.requestResponse(request("x"), r);
+      calls.add(r);
+    }
+    for (int i = 0; i < 1000 && held.size() < 20; i++) {
+      Thread.sleep(5);
+    }
+    assertThat(held).hasSize(20);
+    FakeServer.Connection c = a.last;
+    FakeServer.LOOP.execute(
+        () -> {
+          held.forEach(l -> l.onError(new ConnectionErrorException("connection closed by the peer")));
+          c.fail();
+        });
+    for (Recorder r : calls) {
+      assertThat(r.await()).isInstanceOf(ConnectionErrorException.class);
+    }
+    Balancer.ServerStatus s = balancer.servers().get(0);
+    assertThat(s.failures()).isEqualTo(1);
+    assertThat(s.state()).isNotEqualTo("ejected").isNotEqualTo("probing");
+  }
+
+  @Test
+  void aMetadataPushGoesToEveryServer() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    Balancer balancer = balancer(x -> {}, a, b);
+    Recorder r = new Recorder();
+    ByteBuf md = PooledByteBufAllocator.DEFAULT.directBuffer().writeByte(1);
+    Message push = Message.of(md, PooledByteBufAllocator.DEFAULT.directBuffer());
+    requests.add(push);
+    balancer.metadataPush(push, r);
+    assertThat(r.await()).isNull();
+    assertThat(a.pushes.get()).isEqualTo(1);
+    assertThat(b.pushes.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aNonPositiveRequestBeforeTheStreamStartedFailsIt() throws Exception {
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(AddressSource.fixed(new FakeServer(9, null).address))
+            .connector(x -> new CompletableFuture<>()) // never connects
+            .build();
+    balancers.add(balancer);
+    Recorder r = new Recorder();
+    StreamHandle h = balancer.requestStream(request("s"), 1, r);
+    h.request(0);
+    assertThat(r.await()).isInstanceOf(IllegalArgumentException.class);
+    assertThat(balancer.retained().pending()).isZero();
+  }
+
+  @Test
   void closeClosesEveryConnection() throws Exception {
     FakeServer a = new FakeServer(1, FakeServer.answering("A"));
     FakeServer b = new FakeServer(2, FakeServer.answering("B"));

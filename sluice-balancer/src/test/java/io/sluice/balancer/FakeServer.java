@@ -30,6 +30,7 @@ final class FakeServer {
   final SocketAddress address;
   final AtomicInteger calls = new AtomicInteger();
   final AtomicInteger connects = new AtomicInteger();
+  final AtomicInteger pushes = new AtomicInteger();
   volatile Script script;
   volatile double availability = 1.0;
   volatile int maxRank = Integer.MAX_VALUE;
@@ -99,6 +100,7 @@ final class FakeServer {
 
     @Override
     public void metadataPush(Message metadata, StreamListener listener) {
+      pushes.incrementAndGet();
       metadata.release();
       listener.onComplete();
     }

@@ -92,6 +92,25 @@ class FleetGuideTest {
     return client;
   }
 
+  static FuturesRequester readmeInline(
+      InetSocketAddress a, InetSocketAddress b, InetSocketAddress c) {
+    // tag::readme-inline[]
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(AddressSource.fixed(a, b, c)) // or AddressSource.dns("my-svc", 7878)
+            .connector(
+                address ->
+                    Connections.connect(
+                        TcpClientTransport.create((InetSocketAddress) address),
+                        ConnectionOptions.defaults(),
+                        ClientSetup.defaults(),
+                        requester -> new Responder() {}))
+            .build();
+    FuturesRequester client = new FuturesRequester(balancer); // any flavor, any RPC client
+    // end::readme-inline[]
+    return client;
+  }
+
   static Balancer knobs(AddressSource source) {
     // tag::knobs[]
     Balancer balancer =
@@ -193,6 +212,18 @@ class FleetGuideTest {
       assertThat(balancer.servers().stream().filter(s -> s.requests() > 0).count())
           .as("servers used: %s", balancer.servers())
           .isGreaterThan(1);
+    } finally {
+      client.dispose();
+    }
+  }
+
+  @Test
+  void theReadmeExampleAnswers() throws Exception {
+    FuturesRequester client = readmeInline(server(), server(), server());
+    try {
+      Message m = client.requestResponse(Message.utf8(client.alloc(), "hi")).get(10, TimeUnit.SECONDS);
+      assertThat(m.dataUtf8()).isEqualTo("hello back");
+      m.release();
     } finally {
       client.dispose();
     }
