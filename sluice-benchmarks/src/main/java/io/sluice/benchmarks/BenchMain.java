@@ -7,7 +7,10 @@ import io.sluice.benchmarks.flavor.ReactorImpl;
 import io.sluice.benchmarks.flavor.RxImpl;
 import io.sluice.benchmarks.grpc.GrpcImpl;
 import io.sluice.benchmarks.grpc.GrpcWireImpl;
+import io.sluice.benchmarks.balancer.DelayedIdServer;
+import io.sluice.benchmarks.balancer.SluiceStrategies;
 import io.sluice.benchmarks.harness.Args;
+import io.sluice.benchmarks.harness.BalancerChild;
 import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
@@ -43,12 +46,12 @@ public final class BenchMain {
   /** The options of {@code ./sluice bench} that take a value. */
   static final Set<String> OPTIONS =
       Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds", "epochs",
-          "transport", "io");
+          "transport", "io", "rate");
 
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
       Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
-          "interleave", "vt-costs", "tls");
+          "interleave", "vt-costs", "tls", "balancer");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -164,6 +167,12 @@ public final class BenchMain {
     if (argv.length > 0 && (argv[0].equals("server") || argv[0].equals("client"))) {
       return ChildMain.run(argv, BenchMain::impl);
     }
+    if (argv.length > 0 && argv[0].equals("balancer-server")) {
+      return BalancerChild.server(argv, new DelayedIdServer());
+    }
+    if (argv.length > 0 && argv[0].equals("balancer-client")) {
+      return BalancerChild.client(argv, new SluiceStrategies());
+    }
     if (argv.length > 0 && argv[0].equals("jmh")) {
       if (Arrays.asList(argv).contains("--help")) { // JMH's own is -h
         out.println(JMH_USAGE);
@@ -181,6 +190,12 @@ public final class BenchMain {
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
       if (a.flag("vt-costs")) {
         return virtualThreadCosts(a.getInt("rounds", 10, 1, 10_000), out);
+      }
+      if (a.flag("balancer")) {
+        return BalancerBench.run(a, out);
+      }
+      if (a.has("rate")) {
+        throw new Args.UsageException("--rate goes with --balancer");
       }
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);

@@ -439,7 +439,12 @@ final class Orchestrator {
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
-  private List<String> command(String impl, int cpu, boolean server, String... args) {
+  /**
+   * The command line of a child of {@code impl} (this JVM's class path, or the peer jar for the
+   * rsocket-java and Spring RSocket impls), pinned to {@code cpu} when pinning is on, with {@code
+   * args} after the main class.
+   */
+  List<String> command(String impl, int cpu, boolean server, String... args) {
     return command(impl, null, cpu, server, args);
   }
 
@@ -511,8 +516,11 @@ final class Orchestrator {
     }
   }
 
-  /** A child process whose stdout lines are read into a queue by a daemon thread. */
-  private static final class Child {
+  /**
+   * A child process whose stdout lines are read into a queue by a daemon thread; stopped by its own
+   * process handle ({@link #stop()}), also by a shutdown hook if the orchestrator is interrupted.
+   */
+  static final class Child {
     private static final String EOF = "\u0000EOF";
     private final Process process;
     private final Writer stdin;
