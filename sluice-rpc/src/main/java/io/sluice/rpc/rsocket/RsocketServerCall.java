@@ -50,6 +50,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   private long requestedBeforeStart;
   private volatile boolean inboundComplete;
   private boolean halfCloseDelivered;
+  private boolean requested; // the handler asked for requests: the half-close may be delivered
   private ScheduledFuture<?> deadlineTimer;
 
   // Response metadata, only for callers that asked for it (call metadata flag 0x20).
@@ -112,9 +113,6 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (n > 0) {
       doRequest(n);
     }
-    if (firstPending == null && inboundComplete && closed == 0) {
-      deliverHalfClose(); // a channel opened without a request message, and already complete
-    }
   }
 
   @Override
@@ -161,6 +159,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       releasePending();
       return;
     }
+    requested = true;
     Message first = firstPending;
     if (first == null && inboundComplete) {
       deliverHalfClose(); // no request message at all (the no-message flag)
@@ -400,7 +399,10 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   @Override
   public void onComplete() {
     inboundComplete = true;
-    if (firstPending == null && listener != null) {
+    // Delivered once the handler has asked for requests (a handler that subscribes to its request
+    // stream later, as the blocking flavor's does, would otherwise miss it); doRequest delivers it
+    // then.
+    if (firstPending == null && listener != null && requested) {
       deliverHalfClose();
     }
   }
