@@ -72,8 +72,17 @@ class ResponseMetadataAndEmptyStreamsTest {
 
   @Test
   void unaryCallReceivesHeadersAndABinaryTrailer() {
+    // tag::capture[]
     ResponseMetadataCapture capture = new ResponseMetadataCapture();
-    assertThat(capturing(capture).say(req("hi")).block(WAIT).getText()).isEqualTo("hi");
+    EchoReply reply = client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture))
+        .say(req("hi"))
+        .block();
+    Headers headers = capture.headers();                     // server-id: s1
+    byte[] cost = capture.trailers().getBinary("cost-bin");  // a binary trailer: 01 02
+    // end::capture[]
+    assertThat(reply.getText()).isEqualTo("hi");
+    assertThat(headers).isEqualTo(SendsResponseMetadata.HEADERS);
+    assertThat(cost).containsExactly(SendsResponseMetadata.COST);
     SendsResponseMetadata.assertCaptured(capture, Status.Code.OK);
   }
 

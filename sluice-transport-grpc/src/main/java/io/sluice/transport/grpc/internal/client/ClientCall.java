@@ -55,6 +55,15 @@ import java.util.concurrent.TimeUnit;
  *       status), an RST_STREAM from the server ({@link ResponseStatus}), the connection closing
  *       (UNAVAILABLE) and the call's deadline passing (DEADLINE_EXCEEDED, and RST_STREAM CANCEL to
  *       the server). {@link #cancel} sends RST_STREAM CANCEL and signals nothing more.
+ *   <li><b>Response metadata.</b> For a call whose call metadata asks for it (flag 0x20), the
+ *       response headers and trailers reach the listener in the response metadata blocks of RPC
+ *       over RSocket ({@link ResponseMetadataCodec}): the headers on the first message, the trailers
+ *       on a unary response (held until the trailers come) or on a final message without data
+ *       (flag no-message) that uses the one extra credit such callers grant, and with a failure at
+ *       the end of an {@link ApplicationErrorException}'s data ({@link RpcErrors#encode(Status,
+ *       Headers, Headers)}).
+ *   <li><b>No request message.</b> A channel whose first message has the no-message flag sends
+ *       HEADERS and, if its requests are complete, an empty DATA frame with END_STREAM.
  * </ul>
  *
  * <p><b>Threads.</b> The {@link StreamHandle} methods may be called from any thread; calls off the
