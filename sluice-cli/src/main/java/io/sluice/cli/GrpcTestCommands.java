@@ -5,7 +5,6 @@ import io.sluice.grpc.interop.InteropClient;
 import io.sluice.grpc.interop.InteropGrpc;
 import io.sluice.grpc.interop.InteropRsocket;
 import io.sluice.grpc.interop.InteropServices;
-import io.sluice.grpc.interop.ResponseMetadata;
 import io.sluice.grpc.interop.TestServiceImpl;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
@@ -35,7 +34,7 @@ final class GrpcTestCommands {
     int port = port(a, 0);
     String transport = transport(a);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
-      ServiceRegistry registry = InteropServices.registry(service, ResponseMetadata.CALL_MODEL);
+      ServiceRegistry registry = InteropServices.registry(service);
       CompletableFuture<Void> closed;
       int bound;
       if (transport.equals("grpc")) {

@@ -27,9 +27,21 @@ public final class CallMetadata {
   private final long timeoutMillis;
   private final boolean idempotent;
   private final int rank;
+  private final boolean responseMetadata;
 
   private CallMetadata(
       String service, String method, Headers headers, long timeoutMillis, boolean idempotent, int rank) {
+    this(service, method, headers, timeoutMillis, idempotent, rank, false);
+  }
+
+  private CallMetadata(
+      String service,
+      String method,
+      Headers headers,
+      long timeoutMillis,
+      boolean idempotent,
+      int rank,
+      boolean responseMetadata) {
     this.service = checkName("service", service);
     this.method = checkName("method", method);
     this.headers = Objects.requireNonNull(headers, "headers");
@@ -40,6 +52,24 @@ public final class CallMetadata {
     this.timeoutMillis = timeoutMillis;
     this.idempotent = idempotent;
     this.rank = rank;
+    this.responseMetadata = responseMetadata;
+  }
+
+  /**
+   * This metadata, saying whether the caller reads response headers and trailers ({@link
+   * CallOptions#withResponseMetadata}): only then does a server send them back over RSocket
+   * (docs/rpc-wire-format.md, "Response headers and trailers").
+   */
+  public CallMetadata withResponseMetadata(boolean responseMetadata) {
+    if (responseMetadata == this.responseMetadata) {
+      return this;
+    }
+    return new CallMetadata(service, method, headers, timeoutMillis, idempotent, rank, responseMetadata);
+  }
+
+  /** The caller reads the call's response headers and trailers. */
+  public boolean responseMetadata() {
+    return responseMetadata;
   }
 
   /**
@@ -117,12 +147,13 @@ public final class CallMetadata {
         && headers.equals(m.headers)
         && timeoutMillis == m.timeoutMillis
         && idempotent == m.idempotent
-        && rank == m.rank;
+        && rank == m.rank
+        && responseMetadata == m.responseMetadata;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(service, method, headers, timeoutMillis, idempotent, rank);
+    return Objects.hash(service, method, headers, timeoutMillis, idempotent, rank, responseMetadata);
   }
 
   @Override
@@ -131,6 +162,7 @@ public final class CallMetadata {
         + (timeoutMillis >= 0 ? " timeout=" + timeoutMillis + "ms" : "")
         + (idempotent ? " idempotent" : "")
         + (rank != 0 ? " rank=" + rank : "")
+        + (responseMetadata ? " response-metadata" : "")
         + (headers.isEmpty() ? "" : " headers=" + headers);
   }
 }

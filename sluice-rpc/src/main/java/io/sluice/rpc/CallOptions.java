@@ -5,8 +5,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Client-side options of calls: headers, a timeout (sent as the call's deadline), and the
- * idempotent flag. Immutable; the {@code with*} methods return copies. Generated clients take them
+ * Client-side options of calls: headers, a timeout (sent as the call's deadline), the idempotent
+ * flag, instrumentation, and a listener for response headers and trailers. Immutable; the {@code with*} methods return copies. Generated clients take them
  * through {@code withOptions(CallOptions)}.
  *
  * <p>Safe to share between threads. Holds no buffers.
@@ -14,18 +14,24 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CallOptions {
   /** No headers, no timeout, idempotent flag from the method's declaration. */
   public static final CallOptions DEFAULT =
-      new CallOptions(Headers.EMPTY, null, null, RpcInstrumentation.NONE);
+      new CallOptions(Headers.EMPTY, null, null, RpcInstrumentation.NONE, null);
 
   private final Headers headers;
   private final Duration timeout;
   private final Boolean idempotent;
   private final RpcInstrumentation instrumentation;
+  private final ResponseMetadataListener responseMetadata; // null: the caller reads none
   /** Without a timeout the metadata of a call depends only on the method: built once per method. */
   private final ConcurrentHashMap<MethodDescriptor<?, ?>, CallMetadata> fixedMetadata =
       new ConcurrentHashMap<>();
 
   private CallOptions(
-      Headers headers, Duration timeout, Boolean idempotent, RpcInstrumentation instrumentation) {
+      Headers headers,
+      Duration timeout,
+      Boolean idempotent,
+      RpcInstrumentation instrumentation,
+      ResponseMetadataListener responseMetadata) {
+    this.responseMetadata = responseMetadata;
     this.headers = headers;
     this.timeout = timeout;
     this.idempotent = idempotent;
@@ -38,7 +44,11 @@ public final class CallOptions {
    */
   public CallOptions withInstrumentation(RpcInstrumentation instrumentation) {
     return new CallOptions(
-        headers, timeout, idempotent, Objects.requireNonNull(instrumentation, "instrumentation"));
+        headers,
+        timeout,
+        idempotent,
+        Objects.requireNonNull(instrumentation, "instrumentation"),
+        responseMetadata);
   }
 
   /** The client-side instrumentation; {@link RpcInstrumentation#NONE} by default. */
@@ -48,7 +58,8 @@ public final class CallOptions {
 
   /** Headers sent with every call. */
   public CallOptions withHeaders(Headers headers) {
-    return new CallOptions(Objects.requireNonNull(headers, "headers"), timeout, idempotent, instrumentation);
+    return new CallOptions(
+        Objects.requireNonNull(headers, "headers"), timeout, idempotent, instrumentation, responseMetadata);
   }
 
   /**
@@ -64,12 +75,12 @@ public final class CallOptions {
     if (timeout.toMillis() > CallMetadata.MAX_TIMEOUT_MILLIS) {
       throw new IllegalArgumentException("timeout is longer than 2^32-1 ms: " + timeout);
     }
-    return new CallOptions(headers, timeout, idempotent, instrumentation);
+    return new CallOptions(headers, timeout, idempotent, instrumentation, responseMetadata);
   }
 
   /** No timeout. */
   public CallOptions withoutTimeout() {
-    return new CallOptions(headers, null, idempotent, instrumentation);
+    return new CallOptions(headers, null, idempotent, instrumentation, responseMetadata);
   }
 
   /**
@@ -78,7 +89,29 @@ public final class CallOptions {
    * declared so.
    */
   public CallOptions withIdempotent(boolean idempotent) {
-    return new CallOptions(headers, timeout, idempotent, instrumentation);
+    return new CallOptions(headers, timeout, idempotent, instrumentation, responseMetadata);
+  }
+
+  /**
+   * Hands each call's response headers and trailers to {@code listener} (a {@link
+   * ResponseMetadataCapture}, say), over RSocket and over gRPC alike. Over RSocket the call then
+   * asks the server for them (call metadata flag 0x20): a Sluice server older than this feature
+   * refuses such calls with INVALID_ARGUMENT ("unknown flags 0x20"). Without a listener (the
+   * default) calls cost nothing extra.
+   */
+  public CallOptions withResponseMetadata(ResponseMetadataListener listener) {
+    return new CallOptions(
+        headers, timeout, idempotent, instrumentation, Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Calls without a response metadata listener (the default). */
+  public CallOptions withoutResponseMetadata() {
+    return new CallOptions(headers, timeout, idempotent, instrumentation, null);
+  }
+
+  /** The response metadata listener, or null. */
+  public ResponseMetadataListener responseMetadata() {
+    return responseMetadata;
   }
 
   public Headers headers() {
@@ -119,7 +152,8 @@ public final class CallOptions {
       long nanos = timeout.toNanos();
       ms = Math.min(CallMetadata.MAX_TIMEOUT_MILLIS, (nanos + 999_999) / 1_000_000);
     }
-    return CallMetadata.of(
-        method.service(), method.method(), headers, ms, idempotent(method), method.rank());
+    CallMetadata md =
+        CallMetadata.of(method.service(), method.method(), headers, ms, idempotent(method), method.rank());
+    return responseMetadata == null ? md : md.withResponseMetadata(true);
   }
 }

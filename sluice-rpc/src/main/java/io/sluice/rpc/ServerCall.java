@@ -46,15 +46,18 @@ public interface ServerCall<Req extends MessageLite, Resp extends MessageLite> {
 
   /**
    * Sends response headers ahead of the first response (gRPC's initial metadata). At most once,
-   * before the first {@link #sendMessage}; later calls are ignored. Transports without response
-   * headers (RSocket) ignore them: that is the default.
+   * before the first {@link #sendMessage}; later calls are ignored. Over gRPC they are response
+   * HEADERS; over RSocket they go with the first response (or the call's end) to a caller that
+   * asked for response metadata, and are dropped for others (docs/rpc-wire-format.md). The default
+   * ignores them.
    */
   default void sendHeaders(Headers headers) {}
 
   /**
    * Ends the call with {@code status} and {@code trailers} (gRPC's trailing metadata, where a
-   * binary {@code grpc-status-details-bin} carries rich error details). Transports without trailers
-   * (RSocket) drop them: the default is {@link #close(Status)}. Idempotent.
+   * binary {@code grpc-status-details-bin} carries rich error details). Over RSocket the trailers
+   * reach a caller that asked for response metadata and are dropped for others. The default is
+   * {@link #close(Status)}. Idempotent.
    */
   default void close(Status status, Headers trailers) {
     close(status);

@@ -18,17 +18,14 @@ import io.sluice.rpc.services.grpc.health.v1.HealthCheckResponse.ServingStatus;
 public final class InteropServices {
   private InteropServices() {}
 
-  /**
-   * The registry serving {@code service}, echoing metadata to {@code metadata} ({@link
-   * ResponseMetadata.CALL_MODEL} over RSocket).
-   */
-  public static ServiceRegistry registry(TestServiceImpl service, ResponseMetadata metadata) {
+  /** The registry serving {@code service}. */
+  public static ServiceRegistry registry(TestServiceImpl service) {
     HealthService health = new HealthService();
     health.setStatus("", ServingStatus.SERVING);
     health.setStatus(GrpcTestService.SERVICE, ServingStatus.SERVING);
     return ReflectionService.withReflection(
         ServiceRegistry.builder()
-            .add(MetadataEcho.wrap(new GrpcTestServiceServer(service).bindService(), metadata))
+            .add(MetadataEcho.wrap(new GrpcTestServiceServer(service).bindService()))
             .add(health)
             .build());
   }

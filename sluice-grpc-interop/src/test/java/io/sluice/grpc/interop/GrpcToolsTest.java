@@ -41,7 +41,7 @@ class GrpcToolsTest {
   @BeforeAll
   void serve() {
     service = new TestServiceImpl("sluice");
-    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
+    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service));
     address = "127.0.0.1:" + server.port();
   }
 

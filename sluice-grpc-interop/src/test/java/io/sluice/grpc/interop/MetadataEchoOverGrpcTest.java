@@ -46,7 +46,7 @@ class MetadataEchoOverGrpcTest {
   @BeforeAll
   static void start() {
     service = new TestServiceImpl("echo-test");
-    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
+    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service));
     channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
   }
 

@@ -15,27 +15,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link MetadataEcho} hands the echoed header to {@link ResponseMetadata#sendHeaders} as the call
- * starts, before the handler runs, and the echoed trailer to {@link ResponseMetadata#close} at the
- * end; calls without the echo headers are not wrapped. A recording call model stands in for the
- * transport.
+ * {@link MetadataEcho} hands the echoed header to the call's {@link ServerCall#sendHeaders} as the
+ * call starts, before the handler runs, and the echoed trailer to {@link ServerCall#close(Status,
+ * Headers)} at the end; calls without the echo headers are not wrapped. A recording call stands in
+ * for the transport.
  */
 class MetadataEchoTest {
   private final List<String> events = new ArrayList<>();
-
-  private final ResponseMetadata recording =
-      new ResponseMetadata() {
-        @Override
-        public void sendHeaders(ServerCall<?, ?> call, Headers headers) {
-          events.add("headers " + headers.entries());
-        }
-
-        @Override
-        public void close(ServerCall<?, ?> call, Status status, Headers trailers) {
-          events.add("close " + status + " trailers " + trailers.entries());
-          call.close(status);
-        }
-      };
 
   /** A service whose EmptyCall answers once and closes OK, through the wrapped call. */
   private ServiceDefinition service() {
@@ -46,8 +32,7 @@ class MetadataEchoTest {
               call.close(Status.OK);
               return null;
             })
-            .build(),
-        recording);
+            .build());
   }
 
   @SuppressWarnings("unchecked")
@@ -66,8 +51,7 @@ class MetadataEchoTest {
     assertThat(events).containsExactly(
         "headers [x-grpc-test-echo-initial=hello]",
         "message",
-        "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL]",
-        "closed OK");
+        "closed OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL]");
   }
 
   @Test
@@ -81,8 +65,7 @@ class MetadataEchoTest {
                   call.close(Status.OK, Headers.of("own-t", "t"));
                   return null;
                 })
-                .build(),
-            recording);
+                .build());
     @SuppressWarnings("unchecked")
     io.sluice.rpc.ServerCallHandler<Empty, Empty> handler =
         (io.sluice.rpc.ServerCallHandler<Empty, Empty>) service.method("EmptyCall").handler();
@@ -92,8 +75,7 @@ class MetadataEchoTest {
         "headers [x-grpc-test-echo-initial=hello]",
         "headers [own=h]",
         "message",
-        "close OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL, own-t=t]",
-        "closed OK");
+        "closed OK trailers [x-grpc-test-echo-trailing-bin=CgsKCwoL, own-t=t]");
   }
 
   @Test
@@ -129,8 +111,18 @@ class MetadataEchoTest {
     }
 
     @Override
+    public void sendHeaders(Headers headers) {
+      events.add("headers " + headers.entries());
+    }
+
+    @Override
     public void close(Status status) {
       events.add("closed " + status);
+    }
+
+    @Override
+    public void close(Status status, Headers trailers) {
+      events.add("closed " + status + " trailers " + trailers.entries());
     }
 
     @Override

@@ -40,7 +40,7 @@ class StreamedResponsesOverGrpcTest {
   @BeforeAll
   static void start() {
     service = new TestServiceImpl("streamed");
-    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
+    server = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service));
     channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
   }
 

@@ -34,7 +34,7 @@ class TestServiceImplTest {
   @BeforeAll
   static void start() throws Exception {
     service = new TestServiceImpl("server-7");
-    server = InteropRsocket.serve("127.0.0.1", 0, InteropServices.registry(service, ResponseMetadata.CALL_MODEL));
+    server = InteropRsocket.serve("127.0.0.1", 0, InteropServices.registry(service));
     requester = InteropRsocket.connect("127.0.0.1", ((InetSocketAddress) server.address()).getPort());
     stub = new GrpcTestServiceClient(requester.unwrap());
   }

@@ -43,7 +43,7 @@ public final class BlockingClientCalls {
     return inOrder(ReactorClientCalls.serverStreaming(requester, method, options, request));
   }
 
-  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A client-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Resp clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
     return ReactorClientCalls.clientStreaming(requester, method, options, pull(requests)).block();

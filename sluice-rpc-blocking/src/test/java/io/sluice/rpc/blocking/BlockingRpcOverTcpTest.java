@@ -5,6 +5,8 @@ import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.rpc.ResponseMetadataCapture;
+import io.sluice.rpc.reactor.fixture.SendsResponseMetadata;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.ServiceRegistry;
@@ -43,7 +45,7 @@ class BlockingRpcOverTcpTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(new BlockingEchoServiceServer(echo)).build());
+    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(SendsResponseMetadata.wrap(new BlockingEchoServiceServer(echo))).build());
     client = new BlockingEchoServiceClient(tcp.requester().unwrap());
   }
 
@@ -180,5 +182,46 @@ class BlockingRpcOverTcpTest {
     assertThat(cross.join(Flux.just(req("p"), req("q"))).block(WAIT).getText()).isEqualTo("p+q");
     assertThat(cross.repeat(EchoRequest.newBuilder().setText("s").setCount(50).build()).limitRate(3).count().block(WAIT))
         .isEqualTo(50);
+  }
+
+  @Test
+  void emptyClientStreamAndEmptyBidiAreCallsWithoutRequests() throws Exception {
+    EchoReply joined = onVirtualThread(() -> client.join(Stream.empty()));
+    assertThat(joined.getText()).isEmpty();
+    assertThat(joined.getIndex()).isZero();
+    List<EchoReply> out = onVirtualThread(() -> {
+      try (Stream<EchoReply> s = client.chat(Stream.empty())) {
+        return s.collect(Collectors.toList());
+      }
+    });
+    assertThat(out).isEmpty();
+  }
+
+  private static BlockingEchoServiceClient capturing(ResponseMetadataCapture capture) {
+    return client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture));
+  }
+
+  @Test
+  void responseHeadersAndTrailersReachTheCaller() throws Exception {
+    ResponseMetadataCapture unary = new ResponseMetadataCapture();
+    assertThat(onVirtualThread(() -> capturing(unary).say(req("hi"))).getText()).isEqualTo("hi");
+    SendsResponseMetadata.assertCaptured(unary, Status.Code.OK);
+
+    ResponseMetadataCapture stream = new ResponseMetadataCapture();
+    List<EchoReply> out = onVirtualThread(() -> {
+      try (Stream<EchoReply> s = capturing(stream).repeat(EchoRequest.newBuilder().setText("r").setCount(300).build())) {
+        return s.collect(Collectors.toList());
+      }
+    });
+    assertThat(out).hasSize(300);
+    SendsResponseMetadata.assertCaptured(stream, Status.Code.OK);
+
+    ResponseMetadataCapture failed = new ResponseMetadataCapture();
+    assertFailsWith(Status.Code.NOT_FOUND, () -> onVirtualThread(() -> capturing(failed).say(req("", "fail:5:gone"))));
+    SendsResponseMetadata.assertCaptured(failed, Status.Code.NOT_FOUND);
+
+    ResponseMetadataCapture empty = new ResponseMetadataCapture();
+    assertThat(onVirtualThread(() -> capturing(empty).join(Stream.empty())).getIndex()).isZero();
+    SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
   }
 }

@@ -41,7 +41,7 @@ public final class FuturesClientCalls {
         ReactorClientCalls.serverStreaming(requester, method, options, request));
   }
 
-  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A client-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> CompletableFuture<Resp> clientStreaming(
       ReactorRequester requester,
       MethodDescriptor<Req, Resp> method,
@@ -52,7 +52,7 @@ public final class FuturesClientCalls {
         .toFuture();
   }
 
-  /** A bidi-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A bidi-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Flow.Publisher<Resp> bidiStreaming(
       ReactorRequester requester,
       MethodDescriptor<Req, Resp> method,

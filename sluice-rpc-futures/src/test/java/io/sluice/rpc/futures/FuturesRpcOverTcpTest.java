@@ -5,6 +5,8 @@ import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.assertFutureFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.rpc.ResponseMetadataCapture;
+import io.sluice.rpc.reactor.fixture.SendsResponseMetadata;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.ServiceRegistry;
@@ -40,7 +42,7 @@ class FuturesRpcOverTcpTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(new FuturesEchoServiceServer(echo)).build());
+    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(SendsResponseMetadata.wrap(new FuturesEchoServiceServer(echo))).build());
     client = new FuturesEchoServiceClient(tcp.requester().unwrap());
   }
 
@@ -151,5 +153,37 @@ class FuturesRpcOverTcpTest {
     ReactorEchoServiceClient cross = new ReactorEchoServiceClient(tcp.requester());
     assertThat(cross.say(req("z")).block(WAIT).getText()).isEqualTo("z");
     assertThat(cross.join(Flux.just(req("p"), req("q"))).block(WAIT).getText()).isEqualTo("p+q");
+  }
+
+  @Test
+  void emptyClientStreamAndEmptyBidiAreCallsWithoutRequests() throws Exception {
+    EchoReply joined = client.join(JdkFlowAdapter.publisherToFlowPublisher(Flux.<EchoRequest>empty())).get(10, TimeUnit.SECONDS);
+    assertThat(joined.getText()).isEmpty();
+    assertThat(joined.getIndex()).isZero();
+    assertThat(collect(client.chat(JdkFlowAdapter.publisherToFlowPublisher(Flux.<EchoRequest>empty())))).isEmpty();
+  }
+
+  private static FuturesEchoServiceClient capturing(ResponseMetadataCapture capture) {
+    return client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture));
+  }
+
+  @Test
+  void responseHeadersAndTrailersReachTheCaller() throws Exception {
+    ResponseMetadataCapture unary = new ResponseMetadataCapture();
+    assertThat(capturing(unary).say(req("hi")).get(10, TimeUnit.SECONDS).getText()).isEqualTo("hi");
+    SendsResponseMetadata.assertCaptured(unary, Status.Code.OK);
+
+    ResponseMetadataCapture stream = new ResponseMetadataCapture();
+    assertThat(collect(capturing(stream).repeat(EchoRequest.newBuilder().setText("r").setCount(7).build()))).hasSize(7);
+    SendsResponseMetadata.assertCaptured(stream, Status.Code.OK);
+
+    ResponseMetadataCapture failed = new ResponseMetadataCapture();
+    assertFutureFailsWith(Status.Code.NOT_FOUND, () -> capturing(failed).say(req("", "fail:5:gone")).get(10, TimeUnit.SECONDS));
+    SendsResponseMetadata.assertCaptured(failed, Status.Code.NOT_FOUND);
+
+    ResponseMetadataCapture empty = new ResponseMetadataCapture();
+    assertThat(capturing(empty).join(JdkFlowAdapter.publisherToFlowPublisher(Flux.<EchoRequest>empty()))
+        .get(10, TimeUnit.SECONDS).getIndex()).isZero();
+    SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
   }
 }

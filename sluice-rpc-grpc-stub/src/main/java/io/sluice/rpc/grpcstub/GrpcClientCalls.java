@@ -89,7 +89,7 @@ public final class GrpcClientCalls {
     start(ReactorClientCalls.serverStreaming(requester, method, options, request), responses, null);
   }
 
-  /** A client-streaming call (request-channel): write at least one request, then {@code onCompleted}. */
+  /** A client-streaming call (request-channel): write requests (none is fine), then {@code onCompleted}. */
   public static <Req extends MessageLite, Resp extends MessageLite> StreamObserver<Req> clientStreaming(
       ReactorRequester requester,
       MethodDescriptor<Req, Resp> method,
@@ -100,7 +100,7 @@ public final class GrpcClientCalls {
     return requests;
   }
 
-  /** A bidi-streaming call (request-channel): write at least one request, then {@code onCompleted}. */
+  /** A bidi-streaming call (request-channel): write requests (none is fine), then {@code onCompleted}. */
   public static <Req extends MessageLite, Resp extends MessageLite> StreamObserver<Req> bidiStreaming(
       ReactorRequester requester,
       MethodDescriptor<Req, Resp> method,

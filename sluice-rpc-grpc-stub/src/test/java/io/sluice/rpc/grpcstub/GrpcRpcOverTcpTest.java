@@ -8,6 +8,9 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import io.sluice.rpc.ResponseMetadataCapture;
+import io.sluice.rpc.reactor.fixture.SendsResponseMetadata;
+import io.sluice.rpc.Status;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.ServiceRegistry;
@@ -46,7 +49,7 @@ class GrpcRpcOverTcpTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(echo).build());
+    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(SendsResponseMetadata.wrap(echo)).build());
     client = new GrpcEchoServiceClient(tcp.requester().unwrap());
   }
 
@@ -331,5 +334,49 @@ class GrpcRpcOverTcpTest {
     assertThat(cross.say(req("z")).block(WAIT).getText()).isEqualTo("z");
     assertThat(cross.repeat(EchoRequest.newBuilder().setText("s").setCount(50).build()).limitRate(3).count().block(WAIT))
         .isEqualTo(50);
+  }
+
+  @Test
+  void emptyClientStreamAndEmptyBidiAreCallsWithoutRequests() throws Exception {
+    Recorder<EchoReply> joined = new Recorder<>();
+    client.join(joined).onCompleted();
+    assertThat(joined.await()).singleElement().satisfies(r -> {
+      assertThat(r.getText()).isEmpty();
+      assertThat(r.getIndex()).isZero();
+    });
+    Recorder<EchoReply> chat = new Recorder<>();
+    client.chat(chat).onCompleted();
+    assertThat(chat.await()).isEmpty();
+  }
+
+  private static GrpcEchoServiceClient capturing(ResponseMetadataCapture capture) {
+    return client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture));
+  }
+
+  @Test
+  void responseHeadersAndTrailersReachTheCaller() throws Exception {
+    ResponseMetadataCapture unary = new ResponseMetadataCapture();
+    Recorder<EchoReply> r = new Recorder<>();
+    capturing(unary).say(req("hi"), r);
+    assertThat(r.await()).extracting(EchoReply::getText).containsExactly("hi");
+    SendsResponseMetadata.assertCaptured(unary, Status.Code.OK);
+
+    ResponseMetadataCapture stream = new ResponseMetadataCapture();
+    Recorder<EchoReply> s = new Recorder<>();
+    capturing(stream).repeat(EchoRequest.newBuilder().setText("r").setCount(7).build(), s);
+    assertThat(s.await()).hasSize(7);
+    SendsResponseMetadata.assertCaptured(stream, Status.Code.OK);
+
+    ResponseMetadataCapture failed = new ResponseMetadataCapture();
+    Recorder<EchoReply> f = new Recorder<>();
+    capturing(failed).say(req("", "fail:5:gone"), f);
+    assertThat(f.error().getStatus().getCode()).isEqualTo(io.grpc.Status.Code.NOT_FOUND);
+    SendsResponseMetadata.assertCaptured(failed, Status.Code.NOT_FOUND);
+
+    ResponseMetadataCapture empty = new ResponseMetadataCapture();
+    Recorder<EchoReply> e = new Recorder<>();
+    capturing(empty).chat(e).onCompleted();
+    assertThat(e.await()).isEmpty();
+    SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
   }
 }

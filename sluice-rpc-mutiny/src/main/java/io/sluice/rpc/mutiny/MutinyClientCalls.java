@@ -42,7 +42,7 @@ public final class MutinyClientCalls {
             JdkFlowAdapter.publisherToFlowPublisher(ReactorClientCalls.serverStreaming(requester, method, options, request)));
   }
 
-  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A client-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Uni<Resp> clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Multi<Req> requests) {
     return Uni.createFrom()
@@ -52,7 +52,7 @@ public final class MutinyClientCalls {
                     requester, method, options, JdkFlowAdapter.flowPublisherToFlux(requests))));
   }
 
-  /** A bidi-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A bidi-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Multi<Resp> bidiStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Multi<Req> requests) {
     return Multi.createFrom()

@@ -5,6 +5,8 @@ import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.rpc.ResponseMetadataCapture;
+import io.sluice.rpc.reactor.fixture.SendsResponseMetadata;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.ServiceRegistry;
@@ -41,7 +43,7 @@ class MutinyRpcOverTcpTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(new MutinyEchoServiceServer(echo)).build());
+    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(SendsResponseMetadata.wrap(new MutinyEchoServiceServer(echo))).build());
     client = new MutinyEchoServiceClient(tcp.requester().unwrap());
   }
 
@@ -136,5 +138,37 @@ class MutinyRpcOverTcpTest {
     ReactorEchoServiceClient cross = new ReactorEchoServiceClient(tcp.requester());
     assertThat(cross.say(req("z")).block(WAIT).getText()).isEqualTo("z");
     assertThat(cross.join(Flux.just(req("p"), req("q"))).block(WAIT).getText()).isEqualTo("p+q");
+  }
+
+  @Test
+  void emptyClientStreamAndEmptyBidiAreCallsWithoutRequests() {
+    EchoReply joined = client.join(Multi.createFrom().empty()).await().atMost(WAIT);
+    assertThat(joined.getText()).isEmpty();
+    assertThat(joined.getIndex()).isZero();
+    assertThat(client.chat(Multi.createFrom().empty()).collect().asList().await().atMost(WAIT)).isEmpty();
+  }
+
+  private static MutinyEchoServiceClient capturing(ResponseMetadataCapture capture) {
+    return client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture));
+  }
+
+  @Test
+  void responseHeadersAndTrailersReachTheCaller() {
+    ResponseMetadataCapture unary = new ResponseMetadataCapture();
+    assertThat(capturing(unary).say(req("hi")).await().atMost(WAIT).getText()).isEqualTo("hi");
+    SendsResponseMetadata.assertCaptured(unary, Status.Code.OK);
+
+    ResponseMetadataCapture stream = new ResponseMetadataCapture();
+    assertThat(capturing(stream).repeat(EchoRequest.newBuilder().setText("r").setCount(7).build())
+        .collect().asList().await().atMost(WAIT)).hasSize(7);
+    SendsResponseMetadata.assertCaptured(stream, Status.Code.OK);
+
+    ResponseMetadataCapture failed = new ResponseMetadataCapture();
+    assertFailsWith(Status.Code.NOT_FOUND, () -> capturing(failed).say(req("", "fail:5:gone")).await().atMost(WAIT));
+    SendsResponseMetadata.assertCaptured(failed, Status.Code.NOT_FOUND);
+
+    ResponseMetadataCapture empty = new ResponseMetadataCapture();
+    assertThat(capturing(empty).join(Multi.createFrom().empty()).await().atMost(WAIT).getIndex()).isZero();
+    SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
   }
 }

@@ -18,8 +18,8 @@ import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 /**
- * The fast path of unary and server-streaming calls without a timeout and without
- * instrumentation: one publisher that, on subscription, encodes the first message and subscribes
+ * The fast path of unary and server-streaming calls without a timeout, instrumentation or
+ * response metadata listener: one publisher that, on subscription, encodes the first message and subscribes
  * one {@link Responses} subscriber to the requester's publisher, which parses each response and
  * maps failures to {@link io.sluice.rpc.StatusException}. It replaces a chain of defer, map,
  * error-mapping and single operators per call. Calls with a timeout or instrumentation take the
@@ -30,7 +30,9 @@ final class PlainCalls {
 
   /** True if a call with {@code options} may take this path. */
   static boolean applies(CallOptions options) {
-    return options.timeout() == null && options.instrumentation() == io.sluice.rpc.RpcInstrumentation.NONE;
+    return options.timeout() == null
+        && options.instrumentation() == io.sluice.rpc.RpcInstrumentation.NONE
+        && options.responseMetadata() == null;
   }
 
   static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(

@@ -6,6 +6,7 @@ import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.ResponseMetadataListener;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
@@ -27,7 +28,8 @@ import reactor.core.publisher.Mono;
  * new call. Failures arrive as {@link StatusException}. With a timeout in the {@link CallOptions},
  * the deadline is sent to the server, and when it passes first on the client the call fails with
  * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled. The options' {@link
- * CallOptions#instrumentation()} observes each call.
+ * CallOptions#instrumentation()} observes each call, and its {@link
+ * CallOptions#responseMetadata()} listener receives each call's response headers and trailers.
  *
  * <p><b>Threads.</b> The methods may be called from any thread. Responses arrive on the
  * connection's event loop, so operators downstream must not block there (move off with {@code
@@ -51,8 +53,10 @@ public final class ReactorClientCalls {
             method,
             options,
             md ->
-                requester
-                    .requestResponse(ProtoMessages.first(requester.alloc(), md, request))
+                responses(
+                        requester.requestResponse(ProtoMessages.first(requester.alloc(), md, request)),
+                        options,
+                        false)
                     .map(m -> ProtoMessages.parse(method.responseParser(), m)))
         .singleOrEmpty();
   }
@@ -68,14 +72,14 @@ public final class ReactorClientCalls {
         method,
         options,
         md ->
-            requester
-                .requestStream(ProtoMessages.first(requester.alloc(), md, request))
+            responses(
+                    requester.requestStream(ProtoMessages.first(requester.alloc(), md, request)), options, true)
                 .map(m -> ProtoMessages.parse(method.responseParser(), m)));
   }
 
   /**
-   * A client-streaming call (request-channel). At least one request is needed: an empty {@code
-   * requests} fails the call with INVALID_ARGUMENT without contacting the server.
+   * A client-streaming call (request-channel). An empty {@code requests} is a call without request
+   * messages: its first frame carries the call metadata with the no-message flag.
    */
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
@@ -86,7 +90,7 @@ public final class ReactorClientCalls {
                 () -> StatusException.of(Status.Code.INTERNAL, method.fullName() + " completed without a response")));
   }
 
-  /** A bidi-streaming call (request-channel). At least one request is needed, as above. */
+  /** A bidi-streaming call (request-channel); {@code requests} may be empty, as above. */
   public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> bidiStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
     return channel(requester, method, options, requests);
@@ -109,20 +113,21 @@ public final class ReactorClientCalls {
                           return ProtoMessages.first(requester.alloc(), md, r);
                         }
                         return ProtoMessages.next(requester.alloc(), r);
-                      });
-          return requester
-              .requestChannel(outbound)
-              .map(m -> ProtoMessages.parse(method.responseParser(), m))
-              .concatWith(
-                  Mono.defer(
-                      () ->
-                          first[0]
-                              ? Mono.error(
-                                  StatusException.of(
-                                      Status.Code.INVALID_ARGUMENT,
-                                      method.fullName() + " needs at least one request message"))
-                              : Mono.empty()));
+                      })
+                  // No request at all: the call metadata alone, flagged no-message.
+                  .switchIfEmpty(Mono.fromSupplier(() -> ProtoMessages.firstWithoutMessage(requester.alloc(), md)));
+          return responses(requester.requestChannel(outbound), options, true)
+              .map(m -> ProtoMessages.parse(method.responseParser(), m));
         });
+  }
+
+  /**
+   * The responses of a call as they arrive, or, when the options have a response metadata
+   * listener, read by a {@link ResponseMetadataReader} ({@code stream}: for a stream or channel).
+   */
+  private static Flux<Message> responses(Publisher<Message> p, CallOptions options, boolean stream) {
+    ResponseMetadataListener listener = options.responseMetadata();
+    return listener == null ? Flux.from(p) : new ResponseMetadataReader(p, listener, stream);
   }
 
   /** A fire-and-forget call: completes once the request is handed to the transport. */

@@ -166,9 +166,12 @@ class RpcOverTcpTest {
   }
 
   @Test
-  void clientStreamingWithoutMessagesFailsOnTheClient() {
-    assertThatThrownBy(() -> client.join(Flux.empty()).block(WAIT))
-        .satisfies(t -> assertThat(statusOf(t).code()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+  void clientStreamingWithoutMessagesIsACallWithNoRequests() {
+    // The first frame carries the call metadata alone, flagged no-message: the handler sees an
+    // empty request stream (it once failed on the client with INVALID_ARGUMENT).
+    EchoReply r = client.join(Flux.empty()).block(WAIT);
+    assertThat(r.getText()).isEmpty();
+    assertThat(r.getIndex()).isZero();
   }
 
   @Test

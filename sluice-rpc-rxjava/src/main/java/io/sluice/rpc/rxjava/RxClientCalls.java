@@ -39,13 +39,13 @@ public final class RxClientCalls {
     return Flowable.fromPublisher(ReactorClientCalls.serverStreaming(requester, method, options, request));
   }
 
-  /** A client-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A client-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Single<Resp> clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Flowable<Req> requests) {
     return Single.fromPublisher(ReactorClientCalls.clientStreaming(requester, method, options, requests));
   }
 
-  /** A bidi-streaming call (request-channel); {@code requests} must yield at least one message. */
+  /** A bidi-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Flowable<Resp> bidiStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Flowable<Req> requests) {
     return Flowable.fromPublisher(ReactorClientCalls.bidiStreaming(requester, method, options, requests));

@@ -6,6 +6,9 @@ import static io.sluice.rpc.reactor.fixture.RpcTcp.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactivex.rxjava3.core.Flowable;
+import io.sluice.rpc.ResponseMetadataCapture;
+import io.sluice.rpc.reactor.fixture.SendsResponseMetadata;
+import io.sluice.rpc.StatusException;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.ServiceRegistry;
@@ -40,7 +43,7 @@ class RxRpcOverTcpTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(new RxEchoServiceServer(echo)).build());
+    tcp = EchoOverTcp.start(ServiceRegistry.builder().add(SendsResponseMetadata.wrap(new RxEchoServiceServer(echo))).build());
     client = new RxEchoServiceClient(tcp.requester().unwrap());
   }
 
@@ -136,5 +139,37 @@ class RxRpcOverTcpTest {
     ReactorEchoServiceClient cross = new ReactorEchoServiceClient(tcp.requester());
     assertThat(cross.say(req("z")).block(WAIT).getText()).isEqualTo("z");
     assertThat(cross.join(Flux.just(req("p"), req("q"))).block(WAIT).getText()).isEqualTo("p+q");
+  }
+
+  @Test
+  void emptyClientStreamAndEmptyBidiAreCallsWithoutRequests() {
+    EchoReply joined = client.join(Flowable.empty()).blockingGet();
+    assertThat(joined.getText()).isEmpty();
+    assertThat(joined.getIndex()).isZero();
+    assertThat(client.chat(Flowable.empty()).toList().blockingGet()).isEmpty();
+  }
+
+  private static RxEchoServiceClient capturing(ResponseMetadataCapture capture) {
+    return client.withOptions(CallOptions.DEFAULT.withResponseMetadata(capture));
+  }
+
+  @Test
+  void responseHeadersAndTrailersReachTheCaller() {
+    ResponseMetadataCapture unary = new ResponseMetadataCapture();
+    assertThat(capturing(unary).say(req("hi")).blockingGet().getText()).isEqualTo("hi");
+    SendsResponseMetadata.assertCaptured(unary, Status.Code.OK);
+
+    ResponseMetadataCapture stream = new ResponseMetadataCapture();
+    assertThat(capturing(stream).repeat(EchoRequest.newBuilder().setText("r").setCount(7).build())
+        .rebatchRequests(2).toList().blockingGet()).hasSize(7);
+    SendsResponseMetadata.assertCaptured(stream, Status.Code.OK);
+
+    ResponseMetadataCapture failed = new ResponseMetadataCapture();
+    assertFailsWith(Status.Code.NOT_FOUND, () -> capturing(failed).say(req("", "fail:5:gone")).blockingGet());
+    SendsResponseMetadata.assertCaptured(failed, Status.Code.NOT_FOUND);
+
+    ResponseMetadataCapture empty = new ResponseMetadataCapture();
+    assertThat(capturing(empty).chat(Flowable.empty()).toList().blockingGet()).isEmpty();
+    SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
   }
 }

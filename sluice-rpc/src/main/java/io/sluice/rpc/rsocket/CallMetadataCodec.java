@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <pre>
  * u8  version (1)
- * u8  flags: 0x01 idempotent, 0x02 has-deadline, 0x04 has-headers, 0x08 has-rank (others 0)
+ * u8  flags: 0x01 idempotent, 0x02 has-deadline, 0x04 has-headers, 0x08 has-rank,
+ *            0x10 no-message (the frame's data is not a request), 0x20 response-metadata
+ *            (the caller reads response headers and trailers); 0xC0 must be 0
  * u8  service length (1..255), service (ASCII)
  * u8  method length (1..255), method (ASCII)
  * u32 timeout in ms                         if has-deadline
@@ -42,7 +44,18 @@ public final class CallMetadataCodec {
   public static final int FLAG_DEADLINE = 0x02;
   public static final int FLAG_HEADERS = 0x04;
   public static final int FLAG_RANK = 0x08;
-  private static final int KNOWN_FLAGS = FLAG_IDEMPOTENT | FLAG_DEADLINE | FLAG_HEADERS | FLAG_RANK;
+
+  /**
+   * The REQUEST_CHANNEL frame carrying this metadata has no request message (its data is empty and
+   * is not a message): a client-streaming or bidi call whose requests, if any, follow.
+   */
+  public static final int FLAG_NO_MESSAGE = 0x10;
+
+  /** The caller reads response headers and trailers: the server sends them ({@link ResponseMetadataCodec}). */
+  public static final int FLAG_RESPONSE_METADATA = 0x20;
+
+  private static final int KNOWN_FLAGS =
+      FLAG_IDEMPOTENT | FLAG_DEADLINE | FLAG_HEADERS | FLAG_RANK | FLAG_NO_MESSAGE | FLAG_RESPONSE_METADATA;
 
   private CallMetadataCodec() {}
 
@@ -56,12 +69,72 @@ public final class CallMetadataCodec {
       n += 4;
     }
     if (!m.headers().isEmpty()) {
-      n += 1;
-      for (Map.Entry<String, String> e : m.headers().entries()) {
-        n += 1 + e.getKey().length() + 2 + e.getValue().length();
-      }
+      n += headerBlockSize(m.headers());
     }
     return n;
+  }
+
+  /** The size of a header block: count, then each key and value with their lengths. */
+  static int headerBlockSize(Headers headers) {
+    int n = 1;
+    for (Map.Entry<String, String> e : headers.entries()) {
+      n += 1 + e.getKey().length() + 2 + e.getValue().length();
+    }
+    return n;
+  }
+
+  /** Writes a header block of non-empty {@code headers}. */
+  static void writeHeaderBlock(Headers headers, ByteBuf out) {
+    out.writeByte(headers.size());
+    for (Map.Entry<String, String> e : headers.entries()) {
+      writeShort8(out, e.getKey());
+      out.writeShort(e.getValue().length());
+      out.writeCharSequence(e.getValue(), StandardCharsets.US_ASCII);
+    }
+  }
+
+  /**
+   * Reads a header block at {@code i}; returns the index after it and puts the headers in {@code
+   * out[0]}.
+   *
+   * @throws IllegalArgumentException when it is truncated or malformed
+   */
+  static int readHeaderBlock(ByteBuf in, int i, int end, Headers[] out) {
+    need(in, i, 1, end, "header count");
+    int count = in.getUnsignedByte(i++);
+    if (count == 0) {
+      throw bad("a header block with 0 headers");
+    }
+    Headers.Builder b = Headers.builder();
+    for (int h = 0; h < count; h++) {
+      need(in, i, 1, end, "header key length");
+      int kl = in.getUnsignedByte(i++);
+      String key = ascii(in, i, kl, end, "header key");
+      i += kl;
+      need(in, i, 2, end, "header value length");
+      int vl = in.getUnsignedShort(i);
+      i += 2;
+      need(in, i, vl, end, "header value");
+      String value = in.toString(i, vl, StandardCharsets.US_ASCII);
+      i += vl;
+      b.add(key, value);
+    }
+    out[0] = b.build();
+    return i;
+  }
+
+  /**
+   * True when the call metadata in {@code in} (indexes left alone) has the {@link #FLAG_NO_MESSAGE}
+   * flag. Only meaningful for metadata that {@link #decode} accepts.
+   */
+  public static boolean noMessage(ByteBuf in) {
+    return in.readableBytes() >= 2 && (in.getUnsignedByte(in.readerIndex() + 1) & FLAG_NO_MESSAGE) != 0;
+  }
+
+  /** Sets the {@link #FLAG_NO_MESSAGE} flag in the encoded call metadata {@code buf} (written by {@link #encode}). */
+  static void setNoMessage(ByteBuf buf) {
+    int at = buf.readerIndex() + 1;
+    buf.setByte(at, buf.getUnsignedByte(at) | FLAG_NO_MESSAGE);
   }
 
   /** Encodes {@code m} into a new buffer from {@code alloc}; the caller owns it. */
@@ -128,6 +201,9 @@ public final class CallMetadataCodec {
     if (m.rank() != 0) {
       flags |= FLAG_RANK;
     }
+    if (m.responseMetadata()) {
+      flags |= FLAG_RESPONSE_METADATA;
+    }
     out.writeByte(VERSION);
     out.writeByte(flags);
     writeShort8(out, m.service());
@@ -139,16 +215,11 @@ public final class CallMetadataCodec {
       out.writeInt(m.rank());
     }
     if (!m.headers().isEmpty()) {
-      out.writeByte(m.headers().size());
-      for (Map.Entry<String, String> e : m.headers().entries()) {
-        writeShort8(out, e.getKey());
-        out.writeShort(e.getValue().length());
-        out.writeCharSequence(e.getValue(), StandardCharsets.US_ASCII);
-      }
+      writeHeaderBlock(m.headers(), out);
     }
   }
 
-  private static void writeShort8(ByteBuf out, String s) {
+  static void writeShort8(ByteBuf out, String s) {
     out.writeByte(s.length());
     out.writeCharSequence(s, StandardCharsets.US_ASCII);
   }
@@ -195,31 +266,15 @@ public final class CallMetadataCodec {
       }
       Headers headers = Headers.EMPTY;
       if ((flags & FLAG_HEADERS) != 0) {
-        need(in, i, 1, end, "header count");
-        int count = in.getUnsignedByte(i++);
-        if (count == 0) {
-          throw bad("has-headers flag with 0 headers");
-        }
-        Headers.Builder b = Headers.builder();
-        for (int h = 0; h < count; h++) {
-          need(in, i, 1, end, "header key length");
-          int kl = in.getUnsignedByte(i++);
-          String key = ascii(in, i, kl, end, "header key");
-          i += kl;
-          need(in, i, 2, end, "header value length");
-          int vl = in.getUnsignedShort(i);
-          i += 2;
-          need(in, i, vl, end, "header value");
-          String value = in.toString(i, vl, StandardCharsets.US_ASCII);
-          i += vl;
-          b.add(key, value);
-        }
-        headers = b.build();
+        Headers[] read = new Headers[1];
+        i = readHeaderBlock(in, i, end, read);
+        headers = read[0];
       }
       if (i != end) {
         throw bad("call metadata has " + (end - i) + " trailing bytes");
       }
-      return CallMetadata.of(service, method, headers, timeout, (flags & FLAG_IDEMPOTENT) != 0, rank);
+      return CallMetadata.of(service, method, headers, timeout, (flags & FLAG_IDEMPOTENT) != 0, rank)
+          .withResponseMetadata((flags & FLAG_RESPONSE_METADATA) != 0);
     } catch (IllegalArgumentException e) {
       throw new StatusException(
           Status.of(Status.Code.INVALID_ARGUMENT, "bad call metadata: " + e.getMessage()));
@@ -252,18 +307,18 @@ public final class CallMetadataCodec {
         + "/" + in.toString(m + 1, methodLength, StandardCharsets.US_ASCII);
   }
 
-  private static void need(ByteBuf in, int i, int n, int end, String what) {
+  static void need(ByteBuf in, int i, int n, int end, String what) {
     if (end - i < n) {
       throw bad("call metadata is truncated in the " + what);
     }
   }
 
-  private static String ascii(ByteBuf in, int i, int len, int end, String what) {
+  static String ascii(ByteBuf in, int i, int len, int end, String what) {
     need(in, i, len, end, what);
     return in.toString(i, len, StandardCharsets.US_ASCII);
   }
 
-  private static IllegalArgumentException bad(String message) {
+  static IllegalArgumentException bad(String message) {
     return new IllegalArgumentException(message);
   }
 }

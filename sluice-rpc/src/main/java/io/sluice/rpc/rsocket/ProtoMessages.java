@@ -88,6 +88,16 @@ public final class ProtoMessages {
     }
   }
 
+  /**
+   * The first frame of a client-streaming or bidi call that has no request message: the call
+   * metadata with the no-message flag ({@link CallMetadataCodec#FLAG_NO_MESSAGE}) and empty data.
+   */
+  public static Message firstWithoutMessage(ByteBufAllocator alloc, CallMetadata metadata) {
+    ByteBuf md = CallMetadataCodec.encode(alloc, metadata);
+    CallMetadataCodec.setNoMessage(md);
+    return Message.of(md, Unpooled.EMPTY_BUFFER);
+  }
+
   /** A later message of a call: data only. */
   public static Message next(ByteBufAllocator alloc, MessageLite m) {
     return Message.of(encode(alloc, m));

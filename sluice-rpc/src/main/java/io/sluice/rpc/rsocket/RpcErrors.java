@@ -6,6 +6,7 @@ import io.sluice.exceptions.ConnectionCloseException;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.exceptions.InvalidException;
 import io.sluice.exceptions.RejectedException;
+import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 
@@ -19,9 +20,55 @@ import io.sluice.rpc.StatusException;
 public final class RpcErrors {
   private RpcErrors() {}
 
+  /** Separates the description from the response metadata that may follow it. */
+  static final char METADATA_SEPARATOR = '\0';
+
   /** The error data for {@code status}. */
   public static String encode(Status status) {
     return status.code().value() + ":" + status.description();
+  }
+
+  /**
+   * The error data for {@code status} with response metadata (docs/rpc-wire-format.md): {@code
+   * <code>:<description>}, then, when {@code headers} or {@code trailers} is not empty, a NUL
+   * character and the base64 of their {@link ResponseMetadataCodec} encoding. A NUL in the
+   * description becomes U+FFFD so the separator stays unique. Only for callers that asked for
+   * response metadata (call metadata flag 0x20).
+   */
+  public static String encode(Status status, Headers headers, Headers trailers) {
+    boolean none = (headers == null || headers.isEmpty()) && (trailers == null || trailers.isEmpty());
+    if (none) {
+      return encode(status);
+    }
+    return status.code().value() + ":" + status.description().replace(METADATA_SEPARATOR, '\uFFFD')
+        + METADATA_SEPARATOR + ResponseMetadataCodec.encodeText(headers, trailers);
+  }
+
+  /** The exception to fail a stream with for {@code status} and response metadata (not for OK). */
+  public static ApplicationErrorException toWire(Status status, Headers headers, Headers trailers) {
+    return new ApplicationErrorException(encode(status, headers, trailers));
+  }
+
+  /**
+   * The response metadata at the end of the error data of {@code t} (an APPLICATION_ERROR), or null
+   * when there is none.
+   */
+  public static ResponseMetadataCodec.Decoded responseMetadata(Throwable t) {
+    if (!(t instanceof ApplicationErrorException) || t.getMessage() == null) {
+      return null;
+    }
+    String data = t.getMessage();
+    int sep = data.lastIndexOf(METADATA_SEPARATOR);
+    return sep < 0 ? null : ResponseMetadataCodec.decodeText(data.substring(sep + 1));
+  }
+
+  /** {@code data} without response metadata at its end (when it has some). */
+  private static String withoutMetadata(String data) {
+    int sep = data.lastIndexOf(METADATA_SEPARATOR);
+    if (sep < 0 || ResponseMetadataCodec.decodeText(data.substring(sep + 1)) == null) {
+      return data;
+    }
+    return data.substring(0, sep);
   }
 
   /** The exception to fail a stream with for {@code status} (not for OK). */
@@ -30,13 +77,15 @@ public final class RpcErrors {
   }
 
   /**
-   * Parses error data written by {@link #encode}; text in any other form becomes {@link
+   * Parses error data written by {@link #encode} (response metadata at its end is left out); text
+   * in any other form becomes {@link
    * Status.Code#UNKNOWN} with the whole text as description.
    */
   public static Status decode(String data) {
     if (data == null) {
       return Status.Code.UNKNOWN.toStatus();
     }
+    data = withoutMetadata(data);
     int colon = data.indexOf(':');
     if (colon > 0 && colon <= 2) {
       int code = 0;

@@ -270,9 +270,27 @@ public final class RpcResponder implements Responder {
       end(observer, refusal, startNanos);
       return StreamListener.DISCARDING;
     }
+    Message first = request;
+    if (CallMetadataCodec.noMessage(request.metadata())) {
+      // No request message in this frame: the handler sees the requests that follow, if any.
+      if (interaction != Interaction.CHANNEL || request.data().isReadable()) {
+        Status bad =
+            Status.of(
+                Status.Code.INVALID_ARGUMENT,
+                interaction != Interaction.CHANNEL
+                    ? "the no-message flag is only valid on request-channel, not " + interaction.wireName
+                    : "a frame flagged no-message carries " + request.data().readableBytes() + " bytes of data");
+        request.release();
+        fail(handle, bad);
+        end(observer, bad, startNanos);
+        return StreamListener.DISCARDING;
+      }
+      request.release();
+      first = null;
+    }
     RsocketServerCall<?, ?> call =
         new RsocketServerCall<>(
-            def, md, handle, observer, startNanos, interaction, request, inboundComplete);
+            def, md, handle, observer, startNanos, interaction, first, inboundComplete);
     call.start();
     return call;
   }

@@ -1,12 +1,15 @@
 package io.sluice.rpc.rsocket;
 
 import com.google.protobuf.MessageLite;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
+import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
@@ -47,7 +50,14 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   private long requestedBeforeStart;
   private volatile boolean inboundComplete;
   private boolean halfCloseDelivered;
+  private boolean requested; // the handler asked for requests: the half-close may be delivered
   private ScheduledFuture<?> deadlineTimer;
+
+  // Response metadata, only for callers that asked for it (call metadata flag 0x20).
+  private final boolean sendsMetadata;
+  private volatile Headers headersToSend; // set by sendHeaders, sent with the first response
+  private volatile boolean headersSent;
+  private boolean creditReserved; // event loop: the caller's extra credit for the final frame
 
   private volatile boolean firstResponseSeen;
   private volatile Message pendingResponse; // unary over request-response: sent with the completion
@@ -70,6 +80,8 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     this.interaction = interaction;
     this.firstPending = first;
     this.inboundComplete = inboundComplete;
+    this.sendsMetadata =
+        metadata.responseMetadata() && handle != null && interaction != RpcResponder.Interaction.FIRE_AND_FORGET;
   }
 
   /** On the event loop, from the responder method. */
@@ -147,7 +159,12 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       releasePending();
       return;
     }
+    requested = true;
     Message first = firstPending;
+    if (first == null && inboundComplete) {
+      deliverHalfClose(); // no request message at all (the no-message flag)
+      return;
+    }
     if (first != null) {
       firstPending = null;
       if (!deliver(first)) {
@@ -199,6 +216,13 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       close(e.status());
       return;
     }
+    if (sendsMetadata && !headersSent && interaction != RpcResponder.Interaction.RESPONSE) {
+      headersSent = true;
+      Headers h = headersToSend;
+      if (h != null && !h.isEmpty()) {
+        m = withMetadata(m, h, null, false);
+      }
+    }
     if (observer != RpcInstrumentation.CallObserver.NONE && !firstResponseSeen) {
       firstResponseSeen = true;
       CallObservation.firstResponse(observer, startNanos);
@@ -215,13 +239,52 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     handle.next(m);
   }
 
+  /**
+   * Keeps {@code headers} for the first response (or the call's end) when the caller asked for
+   * response metadata; ignored otherwise, after the first response, or when called again.
+   */
+  @Override
+  public void sendHeaders(Headers headers) {
+    java.util.Objects.requireNonNull(headers, "headers");
+    if (sendsMetadata && closed == 0 && !headersSent && headersToSend == null) {
+      headersToSend = headers;
+    }
+  }
+
   @Override
   public void close(Status status) {
-    closeOnce(status);
+    closeOnce(status, null);
+  }
+
+  @Override
+  public void close(Status status, Headers trailers) {
+    closeOnce(status, java.util.Objects.requireNonNull(trailers, "trailers"));
+  }
+
+  private boolean closeOnce(Status status) {
+    return closeOnce(status, null);
+  }
+
+  /** The headers not yet sent, taken now (null when none or when the caller did not ask). */
+  private Headers takeUnsentHeaders() {
+    if (!sendsMetadata || headersSent) {
+      return null;
+    }
+    headersSent = true;
+    Headers h = headersToSend;
+    return h == null || h.isEmpty() ? null : h;
+  }
+
+  /** {@code m} (released) as a message with response metadata. */
+  private Message withMetadata(Message m, Headers headers, Headers trailers, boolean noMessage) {
+    ByteBuf md = ResponseMetadataCodec.encode(handle.alloc(), headers, trailers, noMessage);
+    Message out = Message.of(md, m.data().retain());
+    m.release();
+    return out;
   }
 
   /** Ends the call if it has not ended; true if this call ended it. */
-  private boolean closeOnce(Status status) {
+  private boolean closeOnce(Status status, Headers trailers) {
     if (!CLOSED.compareAndSet(this, 0, 1)) {
       return false;
     }
@@ -237,12 +300,25 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
           pendingResponse = null;
           if (m == null) {
             end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
-            handle.error(RpcErrors.toWire(end));
+            handle.error(errorOf(end, trailers));
           } else {
+            Headers h = takeUnsentHeaders();
+            if (sendsMetadata && (h != null || hasAny(trailers))) {
+              m = withMetadata(m, h, trailers, false);
+            }
             handle.nextAndComplete(m);
           }
         } else {
-          handle.complete();
+          Headers h = takeUnsentHeaders();
+          if (sendsMetadata && (h != null || hasAny(trailers))) {
+            // The final frame: no response message, only the metadata (it uses the extra credit
+            // the caller granted for it).
+            handle.nextAndComplete(
+                Message.of(
+                    ResponseMetadataCodec.encode(handle.alloc(), h, trailers, true), Unpooled.EMPTY_BUFFER));
+          } else {
+            handle.complete();
+          }
           if (interaction == RpcResponder.Interaction.CHANNEL && !inboundComplete) {
             handle.cancel(); // the call is over: stop the caller's outbound half too
           }
@@ -253,11 +329,22 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
         if (m != null) {
           m.release();
         }
-        handle.error(RpcErrors.toWire(status));
+        handle.error(errorOf(status, trailers));
       }
     }
     RpcResponder.end(observer, end, startNanos);
     return true;
+  }
+
+  private Throwable errorOf(Status status, Headers trailers) {
+    if (!sendsMetadata) {
+      return RpcErrors.toWire(status);
+    }
+    return RpcErrors.toWire(status, takeUnsentHeaders(), trailers);
+  }
+
+  private static boolean hasAny(Headers h) {
+    return h != null && !h.isEmpty();
   }
 
   /** Ends the call without telling the peer (it already knows: it cancelled or failed). */
@@ -312,7 +399,10 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   @Override
   public void onComplete() {
     inboundComplete = true;
-    if (firstPending == null && listener != null) {
+    // Delivered once the handler has asked for requests (a handler that subscribes to its request
+    // stream later, as the blocking flavor's does, would otherwise miss it); doRequest delivers it
+    // then.
+    if (firstPending == null && listener != null && requested) {
       deliverHalfClose();
     }
   }
@@ -336,6 +426,14 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onRequest(long n) {
+    if (sendsMetadata && !creditReserved && interaction != RpcResponder.Interaction.RESPONSE) {
+      // The caller adds one to its first demand for the final metadata frame: never spend it on a
+      // response message.
+      creditReserved = true;
+      if (n != Long.MAX_VALUE && --n == 0) {
+        return;
+      }
+    }
     if (closed == 0 && listener != null) {
       listener.onReady(n);
     }

@@ -106,7 +106,8 @@ class CallMetadataCodecTest {
   @Test
   void refusesBadInput() {
     assertBad(new byte[] {2, 0, 1, 's', 1, 'm'}, "version 2");
-    assertBad(new byte[] {1, 0x10, 1, 's', 1, 'm'}, "unknown flags 0x10");
+    assertBad(new byte[] {1, 0x40, 1, 's', 1, 'm'}, "unknown flags 0x40");
+    assertBad(new byte[] {1, (byte) 0x80, 1, 's', 1, 'm'}, "unknown flags 0x80");
     assertBad(new byte[] {1, 0, 5, 's', 1, 'm'}, "truncated");
     assertBad(new byte[] {1, 0, 1, 's', 1, 'm', 0}, "1 trailing bytes");
     assertBad(new byte[] {1, 0x02, 1, 's', 1, 'm', 0, 0}, "truncated in the deadline");

@@ -79,6 +79,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private boolean delivering;
   private boolean inRead;
   private boolean inboundEnded;
+  private boolean requested; // the handler asked for requests: the half-close may be delivered
   private boolean halfCloseDelivered;
   private int received;
   private int sent;
@@ -235,7 +236,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
         }
       }
       giveBackWindow();
-      if (inboundEnded && !halfCloseDelivered && !ended.get() && deframer.buffered() == 0) {
+      // The half-close waits for the handler's first request(n): a handler that subscribes to an
+      // empty request stream later (the blocking flavor's does) would otherwise miss it.
+      if (inboundEnded && requested && !halfCloseDelivered && !ended.get() && deframer.buffered() == 0) {
         if (deframer.isMidMessage()) {
           fail(Status.of(Status.Code.INTERNAL, "the caller's stream ended in the middle of a message"));
           return;
@@ -295,6 +298,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     long d = demand + n;
     demand = d < 0 ? Long.MAX_VALUE : d;
+    requested = true;
     deliver();
   }
 

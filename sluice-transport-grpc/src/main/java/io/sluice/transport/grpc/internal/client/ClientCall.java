@@ -12,7 +12,13 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.Message;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.Headers;
+import io.sluice.rpc.rsocket.CallMetadataCodec;
+import io.sluice.rpc.rsocket.ResponseMetadataCodec;
+import io.sluice.rpc.rsocket.RpcErrors;
+import io.sluice.transport.grpc.internal.GrpcMetadata;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.transport.grpc.internal.GrpcEncoding;
@@ -49,6 +55,15 @@ import java.util.concurrent.TimeUnit;
  *       status), an RST_STREAM from the server ({@link ResponseStatus}), the connection closing
  *       (UNAVAILABLE) and the call's deadline passing (DEADLINE_EXCEEDED, and RST_STREAM CANCEL to
  *       the server). {@link #cancel} sends RST_STREAM CANCEL and signals nothing more.
+ *   <li><b>Response metadata.</b> For a call whose call metadata asks for it (flag 0x20), the
+ *       response headers and trailers reach the listener in the response metadata blocks of RPC
+ *       over RSocket ({@link ResponseMetadataCodec}): the headers on the first message, the trailers
+ *       on a unary response (held until the trailers come) or on a final message without data
+ *       (flag no-message) that uses the one extra credit such callers grant, and with a failure at
+ *       the end of an {@link ApplicationErrorException}'s data ({@link RpcErrors#encode(Status,
+ *       Headers, Headers)}).
+ *   <li><b>No request message.</b> A channel whose first message has the no-message flag sends
+ *       HEADERS and, if its requests are complete, an empty DATA frame with END_STREAM.
  * </ul>
  *
  * <p><b>Threads.</b> The {@link StreamHandle} methods may be called from any thread; calls off the
@@ -95,6 +110,12 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
   private boolean draining;
   private ScheduledFuture<?> deadline;
   private long timeoutMillis = CallMetadata.NO_TIMEOUT;
+  // Response metadata, only for callers that asked for it (call metadata flag 0x20).
+  private boolean wantsMetadata;
+  private Headers responseHeaders; // from the response HEADERS
+  private Headers trailers; // from the trailers (or a trailers-only response)
+  private boolean headersDelivered;
+  private Message held; // a unary response, delivered with the trailers
 
   private ClientCall(
       ClientConnection conn, int kind, Message first, boolean firstCompletes, long initialRequest, StreamListener listener) {
@@ -144,6 +165,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       return;
     }
     CallStarts.Start start;
+    boolean noMessage;
     try {
       if (!m.hasMetadata()) {
         throw new StatusException(
@@ -152,6 +174,11 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
                 "the first message of a gRPC call must carry the RPC call metadata (service, method, headers)"));
       }
       start = conn.callStart(m.metadata());
+      noMessage = CallMetadataCodec.noMessage(m.metadata());
+      if (noMessage && (kind != REQUEST_CHANNEL || m.data().isReadable())) {
+        throw new StatusException(
+            Status.of(Status.Code.INTERNAL, "the no-message flag is only for a request-channel's empty first frame"));
+      }
     } catch (StatusException e) {
       m.release();
       fail(e.status());
@@ -193,14 +220,25 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     h2.attach(stream, this);
     conn.streamOpened();
     CallMetadata md = start.metadata();
+    wantsMetadata = md.responseMetadata();
     if (md.hasTimeout()) {
       timeoutMillis = md.timeoutMillis();
       deadline = loop.schedule(this::deadlinePassed, timeoutMillis, TimeUnit.MILLISECONDS);
     }
     boolean end = kind != REQUEST_CHANNEL || firstCompletes;
+    outboundDone = end;
+    if (noMessage) {
+      // A client stream without request messages: HEADERS, then END_STREAM with no message.
+      m.release();
+      if (end) {
+        h2.encoder().writeData(h2.ctx(), stream.id(), Unpooled.EMPTY_BUFFER, 0, true, h2.newPromise());
+      }
+      conn.flushSoon();
+      grant();
+      return;
+    }
     ByteBuf data = m.data().retain();
     m.release();
-    outboundDone = end;
     ChannelPromise written = write(data, end);
     if (kind == FIRE_AND_FORGET) {
       written.addListener((ChannelFuture f) -> fireAndForgetWritten(f));
@@ -344,6 +382,9 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
         failAndReset(bad);
         return;
       }
+      if (wantsMetadata && !readMetadata(headers, !endStream)) {
+        return;
+      }
       if (!endStream) {
         CharSequence name = headers.get(GrpcWire.GRPC_ENCODING);
         GrpcEncoding encoding = GrpcEncoding.of(name);
@@ -357,8 +398,45 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     } else if (!endStream) {
       failAndReset(Status.of(Status.Code.INTERNAL, "the server sent HEADERS twice without ending the stream"));
       return;
+    } else if (wantsMetadata && !readMetadata(headers, false)) {
+      return;
     }
     serverEnded(ResponseStatus.fromTrailers(headers));
+  }
+
+  /** Keeps the metadata of response HEADERS ({@code initial}) or trailers; false if the call failed. */
+  private boolean readMetadata(Http2Headers headers, boolean initial) {
+    Headers md;
+    try {
+      md = GrpcMetadata.toHeaders(headers);
+    } catch (StatusException e) {
+      failAndReset(e.status());
+      return false;
+    }
+    if (initial) {
+      responseHeaders = md;
+    } else {
+      trailers = md;
+    }
+    return true;
+  }
+
+  /** Credit kept for the final metadata-only message (the caller added it for that). */
+  private long reserved() {
+    return wantsMetadata && kind != REQUEST_RESPONSE && demand != Long.MAX_VALUE ? 1 : 0;
+  }
+
+  /** The response headers not yet handed on (null when none), marking them handed on. */
+  private Headers takeHeaders() {
+    if (headersDelivered) {
+      return null;
+    }
+    headersDelivered = true;
+    return responseHeaders == null || responseHeaders.isEmpty() ? null : responseHeaders;
+  }
+
+  private static boolean hasAny(Headers h) {
+    return h != null && !h.isEmpty();
   }
 
   @Override
@@ -398,7 +476,7 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     }
     draining = true;
     try {
-      while (!done && deframer != null && demand > 0) {
+      while (!done && deframer != null && demand > reserved()) {
         ByteBuf m;
         try {
           m = deframer.next();
@@ -419,8 +497,19 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
         if (demand != Long.MAX_VALUE) {
           demand--;
         }
+        Message out = Message.of(m);
+        if (wantsMetadata) {
+          if (kind == REQUEST_RESPONSE) {
+            held = out; // delivered with the trailers
+            continue;
+          }
+          Headers h = takeHeaders();
+          if (h != null) {
+            out = Message.of(ResponseMetadataCodec.encode(alloc(), h, null, false), m);
+          }
+        }
         try {
-          listener.onNext(Message.of(m));
+          listener.onNext(out);
         } catch (RuntimeException e) {
           // A listener that throws ends its own call, never the connection the read runs for.
           failAndReset(Status.of(Status.Code.CANCELLED, "the response listener failed: " + e), e);
@@ -430,6 +519,9 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       if (!done && terminal != null) {
         boolean empty = deframer == null || (deframer.buffered() == 0 && !deframer.isMidMessage());
         if (empty) {
+          if (needsFinalFrame() && demand == 0) {
+            return; // the final metadata-only message waits for the caller's demand
+          }
           finish(terminal);
         } else if (demand > 0) {
           fail(Status.of(Status.Code.INTERNAL, "the server ended the call in the middle of a message"));
@@ -474,8 +566,25 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
 
   // ---- end ---------------------------------------------------------------------------------------
 
+  /** True when a stream's OK end carries metadata the caller has not been given yet. */
+  private boolean needsFinalFrame() {
+    return wantsMetadata
+        && kind != REQUEST_RESPONSE
+        && terminal != null
+        && terminal.isOk()
+        && (hasAny(trailers) || (!headersDelivered && hasAny(responseHeaders)));
+  }
+
   private void finish(Status status) {
     if (!status.isOk()) {
+      if (wantsMetadata) {
+        Headers h = takeHeaders();
+        if (h != null || hasAny(trailers)) {
+          // The status travels with the metadata as an RPC error of the RSocket binding does.
+          failWith(new ApplicationErrorException(RpcErrors.encode(status, h, trailers)));
+          return;
+        }
+      }
       fail(status);
       return;
     }
@@ -483,9 +592,27 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       fail(Status.of(Status.Code.INTERNAL, "the server ended a unary call without a response"));
       return;
     }
+    Message last = null;
+    if (wantsMetadata) {
+      Headers h = takeHeaders();
+      if (kind == REQUEST_RESPONSE) {
+        last = held;
+        held = null;
+        if (h != null || hasAny(trailers)) {
+          ByteBuf data = last.data().retain();
+          last.release();
+          last = Message.of(ResponseMetadataCodec.encode(alloc(), h, trailers, false), data);
+        }
+      } else if (h != null || hasAny(trailers)) {
+        last = Message.of(ResponseMetadataCodec.encode(alloc(), h, trailers, true), Unpooled.EMPTY_BUFFER);
+      }
+    }
     end();
     StreamListener l = listener;
     listener = StreamListener.DISCARDING;
+    if (last != null) {
+      l.onNext(last);
+    }
     l.onComplete();
     if (outboundCut) {
       l.onCancel(); // stop the requests still coming
@@ -518,6 +645,16 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     l.onError(cause == null ? new StatusException(status) : new StatusException(status, cause));
   }
 
+  private void failWith(Throwable error) {
+    if (done) {
+      return;
+    }
+    end();
+    StreamListener l = listener;
+    listener = StreamListener.DISCARDING;
+    l.onError(error);
+  }
+
   /** The call is over here: no more signals, nothing held. */
   private void end() {
     done = true;
@@ -528,6 +665,10 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
     }
     if (deframer != null) {
       deframer.close();
+    }
+    if (held != null) {
+      held.release();
+      held = null;
     }
   }
 
