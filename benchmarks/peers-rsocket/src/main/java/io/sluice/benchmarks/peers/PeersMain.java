@@ -9,8 +9,11 @@ public final class PeersMain {
   private PeersMain() {}
 
   public static void main(String[] argv) throws Exception {
+    if (argv.length > 0 && argv[0].equals("scale-server")) { // ./sluice bench --scale --impl rsocket-java
+      System.exit(RSocketScaleServer.run(argv));
+    }
     if (argv.length == 0 || !(argv[0].equals("server") || argv[0].equals("client"))) {
-      System.err.println("usage: java -jar peers-rsocket.jar server|client --impl rsocket-java|rsocket-java-ws|spring-rsocket ...");
+      System.err.println("usage: java -jar peers-rsocket.jar server|client|scale-server --impl rsocket-java|rsocket-java-ws|spring-rsocket ...");
       System.exit(2);
     }
     int code = ChildMain.run(argv, PeersMain::impl);
