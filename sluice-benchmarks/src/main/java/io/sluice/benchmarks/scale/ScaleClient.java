@@ -33,8 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code SCALE_OPENED connections=.. streams=.. failed_connections=..}. One timer on the loop
  * ({@link #TICK_MILLIS}) visits the streams round-robin through a {@link Pacer}, each sending R
  * messages per second of 8 bytes: its {@code System.nanoTime()}. {@code MARK} / {@code REPORT}
- * answer {@code SCALE_CLIENT sent=.. skipped=.. failed_streams=..} (sent since MARK; skipped: due
- * sends a stream without credit had to miss; failed: every stream that ended, ever).
+ * answer {@code SCALE_CLIENT sent=.. skipped=.. failed_streams=.. cpu_ns=..} (sent and CPU time since
+ * MARK; skipped: due sends a stream without credit had to miss; failed: every stream that ended,
+ * ever).
  */
 public final class ScaleClient {
   private ScaleClient() {}
@@ -130,6 +131,9 @@ public final class ScaleClient {
     AtomicInteger failedConnections = new AtomicInteger();
     long sentMark = 0;
     long skippedMark = 0;
+    long cpuMark = 0;
+    java.lang.management.OperatingSystemMXBean os =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
     String line;
@@ -171,13 +175,21 @@ public final class ScaleClient {
       } else if (line.equals("MARK")) {
         sentMark = sent.sum();
         skippedMark = skipped.sum();
+        cpuMark = cpuNanos(os);
       } else if (line.equals("REPORT")) {
         print(out, "SCALE_CLIENT sent=" + (sent.sum() - sentMark) + " skipped="
-            + (skipped.sum() - skippedMark) + " failed_streams=" + failed.sum());
+            + (skipped.sum() - skippedMark) + " failed_streams=" + failed.sum()
+            + " cpu_ns=" + (cpuNanos(os) - cpuMark));
       }
     }
     loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     return 0;
+  }
+
+  private static long cpuNanos(java.lang.management.OperatingSystemMXBean os) {
+    return os instanceof com.sun.management.OperatingSystemMXBean
+        ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime()
+        : -1;
   }
 
   private static ByteBuf stamp(Requester requester) {

@@ -77,10 +77,8 @@ final class ScaleRun {
               Integer.parseInt(ScaleLine.fields(opened).get("connections")), streams, report, heap,
               sent);
           lines.add(line);
-          out.println(line.step(i + 1, steps.size()) + " client_sent_per_sec="
-              + Math.round(Long.parseLong(ScaleLine.fields(sent).get("sent"))
-                  / (Long.parseLong(ScaleLine.fields(report).get("wall_ns")) / 1e9))
-              + " client_skipped=" + ScaleLine.fields(sent).get("skipped"));
+          out.println(line.step(i + 1, steps.size()) + clientFigures(sent, report) + " load1="
+              + loadAverage());
           out.flush();
         }
         if (heapHisto) {
@@ -91,6 +89,29 @@ final class ScaleRun {
       }
     }
     return lines;
+  }
+
+  /**
+   * What the client did in the window ({@code client_sent_per_sec}, {@code client_cpu_pct}, {@code
+   * client_skipped}): a client near 100 % CPU, or sending less than asked, limits the run.
+   */
+  static String clientFigures(String client, String report) {
+    java.util.Map<String, String> c = ScaleLine.fields(client);
+    double seconds = Long.parseLong(ScaleLine.fields(report).get("wall_ns")) / 1e9;
+    long cpu = Long.parseLong(c.getOrDefault("cpu_ns", "-1"));
+    return String.format(java.util.Locale.ROOT,
+        " client_sent_per_sec=%.0f client_cpu_pct=%.1f client_skipped=%s",
+        Long.parseLong(c.get("sent")) / seconds, cpu < 0 ? Double.NaN : cpu / 1e7 / seconds,
+        c.get("skipped"));
+  }
+
+  /** The 1-minute load average (how busy the shared machine was), or "?". */
+  static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ")[0];
+    } catch (IOException | RuntimeException e) {
+      return "?";
+    }
   }
 
   /** Fails clearly when this process (and so its children) may not open enough sockets. */

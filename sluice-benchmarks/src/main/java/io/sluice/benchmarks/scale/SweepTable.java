@@ -9,7 +9,8 @@ import java.util.Map;
  * The table of {@code --scale-sweep}: one row per step of every run, keyed by streams per
  * connection, with the per-unit costs derived from the rows: heap and RSS per idle connection
  * (the streams-per-connection 0 run against its own first step), heap per live stream (a run with
- * streams against the idle run at the same connections), CPU and allocation per message.
+ * streams against the idle run at the same connections, interpolated between its steps), CPU and
+ * allocation per message.
  */
 final class SweepTable {
   private SweepTable() {}
@@ -37,9 +38,9 @@ final class SweepTable {
           perConn = fmt((l.heapAfterGcMb() - base.heapAfterGcMb()) * 1024 / dc, "%.2f");
           rssPerConn = fmt((l.rssMb() - base.rssMb()) * 1024 / dc, "%.1f");
         }
-        ScaleLine same = s == 0 || idle == null ? null : at(idle, l.connections());
-        if (same != null && l.streams() > 0) {
-          perStream = fmt((l.heapAfterGcMb() - same.heapAfterGcMb()) * 1048576 / l.streams(), "%.0f");
+        double idleHeap = s == 0 || idle == null ? Double.NaN : idleHeapMb(idle, l.connections());
+        if (!Double.isNaN(idleHeap) && l.streams() > 0) {
+          perStream = fmt((l.heapAfterGcMb() - idleHeap) * 1048576 / l.streams(), "%.0f");
         }
         out.add(String.format(Locale.ROOT,
             "| %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %d |",
@@ -51,13 +52,23 @@ final class SweepTable {
     return out;
   }
 
-  private static ScaleLine at(List<ScaleLine> lines, int connections) {
-    for (ScaleLine l : lines) {
-      if (l.connections() == connections) {
-        return l;
+  /**
+   * The idle run's heap after GC at {@code connections}: its own step there, or the straight line
+   * between the steps either side; NaN outside its range.
+   */
+  static double idleHeapMb(List<ScaleLine> idle, int connections) {
+    for (int i = 0; i < idle.size(); i++) {
+      ScaleLine b = idle.get(i);
+      if (b.connections() == connections) {
+        return b.heapAfterGcMb();
+      }
+      if (i > 0 && b.connections() > connections && idle.get(i - 1).connections() < connections) {
+        ScaleLine a = idle.get(i - 1);
+        double f = (double) (connections - a.connections()) / (b.connections() - a.connections());
+        return a.heapAfterGcMb() + f * (b.heapAfterGcMb() - a.heapAfterGcMb());
       }
     }
-    return null;
+    return Double.NaN;
   }
 
   private static String fmt(double v, String format) {

@@ -47,4 +47,11 @@ class ScaleLineTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no msgs=");
   }
+
+  @Test
+  void clientFiguresPerSecondOfTheWindow() {
+    assertThat(ScaleRun.clientFigures(CLIENT + " cpu_ns=1000000000", REPORT))
+        .isEqualTo(" client_sent_per_sec=100000 client_cpu_pct=50.0 client_skipped=0");
+    assertThat(ScaleRun.clientFigures(CLIENT, REPORT)).contains("client_cpu_pct=NaN");
+  }
 }

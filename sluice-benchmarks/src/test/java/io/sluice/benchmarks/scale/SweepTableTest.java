@@ -28,4 +28,13 @@ class SweepTableTest {
     assertThat(rows.get(4)).isEqualTo(
         "| 10 | 1001 | 10010 | 1000 | 10.0 | 30.0 | 150.0 |  |  | 1048 | 2.00 | 64 | 2.00 | 0 |");
   }
+
+  @Test
+  void idleHeapBetweenStepsIsInterpolated() {
+    List<ScaleLine> idle = List.of(line(1000, 0, 14, 0, 0, 0, 0), line(2000, 0, 24, 0, 0, 0, 0));
+    assertThat(SweepTable.idleHeapMb(idle, 1000)).isEqualTo(14.0);
+    assertThat(SweepTable.idleHeapMb(idle, 1500)).isEqualTo(19.0);
+    assertThat(SweepTable.idleHeapMb(idle, 3000)).isNaN();
+    assertThat(SweepTable.idleHeapMb(idle, 10)).isNaN();
+  }
 }
