@@ -75,6 +75,9 @@ if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; the
 fi
 
 cp="$bench/target/classes:$(cat "$bench/target/classpath.txt")"
+# --scale holds a socket per connection in each child: the soft open-file limit up to the hard one
+# (the run says what to raise when even that is too low).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 cd "$root"
 # java.lang opened for --vt-costs (EventLoopThreads in this JVM); harmless otherwise.
 # shellcheck disable=SC2086

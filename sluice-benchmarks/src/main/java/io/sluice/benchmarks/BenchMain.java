@@ -15,6 +15,7 @@ import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
 import io.sluice.benchmarks.rpc.RpcImpl;
+import io.sluice.benchmarks.scale.ScaleBench;
 import io.sluice.benchmarks.sluice.BenchTransports;
 import io.sluice.benchmarks.sluice.SluiceImpl;
 import java.io.IOException;
@@ -186,6 +187,9 @@ public final class BenchMain {
       if (Arrays.asList(argv).contains("--help")) {
         out.println(USAGE);
         return 0;
+      }
+      if (ScaleBench.handles(argv)) { // --scale, --scale-sweep and their children: own classes
+        return ScaleBench.run(argv, from, out);
       }
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
       if (a.flag("vt-costs")) {

@@ -3,6 +3,7 @@ package io.sluice.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.scale.ScaleBench;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -134,6 +135,7 @@ class BenchMainTest {
     }
     Set<String> accepted = new TreeSet<>(BenchMain.OPTIONS);
     accepted.addAll(BenchMain.FLAGS);
+    accepted.addAll(ScaleBench.optionNames());
     accepted.add("help");
     assertThat(listed).isEqualTo(accepted);
 

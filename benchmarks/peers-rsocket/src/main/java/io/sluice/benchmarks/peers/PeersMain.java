@@ -19,9 +19,12 @@ public final class PeersMain {
     if (argv.length > 0 && argv[0].equals("balancer-client")) {
       System.exit(BalancerChild.client(argv, new RSocketJavaBalancer()));
     }
+    if (argv.length > 0 && argv[0].equals("scale-server")) { // ./sluice bench --scale --impl rsocket-java
+      System.exit(RSocketScaleServer.run(argv));
+    }
     if (argv.length == 0 || !(argv[0].equals("server") || argv[0].equals("client"))) {
       System.err.println("usage: java -jar peers-rsocket.jar server|client --impl rsocket-java|rsocket-java-ws|spring-rsocket ..."
-          + " | balancer-server|balancer-client ...");
+          + " | balancer-server|balancer-client ... | scale-server ...");
       System.exit(2);
     }
     int code = ChildMain.run(argv, PeersMain::impl);
