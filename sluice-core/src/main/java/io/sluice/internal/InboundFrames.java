@@ -33,12 +33,16 @@ final class InboundFrames {
   private final StreamTable streams;
   private final KeepAlive keepAlive;
   // Per-second frame counts (see ConnectionOptions) and the bytes held by reassembly.
-  private final RateBudget keepAliveBudget;
-  private final RateBudget metadataPushBudget;
-  private final RateBudget requestNBudget;
-  private final RateBudget cancelBudget;
-  private final RateBudget streamErrorBudget;
-  private final RateBudget ignoredBudget;
+  // The per-second budgets of docs/limits.md, one per kind of frame, each made when its first
+  // frame comes: an idle connection holds only the keepalive's (the six were 192 B of the ~3 KiB
+  // an idle server connection holds).
+  private static final int KEEPALIVES = 0;
+  private static final int METADATA_PUSHES = 1;
+  private static final int REQUEST_NS = 2;
+  private static final int CANCELS = 3;
+  private static final int STREAM_ERRORS = 4;
+  private static final int IGNORED = 5;
+  private final RateBudget[] budgets = new RateBudget[6];
   private long reassemblyBytes;
   /**
    * Told of every request the peer starts here, or null (then a null check is all it costs); set
@@ -52,12 +56,6 @@ final class InboundFrames {
     this.streams = conn.streams;
     this.keepAlive = conn.keepAlive;
     ConnectionOptions options = conn.options;
-    this.keepAliveBudget = new RateBudget(options.maxKeepAlivesPerSecond(), conn.ticker);
-    this.metadataPushBudget = new RateBudget(options.maxMetadataPushesPerSecond(), conn.ticker);
-    this.requestNBudget = new RateBudget(options.maxRequestNPerSecond(), conn.ticker);
-    this.cancelBudget = new RateBudget(options.maxCancelsPerSecond(), conn.ticker);
-    this.streamErrorBudget = new RateBudget(options.maxStreamErrorsPerSecond(), conn.ticker);
-    this.ignoredBudget = new RateBudget(options.maxIgnoredFramesPerSecond(), conn.ticker);
     this.stats = options.requestStats();
   }
 
@@ -104,7 +102,7 @@ final class InboundFrames {
     int type = Frames.type(frame);
     switch (type) {
       case FrameType.KEEPALIVE:
-        if (overBudget(keepAliveBudget, "KEEPALIVE frames")) {
+        if (overBudget(KEEPALIVES, "KEEPALIVE frames")) {
           return;
         }
         if (Frames.keepAliveData(frame).readableBytes() > conn.options.maxKeepAliveDataSize()) {
@@ -128,7 +126,7 @@ final class InboundFrames {
         return;
       case FrameType.METADATA_PUSH:
         {
-          if (overBudget(metadataPushBudget, "METADATA_PUSH frames")) {
+          if (overBudget(METADATA_PUSHES, "METADATA_PUSH frames")) {
             return;
           }
           // With or without the M flag (some clients leave it off; rsocket-java reads it anyway).
@@ -216,7 +214,7 @@ final class InboundFrames {
         return;
       case FrameType.REQUEST_N:
         {
-          if (overBudget(requestNBudget, "REQUEST_N frames")) {
+          if (overBudget(REQUEST_NS, "REQUEST_N frames")) {
             return;
           }
           int n = Frames.requestN(frame);
@@ -230,14 +228,14 @@ final class InboundFrames {
           return;
         }
       case FrameType.CANCEL:
-        if (overBudget(cancelBudget, "CANCEL frames")) {
+        if (overBudget(CANCELS, "CANCEL frames")) {
           return;
         }
         onCancelFrame(s);
         return;
       case FrameType.ERROR:
         {
-          if (overBudget(streamErrorBudget, "stream ERROR frames")) {
+          if (overBudget(STREAM_ERRORS, "stream ERROR frames")) {
             return;
           }
           int code = Frames.errorCode(frame);
@@ -577,7 +575,11 @@ final class InboundFrames {
    * Counts one frame of a rate-limited kind; on a breach sends ERROR[CONNECTION_ERROR], closes,
    * and returns true (the caller drops the frame).
    */
-  private boolean overBudget(RateBudget budget, String what) {
+  private boolean overBudget(int kind, String what) {
+    RateBudget budget = budgets[kind];
+    if (budget == null) {
+      budget = budgets[kind] = new RateBudget(limit(kind), conn.ticker);
+    }
     if (budget.take()) {
       return false;
     }
@@ -588,12 +590,30 @@ final class InboundFrames {
     return true;
   }
 
+  private int limit(int kind) {
+    ConnectionOptions o = conn.options;
+    switch (kind) {
+      case KEEPALIVES:
+        return o.maxKeepAlivesPerSecond();
+      case METADATA_PUSHES:
+        return o.maxMetadataPushesPerSecond();
+      case REQUEST_NS:
+        return o.maxRequestNPerSecond();
+      case CANCELS:
+        return o.maxCancelsPerSecond();
+      case STREAM_ERRORS:
+        return o.maxStreamErrorsPerSecond();
+      default:
+        return o.maxIgnoredFramesPerSecond();
+    }
+  }
+
   /**
    * Counts a frame the spec lets us ignore, or one that broke a stream-level rule: harmless one by
    * one, but a peer sending floods of them is cut off.
    */
   private void countIgnored() {
-    overBudget(ignoredBudget, "ignored or invalid frames");
+    overBudget(IGNORED, "ignored or invalid frames");
   }
 
   /** Reassembly gave back {@code bytes} (message complete or dropped). */
