@@ -32,9 +32,10 @@ public final class ProtoMessages {
   private ProtoMessages() {}
 
   /**
-   * Messages up to this size are serialized into a new array wrapped as an unpooled buffer:
-   * allocating a small array is cheaper than a pooled buffer, whose array access checks the
-   * pool chunk's shared reference count on every message.
+   * Messages up to this size are serialized into a new array wrapped as an unpooled buffer
+   * (allocating a small array is cheaper than a pooled buffer, whose array access checks the pool
+   * chunk's shared reference count on every message), and parsed by this thread's reusable
+   * decoder ({@link ProtoCodecs}), whose array holds the whole message.
    */
   static final int SMALL_MESSAGE = 4096;
 
@@ -54,7 +55,7 @@ public final class ProtoMessages {
         m.writeTo(out);
         out.checkNoSpaceLeft();
       } catch (IOException | RuntimeException e) {
-        throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode " + e), e);
+        throw cannotEncode(e);
       }
       return Unpooled.wrappedBuffer(bytes);
     }
@@ -73,8 +74,12 @@ public final class ProtoMessages {
       return buf;
     } catch (IOException | RuntimeException e) {
       buf.release();
-      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode " + e), e);
+      throw cannotEncode(e);
     }
+  }
+
+  static StatusException cannotEncode(Exception e) {
+    return new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode " + e), e);
   }
 
   /** The first message of a call: call metadata plus the request. */
@@ -106,9 +111,10 @@ public final class ProtoMessages {
   /**
    * Parses the data of {@code message} and releases the message.
    *
-   * <p>Heap data is parsed in place. Other data (direct, composite) is copied once into a new
-   * array that the parsed message may alias for its {@code bytes} fields, so the bytes are copied
-   * only once and no NIO view is made.
+   * <p>Messages up to 4 KiB are read from the data (a direct frame at its address) by this
+   * thread's reusable decoder ({@link ProtoCodecs}): no copy of the frame, no decoder object. Larger
+   * ones, and any on a virtual thread: heap data is parsed in place; direct or composite data is
+   * copied once into a new array that the parsed message may alias for its {@code bytes} fields.
    *
    * @throws StatusException INTERNAL when the bytes are not a valid message of the type
    */
@@ -123,23 +129,23 @@ public final class ProtoMessages {
   private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
 
   /**
-   * Copies the readable bytes of {@code data} into {@code copy}. Direct memory (a frame's data is a
-   * slice of the transport's read buffer) is read at its address: the buffer API would check the
-   * indexes and reference count at every level of slice and pool chunk, which costs more than the
-   * copy itself for a message of a few dozen bytes.
+   * Copies {@code len} bytes of {@code data} from {@code index} into {@code dst} at {@code off}.
+   * Direct memory (a frame's data is a slice of the transport's read buffer) is read at its
+   * address: the buffer API would check the indexes and reference count at every level of slice and
+   * pool chunk, which costs more than the copy itself for a message of a few dozen bytes.
    */
-  private static void copyOut(ByteBuf data, byte[] copy, int len) {
+  static void copyOut(ByteBuf data, int index, byte[] dst, int off, int len) {
     if (UNSAFE && data.hasMemoryAddress()) {
-      long address = data.memoryAddress() + data.readerIndex();
+      long address = data.memoryAddress() + index;
       if (len <= 32) {
         for (int i = 0; i < len; i++) {
-          copy[i] = PlatformDependent.getByte(address + i);
+          dst[off + i] = PlatformDependent.getByte(address + i);
         }
       } else {
-        PlatformDependent.copyMemory(address, copy, 0, len);
+        PlatformDependent.copyMemory(address, dst, off, len);
       }
     } else {
-      data.getBytes(data.readerIndex(), copy);
+      data.getBytes(index, dst, off, len);
     }
   }
 
@@ -150,13 +156,16 @@ public final class ProtoMessages {
    */
   public static <T> T parse(Parser<T> parser, ByteBuf data) {
     int len = data.readableBytes();
+    if (len <= SMALL_MESSAGE && ProtoCodecs.keepsDecoder()) {
+      return ProtoCodecs.parseSmall(parser, data, len);
+    }
     CodedInputStream in;
     if (data.hasArray()) {
       // The array belongs to the buffer, which is released after parsing: no aliasing.
       in = CodedInputStream.newInstance(data.array(), data.arrayOffset() + data.readerIndex(), len);
     } else {
       byte[] copy = new byte[len];
-      copyOut(data, copy, len);
+      copyOut(data, data.readerIndex(), copy, 0, len);
       // Wrapped as an immutable ByteString, so that bytes fields really alias the copy.
       in = UnsafeByteOperations.unsafeWrap(copy).newCodedInput();
       in.enableAliasing(true);
@@ -166,7 +175,11 @@ public final class ProtoMessages {
       in.checkLastTagWas(0);
       return value;
     } catch (InvalidProtocolBufferException e) {
-      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
+      throw cannotParse(e);
     }
+  }
+
+  static StatusException cannotParse(InvalidProtocolBufferException e) {
+    return new StatusException(Status.of(Status.Code.INTERNAL, "cannot parse message: " + e.getMessage()), e);
   }
 }
