@@ -27,9 +27,7 @@ final class Lease {
 
   private final SluiceConnection conn;
   /** Leasing was asked for in SETUP: by our options (client) or by the client's SETUP (server). */
-  boolean enabled;
-  /** {@link #enabled} for other threads. */
-  private volatile boolean leasing;
+  private volatile boolean enabled; // volatile: availability() reads it from any thread
 
   // What the peer granted us; written on the loop, read from any thread by availability().
   /** Requests of the peer's last LEASE; -1 before the first. */
@@ -55,7 +53,6 @@ final class Lease {
    */
   void startGrants() {
     enabled = true;
-    leasing = true;
     LeasePolicy p = conn.options.leasePolicy();
     try {
       conn.in.stats = RequestStatsTap.combine(conn.options.requestStats(), p.requestStats());
@@ -114,7 +111,7 @@ final class Lease {
     if (!conn.isOpen()) {
       return 0;
     }
-    if (!leasing) {
+    if (!enabled) {
       return 1;
     }
     int of = granted;
