@@ -307,13 +307,27 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void cancel() {
+    StreamHandle h = endByCaller(true);
+    if (h != null) {
+      h.cancel();
+    }
+  }
+
+  /**
+   * The caller ends the call (cancel or error): no attempt follows, the request is released, and
+   * the current attempt ends (or the wait for a server does). Returns the current attempt's handle
+   * for the caller's signal, or null (none yet, or the call had already ended).
+   */
+  private StreamHandle endByCaller(boolean cancel) {
     Attempt a;
     StreamHandle h;
     synchronized (this) {
       if (done) {
-        return;
+        return null;
       }
-      canceled = true;
+      if (cancel) {
+        canceled = true;
+      }
       done = true;
       releaseRequest();
       a = current;
@@ -324,9 +338,7 @@ final class BalancedCall implements StreamHandle {
     } else {
       balancer.unpark(this);
     }
-    if (h != null) {
-      h.cancel();
-    }
+    return h;
   }
 
   @Override
@@ -362,22 +374,7 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void error(Throwable cause) {
-    Attempt a;
-    StreamHandle h;
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-      done = true;
-      releaseRequest();
-      a = current;
-      h = a != null ? a.handle : null;
-    }
-    if (a != null) {
-      a.end();
-    } else {
-      balancer.unpark(this);
-    }
+    StreamHandle h = endByCaller(false);
     if (h != null) {
       h.error(cause);
     }
