@@ -107,16 +107,21 @@ public final class Connections {
     Objects.requireNonNull(transport, "transport");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(acceptor, "acceptor");
-    return transport.bind(
-        (DuplexTransport t) -> {
-          try {
-            SluiceConnection.server(t, options, acceptor);
-          } catch (RuntimeException e) {
-            // A transport the engine cannot use (one that breaks the SPI): closed, not left open
-            // with nobody reading it while its peer waits.
-            logger.warn("cannot serve a connection over {}; closing it", t, e);
-            t.close();
-          }
-        });
+    return transport.bind((DuplexTransport t) -> serveOne(t, options, acceptor));
+  }
+
+  /**
+   * Serves one accepted connection, on its event loop; null if the engine cannot use its transport
+   * (one that breaks the SPI), which is then closed, not left open with nobody reading it while its
+   * peer waits.
+   */
+  static SluiceConnection serveOne(DuplexTransport t, ConnectionOptions options, Acceptor acceptor) {
+    try {
+      return SluiceConnection.server(t, options, acceptor);
+    } catch (RuntimeException e) {
+      logger.warn("cannot serve a connection over {}; closing it", t, e);
+      t.close();
+      return null;
+    }
   }
 }

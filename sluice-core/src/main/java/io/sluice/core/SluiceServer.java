@@ -1,7 +1,5 @@
 package io.sluice.core;
 
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.Acceptor;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.DuplexTransport;
@@ -23,8 +21,6 @@ import java.util.concurrent.CompletableFuture;
  * {@link #stop} may complete on a connection's event loop.
  */
 public final class SluiceServer implements ServerTransport.Bound {
-  private static final InternalLogger logger = InternalLoggerFactory.getInstance(SluiceServer.class);
-
   private final ConnectionOptions options;
   private final Acceptor acceptor;
   /** Live connections; guarded by itself, with {@link #stopping} and {@link #grace}. */
@@ -45,13 +41,8 @@ public final class SluiceServer implements ServerTransport.Bound {
 
   /** An accepted connection, on its event loop. */
   void onConnection(DuplexTransport t) {
-    SluiceConnection c;
-    try {
-      c = SluiceConnection.server(t, options, acceptor);
-    } catch (RuntimeException e) {
-      // A transport the engine cannot use (one that breaks the SPI): closed, not left open.
-      logger.warn("cannot serve a connection over {}; closing it", t, e);
-      t.close();
+    SluiceConnection c = Connections.serveOne(t, options, acceptor);
+    if (c == null) {
       return;
     }
     Duration drainNow;
