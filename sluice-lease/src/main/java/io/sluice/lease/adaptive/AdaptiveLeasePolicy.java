@@ -10,7 +10,6 @@ import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
@@ -45,9 +44,14 @@ import java.util.function.ToIntFunction;
  * first, from {@link Builder#shedFrom shedFrom} of the limit; rank 0 is always admitted while the
  * lease covers it.
  *
+ * <p><b>One tick per policy</b>: a single timer, every sample window (at most every half ttl),
+ * moves the limit once and looks at every connection with the result; it runs on the event loop of
+ * one of the policy's connections, moves to another when that one closes, and stops when the last
+ * one closes (see {@code LeaseTick}). The connections are granted on their own event loops.
+ *
  * <p>Thread-safe: one instance serves every connection of a server. Per request it updates a few
- * striped counters (no lock, no clock read); the limit moves on the connections' ticks, one thread
- * at a time. It keeps no per-connection collection: a closed connection leaves nothing behind.
+ * striped counters (no lock, no clock read); the limit moves on the tick, one thread at a time. It
+ * keeps the set of connections its tick visits; a closed connection leaves it.
  */
 public final class AdaptiveLeasePolicy implements LeasePolicy {
   /** The latency assumed before the first measurement, for the first grants. */
@@ -65,8 +69,8 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
 
   private final LoadMeter meter;
   private final AtomicInteger connections = new AtomicInteger();
-  private final AtomicBoolean updating = new AtomicBoolean();
-  private final GradientLimit gradient; // guarded by updating
+  private final LeaseTick tick;
+  private final GradientLimit gradient; // on the tick only
   private volatile long windowStart;
   private volatile double limit;
   private volatile long latencyNanos;
@@ -89,6 +93,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
         new GradientLimit(b.initialLimit, b.minLimit, b.maxLimit, b.tolerance, b.smoothing, baselineWindows);
     this.limit = gradient.limit();
     this.windowStart = ticker.getAsLong();
+    this.tick = new LeaseTick(this, tickNanos());
     this.config =
         "AdaptiveLeasePolicy(ttl=" + ttl + ", limit=" + b.initialLimit + " in [" + b.minLimit + ", "
             + b.maxLimit + "], sampleWindow=" + b.sampleWindow + ", minSamples=" + b.minSamples
@@ -113,7 +118,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     connections.incrementAndGet();
     LeasedConnection c = new LeasedConnection(this, grants);
     try {
-      c.start();
+      tick.join(c);
     } catch (RuntimeException | Error e) {
       c.close();
       throw e;
@@ -136,7 +141,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     return config;
   }
 
-  // ---- for LeasedConnection
+  // ---- for LeasedConnection and LeaseTick
 
   long now() {
     return ticker.getAsLong();
@@ -150,7 +155,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     return ttlNanos / 2;
   }
 
-  /** How often each connection looks at the limit: a sample window, at most half the ttl. */
+  /** How often the tick runs: a sample window, at most half the ttl. */
   long tickNanos() {
     return Math.max(1, Math.min(sampleWindowNanos, ttlNanos / 2));
   }
@@ -159,37 +164,33 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     return regrantChange;
   }
 
-  void detach() {
+  void detach(LeasedConnection c) {
     connections.decrementAndGet();
+    tick.leave(c);
   }
 
-  /** Closes the sample window and moves the limit, if a window is due and no one else is at it. */
+  /** The tick, for tests. */
+  LeaseTick tick() {
+    return tick;
+  }
+
+  /** Closes the sample window and moves the limit, if a window is due. On the tick only. */
   void maybeUpdate(long now) {
-    if (now - windowStart < sampleWindowNanos || meter.samples() < minSamples) {
+    long start = windowStart;
+    if (now - start < sampleWindowNanos || meter.samples() < minSamples) {
       return;
     }
-    if (!updating.compareAndSet(false, true)) {
+    LoadMeter.Window w = meter.drain();
+    windowStart = now;
+    if (w.count() == 0) {
       return;
     }
-    try {
-      long start = windowStart;
-      if (now - start < sampleWindowNanos) {
-        return; // another tick closed it meanwhile
-      }
-      LoadMeter.Window w = meter.drain();
-      windowStart = now;
-      if (w.count() == 0) {
-        return;
-      }
-      // Calls in flight on average over the window (Little's law over the latencies it saw),
-      // or now, whichever is more.
-      double concurrency = Math.max((double) meter.inFlight(), (double) w.sumNanos() / (now - start));
-      limit = gradient.update(w.meanNanos(), concurrency);
-      latencyNanos = Math.round(gradient.recentNanos());
-      noLoadNanos = gradient.noLoadNanos();
-    } finally {
-      updating.set(false);
-    }
+    // Calls in flight on average over the window (Little's law over the latencies it saw),
+    // or now, whichever is more.
+    double concurrency = Math.max((double) meter.inFlight(), (double) w.sumNanos() / (now - start));
+    limit = gradient.update(w.meanNanos(), concurrency);
+    latencyNanos = Math.round(gradient.recentNanos());
+    noLoadNanos = gradient.noLoadNanos();
   }
 
   /** Each connection's share of the limit per ttl at the recent latency; at least 1. */

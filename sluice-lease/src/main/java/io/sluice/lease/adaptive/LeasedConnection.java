@@ -3,20 +3,22 @@ package io.sluice.lease.adaptive;
 import io.sluice.Message;
 import io.sluice.lease.ConnectionLease;
 import io.sluice.lease.LeaseGrants;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * One connection's lease under an {@link AdaptiveLeasePolicy}: grants at once, then looks again
- * every tick on the connection's own scheduler and grants anew when the grant is half way through
- * its time to live, when its share moved by more than the policy's re-grant change, or when the
- * admitted rank changed. Its fields are touched on the connection's event loop only (the ticks,
- * {@link #admit} and {@link #close} run there), except {@code closed}, which is volatile.
+ * One connection's lease under an {@link AdaptiveLeasePolicy}: granted at once when it joins the
+ * policy's {@link LeaseTick}, then looked at on every tick and granted anew when its grant is half
+ * way through its time to live, when its share moved by more than the policy's re-grant change, or
+ * when the admitted rank changed.
+ *
+ * <p>Threads: the record of the last grant ({@code grantedAt}, {@code grantedRequests}, {@code
+ * grantedRank}) is written under the tick's lock before the connection joins the tick's set (which
+ * publishes it), then by ticks only, one at a time. {@link #send}, {@link #admit} and {@link
+ * #close} run on the connection's event loop; {@code closed} is volatile.
  */
-final class LeasedConnection implements ConnectionLease, Runnable {
+final class LeasedConnection implements ConnectionLease {
   private final AdaptiveLeasePolicy policy;
   private final LeaseGrants grants;
-  private ScheduledFuture<?> timer;
   private long grantedAt;
   private int grantedRequests;
   private int grantedRank;
@@ -27,35 +29,45 @@ final class LeasedConnection implements ConnectionLease, Runnable {
     this.grants = grants;
   }
 
-  /** The first grant, then the ticks. */
-  void start() {
-    grant(policy.now(), policy.requestsPerConnection(), policy.admittedMaxRank());
-    long tick = policy.tickNanos();
-    timer = grants.scheduler().scheduleAtFixedRate(this, tick, tick, TimeUnit.NANOSECONDS);
+  /** The connection's event loop: where its grants are made, and where the tick may run. */
+  ScheduledExecutorService scheduler() {
+    return grants.scheduler();
   }
 
-  /** A tick. */
-  @Override
-  public void run() {
-    if (closed || !grants.isOpen()) {
-      return;
+  /** Neither closed nor closing. Any thread. */
+  boolean isOpen() {
+    return !closed && grants.isOpen();
+  }
+
+  /** Records a grant about to be sent, as made at {@code at} (a tick's time). */
+  void granted(long at, int requests, int rank) {
+    grantedAt = at;
+    grantedRequests = requests;
+    grantedRank = rank;
+  }
+
+  /**
+   * At a tick: whether the connection is due a new grant of {@code requests} and {@code rank} now
+   * (renewal, a moved share, a changed rank); if so, records it as granted. On the tick only.
+   */
+  boolean due(long now, int requests, int rank) {
+    if (!isOpen()) {
+      return false;
     }
-    long now = policy.now();
-    policy.maybeUpdate(now);
-    int requests = policy.requestsPerConnection();
-    int rank = policy.admittedMaxRank();
     if (now - grantedAt >= policy.renewNanos()
         || rank != grantedRank
         || Math.abs((double) requests - grantedRequests) > grantedRequests * policy.regrantChange()) {
-      grant(now, requests, rank);
+      granted(now, requests, rank);
+      return true;
     }
+    return false;
   }
 
-  private void grant(long now, int requests, int rank) {
-    grantedAt = now;
-    grantedRequests = requests;
-    grantedRank = rank;
-    grants.grant(policy.ttl(), requests, rank);
+  /** Sends a grant. On the connection's event loop. */
+  void send(int requests, int rank) {
+    if (!closed) {
+      grants.grant(policy.ttl(), requests, rank);
+    }
   }
 
   @Override
@@ -69,9 +81,6 @@ final class LeasedConnection implements ConnectionLease, Runnable {
       return;
     }
     closed = true;
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    policy.detach();
+    policy.detach(this);
   }
 }

@@ -33,7 +33,7 @@ class AdaptiveLeasePolicyTest {
   /**
    * One sample window: brings the calls in flight to {@code inFlight} (as calls that stay open),
    * records {@code samples} quick calls that answered after {@code latencyNanos}, then lets a
-   * window pass so that the connections' ticks move the limit.
+   * window pass so that the policy's tick moves the limit.
    */
   private void window(AdaptiveLeasePolicy policy, long inFlight, int samples, long latencyNanos) {
     RequestStats stats = policy.requestStats();

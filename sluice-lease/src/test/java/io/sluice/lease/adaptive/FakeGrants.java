@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link LeaseGrants} that records every grant, on a scheduler that runs its timers only when
- * the test moves the shared clock ({@link Clock#advance}). Single-threaded: the test's thread is
- * the connection's "event loop".
+ * the test moves the shared clock ({@link Clock#advance}). Each has a scheduler of its own unless
+ * made on a shared one ({@link #FakeGrants(FakeScheduler)}: connections on one event loop).
+ * Single-threaded: the test's thread is every connection's "event loop".
  */
 final class FakeGrants implements LeaseGrants {
   record Grant(Duration ttl, int requests, int maxRank) {}
@@ -27,6 +29,11 @@ final class FakeGrants implements LeaseGrants {
 
     long now() {
       return nanos.get();
+    }
+
+    /** Timers not canceled, on every scheduler of this clock. */
+    long liveTimers() {
+      return schedulers.stream().mapToLong(FakeScheduler::live).sum();
     }
 
     /** Moves time forward in steps, running each timer as it falls due, in time order. */
@@ -56,16 +63,24 @@ final class FakeGrants implements LeaseGrants {
   final List<Grant> grants = new ArrayList<>();
   final FakeScheduler scheduler;
   boolean open = true;
+  /** Every grant throws (an engine that fails), after the test sets it. */
+  boolean failing;
 
   FakeGrants(Clock clock) {
-    this.scheduler = new FakeScheduler(clock);
-    clock.schedulers.add(scheduler);
+    this(new FakeScheduler(clock));
+  }
+
+  FakeGrants(FakeScheduler scheduler) {
+    this.scheduler = scheduler;
   }
 
   @Override
   public void grant(Duration ttl, int requests, int maxRank) {
     if (ttl.isNegative() || ttl.isZero() || requests < 0 || maxRank < 0) {
       throw new IllegalArgumentException("bad grant " + ttl + " " + requests + " " + maxRank);
+    }
+    if (failing) {
+      throw new IllegalStateException("failing on purpose");
     }
     grants.add(new Grant(ttl, requests, maxRank));
   }
@@ -140,13 +155,22 @@ final class FakeGrants implements LeaseGrants {
     }
   }
 
-  /** Only fixed-rate timers and execute; the rest is not what a lease policy needs. */
+  /**
+   * Only fixed-rate timers and execute (which runs the task at once and counts it); the rest is
+   * not what a lease policy needs. Once {@link #shutDown} is set it refuses both, as a loop that
+   * shut down does.
+   */
   static final class FakeScheduler extends AbstractExecutorService implements ScheduledExecutorService {
     final Clock clock;
     final List<Timer> timers = new ArrayList<>();
+    /** Tasks run through {@link #execute}. */
+    int executed;
+    boolean shutDown;
 
+    /** A scheduler whose timers {@code clock} runs. */
     FakeScheduler(Clock clock) {
       this.clock = clock;
+      clock.schedulers.add(this);
     }
 
     /** Timers not canceled. */
@@ -159,6 +183,9 @@ final class FakeGrants implements LeaseGrants {
         Runnable command, long initialDelay, long period, TimeUnit unit) {
       if (period <= 0) {
         throw new IllegalArgumentException("period " + period);
+      }
+      if (shutDown) {
+        throw new RejectedExecutionException("shut down");
       }
       Timer t = new Timer(command, clock.now() + unit.toNanos(initialDelay), unit.toNanos(period));
       timers.add(t);
@@ -183,6 +210,10 @@ final class FakeGrants implements LeaseGrants {
 
     @Override
     public void execute(Runnable command) {
+      if (shutDown) {
+        throw new RejectedExecutionException("shut down");
+      }
+      executed++;
       command.run();
     }
 
@@ -198,7 +229,7 @@ final class FakeGrants implements LeaseGrants {
 
     @Override
     public boolean isShutdown() {
-      return false;
+      return shutDown;
     }
 
     @Override

@@ -6,12 +6,9 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import io.sluice.rpc.CallMetadata;
-import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.Headers;
-import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
@@ -20,8 +17,6 @@ import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.http2.internal.H2Handler;
 import java.util.Queue;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -50,21 +45,16 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns.
+ *
+ * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
+ * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
  */
 final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
-    implements ServerCall<Req, Resp>, H2Handler.StreamSink {
+    extends AbstractServerCall<Req, Resp> implements H2Handler.StreamSink {
   private final H2Handler handler;
   private final Http2Stream stream;
-  private final EventExecutor loop;
-  private final ServerMethodDefinition<Req, Resp> def;
-  private final CallMetadata metadata;
   private final MessageDeframer deframer;
   private final GrpcEncoding responseEncoding;
-  private final long timeoutNanos;
-  private final RpcInstrumentation.CallObserver observer;
-  private final long startNanos;
-  private final AtomicBoolean ended = new AtomicBoolean();
-  private final ResponseAllowance allowance;
   /**
    * The handler's writes waiting for the loop, in the order it made them; the queue is made by the
    * first write that has to wait (an MPSC queue holds a 1,024-slot array: made for every call, it
@@ -74,21 +64,15 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
 
   // Event-loop state.
-  private Listener<Req> listener;
-  private long demand;
   private boolean delivering;
   private boolean inRead;
   private boolean inboundEnded;
   private boolean requested; // the handler asked for requests: the half-close may be delivered
   private boolean halfCloseDelivered;
   private int received;
-  private int sent;
   private boolean headersSent;
   private boolean finished; // trailers written or the stream gone
-  private boolean grantScheduled;
-  private ScheduledFuture<?> deadlineTimer;
 
-  @SuppressWarnings("unchecked")
   GrpcServerCall(
       H2Handler handler,
       Http2Stream stream,
@@ -99,17 +83,11 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       GrpcEncoding responseEncoding,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
+    super(handler.ctx().executor(), def, metadata, timeoutNanos, observer, startNanos);
     this.handler = handler;
     this.stream = stream;
-    this.loop = handler.ctx().executor();
-    this.def = (ServerMethodDefinition<Req, Resp>) def;
-    this.metadata = metadata;
-    this.timeoutNanos = timeoutNanos;
     this.deframer = deframer;
     this.responseEncoding = responseEncoding;
-    this.observer = observer;
-    this.startNanos = startNanos;
-    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
   }
 
   // ---- StreamSink: the stream's frames, on the event loop ---------------------------------------
@@ -126,22 +104,8 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   private void start(boolean endStream) {
     inboundEnded = endStream;
-    if (timeoutNanos >= 0) {
-      deadlineTimer = loop.schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-    Listener<Req> l;
-    try {
-      l = def.handler().startCall(this);
-    } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
-      return;
-    }
-    if (l == null) {
-      close(Status.of(Status.Code.INTERNAL, "handler of " + def.method().fullName() + " returned no listener"));
-      return;
-    }
-    listener = l;
-    if (ended.get()) {
+    startDeadline();
+    if (!startHandler()) {
       return;
     }
     // A response now for methods with one; the streaming ones as their writes allow.
@@ -169,26 +133,14 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onReset(Http2Stream stream, long errorCode) {
-    peerEnded(Status.of(Status.Code.CANCELLED, "cancelled by the caller (RST_STREAM " + errorCode + ")"));
+    peerGone(Status.of(Status.Code.CANCELLED, "cancelled by the caller (RST_STREAM " + errorCode + ")"));
   }
 
   @Override
   public void onClosed(Http2Stream stream) {
     finished = true;
-    peerEnded(Status.of(Status.Code.CANCELLED, "the caller's stream closed before the call ended"));
+    peerGone(Status.of(Status.Code.CANCELLED, "the caller's stream closed before the call ended"));
     deframer.close();
-  }
-
-  private void peerEnded(Status status) {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
-    finished = true;
-    cleanUp();
-    CallObservation.end(observer, status, startNanos);
-    if (listener != null) {
-      listener.onCancel();
-    }
   }
 
   // ---- inbound ----------------------------------------------------------------------------------
@@ -272,32 +224,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   // ---- ServerCall -------------------------------------------------------------------------------
 
   @Override
-  public CallMetadata metadata() {
-    return metadata;
-  }
-
-  @Override
-  public MethodDescriptor<Req, Resp> method() {
-    return def.method();
-  }
-
-  @Override
-  public boolean isClosed() {
-    return ended.get();
-  }
-
-  @Override
-  public void request(long n) {
-    if (n <= 0) {
-      close(Status.of(Status.Code.INTERNAL, "request(" + n + "): must be positive"));
-      return;
-    }
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> request(n));
-      return;
-    }
-    long d = demand + n;
-    demand = d < 0 ? Long.MAX_VALUE : d;
+  protected void demanded() {
     requested = true;
     deliver();
   }
@@ -376,21 +303,14 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       framed.release();
       return;
     }
-    if (++sent > 1 && !def.method().kind().serverStreams()) {
-      framed.release();
-      close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+    if (!countResponse(framed)) {
       return;
-    }
-    if (sent == 1) {
-      CallObservation.firstResponse(observer, startNanos);
     }
     if (!headersSent) {
       writeHeaders(null);
     }
-    int bytes = framed.readableBytes();
-    if (!allowance.take(bytes)) {
-      framed.release();
-      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
+    int bytes = take(framed);
+    if (bytes < 0) {
       return;
     }
     ChannelPromise p = handler.newPromise();
@@ -399,53 +319,19 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     scheduleFlush();
   }
 
-  private void written(int bytes) {
-    allowance.written(bytes);
-    scheduleGrant();
-  }
-
   private void scheduleFlush() {
     handler.flushSoon(); // one flush per loop turn for the whole connection
   }
 
-  /** Allows more responses later (never from inside a send: no recursion into the handler). */
-  private void scheduleGrant() {
-    if (!grantScheduled && !ended.get() && def.method().kind().serverStreams()) {
-      grantScheduled = true;
-      loop.execute(this::grant);
-    }
-  }
-
-  private void grant() {
-    grantScheduled = false;
-    if (ended.get() || listener == null) {
-      return;
-    }
-    long more = allowance.more();
-    if (more > 0) {
-      listener.onReady(more);
-    }
-  }
-
   @Override
-  public void close(Status status) {
-    close(status, Headers.EMPTY);
-  }
-
-  @Override
-  public void close(Status status, Headers trailers) {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
+  protected void finishInOrder(Status status, Headers trailers) {
     inOrder(() -> finish(status, trailers));
   }
 
   /** The handler or the transport ended the call: trailers out (after any queued responses). */
-  private void finish(Status status, Headers trailers) {
-    Status end = status;
-    if (status.isOk() && sent == 0 && !def.method().kind().serverStreams()) {
-      end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
-    }
+  @Override
+  protected void finish(Status status, Headers trailers) {
+    Status end = endStatus(status);
     if (!finished) {
       finished = true;
       // Whether the caller may still be sending what matters: if not, no RST_STREAM(NO_ERROR)
@@ -461,19 +347,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       GrpcResponses.writeLast(handler, stream, t, peerDone);
       scheduleFlush(); // one flush per loop turn, not one per call
     }
-    cleanUp();
-    CallObservation.end(observer, end, startNanos);
-  }
-
-  /** A transport error (bad frame, over a limit): the call ends, and the handler is cancelled. */
-  private void fail(Status status) {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
-    finish(status, Headers.EMPTY);
-    if (listener != null) {
-      listener.onCancel();
-    }
+    wrapUp(end);
   }
 
   /** A listener callback threw: the call ends UNKNOWN, as a handler's own failure would. */
@@ -481,17 +355,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     fail(Status.fromThrowable(e));
   }
 
-  private void deadlinePassed() {
-    deadlineTimer = null;
-    fail(Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline of " + timeoutNanos + " ns exceeded on the server"));
-  }
-
-  private void cleanUp() {
-    ScheduledFuture<?> t = deadlineTimer;
-    if (t != null) {
-      deadlineTimer = null;
-      t.cancel(false);
-    }
+  @Override
+  protected void cleanUp() {
+    finished = true;
     deframer.close();
   }
 }

@@ -4,22 +4,16 @@ import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.util.concurrent.EventExecutor;
 import io.sluice.rpc.CallMetadata;
-import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.Headers;
-import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
-import io.sluice.transport.grpc.internal.ResponseAllowance;
+import io.sluice.transport.grpc.internal.AbstractServerCall;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -44,24 +38,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * there from other threads, and headers, messages and the close keep the order the handler made
  * them in whatever threads it used (once some wait for the loop, the rest queue behind them). An
  * atomic flag ends the call once.
+ *
+ * <p>What it shares with the gRPC call (the {@link ServerCall} plumbing, starting the handler, the
+ * deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
  */
-final class WebCall<Req extends MessageLite, Resp extends MessageLite> implements ServerCall<Req, Resp> {
+final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends AbstractServerCall<Req, Resp> {
 
   private final WebExchange ex;
-  private final EventExecutor loop;
   private final WebKind kind;
-  private final ServerMethodDefinition<Req, Resp> def;
-  private final CallMetadata metadata;
-  private final long timeoutNanos;
   private final long maxBody;
   private final int maxMessage;
   private final Cors cors;
   private final CharSequence origin;
   private final JsonCodec json;
-  private final RpcInstrumentation.CallObserver observer;
-  private final long startNanos;
-  private final AtomicBoolean ended = new AtomicBoolean();
-  private final ResponseAllowance allowance;
   /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
   private final AtomicInteger queued = new AtomicInteger();
 
@@ -69,17 +58,11 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
   private boolean done; // the response is over (or the caller gone): nothing more is written
   private ByteBuf body;
   private Req request;
-  private Listener<Req> listener;
-  private long demand;
   private boolean delivered;
   private boolean headStarted;
   private Headers pendingHeaders;
   private ByteBuf pendingJson; // a unary JSON answer, sent at close
-  private int sent;
-  private boolean grantScheduled;
-  private ScheduledFuture<?> deadlineTimer;
 
-  @SuppressWarnings("unchecked")
   WebCall(
       WebExchange ex,
       WebKind kind,
@@ -92,23 +75,15 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
       JsonCodec json,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
+    super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos);
     this.ex = ex;
-    this.loop = ex.executor();
     this.kind = kind;
-    this.def = (ServerMethodDefinition<Req, Resp>) def;
-    this.metadata = metadata;
-    this.timeoutNanos = timeoutNanos;
     this.maxMessage = maxMessage;
     this.maxBody = maxBody(kind, maxMessage);
     this.cors = cors;
     this.origin = origin;
     this.json = json;
-    this.observer = observer;
-    this.startNanos = startNanos;
-    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
-    if (timeoutNanos >= 0) {
-      deadlineTimer = loop.schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
-    }
+    startDeadline();
   }
 
   /** The largest request body for {@code maxMessage}: one message, framed, in base64 for text. */
@@ -142,8 +117,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
         } else {
           WebResponses.answer(ex, kind, cors, origin, s, null);
         }
-        cleanUp();
-        CallObservation.end(observer, s, startNanos);
+        wrapUp(s);
       }
       return;
     }
@@ -169,19 +143,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     } finally {
       b.release();
     }
-    Listener<Req> l;
-    try {
-      l = def.handler().startCall(this);
-    } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
-      return;
-    }
-    if (l == null) {
-      close(Status.of(Status.Code.INTERNAL, "handler of " + def.method().fullName() + " returned no listener"));
-      return;
-    }
-    listener = l;
-    if (ended.get()) {
+    if (!startHandler()) {
       return;
     }
     try {
@@ -213,16 +175,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
 
   /** The caller went away (connection closed, stream reset) before the call ended. */
   void onPeerGone() {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
-    Status s = Status.of(Status.Code.CANCELLED, "the caller went away before the call ended");
-    done = true;
-    cleanUp();
-    CallObservation.end(observer, s, startNanos);
-    if (listener != null) {
-      listener.onCancel();
-    }
+    peerGone(Status.of(Status.Code.CANCELLED, "the caller went away before the call ended"));
   }
 
   private void deliver() {
@@ -245,32 +198,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
   // ---- ServerCall -------------------------------------------------------------------------------
 
   @Override
-  public CallMetadata metadata() {
-    return metadata;
-  }
-
-  @Override
-  public MethodDescriptor<Req, Resp> method() {
-    return def.method();
-  }
-
-  @Override
-  public boolean isClosed() {
-    return ended.get();
-  }
-
-  @Override
-  public void request(long n) {
-    if (n <= 0) {
-      close(Status.of(Status.Code.INTERNAL, "request(" + n + "): must be positive"));
-      return;
-    }
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> request(n));
-      return;
-    }
-    long d = demand + n;
-    demand = d < 0 ? Long.MAX_VALUE : d;
+  protected void demanded() {
     deliver();
   }
 
@@ -352,13 +280,8 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
       out.release();
       return;
     }
-    if (++sent > 1 && !def.method().kind().serverStreams()) {
-      out.release();
-      close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+    if (!countResponse(out)) {
       return;
-    }
-    if (sent == 1) {
-      CallObservation.firstResponse(observer, startNanos);
     }
     if (kind == WebKind.JSON && !def.method().kind().serverStreams()) {
       pendingJson = out; // the answer goes out with its status, at close
@@ -367,44 +290,15 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     if (!headStarted) {
       startHead(null);
     }
-    int bytes = out.readableBytes();
-    if (!allowance.take(bytes)) {
-      out.release();
-      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
+    int bytes = take(out);
+    if (bytes < 0) {
       return;
     }
     ex.write(out, () -> written(bytes));
   }
 
-  private void written(int bytes) {
-    allowance.written(bytes);
-    if (!grantScheduled && !ended.get() && def.method().kind().serverStreams()) {
-      grantScheduled = true;
-      loop.execute(this::grant);
-    }
-  }
-
-  private void grant() {
-    grantScheduled = false;
-    if (ended.get() || listener == null) {
-      return;
-    }
-    long more = allowance.more();
-    if (more > 0) {
-      listener.onReady(more);
-    }
-  }
-
   @Override
-  public void close(Status status) {
-    close(status, Headers.EMPTY);
-  }
-
-  @Override
-  public void close(Status status, Headers trailers) {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
+  protected void finishInOrder(Status status, Headers trailers) {
     if (loop.inEventLoop() && queued.get() == 0) {
       finish(status, trailers);
     } else {
@@ -413,15 +307,13 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
     }
   }
 
-  private void finish(Status status, Headers trailers) {
+  @Override
+  protected void finish(Status status, Headers trailers) {
     if (done) {
       return; // the caller went away meanwhile
     }
     done = true;
-    Status end = status;
-    if (status.isOk() && sent == 0 && !def.method().kind().serverStreams()) {
-      end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
-    }
+    Status end = endStatus(status);
     if (kind.isGrpcWeb()) {
       if (!headStarted) {
         WebResponses.answer(ex, kind, cors, origin, end, trailers);
@@ -457,32 +349,12 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> implement
       }
       ex.end();
     }
-    cleanUp();
-    CallObservation.end(observer, end, startNanos);
+    wrapUp(end);
   }
 
-  /** A transport-side error: the call ends with {@code status}, the handler is cancelled. */
-  private void fail(Status status) {
-    if (!ended.compareAndSet(false, true)) {
-      return;
-    }
-    finish(status, Headers.EMPTY);
-    if (listener != null) {
-      listener.onCancel();
-    }
-  }
-
-  private void deadlinePassed() {
-    deadlineTimer = null;
-    fail(Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline of " + timeoutNanos + " ns exceeded on the server"));
-  }
-
-  private void cleanUp() {
-    ScheduledFuture<?> t = deadlineTimer;
-    if (t != null) {
-      deadlineTimer = null;
-      t.cancel(false);
-    }
+  @Override
+  protected void cleanUp() {
+    done = true;
     if (body != null) {
       body.release();
       body = null;
