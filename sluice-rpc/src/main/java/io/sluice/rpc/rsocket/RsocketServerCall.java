@@ -108,6 +108,10 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     listener = l;
+    if (closed != 0) { // ended in startCall (e.g. an interceptor refused it): nothing will be read
+      releasePending();
+      return;
+    }
     long n = requestedBeforeStart;
     requestedBeforeStart = 0;
     if (n > 0) {
