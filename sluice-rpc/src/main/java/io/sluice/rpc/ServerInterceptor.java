@@ -21,6 +21,9 @@ import com.google.protobuf.MessageLite;
  * };
  * }</pre>
  *
+ * <p>{@link #interceptCall} is generic, so a lambda cannot implement this interface: use a class
+ * (as above) or a method reference to a generic method of the same shape.
+ *
  * <p><b>Threads.</b> {@link #interceptCall} runs where {@link ServerCallHandler#startCall} runs: on
  * the connection's event loop, once per call; it must not block. One interceptor serves many calls
  * on many connections at once, so any state it keeps across calls must be thread-safe. The {@link
@@ -39,8 +42,9 @@ public interface ServerInterceptor {
    * Intercepts one call. Either returns {@code next.startCall(call)} (with {@code call} itself or a
    * wrapper of it, and optionally the returned listener wrapped), or ends the call with {@link
    * ServerCall#close} and returns a listener for the signals still to come (such as {@link
-   * ServerInterceptors#reject}'s). Never returns null. A {@link RuntimeException} thrown here
-   * ends the call with its {@link Status#fromThrowable status}, as one thrown by a handler does.
+   * ServerInterceptors#reject}'s). A {@link RuntimeException} thrown here, or a null listener,
+   * ends the call as one thrown or returned by a handler does (the transport closes it with {@link
+   * Status#fromThrowable the exception's status}, or {@link Status.Code#INTERNAL}).
    *
    * @param call the call, as the previous interceptor (or the transport) hands it on
    * @param next the rest of the chain: the next interceptor, and at its end the method's handler

@@ -116,15 +116,12 @@ public final class ServerInterceptors {
 
     @Override
     public ServerCall.Listener<Req> startCall(ServerCall<Req, Resp> call) {
-      ServerCall.Listener<Req> l = interceptor.interceptCall(call, next);
-      if (l == null) {
-        return reject(
-            call,
-            Status.of(
-                Status.Code.INTERNAL,
-                "interceptor " + interceptor + " returned no listener for " + call.method().fullName()));
-      }
-      return l;
+      return interceptor.interceptCall(call, next);
+    }
+
+    @Override
+    public String toString() {
+      return interceptor + " -> " + next;
     }
   }
 

@@ -269,30 +269,6 @@ class ServerInterceptorsTest {
   }
 
   @Test
-  void anInterceptorThatReturnsNoListenerFailsTheCallClearly() {
-    ServerInterceptor broken =
-        new ServerInterceptor() {
-          @Override
-          public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
-              ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
-            return null;
-          }
-
-          @Override
-          public String toString() {
-            return "Broken";
-          }
-        };
-    ServiceDefinition s =
-        ServerInterceptors.intercept(
-            ServiceDefinition.builder(SERVICE).add(SAY, new Echo(new ArrayList<>())).build(), broken);
-    RecordingServerCall<StringValue, StringValue> call = new RecordingServerCall<>(SAY, Headers.EMPTY);
-    assertThat(handlerOf(s, "Say").startCall(call)).isNotNull();
-    assertThat(call.status.code()).isEqualTo(Status.Code.INTERNAL);
-    assertThat(call.status.description()).isEqualTo("interceptor Broken returned no listener for demo.Greeter/Say");
-  }
-
-  @Test
   void nullArgumentsAreRefusedByName() {
     ServiceDefinition s = ServiceDefinition.builder(SERVICE).add(SAY, new Echo(new ArrayList<>())).build();
     ServerInterceptor ok = tracing("a", new ArrayList<>());
