@@ -5,6 +5,7 @@ import static io.sluice.rpc.reactor.fixture.RpcTcp.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.MessageLite;
+import io.sluice.rpc.BindableService;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.ForwardingServerCall;
 import io.sluice.rpc.Headers;
@@ -46,20 +47,42 @@ class InterceptorsOverRsocketTest {
   /** Calls that got past the auth interceptor, per method: the handler started for them. */
   private static final Map<String, AtomicInteger> started = new ConcurrentHashMap<>();
 
-  /** Refuses a call without the token: UNAUTHENTICATED, with a trailer naming the realm. */
-  private static final ServerInterceptor AUTH =
-      new ServerInterceptor() {
-        @Override
-        public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
-            ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
-          if (!TOKEN.get("authorization").equals(call.metadata().headers().get("authorization"))) {
-            return ServerInterceptors.reject(call, Status.of(Status.Code.UNAUTHENTICATED, "no valid token"), REALM);
-          }
-          return next.startCall(call);
-        }
-      };
+  // tag::interceptors[]
+  /** Refuses calls without a valid token: the handler never runs for them. */
+  static final class Authenticating implements ServerInterceptor {
+    @Override
+    public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
+        ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
+      if (!"Bearer t0k3n".equals(call.metadata().headers().get("authorization"))) {
+        return ServerInterceptors.reject(call, Status.of(Status.Code.UNAUTHENTICATED, "no valid token"),
+            Headers.of("www-authenticate", "Bearer realm=sluice"));
+      }
+      return next.startCall(call);
+    }
+  }
 
-  /** Runs right before the handler (listed first): counts the calls that reach it. */
+  /** Sends a response header as the call starts, and adds a trailer to however it ends. */
+  static final class AddsMetadata implements ServerInterceptor {
+    @Override
+    public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
+        ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
+      call.sendHeaders(Headers.of("server-id", "s1"));
+      return next.startCall(new ForwardingServerCall<>(call) {
+        @Override
+        public void close(Status status) {
+          close(status, Headers.EMPTY);
+        }
+
+        @Override
+        public void close(Status status, Headers trailers) {
+          super.close(status, trailers.toBuilder().add("ended", status.code().name()).build());
+        }
+      });
+    }
+  }
+  // end::interceptors[]
+
+  /** Applied first, so it runs last, right before the handler: counts the calls that reach it. */
   private static final ServerInterceptor COUNTING =
       new ServerInterceptor() {
         @Override
@@ -70,37 +93,18 @@ class InterceptorsOverRsocketTest {
         }
       };
 
-  /** Sends {@code server-id: s1} as the call starts; adds {@code ended: <code>} to its trailers. */
-  private static final ServerInterceptor METADATA =
-      new ServerInterceptor() {
-        @Override
-        public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
-            ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
-          call.sendHeaders(Headers.of("server-id", "s1"));
-          return next.startCall(
-              new ForwardingServerCall<>(call) {
-                @Override
-                public void close(Status status) {
-                  close(status, Headers.EMPTY);
-                }
-
-                @Override
-                public void close(Status status, Headers trailers) {
-                  super.close(status, trailers.toBuilder().add("ended", status.code().name()).build());
-                }
-              });
-        }
-      };
-
   @BeforeAll
   static void start() throws Exception {
     tcp = new RpcTcp();
-    var server =
-        tcp.serve(
-            ServiceRegistry.builder()
-                // METADATA runs first, then AUTH, then COUNTING, then the handler.
-                .add(ServerInterceptors.intercept(new ReactorEchoServiceServer(new EchoImpl()), COUNTING, AUTH, METADATA))
-                .build());
+    BindableService echo = ServerInterceptors.intercept(new ReactorEchoServiceServer(new EchoImpl()), COUNTING);
+    // tag::interceptors[]
+
+    ServiceRegistry registry = ServiceRegistry.builder()
+        // A call runs AddsMetadata, then Authenticating (the last listed runs first), then the handler.
+        .add(ServerInterceptors.intercept(echo, new Authenticating(), new AddsMetadata()))
+        .build();
+    // end::interceptors[]
+    var server = tcp.serve(registry);
     client = new ReactorEchoServiceClient(tcp.connect(server));
   }
 
