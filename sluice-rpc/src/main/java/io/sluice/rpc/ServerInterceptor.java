@@ -31,10 +31,12 @@ import com.google.protobuf.MessageLite;
  * so must a call it wraps and hands on.
  *
  * <p><b>Buffers.</b> None: requests and responses are parsed protobuf messages, and the transport
- * owns their bytes. An interceptor that ends a call without starting {@code next} ends it with
- * {@link ServerCall#close}, after which the transport releases what it holds for the call; it does
- * not {@link ServerCall#request request} messages it will not read ({@link
- * ServerInterceptors#reject} does both).
+ * owns their bytes. An interceptor that refuses a call does so from {@link #interceptCall} itself,
+ * with {@link ServerInterceptors#reject} (or {@link ServerCall#close} and a listener that ignores
+ * what comes): the transport then releases the request it holds for the call. One that decides
+ * later, say after an asynchronous lookup, {@link ServerCall#request requests} the call's messages
+ * and drops them before it closes the call, so that the transport hands over, and so releases,
+ * what it holds.
  */
 @FunctionalInterface
 public interface ServerInterceptor {

@@ -76,7 +76,9 @@ public final class ServerInterceptors {
    * Ends {@code call} with {@code status} instead of starting its handler, and returns the listener
    * an interceptor returns for it (one that ignores every signal). For an interceptor that refuses
    * a call, e.g. {@link Status.Code#UNAUTHENTICATED} for a call without credentials: the handler
-   * never runs, and the transport releases the request it holds once the call has ended.
+   * never runs, and the transport releases the request it holds once the call has ended. Call it
+   * from {@link ServerInterceptor#interceptCall} itself (see {@link ServerInterceptor}, "Buffers",
+   * for a call refused later).
    */
   public static <Req extends MessageLite> ServerCall.Listener<Req> reject(
       ServerCall<Req, ?> call, Status status) {

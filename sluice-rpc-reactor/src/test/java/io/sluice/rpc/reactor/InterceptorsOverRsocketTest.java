@@ -19,6 +19,7 @@ import io.sluice.rpc.Status;
 import io.sluice.rpc.reactor.fixture.RpcTcp;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -93,10 +94,30 @@ class InterceptorsOverRsocketTest {
         }
       };
 
+  /**
+   * Refuses a call carrying {@code refuse-later} from another thread, after the call started, as an
+   * interceptor waiting for an asynchronous lookup would: it requests the call's first message (and
+   * drops it) so that the transport releases it, as {@link ServerInterceptor} says.
+   */
+  private static final ServerInterceptor REFUSES_LATER =
+      new ServerInterceptor() {
+        @Override
+        public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
+            ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
+          if (call.metadata().headers().get("refuse-later") == null) {
+            return next.startCall(call);
+          }
+          call.request(1);
+          CompletableFuture.runAsync(
+              () -> call.close(Status.of(Status.Code.PERMISSION_DENIED, "refused after a lookup")));
+          return ServerInterceptors.ignoring();
+        }
+      };
+
   @BeforeAll
   static void start() throws Exception {
     tcp = new RpcTcp();
-    BindableService echo = ServerInterceptors.intercept(new ReactorEchoServiceServer(new EchoImpl()), COUNTING);
+    BindableService echo = ServerInterceptors.intercept(new ReactorEchoServiceServer(new EchoImpl()), COUNTING, REFUSES_LATER);
     // tag::interceptors[]
 
     ServiceRegistry registry = ServiceRegistry.builder()
@@ -207,6 +228,24 @@ class InterceptorsOverRsocketTest {
     for (String m : List.of("Repeat", "Join", "Chat")) {
       assertThat(started.get(m)).as(m).hasValue(1);
     }
+  }
+
+  @Test
+  void aCallRefusedLaterFromAnotherThreadEndsWithItsStatusAndNoHandlerStarts() {
+    ReactorEchoServiceClient refused =
+        client.withOptions(CallOptions.DEFAULT.withHeaders(TOKEN.toBuilder().add("refuse-later", "1").build()));
+    for (int i = 0; i < 20; i++) {
+      int call = i;
+      assertFailsWith(Status.Code.PERMISSION_DENIED, () -> refused.say(big("s" + call)).block(WAIT))
+          .hasMessageContaining("refused after a lookup");
+      assertFailsWith(
+          Status.Code.PERMISSION_DENIED,
+          () -> refused.chat(Flux.just(big("c" + call), big("d" + call))).collectList().block(WAIT));
+      assertFailsWith(
+          Status.Code.PERMISSION_DENIED,
+          () -> refused.repeat(big("r" + call).toBuilder().setCount(2).build()).collectList().block(WAIT));
+    }
+    assertThat(started).as("handlers started").isEmpty();
   }
 
   private static void assertCaptured(ResponseMetadataCapture capture, String ended) {
