@@ -14,6 +14,8 @@ import io.sluice.benchmarks.harness.BalancerChild;
 import io.sluice.benchmarks.harness.ChildMain;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.many.ManyChildren;
+import io.sluice.benchmarks.many.ManyOptions;
 import io.sluice.benchmarks.rpc.RpcImpl;
 import io.sluice.benchmarks.scale.ScaleBench;
 import io.sluice.benchmarks.sluice.BenchTransports;
@@ -168,6 +170,9 @@ public final class BenchMain {
     if (argv.length > 0 && (argv[0].equals("server") || argv[0].equals("client"))) {
       return ChildMain.run(argv, BenchMain::impl);
     }
+    if (ManyChildren.handles(argv)) {
+      return ManyChildren.run(argv, out);
+    }
     if (argv.length > 0 && argv[0].equals("balancer-server")) {
       return BalancerChild.server(argv, new DelayedIdServer());
     }
@@ -189,7 +194,18 @@ public final class BenchMain {
         return 0;
       }
       if (ScaleBench.handles(argv)) { // --scale, --scale-sweep and their children: own classes
+        ManyOptions.rejectWithScale(argv, from);
         return ScaleBench.run(argv, from, out);
+      }
+      // --connections without --scale (or --concurrency, --response-size): many connections.
+      if (ManyOptions.handles(argv, from)) {
+        ManyOptions many = ManyOptions.parse(argv, from, scaleOnlyNames());
+        Orchestrator o = new Orchestrator(out);
+        out.println(
+            "# server and client JVMs on 127.0.0.1, "
+                + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
+                + "; warm-up " + many.warmup() + " s, measured " + many.seconds() + " s");
+        return ManyConnections.run(o, many, out);
       }
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
       if (a.flag("vt-costs")) {
@@ -286,6 +302,14 @@ public final class BenchMain {
       err.println("sluice bench: " + e.getMessage());
       return 1;
     }
+  }
+
+  /** The option and flag names only the scale modes take (named in the many-connections errors). */
+  static Set<String> scaleOnlyNames() {
+    Set<String> names = new java.util.TreeSet<>(ScaleBench.optionNames());
+    names.removeAll(OPTIONS);
+    names.removeAll(FLAGS);
+    return names;
   }
 
   /**

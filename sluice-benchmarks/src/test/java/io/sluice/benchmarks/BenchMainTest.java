@@ -3,6 +3,7 @@ package io.sluice.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.benchmarks.harness.Spec;
+import io.sluice.benchmarks.many.ManyOptions;
 import io.sluice.benchmarks.scale.ScaleBench;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -64,6 +65,66 @@ class BenchMainTest {
     assertThat(run(err, "bench", "--impl", "grpc:sluice-to-grpc-java", "--interaction", "fnf"))
         .isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("runs --interaction rr or stream");
+  }
+
+  /** {@code --connections} picks its mode by {@code --scale} being there or not, and says so. */
+  @Test
+  void connectionsWithAndWithoutScaleAreTwoModesWithClearErrors() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertThat(run(err, "bench", "--scale", "--connections", "10", "--concurrency", "10"))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--concurrency belongs to the many-connections mode");
+    err.reset();
+    assertThat(run(err, "bench", "--connections", "16", "--streams-per-connection", "3"))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--streams-per-connection goes with --scale");
+    err.reset();
+    assertThat(run(err, "bench", "--connections", "16", "--rate", "3")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rate does not go with --connections");
+    err.reset();
+    assertThat(run(err, "bench", "--compare", "--connections", "16")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--compare does not go with --connections");
+    err.reset();
+    assertThat(run(err, "bench", "--response-size", "16")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("go with --connections C");
+    err.reset();
+    assertThat(run(err, "bench", "--connections", "16", "--concurrency", "4")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("is less than --connections 16");
+    err.reset();
+    assertThat(run(err, "bench", "--scale")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scale needs --connections C");
+  }
+
+  /**
+   * The many-connections mode in a tiny configuration (2 connections, 4 calls in flight, 1 s of
+   * warm-up, 1 s measured): each impl's server and client start, calls flow with answers of the
+   * asked size, and every RESULT line and the table come out. Rates are not checked.
+   */
+  @Test
+  @Timeout(300) // hang guard only: 3 runs of two JVMs each
+  void manyConnectionsPrintsAResultLinePerImplAndTheTable() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = BenchMain.run(
+        new String[] {"bench", "--connections", "2", "--concurrency", "4", "--response-size",
+            "3000", "--warmup", "1", "--seconds", "1"},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    List<String> results =
+        printed.lines().filter(l -> l.startsWith("RESULT many-connections ")).toList();
+    assertThat(results).hasSize(3);
+    for (String impl : ManyOptions.IMPLS) {
+      String prefix = "RESULT many-connections impl=" + impl
+          + " connections=2 concurrency=4 response_size=3000 qps=";
+      assertThat(results).filteredOn(l -> l.startsWith(prefix)).singleElement()
+          .satisfies(l -> assertThat(l).doesNotContain("qps=0 ").contains(" failed_calls=0 ",
+              " p999_us=", " server_cpu_us_per_call="));
+    }
+    assertThat(printed).contains("| 2 / 4 / 3000 B | ");
   }
 
   /**
@@ -136,6 +197,7 @@ class BenchMainTest {
     Set<String> accepted = new TreeSet<>(BenchMain.OPTIONS);
     accepted.addAll(BenchMain.FLAGS);
     accepted.addAll(ScaleBench.optionNames());
+    accepted.addAll(ManyOptions.OPTIONS);
     accepted.add("help");
     assertThat(listed).isEqualTo(accepted);
 

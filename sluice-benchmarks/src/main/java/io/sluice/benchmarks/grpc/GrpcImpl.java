@@ -43,7 +43,9 @@ import java.util.List;
  * instead of NIO.
  */
 public final class GrpcImpl implements Impl {
-  private static final int WINDOW = 1_000_000;
+  /** The flow-control window of both sides, in bytes (set as grpc-java's performance guide suggests). */
+  public static final int WINDOW = 1_000_000;
+
   private static final String SERVER_LOOP = "grpc-server-loop";
 
   /** The impl on epoll: {@code grpc-java/epoll}. */
