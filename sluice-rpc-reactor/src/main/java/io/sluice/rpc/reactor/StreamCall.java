@@ -1,6 +1,7 @@
 package io.sluice.rpc.reactor;
 
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.StreamHandle;
@@ -53,6 +54,7 @@ final class StreamCall<Req extends MessageLite, Resp extends MessageLite> extend
   private final MethodDescriptor<Req, Resp> method;
   private final CallOptions options;
   private final Req request;
+  private final Parser<Resp> parser;
 
   private volatile int state;
   @SuppressWarnings("rawtypes")
@@ -73,6 +75,7 @@ final class StreamCall<Req extends MessageLite, Resp extends MessageLite> extend
     this.method = method;
     this.options = options;
     this.request = request;
+    this.parser = method.responseParser();
   }
 
   @Override
@@ -218,20 +221,25 @@ final class StreamCall<Req extends MessageLite, Resp extends MessageLite> extend
     }
     Resp value;
     try {
-      value = ProtoMessages.parse(method.responseParser(), message);
+      value = ProtoMessages.parse(parser, message);
     } catch (RuntimeException e) {
-      // CANCELED, not DONE: a starting thread that has not published the handle yet cancels the
-      // stream once it has, as for a subscriber's cancel.
-      if (STATE.compareAndSet(this, STARTED, CANCELED)) {
-        StreamHandle h = handle;
-        if (h != null) {
-          h.cancel();
-        }
-        fail(e);
-      }
+      parseFailed(e);
       return;
     }
     a.onNext(value);
+  }
+
+  /** A response that is not a valid message: the stream is cancelled and the call fails. */
+  private void parseFailed(RuntimeException e) {
+    // CANCELED, not DONE: a starting thread that has not published the handle yet cancels the
+    // stream once it has, as for a subscriber's cancel.
+    if (STATE.compareAndSet(this, STARTED, CANCELED)) {
+      StreamHandle h = handle;
+      if (h != null) {
+        h.cancel();
+      }
+      fail(e);
+    }
   }
 
   @Override

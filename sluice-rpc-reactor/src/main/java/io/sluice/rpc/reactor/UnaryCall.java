@@ -1,6 +1,7 @@
 package io.sluice.rpc.reactor;
 
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.StreamHandle;
@@ -50,6 +51,7 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
   private final MethodDescriptor<Req, Resp> method;
   private final CallOptions options;
   private final Req request;
+  private final Parser<Resp> parser;
 
   private volatile int state;
   @SuppressWarnings("rawtypes")
@@ -66,6 +68,7 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
     this.method = method;
     this.options = options;
     this.request = request;
+    this.parser = method.responseParser();
   }
 
   @Override
@@ -182,20 +185,25 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
     }
     Resp value;
     try {
-      value = ProtoMessages.parse(method.responseParser(), message);
+      value = ProtoMessages.parse(parser, message);
     } catch (RuntimeException e) {
-      if (STATE.compareAndSet(this, STARTED, DONE)) {
-        // The response of a request-response is its last frame: the cancel only tidies up a
-        // peer that answered without completing, so a handle not yet published can be skipped.
-        StreamHandle h = handle;
-        if (h != null) {
-          h.cancel();
-        }
-        fail(e);
-      }
+      parseFailed(e);
       return;
     }
     a.onNext(value);
+  }
+
+  /** A response that is not a valid message: the stream is cancelled and the call fails. */
+  private void parseFailed(RuntimeException e) {
+    if (STATE.compareAndSet(this, STARTED, DONE)) {
+      // The response of a request-response is its last frame: the cancel only tidies up a
+      // peer that answered without completing, so a handle not yet published can be skipped.
+      StreamHandle h = handle;
+      if (h != null) {
+        h.cancel();
+      }
+      fail(e);
+    }
   }
 
   @Override
