@@ -2,7 +2,9 @@ package io.sluice.rpc.reactor;
 
 import com.google.protobuf.MessageLite;
 import io.sluice.rpc.MethodKind;
+import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerCallHandler;
+import io.sluice.rpc.UnaryCallHandler;
 import java.util.Objects;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
@@ -29,8 +31,31 @@ public final class ReactorServerCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> ServerCallHandler<Req, Resp> unary(
       Function<Req, Mono<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    Function<Req, ? extends Publisher<Resp>> f = method::apply;
-    return call -> new ServerCallBridge<>(call, MethodKind.UNARY, f, null);
+    return new Unary<>(method::apply);
+  }
+
+  /**
+   * A unary method's handler, which also takes a request already in hand ({@link
+   * UnaryCallHandler}): over RSocket a call answered with a scalar Mono ({@code Mono.just},
+   * {@code Mono.error}, ...) then needs no object besides the transport's own call.
+   */
+  private static final class Unary<Req extends MessageLite, Resp extends MessageLite>
+      implements UnaryCallHandler<Req, Resp> {
+    private final Function<Req, ? extends Publisher<Resp>> method;
+
+    Unary(Function<Req, ? extends Publisher<Resp>> method) {
+      this.method = method;
+    }
+
+    @Override
+    public ServerCall.Listener<Req> startCall(ServerCall<Req, Resp> call) {
+      return new ServerCallBridge<>(call, MethodKind.UNARY, method, null);
+    }
+
+    @Override
+    public ServerCall.Listener<Req> startUnary(ServerCall<Req, Resp> call, Req request) {
+      return ServerCallBridge.startUnary(call, method, request);
+    }
   }
 
   /** A server-streaming method: one request, a stream of responses (request-stream). */

@@ -33,12 +33,22 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
   private Context context; // made on first use; immutable, so a racy publication is harmless
   private boolean gotRequest;
 
-  @SuppressWarnings("unchecked")
   ServerCallBridge(
       ServerCall<Req, Resp> call,
       MethodKind kind,
       Function<Req, ? extends Publisher<Resp>> single,
       Function<Flux<Req>, ? extends Publisher<Resp>> streaming) {
+    this(call, kind, single, streaming, true);
+  }
+
+  /** {@code requestNow}: a single-request call asks for its request (false when it has it). */
+  @SuppressWarnings("unchecked")
+  private ServerCallBridge(
+      ServerCall<Req, Resp> call,
+      MethodKind kind,
+      Function<Req, ? extends Publisher<Resp>> single,
+      Function<Flux<Req>, ? extends Publisher<Resp>> streaming,
+      boolean requestNow) {
     this.call = call;
     this.kind = kind;
     this.single = (Function<Req, Publisher<Resp>>) single;
@@ -47,7 +57,9 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
       subscribeTo(() -> streaming.apply(requests));
     } else {
       requests = null;
-      call.request(1);
+      if (requestNow) {
+        call.request(1);
+      }
     }
   }
 
@@ -91,14 +103,63 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
     if (kind == MethodKind.UNARY && p instanceof Fuseable.ScalarCallable) {
       // Mono.just / empty / error: the answer is known now and a unary answer needs no demand,
       // so it goes out without a subscription (as reactor's own operators treat scalar sources).
-      answerNow(p);
+      answerNow(call, p);
       return;
     }
     p.subscribe(this);
   }
 
+  /**
+   * {@link io.sluice.rpc.UnaryCallHandler#startUnary}: runs the unary method on its request. A
+   * scalar answer goes out at once and the call needs no bridge ({@link #ENDED} is returned);
+   * otherwise a bridge subscribes to the answer and is the call's listener.
+   */
+  static <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> startUnary(
+      ServerCall<Req, Resp> call, Function<Req, ? extends Publisher<Resp>> method, Req request) {
+    Publisher<Resp> p;
+    try {
+      p = method.apply(request);
+      if (p == null) {
+        throw new NullPointerException("the handler returned null");
+      }
+    } catch (Throwable e) {
+      call.close(Status.fromThrowable(e));
+      return ended();
+    }
+    if (p instanceof Fuseable.ScalarCallable) {
+      answerNow(call, p);
+      return ended();
+    }
+    ServerCallBridge<Req, Resp> bridge = new ServerCallBridge<>(call, MethodKind.UNARY, method, null, false);
+    bridge.gotRequest = true;
+    p.subscribe(bridge);
+    return bridge;
+  }
+
+  /** The listener of a call answered at once: the call is closed, so nothing reaches it. */
+  private static final ServerCall.Listener<Object> ENDED =
+      new ServerCall.Listener<Object>() {
+        @Override
+        public void onMessage(Object message) {}
+
+        @Override
+        public void onHalfClose() {}
+
+        @Override
+        public void onCancel() {}
+
+        @Override
+        public void onReady(long n) {}
+      };
+
   @SuppressWarnings("unchecked")
-  private void answerNow(Publisher<Resp> scalar) {
+  private static <Req> ServerCall.Listener<Req> ended() {
+    return (ServerCall.Listener<Req>) ENDED;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <Req extends MessageLite, Resp extends MessageLite> void answerNow(
+      ServerCall<Req, Resp> call, Publisher<Resp> scalar) {
     Resp value;
     try {
       value = ((Callable<Resp>) scalar).call();

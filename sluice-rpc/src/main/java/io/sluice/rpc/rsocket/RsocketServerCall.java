@@ -13,9 +13,11 @@ import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.ServerCallHandler;
 import io.sluice.rpc.ServerMethodDefinition;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
+import io.sluice.rpc.UnaryCallHandler;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -94,9 +96,16 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
                 .schedule(this::deadlinePassed, metadata.timeoutMillis(), TimeUnit.MILLISECONDS);
       }
     }
+    ServerCallHandler<Req, Resp> h = def.handler();
+    if (interaction == RpcResponder.Interaction.RESPONSE
+        && firstPending != null
+        && h instanceof UnaryCallHandler) {
+      startUnary((UnaryCallHandler<Req, Resp>) h);
+      return;
+    }
     Listener<Req> l;
     try {
-      l = def.handler().startCall(this);
+      l = h.startCall(this);
     } catch (RuntimeException e) {
       close(Status.fromThrowable(e));
       releasePending();
@@ -117,6 +126,37 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (n > 0) {
       doRequest(n);
     }
+  }
+
+  /**
+   * A unary call whose handler takes the request at once: parsed here and handed over with the
+   * start, no request round trip (the request-response's one request has arrived, and its caller
+   * sends nothing more).
+   */
+  private void startUnary(UnaryCallHandler<Req, Resp> h) {
+    Message m = firstPending;
+    firstPending = null;
+    requested = true;
+    halfCloseDelivered = true;
+    Req req;
+    try {
+      req = ProtoMessages.parse(def.method().requestParser(), m);
+    } catch (StatusException e) {
+      closeOnce(e.status());
+      return;
+    }
+    Listener<Req> l;
+    try {
+      l = h.startUnary(this, req);
+    } catch (RuntimeException e) {
+      close(Status.fromThrowable(e));
+      return;
+    }
+    if (l == null) {
+      close(Status.of(Status.Code.INTERNAL, "handler of " + def.method().fullName() + " returned no listener"));
+      return;
+    }
+    listener = l;
   }
 
   @Override
