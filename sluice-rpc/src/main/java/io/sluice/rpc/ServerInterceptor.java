@@ -33,10 +33,9 @@ import com.google.protobuf.MessageLite;
  * <p><b>Buffers.</b> None: requests and responses are parsed protobuf messages, and the transport
  * owns their bytes. An interceptor that refuses a call does so from {@link #interceptCall} itself,
  * with {@link ServerInterceptors#reject} (or {@link ServerCall#close} and a listener that ignores
- * what comes): the transport then releases the request it holds for the call. One that decides
- * later, say after an asynchronous lookup, {@link ServerCall#request requests} the call's messages
- * and drops them before it closes the call, so that the transport hands over, and so releases,
- * what it holds.
+ * what comes). One that decides later, say after an asynchronous lookup, closes the call from
+ * whatever thread the answer comes on. Either way the transport releases the request it holds for
+ * a call that ends before asking for it.
  */
 @FunctionalInterface
 public interface ServerInterceptor {

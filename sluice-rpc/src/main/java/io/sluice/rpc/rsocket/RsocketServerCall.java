@@ -332,6 +332,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!CLOSED.compareAndSet(this, 0, 1)) {
       return false;
     }
+    releasePendingInLoop();
     ScheduledFuture<?> t = deadlineTimer;
     if (t != null) {
       t.cancel(false);
@@ -417,6 +418,32 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       releasePending();
       if (listener != null) {
         listener.onCancel();
+      }
+    }
+  }
+
+  /**
+   * A call ended before its handler asked for the request (a handler or interceptor that closes it
+   * from another thread, never requesting): the request still held is released, on the event loop
+   * where it is otherwise handed over. Off the loop, a null read means the loop already took it
+   * (the field only ever goes from the request to null, and the closing thread saw it set), so
+   * only a call that still holds it pays for the hop.
+   */
+  private void releasePendingInLoop() {
+    if (handle == null) {
+      synchronized (this) {
+        releasePending();
+      }
+      return;
+    }
+    Executor ex = handle.executor();
+    if (!(ex instanceof EventExecutor) || ((EventExecutor) ex).inEventLoop()) {
+      releasePending();
+    } else if (firstPending != null) {
+      try {
+        ex.execute(this::releasePending);
+      } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+        releasePending(); // the loop has stopped: nothing else touches the call's request now
       }
     }
   }
