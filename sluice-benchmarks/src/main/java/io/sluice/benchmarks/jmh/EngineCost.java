@@ -1,7 +1,6 @@
 package io.sluice.benchmarks.jmh;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 
 /**
@@ -36,27 +35,27 @@ public final class EngineCost {
   }
 
   private static void run(boolean rr, int size, int rounds) {
+    try {
+      measure(rr, size, rounds);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void measure(boolean rr, int size, int rounds) throws Exception {
     EngineBenchmark b = new EngineBenchmark();
     b.size = size;
     b.setUp();
     try {
-      com.sun.management.ThreadMXBean mx =
-          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
       int perOp = rr ? EngineBenchmark.WINDOW : EngineBenchmark.STREAM;
-      int ops = 200;
-      for (int i = 0; i < 4000; i++) {
-        op(b, rr);
-      }
+      ThreadCost.Op op = rr ? b::requestResponse : b::stream;
+      ThreadCost.round(op, 4000, perOp); // warm-up
       double[] cpu = new double[rounds];
       double bytes = 0;
       for (int r = 0; r < rounds; r++) {
-        long c0 = mx.getCurrentThreadCpuTime();
-        long b0 = mx.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < ops; i++) {
-          op(b, rr);
-        }
-        cpu[r] = (double) (mx.getCurrentThreadCpuTime() - c0) / ((long) ops * perOp);
-        bytes = (double) (mx.getCurrentThreadAllocatedBytes() - b0) / ((long) ops * perOp);
+        ThreadCost c = ThreadCost.round(op, 200, perOp);
+        cpu[r] = c.cpuNanos;
+        bytes = c.bytes;
       }
       Arrays.sort(cpu);
       System.out.printf(
@@ -65,14 +64,6 @@ public final class EngineCost {
           rr ? "rr" : "stream", size, cpu[0], cpu[rounds / 4], cpu[rounds / 2], bytes);
     } finally {
       b.tearDown();
-    }
-  }
-
-  private static void op(EngineBenchmark b, boolean rr) {
-    if (rr) {
-      b.requestResponse();
-    } else {
-      b.stream();
     }
   }
 }

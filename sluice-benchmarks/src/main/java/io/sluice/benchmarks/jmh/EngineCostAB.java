@@ -1,6 +1,5 @@
 package io.sluice.benchmarks.jmh;
 
-import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.MalformedURLException;
@@ -122,13 +121,12 @@ public final class EngineCostAB {
   }
 
   private static void run(boolean rr, int rounds, Build a, Build b) throws Exception {
-    com.sun.management.ThreadMXBean mx =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     int perOp = rr ? EngineBenchmark.WINDOW : EngineBenchmark.STREAM;
-    int ops = 200;
+    ThreadCost.Op opA = () -> a.op.invoke(a.bench);
+    ThreadCost.Op opB = () -> b.op.invoke(b.bench);
     for (int i = 0; i < 4000; i++) {
-      a.op.invoke(a.bench);
-      b.op.invoke(b.bench);
+      opA.run();
+      opB.run();
     }
     double[] cpuA = new double[rounds];
     double[] cpuB = new double[rounds];
@@ -136,20 +134,14 @@ public final class EngineCostAB {
     double bytesB = 0;
     for (int r = 0; r < rounds; r++) {
       for (int k = 0; k < 2; k++) {
-        Build x = (k == 0) == ((r & 1) == 0) ? a : b; // a first in even rounds, b first in odd
-        long c0 = mx.getCurrentThreadCpuTime();
-        long b0 = mx.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < ops; i++) {
-          x.op.invoke(x.bench);
-        }
-        double cpu = (double) (mx.getCurrentThreadCpuTime() - c0) / ((long) ops * perOp);
-        double bytes = (double) (mx.getCurrentThreadAllocatedBytes() - b0) / ((long) ops * perOp);
-        if (x == a) {
-          cpuA[r] = cpu;
-          bytesA = bytes;
+        boolean first = (k == 0) == ((r & 1) == 0); // a first in even rounds, b first in odd
+        ThreadCost c = ThreadCost.round(first ? opA : opB, 200, perOp);
+        if (first) {
+          cpuA[r] = c.cpuNanos;
+          bytesA = c.bytes;
         } else {
-          cpuB[r] = cpu;
-          bytesB = bytes;
+          cpuB[r] = c.cpuNanos;
+          bytesB = c.bytes;
         }
       }
     }

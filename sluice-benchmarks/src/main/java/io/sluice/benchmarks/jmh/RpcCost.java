@@ -1,7 +1,6 @@
 package io.sluice.benchmarks.jmh;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 
 /**
@@ -37,28 +36,28 @@ public final class RpcCost {
   }
 
   private static void run(String layer, boolean rr, int size, int rounds) {
+    try {
+      measure(layer, rr, size, rounds);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void measure(String layer, boolean rr, int size, int rounds) throws Exception {
     RpcBenchmark b = new RpcBenchmark();
     b.layer = layer;
     b.size = size;
     b.setUp();
     try {
-      com.sun.management.ThreadMXBean mx =
-          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
       int perOp = rr ? RpcBenchmark.WINDOW : RpcBenchmark.STREAM;
-      int ops = 400;
-      for (int i = 0; i < 3000; i++) {
-        op(b, rr);
-      }
+      ThreadCost.Op op = rr ? b::requestResponse : b::stream;
+      ThreadCost.round(op, 3000, perOp); // warm-up
       long[] cpu = new long[rounds];
       double bytes = 0;
       for (int r = 0; r < rounds; r++) {
-        long c0 = mx.getCurrentThreadCpuTime();
-        long b0 = mx.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < ops; i++) {
-          op(b, rr);
-        }
-        cpu[r] = (mx.getCurrentThreadCpuTime() - c0) / ((long) ops * perOp);
-        bytes = (double) (mx.getCurrentThreadAllocatedBytes() - b0) / ((long) ops * perOp);
+        ThreadCost c = ThreadCost.round(op, 400, perOp);
+        cpu[r] = (long) c.cpuNanos;
+        bytes = c.bytes;
       }
       Arrays.sort(cpu);
       System.out.printf(
@@ -66,14 +65,6 @@ public final class RpcCost {
           layer, rr ? "rr" : "stream", size, cpu[0], cpu[rounds / 2], bytes);
     } finally {
       b.tearDown();
-    }
-  }
-
-  private static void op(RpcBenchmark b, boolean rr) {
-    if (rr) {
-      b.requestResponse();
-    } else {
-      b.stream();
     }
   }
 }
