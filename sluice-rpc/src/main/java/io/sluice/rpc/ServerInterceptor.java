@@ -37,7 +37,6 @@ import com.google.protobuf.MessageLite;
  * whatever thread the answer comes on. Either way the transport releases the request it holds for
  * a call that ends before asking for it.
  */
-@FunctionalInterface
 public interface ServerInterceptor {
   /**
    * Intercepts one call. Either returns {@code next.startCall(call)} (with {@code call} itself or a

@@ -159,7 +159,7 @@ final class LeaseTick implements Runnable {
           }
         }
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       // A fixed-rate timer whose task throws never runs again: leasing would stop server-wide.
       logger.warn("{}: a lease tick failed; the next one runs as usual", policy, e);
     } finally {
@@ -187,7 +187,7 @@ final class LeaseTick implements Runnable {
       for (LeasedConnection c : due) {
         try {
           c.send(requests, rank);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
           logger.warn("a lease grant failed", e);
         }
       }

@@ -54,7 +54,9 @@ final class LeasedConnection implements ConnectionLease {
     if (!isOpen()) {
       return false;
     }
-    if (now - grantedAt >= policy.renewNanos()
+    // Half a tick early: a tick that starts late must not push the renewal a whole tick on (with
+    // a tick of half the ttl, to the lease's very end).
+    if (now - grantedAt >= policy.renewNanos() - policy.tickNanos() / 2
         || rank != grantedRank
         || Math.abs((double) requests - grantedRequests) > grantedRequests * policy.regrantChange()) {
       granted(now, requests, rank);

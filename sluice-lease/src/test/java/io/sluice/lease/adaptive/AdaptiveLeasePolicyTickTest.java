@@ -33,6 +33,22 @@ class AdaptiveLeasePolicyTickTest {
   }
 
   @Test
+  void aTickThatStartsLateDoesNotPushTheNextRenewalToTheLeasesEnd() {
+    // A 200 ms ttl with a tick every 100 ms: the tick period is the renewal period.
+    AdaptiveLeasePolicy policy = fixed().ttl(Duration.ofMillis(200)).sampleWindow(TICK).build();
+    LeasedConnection c = (LeasedConnection) policy.attach(new FakeGrants(clock));
+    long t0 = clock.now(); // the first grant's date
+    int requests = policy.requestsPerConnection();
+    int rank = policy.admittedMaxRank();
+    long ms = 1_000_000L;
+
+    assertThat(c.due(t0 + 110 * ms, requests, rank)).as("a tick 10 ms late renews").isTrue();
+    // The next tick comes on time, 90 ms after that grant: it must renew too; otherwise the one
+    // after (300 ms) would, 190 ms after the last grant, 10 ms before its 200 ms lease ends.
+    assertThat(c.due(t0 + 200 * ms, requests, rank)).as("the next tick, on time").isTrue();
+  }
+
+  @Test
   void oneTimerAndOneLookAtTheLimitPerTickWhateverTheNumberOfConnections() {
     AdaptiveLeasePolicy policy = fixed().build();
     List<FakeGrants> all = new ArrayList<>();

@@ -117,6 +117,19 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     listener = l;
+    if (handle == null) {
+      // Fire-and-forget: its request is handed over under the call's monitor (request() and a
+      // close from another thread take it too), so it is released or read exactly once.
+      synchronized (this) {
+        startReading();
+      }
+    } else {
+      startReading();
+    }
+  }
+
+  /** After the handler started: the request held for it is read as demanded, or released. */
+  private void startReading() {
     if (closed != 0) { // ended in startCall (e.g. an interceptor refused it): nothing will be read
       releasePending();
       return;
