@@ -26,14 +26,16 @@ class ServerLeakCheckTest {
       server.assertNoLeaks("a request-response that releases its request", false);
 
       requestResponse(server.port, "leak");
-      assertThatThrownBy(() -> server.assertNoLeaks("the leaking request-response", false))
+      // With its connection closed first: an open one may still reach the request it read last
+      // (the client's close is on its way), and a reachable buffer is not reported yet.
+      assertThatThrownBy(() -> server.assertNoLeaks("the leaking request-response", true))
           .isInstanceOf(AssertionError.class)
           .hasMessageContaining("leak reports of the server after the leaking request-response")
           .hasMessageContaining("LEAK: ByteBuf.release() was not called")
           // paranoid: the report carries the buffer's access records
           .hasMessageContaining("Created at:");
 
-      // The reports were taken: the next check (connections closed) passes.
+      // The reports were taken: the next check passes.
       server.assertNoLeaks("the end", true);
       server.close();
       assertThat(server.alarms).as("LEAK: lines logged by a leakOnPurpose server").isEmpty();
