@@ -9,12 +9,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * Failed calls of a load that goes on after them: counted, and the first few printed (to stderr)
  * so that a run that fails every call does not print a line per call.
  */
-final class Failures {
+public final class Failures {
   private static final int PRINTED = 3;
   private final AtomicLong count = new AtomicLong();
   private ScheduledExecutorService retries;
 
-  void failed(Throwable cause) {
+  /** A call failed: counted, and printed while few. */
+  public void failed(Throwable cause) {
     long n = count.incrementAndGet();
     if (n <= PRINTED) {
       System.err.println(
@@ -23,7 +24,7 @@ final class Failures {
   }
 
   /** Runs {@code next} a millisecond from now on a daemon thread (made on the first failure). */
-  void later(Runnable next) {
+  public void later(Runnable next) {
     retries().schedule(next, 1, TimeUnit.MILLISECONDS);
   }
 
@@ -38,7 +39,8 @@ final class Failures {
     return retries;
   }
 
-  long count() {
+  /** Calls failed so far. */
+  public long count() {
     return count.get();
   }
 }

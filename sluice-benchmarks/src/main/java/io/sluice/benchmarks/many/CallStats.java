@@ -1,10 +1,7 @@
 package io.sluice.benchmarks.many;
 
+import io.sluice.benchmarks.grpc.Failures;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -14,12 +11,9 @@ import org.HdrHistogram.Recorder;
  * The first few failures are printed to stderr, the rest only counted.
  */
 public final class CallStats {
-  private static final int PRINTED = 3;
-
   private final int expectedSize;
   private final Recorder latencies = new Recorder(3);
-  private final AtomicLong failed = new AtomicLong();
-  private ScheduledExecutorService retries;
+  private final Failures failures = new Failures();
 
   /** Answers must be {@code expectedSize} bytes long (the data, without any encoding). */
   public CallStats(int expectedSize) {
@@ -41,11 +35,7 @@ public final class CallStats {
 
   /** A call failed. */
   public void failed(Throwable cause) {
-    long n = failed.incrementAndGet();
-    if (n <= PRINTED) {
-      System.err.println(
-          "call failed: " + cause + (n == PRINTED ? " (further failures counted only)" : ""));
-    }
+    failures.failed(cause);
   }
 
   /**
@@ -53,18 +43,7 @@ public final class CallStats {
    * (never at once, so that a call failing at once does not recurse or spin).
    */
   public void later(Executor loop, Runnable next) {
-    retries().schedule(() -> loop.execute(next), 1, TimeUnit.MILLISECONDS);
-  }
-
-  private synchronized ScheduledExecutorService retries() {
-    if (retries == null) {
-      retries = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "bench-retry");
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    return retries;
+    failures.later(() -> loop.execute(next));
   }
 
   /** The recorder of call durations (its interval histograms are taken by the reporting thread). */
@@ -74,6 +53,6 @@ public final class CallStats {
 
   /** Calls failed so far. */
   long failedCount() {
-    return failed.get();
+    return failures.count();
   }
 }

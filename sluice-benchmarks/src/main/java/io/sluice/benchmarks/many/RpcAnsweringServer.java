@@ -6,9 +6,7 @@ import io.sluice.benchmarks.harness.Counter;
 import io.sluice.benchmarks.harness.Impl;
 import io.sluice.benchmarks.rpc.BenchService;
 import io.sluice.benchmarks.rpc.Payload;
-import io.sluice.benchmarks.rpc.ReactorBench;
 import io.sluice.benchmarks.rpc.ReactorBenchServer;
-import io.sluice.benchmarks.rpc.StreamRequest;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.rpc.ServiceRegistry;
@@ -18,7 +16,6 @@ import io.sluice.transport.netty.TcpServerTransport;
 import io.sluice.transport.netty.internal.EventLoops;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -63,8 +60,7 @@ final class RpcAnsweringServer implements Impl {
   }
 
   /** {@link BenchService} whose {@code Response} answers {@code answer}. */
-  private static final class Answering implements ReactorBench {
-    private final BenchService service = new BenchService();
+  private static final class Answering extends BenchService {
     private final Payload answer;
 
     Answering(Payload answer) {
@@ -75,20 +71,6 @@ final class RpcAnsweringServer implements Impl {
     public Mono<Payload> response(Payload request) {
       return Mono.just(answer);
     }
-
-    @Override
-    public Flux<Payload> stream(StreamRequest request) {
-      return service.stream(request);
-    }
-
-    @Override
-    public Flux<Payload> channel(Flux<Payload> requests) {
-      return service.channel(requests);
-    }
-
-    @Override
-    public Mono<Void> fire(Payload request) {
-      return service.fire(request);
-    }
   }
+
 }

@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
  * payloads, streams pre-built payloads paced by demand, drops fire-and-forget payloads. Serve it
  * with {@code new ReactorBenchServer(new BenchService())}; call it with {@code ReactorBenchClient}.
  */
-public final class BenchService implements ReactorBench {
+public class BenchService implements ReactorBench {
   @Override
   public Mono<Payload> response(Payload request) {
     return Mono.just(request);

@@ -44,27 +44,11 @@ public final class RpcImpl extends FlavorImpl {
   }
 
   /** The example's service, except that fire-and-forget calls are counted. */
-  private static final class Counting implements ReactorBench {
-    private final BenchService service = new BenchService();
+  private static final class Counting extends BenchService {
     private final Counter fired;
 
     Counting(Counter fired) {
       this.fired = fired;
-    }
-
-    @Override
-    public Mono<Payload> response(Payload request) {
-      return service.response(request);
-    }
-
-    @Override
-    public Flux<Payload> stream(StreamRequest request) {
-      return service.stream(request);
-    }
-
-    @Override
-    public Flux<Payload> channel(Flux<Payload> requests) {
-      return service.channel(requests);
     }
 
     @Override
@@ -73,6 +57,7 @@ public final class RpcImpl extends FlavorImpl {
       return Mono.empty();
     }
   }
+
 
   private ReactorRequester connect(int port) {
     ReactorRequester r = SluiceClient.builder(clientTransport(port)).connect().block(CONNECT);
