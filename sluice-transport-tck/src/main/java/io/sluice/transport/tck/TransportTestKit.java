@@ -14,6 +14,8 @@ import io.sluice.core.ClientSetup;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,13 +92,34 @@ public abstract class TransportTestKit {
    * closed, and a client made for its address.
    */
   protected ClientTransport clientTransportToNothing() throws Exception {
-    ServerTransport.Bound bound =
-        await(serverTransport().bind(t -> t.close()), "binding a server to close");
-    ClientTransport client = clientTransport(bound);
-    bound.close();
-    await(bound.onClose(), "closing that server");
-    return client;
+    for (int attempt = 1; ; attempt++) {
+      ServerTransport.Bound bound =
+          await(serverTransport().bind(t -> t.close()), "binding a server to close");
+      ClientTransport client = clientTransport(bound);
+      bound.close();
+      await(bound.onClose(), "closing that server");
+      if (!(bound.address() instanceof InetSocketAddress)) {
+        return client;
+      }
+      // A port just freed can come back as the connecting socket's own ephemeral port, and Linux
+      // then connects the socket to itself (TCP self-connect): the connect "succeeds". A socket
+      // bound to the port without listening keeps it out of the ephemeral range's reach and
+      // answers the connect with a reset (refused) until the test ends.
+      Socket holder = new Socket();
+      try {
+        holder.bind(bound.address());
+        portHolders.add(holder);
+        return client;
+      } catch (java.io.IOException taken) {
+        holder.close();
+        if (attempt == 5) {
+          throw taken;
+        }
+      }
+    }
   }
+
+  private final List<Socket> portHolders = new ArrayList<>();
 
   /**
    * Checks the error of a connect to nothing: by default it must be (or be caused by) a {@link
@@ -199,6 +222,10 @@ public abstract class TransportTestKit {
 
   @AfterEach
   void closePeers() throws Exception {
+    for (Socket holder : portHolders) {
+      holder.close();
+    }
+    portHolders.clear();
     peers.close();
   }
 
