@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * hands over, and copied changed out of payload buffers, which it may not change.
  */
 final class FakeTransport implements DuplexTransport {
-  static final int DEFAULT_WAIT_SECONDS = 10;
+  static final int DEFAULT_WAIT_SECONDS = (int) Loop.WAIT_SECONDS;
 
   final EventExecutor loop;
   final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;

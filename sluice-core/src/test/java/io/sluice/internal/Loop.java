@@ -12,7 +12,12 @@ import java.util.concurrent.TimeoutException;
 final class Loop {
   private Loop() {}
 
-  static final long WAIT_SECONDS = 10;
+  /**
+   * A guard against a hang, not a measure: one loop task may stream thousands of frames with the
+   * leak detector at PARANOID recording every buffer, which took over 10 s on a loaded 2-core CI
+   * machine (TransportPrefixEngineTest.aFullBatchKeepsRoomForTheLongestPrefix).
+   */
+  static final long WAIT_SECONDS = 60;
 
   static void run(EventExecutor loop, Runnable r) {
     call(
