@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>prints {@code CLOSED <remote port> <cause>} when an established connection closes with an
  *       error;
  *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
- *       peaks since the last {@code reset}, heap after a GC, open connections, live streams);
+ *       peaks since the last {@code reset}, heap after a GC, open connections, live streams, the peak of request-streams live in
+ *       the responder since the last {@code reset}, counted as they start and end, not sampled);
  *   <li>{@code leakcheck} runs the garbage collector until two collections were seen to complete,
  *       then allocates and releases buffers (netty looks for collected, unreleased buffers only
  *       when it tracks a new one), and answers {@code LEAKREPORT <report>} for each leak netty
@@ -87,6 +88,9 @@ public final class HostileServerMain {
   private static volatile long peakHeap;
   private static volatile long peakDirect;
   private static volatile int peakConnections;
+  /** Request-streams live in the responder now, and their peak since the last {@code reset}. */
+  private static final AtomicInteger liveRequestStreams = new AtomicInteger();
+  private static final AtomicInteger peakRequestStreams = new AtomicInteger();
   private static volatile boolean leakOnPurpose;
   private static final HostileGrpcService grpc = new HostileGrpcService();
 
@@ -212,6 +216,7 @@ public final class HostileServerMain {
           peakHeap = heapUsed();
           peakDirect = directUsed();
           peakConnections = open.get();
+          peakRequestStreams.set(liveRequestStreams.get());
           out.println("RESET");
           break;
         case "leakcheck":
@@ -340,7 +345,8 @@ public final class HostileServerMain {
         + " peakDirect=" + peakDirect
         + " connections=" + open.get()
         + " peakConnections=" + peakConnections
-        + " streams=" + streams;
+        + " streams=" + streams
+        + " peakRequestStreams=" + peakRequestStreams.get();
   }
 
   /**
@@ -369,11 +375,13 @@ public final class HostileServerMain {
 
     @Override
     public StreamListener requestStream(Message request, StreamHandle stream) {
+      peakRequestStreams.accumulateAndGet(liveRequestStreams.incrementAndGet(), Math::max);
       String d = request.dataUtf8();
       request.release();
       long total = d.startsWith("count:") ? Long.parseLong(d.substring(6)) : Long.MAX_VALUE;
       return new Quiet() {
         long sent;
+        boolean ended;
 
         @Override
         public void onRequest(long n) {
@@ -381,10 +389,28 @@ public final class HostileServerMain {
             sent++;
             ByteBuf b = stream.alloc().buffer(ITEM.length).writeBytes(ITEM);
             if (sent == total) {
+              end();
               stream.nextAndComplete(Message.of(b));
             } else {
               stream.next(Message.of(b));
             }
+          }
+        }
+
+        @Override
+        public void onCancel() {
+          end();
+        }
+
+        @Override
+        public void onError(Throwable cause) {
+          end();
+        }
+
+        private void end() {
+          if (!ended) {
+            ended = true;
+            liveRequestStreams.decrementAndGet();
           }
         }
       };

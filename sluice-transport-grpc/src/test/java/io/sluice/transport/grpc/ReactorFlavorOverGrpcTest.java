@@ -12,7 +12,7 @@ import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.reactor.ReactorClientCalls;
-import java.net.ServerSocket;
+import io.sluice.test.ClosedPort;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -227,17 +227,15 @@ class ReactorFlavorOverGrpcTest {
 
   @Test
   void nothingListeningIsUnavailable() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      port = s.getLocalPort();
+    try (ClosedPort closed = ClosedPort.any()) {
+      int closedPort = closed.port();
+      assertThatThrownBy(() -> GrpcClientTransport.create("127.0.0.1", closedPort).connect().join())
+          .satisfies(
+              t -> {
+                assertThat(statusOf(t).code()).isEqualTo(Status.Code.UNAVAILABLE);
+                assertThat(statusOf(t).description()).startsWith("cannot connect to the gRPC server at 127.0.0.1:" + closedPort);
+              });
     }
-    int closedPort = port;
-    assertThatThrownBy(() -> GrpcClientTransport.create("127.0.0.1", closedPort).connect().join())
-        .satisfies(
-            t -> {
-              assertThat(statusOf(t).code()).isEqualTo(Status.Code.UNAVAILABLE);
-              assertThat(statusOf(t).description()).startsWith("cannot connect to the gRPC server at 127.0.0.1:" + closedPort);
-            });
   }
 
   @Test

@@ -11,11 +11,11 @@ import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.core.ClientSetup;
+import io.sluice.test.ClosedPort;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +89,8 @@ public abstract class TransportTestKit {
 
   /**
    * A client transport to an address where nothing listens. By default: a server is bound, then
-   * closed, and a client made for its address.
+   * closed, and a client made for its address; a TCP port is then held closed ({@link ClosedPort})
+   * until the test ends.
    */
   protected ClientTransport clientTransportToNothing() throws Exception {
     for (int attempt = 1; ; attempt++) {
@@ -101,17 +102,12 @@ public abstract class TransportTestKit {
       if (!(bound.address() instanceof InetSocketAddress)) {
         return client;
       }
-      // A port just freed can come back as the connecting socket's own ephemeral port, and Linux
-      // then connects the socket to itself (TCP self-connect): the connect "succeeds". A socket
-      // bound to the port without listening keeps it out of the ephemeral range's reach and
-      // answers the connect with a reset (refused) until the test ends.
-      Socket holder = new Socket();
+      // A port just freed can come back as the connecting socket's own ephemeral port (TCP
+      // self-connect: the connect "succeeds"); held closed until the test ends, it cannot.
       try {
-        holder.bind(bound.address());
-        portHolders.add(holder);
+        portHolders.add(ClosedPort.hold(bound.address()));
         return client;
-      } catch (java.io.IOException taken) {
-        holder.close();
+      } catch (java.io.UncheckedIOException taken) {
         if (attempt == 5) {
           throw taken;
         }
@@ -119,7 +115,7 @@ public abstract class TransportTestKit {
     }
   }
 
-  private final List<Socket> portHolders = new ArrayList<>();
+  private final List<ClosedPort> portHolders = new ArrayList<>();
 
   /**
    * Checks the error of a connect to nothing: by default it must be (or be caused by) a {@link
@@ -222,7 +218,7 @@ public abstract class TransportTestKit {
 
   @AfterEach
   void closePeers() throws Exception {
-    for (Socket holder : portHolders) {
+    for (ClosedPort holder : portHolders) {
       holder.close();
     }
     portHolders.clear();
