@@ -139,6 +139,28 @@ class PublishedModulesTest {
   }
 
   @Test
+  void theProjectAndTheBomCarryTheApacheLicence() throws Exception {
+    assertThat(Files.readString(ROOT.resolve("LICENSE")))
+        .as("LICENSE at the root")
+        .contains("Apache License")
+        .contains("Version 2.0, January 2004")
+        .contains("TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION");
+    // Every published module inherits sluice-parent's <licenses>; the bom does not inherit it.
+    for (String pom : List.of("pom.xml", "sluice-bom/pom.xml")) {
+      Element license = child(child(read(ROOT.resolve(pom)), "licenses"), "license");
+      assertThat(childText(license, "name")).as("licence of " + pom).isEqualTo("Apache License, Version 2.0");
+      assertThat(childText(license, "url"))
+          .as("licence URL of " + pom)
+          .isEqualTo("https://www.apache.org/licenses/LICENSE-2.0.txt");
+    }
+    for (Module m : published()) {
+      assertThat(child(m.pom(), "licenses"))
+          .as(m.dir() + " inherits sluice-parent's licence and must not name another")
+          .isNull();
+    }
+  }
+
+  @Test
   void everyModuleHasAModuleNameAndPublishedOnesTheirRootPackage() throws Exception {
     Map<String, String> names = new TreeMap<>();
     for (Module m : modules()) {
