@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * Maps proto type names to the Java class names protoc's Java generator gives them: {@code
  * java_package} (or the proto package), {@code java_outer_classname} (or the file name in
- * CamelCase, with {@code OuterClass} appended when a top-level type has the same name), and {@code
- * java_multiple_files}.
+ * CamelCase, with {@code OuterClass} appended when a message, enum or service of the file, at any
+ * depth of nesting, has exactly that name), and {@code java_multiple_files}.
  */
 final class JavaNames {
   private final Map<String, String> javaTypes = new HashMap<>();
@@ -62,7 +62,9 @@ final class JavaNames {
     String name = f.getName();
     int slash = name.lastIndexOf('/');
     name = name.substring(slash + 1);
-    if (name.endsWith(".proto")) {
+    if (name.endsWith(".protodevel")) {
+      name = name.substring(0, name.length() - ".protodevel".length());
+    } else if (name.endsWith(".proto")) {
       name = name.substring(0, name.length() - ".proto".length());
     }
     String outer = camel(name, true);
@@ -72,12 +74,8 @@ final class JavaNames {
     return outer;
   }
 
+  /** Whether a type of the file, nested at any depth, is named exactly {@code name}. */
   private static boolean clashes(FileDescriptorProto f, String name) {
-    for (DescriptorProto m : f.getMessageTypeList()) {
-      if (m.getName().equals(name)) {
-        return true;
-      }
-    }
     for (EnumDescriptorProto e : f.getEnumTypeList()) {
       if (e.getName().equals(name)) {
         return true;
@@ -85,6 +83,28 @@ final class JavaNames {
     }
     for (ServiceDescriptorProto s : f.getServiceList()) {
       if (s.getName().equals(name)) {
+        return true;
+      }
+    }
+    for (DescriptorProto m : f.getMessageTypeList()) {
+      if (clashes(m, name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean clashes(DescriptorProto m, String name) {
+    if (m.getName().equals(name)) {
+      return true;
+    }
+    for (DescriptorProto n : m.getNestedTypeList()) {
+      if (clashes(n, name)) {
+        return true;
+      }
+    }
+    for (EnumDescriptorProto e : m.getEnumTypeList()) {
+      if (e.getName().equals(name)) {
         return true;
       }
     }

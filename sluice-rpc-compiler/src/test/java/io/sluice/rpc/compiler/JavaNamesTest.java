@@ -3,8 +3,10 @@ package io.sluice.rpc.compiler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.EnumDescriptorProto;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.DescriptorProtos.FileOptions;
+import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +29,45 @@ class JavaNamesTest {
             .build();
     assertThat(JavaNames.outerClassName(f)).isEqualTo("EchoOuterClass");
     assertThat(new JavaNames(List.of(f)).javaType(".p.Echo")).isEqualTo("p.EchoOuterClass.Echo");
+  }
+
+  /** protoc looks for the name among nested messages and enums too, at any depth (A7). */
+  @Test
+  void outerClassGetsASuffixWhenANestedTypeHasItsName() {
+    FileDescriptorProto nestedMessage =
+        FileDescriptorProto.newBuilder()
+            .setName("x/foo.proto")
+            .setPackage("p")
+            .addMessageType(
+                DescriptorProto.newBuilder()
+                    .setName("Bar")
+                    .addNestedType(
+                        DescriptorProto.newBuilder().setName("Baz").addNestedType(DescriptorProto.newBuilder().setName("Foo"))))
+            .addService(ServiceDescriptorProto.newBuilder().setName("Svc"))
+            .build();
+    assertThat(JavaNames.outerClassName(nestedMessage)).isEqualTo("FooOuterClass");
+    assertThat(new JavaNames(List.of(nestedMessage)).javaType(".p.Bar.Baz.Foo")).isEqualTo("p.FooOuterClass.Bar.Baz.Foo");
+
+    FileDescriptorProto nestedEnum =
+        FileDescriptorProto.newBuilder()
+            .setName("foo.proto")
+            .addMessageType(DescriptorProto.newBuilder().setName("Bar").addEnumType(EnumDescriptorProto.newBuilder().setName("Foo")))
+            .build();
+    assertThat(JavaNames.outerClassName(nestedEnum)).isEqualTo("FooOuterClass");
+
+    // Only an exact match counts, as in protoc.
+    FileDescriptorProto otherCase =
+        FileDescriptorProto.newBuilder()
+            .setName("foo.proto")
+            .addMessageType(DescriptorProto.newBuilder().setName("Bar").addNestedType(DescriptorProto.newBuilder().setName("FOO")))
+            .build();
+    assertThat(JavaNames.outerClassName(otherCase)).isEqualTo("Foo");
+  }
+
+  @Test
+  void protodevelFilesAreStrippedAsProtoFiles() {
+    FileDescriptorProto f = FileDescriptorProto.newBuilder().setName("old_one.protodevel").build();
+    assertThat(JavaNames.outerClassName(f)).isEqualTo("OldOne");
   }
 
   @Test
