@@ -12,8 +12,10 @@ import com.google.protobuf.compiler.PluginProtos.CodeGeneratorResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a {@code CodeGeneratorRequest} into a {@code CodeGeneratorResponse}: a pure function, so
@@ -76,6 +78,7 @@ public final class Generator {
             m.comment = comments.getOrDefault(SERVICE_FIELD + "," + si + "," + METHOD_FIELD + "," + mi, "");
             methods.add(m);
           }
+          Method.distinctNames(methods);
           for (String flavor : options.flavors) {
             if (flavor.equals("reactor")) {
               out.addAllFile(new ReactorGenerator(file, service, methods, options).files());
@@ -95,8 +98,10 @@ public final class Generator {
   /** What the generator needs of one method. */
   static final class Method {
     final String protoName;
-    final String javaName;
-    final String constant;
+    /** The Java method name; unique in the service (see {@link #distinctNames}). */
+    String javaName;
+    /** The descriptor's field name; with {@code METHOD_} before it, the name's. */
+    String constant;
     final Kind kind;
     final String requestType;
     final String responseType;
@@ -127,8 +132,7 @@ public final class Generator {
         String protoName, Kind kind, String requestType, String responseType, boolean idempotent, int rank) {
       this.protoName = protoName;
       this.javaName = Keywords.safe(JavaNames.camel(protoName, false));
-      String c = upperSnake(protoName);
-      this.constant = c.equals("SERVICE") ? "SERVICE_" : c;
+      this.constant = upperSnake(protoName);
       this.kind = kind;
       this.requestType = requestType;
       this.responseType = responseType;
@@ -184,6 +188,34 @@ public final class Generator {
           names.javaType(m.getOutputType()),
           idempotent,
           rank);
+    }
+
+    /**
+     * Gives each method of a service its own constants and Java method name. rpc names that
+     * differ only in case or underscores ({@code GetItem}, {@code Get_Item}, {@code getItem}) map
+     * to the same ones, and a method's constant can be another's name constant ({@code MethodInfo}
+     * and {@code METHOD_INFO} of {@code Info}) or {@code SERVICE}. In .proto order, a name already
+     * taken gets underscores appended until it is free, so a method keeps its names when others
+     * are added after it.
+     */
+    static void distinctNames(List<Method> methods) {
+      Set<String> fields = new HashSet<>();
+      fields.add("SERVICE");
+      Set<String> javaNames = new HashSet<>();
+      for (Method m : methods) {
+        String c = m.constant;
+        while (fields.contains(c) || fields.contains("METHOD_" + c)) {
+          c += "_";
+        }
+        fields.add(c);
+        fields.add("METHOD_" + c);
+        m.constant = c;
+        String j = m.javaName;
+        while (!javaNames.add(j)) {
+          j += "_";
+        }
+        m.javaName = j;
+      }
     }
 
     static String upperSnake(String name) {
