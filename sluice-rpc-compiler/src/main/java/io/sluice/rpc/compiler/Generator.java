@@ -1,6 +1,7 @@
 package io.sluice.rpc.compiler;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.DescriptorProtos.Edition;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
 import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
@@ -54,9 +55,7 @@ public final class Generator {
 
   /** Generates code for every service of the files to generate; errors go into the response. */
   public static CodeGeneratorResponse generate(CodeGeneratorRequest request) {
-    CodeGeneratorResponse.Builder out =
-        CodeGeneratorResponse.newBuilder()
-            .setSupportedFeatures(CodeGeneratorResponse.Feature.FEATURE_PROTO3_OPTIONAL_VALUE);
+    CodeGeneratorResponse.Builder out = supported(CodeGeneratorResponse.newBuilder());
     try {
       PluginOptions options = PluginOptions.parse(request.getParameter());
       Map<String, FileDescriptorProto> byName = new HashMap<>();
@@ -90,9 +89,22 @@ public final class Generator {
         }
       }
     } catch (IllegalArgumentException e) {
-      return CodeGeneratorResponse.newBuilder().setError("protoc-gen-sluice: " + e.getMessage()).build();
+      return supported(CodeGeneratorResponse.newBuilder()).setError("protoc-gen-sluice: " + e.getMessage()).build();
     }
     return out.build();
+  }
+
+  /**
+   * What the plugin handles: proto3 {@code optional}, and editions from proto2 up to 2024, the
+   * editions whose Java class names {@link JavaNames} follows. protoc refuses a later edition's
+   * file with a message naming the plugin.
+   */
+  private static CodeGeneratorResponse.Builder supported(CodeGeneratorResponse.Builder b) {
+    return b.setSupportedFeatures(
+            CodeGeneratorResponse.Feature.FEATURE_PROTO3_OPTIONAL_VALUE
+                | CodeGeneratorResponse.Feature.FEATURE_SUPPORTS_EDITIONS_VALUE)
+        .setMinimumEdition(Edition.EDITION_PROTO2_VALUE)
+        .setMaximumEdition(Edition.EDITION_2024_VALUE);
   }
 
   /** What the generator needs of one method. */
