@@ -1,12 +1,18 @@
 package io.sluice.rpc.blocking;
 
 import com.google.protobuf.MessageLite;
+import io.netty.util.concurrent.EventExecutor;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 
@@ -20,9 +26,11 @@ import reactor.core.publisher.Flux;
  * {@link CallOptions}, as in the reactor flavor.
  *
  * <p><b>Threads.</b> Single-response methods block the calling thread: never call them on a
- * connection's event loop, which has to deliver the response. A returned {@link Stream} is consumed
- * on the thread that reads it; a {@link Stream} of requests is pulled on this flavor's virtual
- * threads.
+ * connection's event loop, which has to deliver the response. On the event loop thread of the call's
+ * own connection (a handler, a reactor or future callback run there) they throw {@link
+ * IllegalStateException} at once, as does reading a returned {@link Stream} there, instead of
+ * waiting for that thread forever. A returned {@link Stream} is consumed on the thread that reads
+ * it; a {@link Stream} of requests is pulled on this flavor's virtual threads.
  *
  * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
  * requester owns (released once sent, or when the call ends first), and each response message is
@@ -34,31 +42,47 @@ public final class BlockingClientCalls {
   /** A unary call (request-response). */
   public static <Req extends MessageLite, Resp extends MessageLite> Resp unary(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    notOnTheLoop(requester.unwrap().executor());
     return ReactorClientCalls.unary(requester, method, options, request).block();
   }
 
   /** A server-streaming call (request-stream); close the stream to cancel early. */
   public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
-    return inOrder(ReactorClientCalls.serverStreaming(requester, method, options, request));
+    return inOrder(requester, ReactorClientCalls.serverStreaming(requester, method, options, request));
   }
 
   /** A client-streaming call (request-channel); {@code requests} may be empty. */
   public static <Req extends MessageLite, Resp extends MessageLite> Resp clientStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
+    notOnTheLoop(requester.unwrap().executor());
     return ReactorClientCalls.clientStreaming(requester, method, options, pull(requests)).block();
   }
 
   /** A bidi-streaming call (request-channel); close the returned stream to cancel early. */
   public static <Req extends MessageLite, Resp extends MessageLite> Stream<Resp> bidiStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Stream<Req> requests) {
-    return inOrder(ReactorClientCalls.bidiStreaming(requester, method, options, pull(requests)));
+    return inOrder(requester, ReactorClientCalls.bidiStreaming(requester, method, options, pull(requests)));
   }
 
   /** A fire-and-forget call: returns once the request is handed to the transport. */
   public static <Req extends MessageLite, Resp extends MessageLite> void fireAndForget(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    notOnTheLoop(requester.unwrap().executor());
     ReactorClientCalls.fireAndForget(requester, method, options, request).block();
+  }
+
+  /**
+   * Refuses a wait on the connection's own event loop thread, which would wait for itself (a
+   * deadline cannot end it either: its timer fires on that thread too). A virtual thread carried
+   * by the loop is not the loop's thread.
+   */
+  private static void notOnTheLoop(Executor loop) {
+    if (loop instanceof EventExecutor e && e.inEventLoop()) {
+      throw new IllegalStateException(
+          "a blocking call on its connection's event loop thread would wait for that thread forever;"
+              + " make it from a virtual thread or another thread that may block");
+    }
   }
 
   /**
@@ -66,8 +90,8 @@ public final class BlockingClientCalls {
    * arrived before it. ({@code Flux.toStream()} alone throws a terminal error as soon as it arrives,
    * dropping responses still queued for the consumer.)
    */
-  private static <T> Stream<T> inOrder(Flux<T> responses) {
-    return responses.materialize().toStream()
+  private static <T> Stream<T> inOrder(ReactorRequester requester, Flux<T> responses) {
+    Stream<T> inOrder = responses.materialize().toStream()
         .filter(signal -> !signal.isOnComplete())
         .map(signal -> {
           if (signal.isOnError()) {
@@ -75,6 +99,18 @@ public final class BlockingClientCalls {
           }
           return signal.get();
         });
+    // Each read may wait: refused on the connection's loop, like the single-response calls.
+    Executor loop = requester.unwrap().executor();
+    Spliterator<T> reads = inOrder.spliterator();
+    Spliterator<T> checked =
+        new Spliterators.AbstractSpliterator<T>(Long.MAX_VALUE, Spliterator.ORDERED) {
+          @Override
+          public boolean tryAdvance(Consumer<? super T> action) {
+            notOnTheLoop(loop);
+            return reads.tryAdvance(action);
+          }
+        };
+    return StreamSupport.stream(checked, false).onClose(inOrder::close);
   }
 
   /** The caller's request stream, pulled on a virtual thread (never on the connection's event loop). */

@@ -1,6 +1,7 @@
 package io.sluice.rpc.compiler;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.DescriptorProtos.Edition;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
 import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
@@ -12,8 +13,10 @@ import com.google.protobuf.compiler.PluginProtos.CodeGeneratorResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a {@code CodeGeneratorRequest} into a {@code CodeGeneratorResponse}: a pure function, so
@@ -52,9 +55,7 @@ public final class Generator {
 
   /** Generates code for every service of the files to generate; errors go into the response. */
   public static CodeGeneratorResponse generate(CodeGeneratorRequest request) {
-    CodeGeneratorResponse.Builder out =
-        CodeGeneratorResponse.newBuilder()
-            .setSupportedFeatures(CodeGeneratorResponse.Feature.FEATURE_PROTO3_OPTIONAL_VALUE);
+    CodeGeneratorResponse.Builder out = supported(CodeGeneratorResponse.newBuilder());
     try {
       PluginOptions options = PluginOptions.parse(request.getParameter());
       Map<String, FileDescriptorProto> byName = new HashMap<>();
@@ -76,6 +77,7 @@ public final class Generator {
             m.comment = comments.getOrDefault(SERVICE_FIELD + "," + si + "," + METHOD_FIELD + "," + mi, "");
             methods.add(m);
           }
+          Method.distinctNames(methods);
           for (String flavor : options.flavors) {
             if (flavor.equals("reactor")) {
               out.addAllFile(new ReactorGenerator(file, service, methods, options).files());
@@ -87,16 +89,31 @@ public final class Generator {
         }
       }
     } catch (IllegalArgumentException e) {
-      return CodeGeneratorResponse.newBuilder().setError("protoc-gen-sluice: " + e.getMessage()).build();
+      return supported(CodeGeneratorResponse.newBuilder()).setError("protoc-gen-sluice: " + e.getMessage()).build();
     }
     return out.build();
+  }
+
+  /**
+   * What the plugin handles: proto3 {@code optional}, and editions from proto2 up to 2024, the
+   * editions whose Java class names {@link JavaNames} follows. protoc refuses a later edition's
+   * file with a message naming the plugin.
+   */
+  private static CodeGeneratorResponse.Builder supported(CodeGeneratorResponse.Builder b) {
+    return b.setSupportedFeatures(
+            CodeGeneratorResponse.Feature.FEATURE_PROTO3_OPTIONAL_VALUE
+                | CodeGeneratorResponse.Feature.FEATURE_SUPPORTS_EDITIONS_VALUE)
+        .setMinimumEdition(Edition.EDITION_PROTO2_VALUE)
+        .setMaximumEdition(Edition.EDITION_2024_VALUE);
   }
 
   /** What the generator needs of one method. */
   static final class Method {
     final String protoName;
-    final String javaName;
-    final String constant;
+    /** The Java method name; unique in the service (see {@link #distinctNames}). */
+    String javaName;
+    /** The descriptor's field name; with {@code METHOD_} before it, the name's. */
+    String constant;
     final Kind kind;
     final String requestType;
     final String responseType;
@@ -127,8 +144,7 @@ public final class Generator {
         String protoName, Kind kind, String requestType, String responseType, boolean idempotent, int rank) {
       this.protoName = protoName;
       this.javaName = Keywords.safe(JavaNames.camel(protoName, false));
-      String c = upperSnake(protoName);
-      this.constant = c.equals("SERVICE") ? "SERVICE_" : c;
+      this.constant = upperSnake(protoName);
       this.kind = kind;
       this.requestType = requestType;
       this.responseType = responseType;
@@ -184,6 +200,34 @@ public final class Generator {
           names.javaType(m.getOutputType()),
           idempotent,
           rank);
+    }
+
+    /**
+     * Gives each method of a service its own constants and Java method name. rpc names that
+     * differ only in case or underscores ({@code GetItem}, {@code Get_Item}, {@code getItem}) map
+     * to the same ones, and a method's constant can be another's name constant ({@code MethodInfo}
+     * and {@code METHOD_INFO} of {@code Info}) or {@code SERVICE}. In .proto order, a name already
+     * taken gets underscores appended until it is free, so a method keeps its names when others
+     * are added after it.
+     */
+    static void distinctNames(List<Method> methods) {
+      Set<String> fields = new HashSet<>();
+      fields.add("SERVICE");
+      Set<String> javaNames = new HashSet<>();
+      for (Method m : methods) {
+        String c = m.constant;
+        while (fields.contains(c) || fields.contains("METHOD_" + c)) {
+          c += "_";
+        }
+        fields.add(c);
+        fields.add("METHOD_" + c);
+        m.constant = c;
+        String j = m.javaName;
+        while (!javaNames.add(j)) {
+          j += "_";
+        }
+        m.javaName = j;
+      }
     }
 
     static String upperSnake(String name) {

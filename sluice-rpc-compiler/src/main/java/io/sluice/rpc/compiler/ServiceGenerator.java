@@ -240,7 +240,7 @@ abstract class ServiceGenerator {
     b.append("  @java.lang.Override\n");
     b.append("  public ").append(RPC).append("ServiceDefinition bindService() {\n");
     b.append("    return ").append(RPC).append("ServiceDefinition.builder(").append(ifaceRef).append(".SERVICE)\n");
-    if (file.getOptions().getOptimizeFor() != FileOptions.OptimizeMode.LITE_RUNTIME) {
+    if (!options.lite && file.getOptions().getOptimizeFor() != FileOptions.OptimizeMode.LITE_RUNTIME) {
       // protoc's Java outer class of the file; lite code has no descriptors.
       b.append("        .fileDescriptor(").append(qualified(JavaNames.outerClassName(file)))
           .append(".getDescriptor())\n");

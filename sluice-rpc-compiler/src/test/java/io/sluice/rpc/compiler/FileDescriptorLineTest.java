@@ -19,6 +19,10 @@ import org.junit.jupiter.api.Test;
 class FileDescriptorLineTest {
 
   private static String server(FileOptions options) {
+    return server(options, "flavor=futures");
+  }
+
+  private static String server(FileOptions options, String parameter) {
     FileDescriptorProto f =
         FileDescriptorProto.newBuilder()
             .setName("p/greet.proto")
@@ -32,7 +36,7 @@ class FileDescriptorLineTest {
             .build();
     CodeGeneratorResponse r =
         Generator.generate(
-            CodeGeneratorRequest.newBuilder().addProtoFile(f).addFileToGenerate(f.getName()).setParameter("flavor=futures").build());
+            CodeGeneratorRequest.newBuilder().addProtoFile(f).addFileToGenerate(f.getName()).setParameter(parameter).build());
     assertThat(r.getError()).isEmpty();
     return r.getFileList().stream()
         .filter(x -> x.getName().equals("p/FuturesGreeterServer.java"))
@@ -52,5 +56,14 @@ class FileDescriptorLineTest {
   void liteFilesHaveNone() {
     assertThat(server(FileOptions.newBuilder().setOptimizeFor(FileOptions.OptimizeMode.LITE_RUNTIME).build()))
         .doesNotContain("fileDescriptor");
+  }
+
+  /** {@code lite} (or {@code lite=true}) is for code from {@code --java_out=lite:}. */
+  @Test
+  void theLiteOptionHasNone() {
+    assertThat(server(FileOptions.getDefaultInstance(), "flavor=futures,lite")).doesNotContain("fileDescriptor");
+    assertThat(server(FileOptions.getDefaultInstance(), "lite=true,flavor=futures")).doesNotContain("fileDescriptor");
+    assertThat(server(FileOptions.getDefaultInstance(), "flavor=futures,lite=false"))
+        .contains(".fileDescriptor(p.Greet.getDescriptor())");
   }
 }

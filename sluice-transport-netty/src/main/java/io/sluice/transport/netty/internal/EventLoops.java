@@ -45,7 +45,9 @@ import java.util.function.Consumer;
  *
  * <p>A native engine that cannot load (no native jar of this netty version, an old kernel, a
  * sandbox that forbids io_uring) makes the default fall back to NIO with one log line per JVM (see
- * {@link IoMode}); an explicitly named engine that cannot load is an {@link IllegalStateException}.
+ * {@link IoMode}): a short INFO line when the default is AUTO (the causes at debug level), a
+ * warning when {@code -Dsluice.io} named the engine; an engine named in code that cannot load is an
+ * {@link IllegalStateException}.
  */
 public final class EventLoops {
   private EventLoops() {}
@@ -85,9 +87,9 @@ public final class EventLoops {
   }
 
   private static final class Default {
-    static final IoMode MODE = chooseDefault();
+    static final IoSelection.Choice CHOICE = chooseDefault();
 
-    private static IoMode chooseDefault() {
+    private static IoSelection.Choice chooseDefault() {
       IoSelection.Choice c =
           IoSelection.choose(
               System.getProperty("sluice.io"),
@@ -95,9 +97,9 @@ public final class EventLoops {
               AUTO_ORDER,
               EventLoops::unavailabilityCause);
       if (c.fallback() != null) {
-        fallback(c.fallback());
+        fallback(c);
       }
-      return c.mode();
+      return c;
     }
   }
 
@@ -106,12 +108,28 @@ public final class EventLoops {
    * {@link IoMode#AUTO}, resolved to an engine that loads here. Never {@link IoMode#AUTO}.
    */
   public static IoMode defaultMode() {
-    return Default.MODE;
+    return Default.CHOICE.mode();
   }
 
-  /** Logs {@code message} (a fallback to NIO) unless this JVM has logged one already. */
-  static void fallback(String message) {
-    FALLBACK.log(m -> logger.warn("sluice: {}", m), message);
+  /** Logs {@code c}'s fallback to NIO unless this JVM has logged one already. */
+  static void fallback(IoSelection.Choice c) {
+    FALLBACK.log(EventLoops::log, c);
+  }
+
+  /**
+   * A fallback the user asked to avoid ({@code -Dsluice.io} named the engine) is a warning; AUTO
+   * finding no native engine is expected wherever netty's native jars are absent (the default
+   * build), so one short INFO line, with the causes at debug level.
+   */
+  private static void log(IoSelection.Choice c) {
+    if (c.named()) {
+      logger.warn("sluice: {}", c.fallback());
+    } else {
+      logger.info("sluice: {}", c.fallback());
+      if (c.causes() != null) {
+        logger.debug("sluice: {}", c.causes());
+      }
+    }
   }
 
   /** The JVM-wide groups by engine; the default group is also the one of its engine. */
@@ -180,8 +198,10 @@ public final class EventLoops {
       if (m == IoMode.NIO) {
         throw e;
       }
-      fallback(m.label() + " loads but its event loops fail to start (" + IoSelection.describe(e)
-          + "), using nio");
+      String why = m.label() + " loads but its event loops fail to start (" + IoSelection.describe(e) + ")";
+      fallback(Default.CHOICE.named()
+          ? new IoSelection.Choice(IoMode.NIO, true, why + ", using nio", null)
+          : new IoSelection.Choice(IoMode.NIO, false, m.label() + " fails to start here, using nio", why));
       return create(threads, name, IoMode.NIO);
     }
   }
@@ -317,14 +337,14 @@ public final class EventLoops {
     return mode;
   }
 
-  /** Logs at most one message in its life; the JVM's fallback line is one of these. */
+  /** Logs at most one event in its life; the JVM's fallback line is one of these. */
   static final class OnceLog {
     private final AtomicBoolean done = new AtomicBoolean();
 
-    /** Hands {@code message} to {@code sink} the first time only; returns whether it did. */
-    boolean log(Consumer<String> sink, String message) {
+    /** Hands {@code event} to {@code sink} the first time only; returns whether it did. */
+    <T> boolean log(Consumer<T> sink, T event) {
       if (done.compareAndSet(false, true)) {
-        sink.accept(message);
+        sink.accept(event);
         return true;
       }
       return false;

@@ -11,8 +11,15 @@ import java.util.function.Function;
 final class IoSelection {
   private IoSelection() {}
 
-  /** The engine chosen and, when it is a fallback, the one line that says why (else null). */
-  record Choice(IoMode mode, String fallback) {}
+  /**
+   * The engine chosen. {@code named}: {@code -Dsluice.io} (or {@code -Dsluice.transport.nio})
+   * named an engine or an unknown value rather than leaving it to AUTO, so a fallback is something
+   * the user did not ask for: a warning. {@code fallback}: the one line saying why the JVM runs
+   * another engine than asked, or that AUTO found no native engine (then short: that is expected
+   * wherever netty's native jars are absent); null when there is nothing to say. {@code causes}:
+   * why the native engines cannot load, for the debug log, when AUTO's line leaves them out.
+   */
+  record Choice(IoMode mode, boolean named, String fallback, String causes) {}
 
   /** The first engine of {@code order} that {@code probe} finds available (null cause), or null. */
   static IoMode firstAvailable(List<IoMode> order, Function<IoMode, Throwable> probe) {
@@ -43,30 +50,36 @@ final class IoSelection {
         badValue = property;
       }
     }
+    boolean named = asked != IoMode.AUTO || badValue != null;
     if (asked == IoMode.AUTO) {
       IoMode m = firstAvailable(order, probe);
       if (m != null) {
-        return new Choice(m, badValue == null ? null : ignored(badValue, m));
+        return new Choice(m, named, badValue == null ? null : ignored(badValue, m), null);
       }
-      StringBuilder why = new StringBuilder();
-      if (badValue != null) {
-        why.append(ignored(badValue, IoMode.NIO)).append("; ");
-      }
-      why.append("native I/O cannot load here (");
+      StringBuilder why = new StringBuilder("native I/O cannot load here (");
+      StringBuilder engines = new StringBuilder();
       for (int i = 0; i < order.size(); i++) {
         IoMode n = order.get(i);
         why.append(i == 0 ? "" : "; ").append(n.label()).append(": ").append(describe(probe.apply(n)));
+        engines.append(i == 0 ? "" : ", ").append(n.label());
       }
-      return new Choice(IoMode.NIO, why.append("), using nio").toString());
+      why.append(")");
+      if (badValue != null) {
+        return new Choice(IoMode.NIO, true, ignored(badValue, IoMode.NIO) + "; " + why + ", using nio", null);
+      }
+      return new Choice(
+          IoMode.NIO, false, "no native I/O (" + engines + ") loads here, using nio", why.toString());
     }
     Throwable cause = probe.apply(asked);
     if (cause == null) {
-      return new Choice(asked, null);
+      return new Choice(asked, named, null, null);
     }
     return new Choice(
         IoMode.NIO,
+        true,
         "-Dsluice.io=" + property + " asked for " + asked.label() + ", which cannot load here ("
-            + describe(cause) + "), using nio");
+            + describe(cause) + "), using nio",
+        null);
   }
 
   private static String ignored(String value, IoMode used) {

@@ -26,37 +26,51 @@ class IoSelectionTest {
   @Test
   void autoTakesTheFirstNativeEngineThatLoads() {
     assertThat(IoSelection.choose(null, false, ORDER, loads(IoMode.EPOLL, IoMode.IO_URING)))
-        .isEqualTo(new IoSelection.Choice(IoMode.EPOLL, null));
+        .isEqualTo(new IoSelection.Choice(IoMode.EPOLL, false, null, null));
     assertThat(IoSelection.choose("auto", false, ORDER, loads(IoMode.IO_URING)))
-        .isEqualTo(new IoSelection.Choice(IoMode.IO_URING, null));
+        .isEqualTo(new IoSelection.Choice(IoMode.IO_URING, false, null, null));
     assertThat(IoSelection.choose(null, false, List.of(IoMode.IO_URING, IoMode.EPOLL), loads(IoMode.EPOLL, IoMode.IO_URING)).mode())
         .isEqualTo(IoMode.IO_URING);
   }
 
+  /** Expected wherever the native jars are absent: a short line, the causes kept for debug. */
   @Test
-  void autoFallsBackToNioWithOneLineNamingEachCause() {
+  void autoFallsBackToNioWithAShortLineAndEachCauseApart() {
     IoSelection.Choice c = IoSelection.choose(null, false, ORDER, loads());
     assertThat(c.mode()).isEqualTo(IoMode.NIO);
-    assertThat(c.fallback())
+    assertThat(c.named()).isFalse();
+    assertThat(c.fallback()).isEqualTo("no native I/O (epoll, io_uring) loads here, using nio");
+    assertThat(c.causes())
         .contains("epoll: UnsatisfiedLinkError: could not load a native library")
         .contains("io_uring: UnsatisfiedLinkError")
-        .endsWith("using nio")
         .doesNotContain("\n");
+  }
+
+  @Test
+  void anUnknownPropertyValueWithNoNativeEngineNamesTheCausesInItsLine() {
+    IoSelection.Choice c = IoSelection.choose("kqueue", false, ORDER, loads());
+    assertThat(c.mode()).isEqualTo(IoMode.NIO);
+    assertThat(c.named()).isTrue();
+    assertThat(c.fallback())
+        .startsWith("-Dsluice.io=kqueue is not auto, nio, epoll or io_uring; ignored, using nio; native I/O")
+        .contains("epoll: UnsatisfiedLinkError")
+        .endsWith("using nio");
   }
 
   @Test
   void aNamedEngineIsTakenWhenItLoadsElseNioWithALine() {
     assertThat(IoSelection.choose("io_uring", false, ORDER, loads(IoMode.IO_URING)))
-        .isEqualTo(new IoSelection.Choice(IoMode.IO_URING, null));
+        .isEqualTo(new IoSelection.Choice(IoMode.IO_URING, true, null, null));
     IoSelection.Choice c = IoSelection.choose("EPOLL", false, ORDER, loads(IoMode.IO_URING));
     assertThat(c.mode()).isEqualTo(IoMode.NIO);
+    assertThat(c.named()).isTrue();
     assertThat(c.fallback()).startsWith("-Dsluice.io=EPOLL asked for epoll, which cannot load here");
   }
 
   @Test
   void theOldNioPropertyStillForcesNioButSluiceIoWins() {
     assertThat(IoSelection.choose(null, true, ORDER, loads(IoMode.EPOLL)))
-        .isEqualTo(new IoSelection.Choice(IoMode.NIO, null));
+        .isEqualTo(new IoSelection.Choice(IoMode.NIO, true, null, null));
     assertThat(IoSelection.choose("epoll", true, ORDER, loads(IoMode.EPOLL)).mode()).isEqualTo(IoMode.EPOLL);
   }
 
