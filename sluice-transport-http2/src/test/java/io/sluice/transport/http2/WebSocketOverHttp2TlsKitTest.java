@@ -8,9 +8,12 @@ import java.net.InetSocketAddress;
 
 /** WebSocket over HTTP/2 over TLS (ALPN h2) runs the whole transport test kit. */
 class WebSocketOverHttp2TlsKitTest extends WebSocketOverHttp2KitTest {
+  /** A hang guard: the kit opens 200 TLS connections at once, under PARANOID, beside other tests. */
+  private static final java.time.Duration HANDSHAKE_GUARD = java.time.Duration.ofMinutes(1);
+
   private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost", "127.0.0.1");
-  private static final SslContext SERVER = Tls.server(CERT).alpn("h2").build();
-  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).alpn("h2").build();
+  private static final SslContext SERVER = Tls.server(CERT).alpn("h2").handshakeTimeout(HANDSHAKE_GUARD).build();
+  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).alpn("h2").handshakeTimeout(HANDSHAKE_GUARD).build();
 
   @Override
   protected ServerTransport serverTransport() {

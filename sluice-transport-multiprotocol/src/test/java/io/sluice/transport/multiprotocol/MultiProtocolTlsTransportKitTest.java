@@ -14,9 +14,12 @@ import java.net.InetSocketAddress;
  * SETUP) pick RSocket, the second detection on a connection.
  */
 class MultiProtocolTlsTransportKitTest extends TransportTestKit {
+  /** A hang guard: the kit opens 200 TLS connections at once, under PARANOID, beside other tests. */
+  private static final java.time.Duration HANDSHAKE_GUARD = java.time.Duration.ofMinutes(1);
+
   private static final Tls.SelfSigned CERT = Tls.selfSigned("localhost", "127.0.0.1");
-  private static final SslContext SERVER = Tls.server(CERT).alpn("h2", "http/1.1").build();
-  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).build();
+  private static final SslContext SERVER = Tls.server(CERT).alpn("h2", "http/1.1").handshakeTimeout(HANDSHAKE_GUARD).build();
+  private static final SslContext CLIENT = Tls.client().trust(CERT.certificate()).handshakeTimeout(HANDSHAKE_GUARD).build();
 
   @Override
   protected ServerTransport serverTransport() {

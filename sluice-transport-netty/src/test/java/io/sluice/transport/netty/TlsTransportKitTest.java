@@ -12,9 +12,14 @@ import java.net.InetSocketAddress;
  * netty-tcnative loads, as in this module's tests on linux-x86_64).
  */
 class TlsTransportKitTest extends TransportTestKit {
+  /** A hang guard: the kit opens 200 TLS connections at once, under PARANOID, beside other tests. */
+  private static final java.time.Duration HANDSHAKE_GUARD = java.time.Duration.ofMinutes(1);
+
   private static final SslContext SERVER =
-      Tls.server(TestPki.files().serverCert(), TestPki.files().serverKey()).build();
-  private static final SslContext CLIENT = Tls.client().trust(TestPki.files().ca()).build();
+      Tls.server(TestPki.files().serverCert(), TestPki.files().serverKey())
+          .handshakeTimeout(HANDSHAKE_GUARD)
+          .build();
+  private static final SslContext CLIENT = Tls.client().trust(TestPki.files().ca()).handshakeTimeout(HANDSHAKE_GUARD).build();
 
   @Override
   protected ServerTransport serverTransport() {

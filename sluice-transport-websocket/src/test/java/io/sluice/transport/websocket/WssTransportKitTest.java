@@ -10,9 +10,12 @@ import java.time.Duration;
 
 /** RSocket over WebSocket over TLS (wss), with a certificate made at test time, runs the kit. */
 class WssTransportKitTest extends TransportTestKit {
+  /** A hang guard: the kit opens 200 TLS connections at once, under PARANOID, beside other tests. */
+  private static final java.time.Duration HANDSHAKE_GUARD = java.time.Duration.ofMinutes(1);
+
   private static final Tls.SelfSigned CERTIFICATE = Tls.selfSigned("localhost", "127.0.0.1");
-  private static final SslContext SERVER = Tls.server(CERTIFICATE).build();
-  private static final SslContext CLIENT = Tls.client().trust(CERTIFICATE.certificate()).build();
+  private static final SslContext SERVER = Tls.server(CERTIFICATE).handshakeTimeout(HANDSHAKE_GUARD).build();
+  private static final SslContext CLIENT = Tls.client().trust(CERTIFICATE.certificate()).handshakeTimeout(HANDSHAKE_GUARD).build();
 
   @Override
   protected ServerTransport serverTransport() {
