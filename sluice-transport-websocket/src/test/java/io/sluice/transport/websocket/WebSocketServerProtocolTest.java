@@ -286,6 +286,43 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /**
+   * RFC 6455 7.4.1 and 8.1: a close frame's reason must be UTF-8 (else 1007), its code one that may
+   * be sent (else 1002; 1005 is the marker for "no code" and may never be on the wire), and it
+   * has no 1-byte form. A valid reason is fine, and the code is echoed.
+   */
+  @Test
+  void aPeersCloseFrameIsCheckedBeforeItIsAnswered() throws Exception {
+    byte[] ok = "bye \u00e9\u00e8 \u2713".getBytes(StandardCharsets.UTF_8);
+    byte[] withReason = new byte[2 + ok.length];
+    withReason[0] = 0x0F; // 4000
+    withReason[1] = (byte) 0xA0;
+    System.arraycopy(ok, 0, withReason, 2, ok.length);
+    Object[][] cases = {
+      {withReason, 4000},
+      {new byte[] {}, 1000}, // no code: answered with 1000
+      {new byte[] {0x03, (byte) 0xE8, (byte) 0xC0, (byte) 0xAF}, 1007}, // overlong '/'
+      {new byte[] {0x03, (byte) 0xE8, (byte) 0xED, (byte) 0xA0, (byte) 0x80}, 1007}, // a surrogate
+      {new byte[] {0x03, (byte) 0xE8, 'a', (byte) 0xE2, (byte) 0x82}, 1007}, // cut short
+      {new byte[] {0x03, (byte) 0xED}, 1002}, // 1005 on the wire
+      {new byte[] {0x03, (byte) 0xEE}, 1002}, // 1006
+      {new byte[] {0x03, (byte) 0xE7}, 1002}, // 999
+      {new byte[] {0x03, (byte) 0xE8, 0x03}, 1000}, // reason "\3": valid UTF-8
+      {new byte[] {0x03}, 1002}, // one byte
+    };
+    for (Object[] c : cases) {
+      byte[] payload = (byte[]) c[0];
+      try (RawWebSocket ws = upgraded()) {
+        ws.sendBinary(setup());
+        ws.send(0x80 | 0x8, payload, true);
+        RawWebSocket.Frame close = ws.awaitClose();
+        assertThat(close).as("close frame answered for %s", Arrays.toString(payload)).isNotNull();
+        assertThat(close.closeCode()).as("answer to %s", Arrays.toString(payload)).isEqualTo(c[1]);
+        assertThat(ws.awaitEof()).isTrue();
+      }
+    }
+  }
+
   @Test
   void closingTheConnectionSendsACloseFrameAndWaitsForTheAnswer() throws Exception {
     try (RawWebSocket ws = upgraded()) {
