@@ -186,6 +186,58 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /** An upgrade request with its header fields as given (Host and the key added here). */
+  private RawWebSocket upgradeWith(String... fields) throws IOException {
+    RawWebSocket ws = RawWebSocket.open(port);
+    StringBuilder b = new StringBuilder("GET /rs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (String f : fields) {
+      b.append(f).append("\r\n");
+    }
+    ws.sendRaw(b.append("\r\n").toString());
+    ws.readResponseHead();
+    return ws;
+  }
+
+  private static final String KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==";
+  private static final String VERSION = "Sec-WebSocket-Version: 13";
+
+  /**
+   * RFC 9110 5.3: a header field may come as several lines, which mean the same as one line
+   * with the values joined by commas (as some proxies send Connection). The upgrade tokens are
+   * looked for in all of them.
+   */
+  @Test
+  void connectionAndUpgradeTokensAreFoundInEveryLineOfTheirField() throws Exception {
+    try (RawWebSocket ws =
+        upgradeWith("Connection: keep-alive", "Connection: Upgrade", "Upgrade: websocket", KEY, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(101);
+      ws.sendBinary(setup());
+      ws.sendBinary(FrameBuilder.requestResponse(1).data("two lines").toBytes());
+      assertThat(awaitPayload(ws)).isEqualTo("echo:two lines");
+    }
+    try (RawWebSocket ws =
+        upgradeWith("Upgrade: h2c", "Upgrade: websocket", "Connection: Upgrade", KEY, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(101);
+    }
+    try (RawWebSocket ws = upgradeWith("Connection: keep-alive", "Upgrade: websocket", KEY, VERSION)) {
+      assertThat(ws.status()).as("no upgrade token anywhere").isEqualTo(426);
+    }
+  }
+
+  /** RFC 6455 11.3.1 and 11.3.5: Sec-WebSocket-Key and -Version may not come more than once. */
+  @Test
+  void aRepeatedKeyOrVersionIs400() throws Exception {
+    String upgrade = "Upgrade: websocket";
+    String connection = "Connection: Upgrade";
+    try (RawWebSocket ws =
+        upgradeWith(upgrade, connection, KEY, "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==", VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(400);
+    }
+    try (RawWebSocket ws = upgradeWith(upgrade, connection, KEY, VERSION, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(400);
+    }
+  }
+
   @Test
   void oversizeHeadersAre431() throws Exception {
     try (RawWebSocket ws = RawWebSocket.upgrade(port, "/rs", "X-Big: " + "a".repeat(9000))) {

@@ -104,8 +104,8 @@ public final class ClientUpgradeHandler extends ChannelInboundHandlerAdapter {
       fail(ctx, "the server answered the WebSocket upgrade with " + res.status());
       return;
     }
-    if (!Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")
-        || !Handshake.hasToken(h.get(HttpHeaderNames.CONNECTION), "upgrade")) {
+    if (!Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")
+        || !Handshake.hasToken(h.getAll(HttpHeaderNames.CONNECTION), "upgrade")) {
       fail(ctx, "the upgrade response lacks Upgrade: websocket / Connection: upgrade");
       return;
     }

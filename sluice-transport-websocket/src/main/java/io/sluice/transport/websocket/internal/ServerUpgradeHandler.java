@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.DuplexTransport;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -23,8 +24,9 @@ import java.util.function.Consumer;
 /**
  * The server's side of the opening handshake (RFC 6455 4.2), behind netty's {@link
  * HttpRequestDecoder} (which enforces the request line and header size limits). Checks the
- * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade},
- * version 13, a well-formed key, the Origin when an allow-list is set), answers 101 and replaces
+ * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade}, in
+ * any of the lines of those fields, version 13, one well-formed key, the Origin when an
+ * allow-list is set), answers 101 and replaces
  * itself and the decoder with a {@link WebSocketDuplexTransport}, which goes to {@code
  * onConnection}. A request without {@code Upgrade: websocket} goes to the settings' HTTP fallback
  * when there is one. Anything else is answered with the fitting status (400, 403, 404, 405, 426,
@@ -98,7 +100,7 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
     }
     HttpHeaders h = req.headers();
     if (settings.httpFallback() != null
-        && !Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")) {
+        && !Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")) {
       handOver(ctx, req);
       return;
     }
@@ -110,16 +112,22 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
       refuse(ctx, 405, "Method Not Allowed", "Allow: GET");
       return;
     }
-    if (!Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")
-        || !Handshake.hasToken(h.get(HttpHeaderNames.CONNECTION), "upgrade")) {
+    if (!Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")
+        || !Handshake.hasToken(h.getAll(HttpHeaderNames.CONNECTION), "upgrade")) {
       refuse(ctx, 426, "Upgrade Required", "Upgrade: websocket");
       return;
     }
-    if (!"13".equals(h.get(HttpHeaderNames.SEC_WEBSOCKET_VERSION))) {
+    List<String> versions = h.getAll(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
+    List<String> keys = h.getAll(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+    if (versions.size() > 1 || keys.size() > 1) {
+      refuse(ctx, 400, "Bad Request", null); // each may come once only (RFC 6455 11.3)
+      return;
+    }
+    if (!versions.equals(List.of("13"))) {
       refuse(ctx, 426, "Upgrade Required", "Sec-WebSocket-Version: 13");
       return;
     }
-    String key = h.get(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+    String key = keys.isEmpty() ? null : keys.get(0);
     if (!Handshake.validKey(key)) {
       refuse(ctx, 400, "Bad Request", null);
       return;
@@ -179,7 +187,7 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
    * Is one of the offers a permessage-deflate we can serve? The JDK's deflater always uses a
    * 32 KiB window, so an offer that limits the server's window below that is declined.
    */
-  static boolean acceptsDeflate(java.util.List<String> headers) {
+  static boolean acceptsDeflate(List<String> headers) {
     for (String header : headers) {
       for (String offer : header.split(",")) {
         String[] parts = offer.split(";");
