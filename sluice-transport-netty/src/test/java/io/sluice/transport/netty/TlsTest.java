@@ -266,6 +266,35 @@ class TlsTest {
   }
 
   /**
+   * Of {@code insecure()} and {@code trust(...)} the last one called decides: trusting a CA after
+   * {@code insecure()} checks the host name again (it stayed off: any certificate the CA signed,
+   * for any host, was taken), and {@code insecure()} after {@code trust} trusts anything.
+   */
+  @ParameterizedTest
+  @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+  void trustAfterInsecureChecksTheHostNameAgain(SslProvider provider, @TempDir Path dir) throws Exception {
+    Tls.SelfSigned cert = Tls.selfSigned("example.org"); // trusted below, but not 127.0.0.1's
+    InetSocketAddress at = serve(Tls.server(cert).provider(provider).build());
+    Throwable byCert =
+        failure(
+            connect(
+                "127.0.0.1",
+                at,
+                Tls.client().insecure().trust(cert.certificate()).provider(provider).build()));
+    assertThat(causes(byCert)).anySatisfy(c -> assertThat(c).isInstanceOf(SSLHandshakeException.class));
+    Path pem = Files.writeString(dir.resolve("ca.crt"), cert.certificatePem());
+    Throwable byFile =
+        failure(connect("127.0.0.1", at, Tls.client().insecure().trust(pem).provider(provider).build()));
+    assertThat(causes(byFile)).anySatisfy(c -> assertThat(c).isInstanceOf(SSLHandshakeException.class));
+    assertThat(accepted).hasValue(0);
+
+    Requester insecureLast =
+        connect("127.0.0.1", at, Tls.client().trust(pki().ca()).insecure().provider(provider).build())
+            .get(WAIT, TimeUnit.SECONDS);
+    assertThat(echo(insecureLast, "insecure last")).isEqualTo("insecure last");
+  }
+
+  /**
    * A peer that opens a TCP connection and sends nothing is cut off by the server's handshake
    * deadline, long before the connection's setup timeout (10 minutes here) would do it.
    */
