@@ -114,8 +114,9 @@ public final class ClientUpgradeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     PerMessageDeflate deflate = null;
-    String extensions = h.get(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
-    if (extensions != null && !extensions.isBlank()) {
+    // Every line of the field (RFC 9110 5.3): an extension on a second line is chosen as well.
+    String extensions = String.join(", ", h.getAll(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS));
+    if (!extensions.isBlank()) {
       String[] parts = extensions.split(";");
       if (!settings.compression()
           || extensions.contains(",")
