@@ -304,6 +304,63 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /** Frames RFC 6455 forbids, each on a new connection after SETUP: answered with 1002. */
+  @Test
+  void framesAgainstTheProtocolCloseWith1002() throws Exception {
+    byte[] small = {1, 2, 3};
+    byte[][][] cases = {
+      {RawWebSocket.frame(0x09, small, true)}, // a ping without FIN (fragmented control frame)
+      {RawWebSocket.frame(0x80 | 0x9, new byte[126], true)}, // a control frame over 125 bytes
+      {RawWebSocket.frame(0x80 | 0x3, small, true)}, // an unknown (reserved) opcode
+      {RawWebSocket.frame(0x80 | 0xB, small, true)}, // an unknown control opcode
+      {RawWebSocket.frame(0x80 | 0x0, small, true)}, // a continuation without a message
+      {RawWebSocket.frame(0x02, small, true), RawWebSocket.frame(0x80 | 0x2, small, true)}, // new message amid one
+      {RawWebSocket.frame(0x80 | 0x20 | 0x2, small, true)}, // RSV3
+    };
+    for (byte[][] frames : cases) {
+      try (RawWebSocket ws = upgraded()) {
+        ws.sendBinary(setup());
+        for (byte[] f : frames) {
+          ws.out.write(f);
+        }
+        ws.out.flush();
+        assertThat(awaitCloseAfterError(ws).closeCode()).as("frame %s", Arrays.toString(frames[0])).isEqualTo(1002);
+        assertThat(ws.awaitEof()).isTrue();
+      }
+    }
+  }
+
+  /** A message in more than 4096 fragments is a policy violation (1008), however small. */
+  @Test
+  void moreThan4096FragmentsCloseWith1008() throws Exception {
+    try (RawWebSocket ws = upgraded()) {
+      ws.sendBinary(setup());
+      java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+      b.writeBytes(RawWebSocket.frame(0x02, new byte[] {0}, true));
+      for (int i = 0; i < 4096; i++) {
+        b.writeBytes(RawWebSocket.frame(0x00, new byte[] {0}, true));
+      }
+      ws.out.write(b.toByteArray());
+      ws.out.flush();
+      assertThat(awaitCloseAfterError(ws).closeCode()).isEqualTo(1008);
+    }
+  }
+
+  /** The server's close waits for the peer's answer, but not for ever: a silent peer is cut off. */
+  @Test
+  void aPeerThatNeverAnswersTheCloseIsCutOff() throws Exception {
+    try (RawWebSocket ws = upgraded()) {
+      connections.clear();
+      ws.sendBinary(setup());
+      ReactorRequester serverSide = connections.poll(10, TimeUnit.SECONDS);
+      assertThat(serverSide).isNotNull();
+      serverSide.dispose();
+      assertThat(ws.awaitClose()).as("the server's close frame").isNotNull();
+      // We never answer; the read's own 20 s timeout is only a hang guard.
+      assertThat(ws.awaitEof()).isTrue();
+    }
+  }
+
   @Test
   void pingIsAnsweredWithPong() throws Exception {
     try (RawWebSocket ws = upgraded()) {
