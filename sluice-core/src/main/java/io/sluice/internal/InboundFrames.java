@@ -125,27 +125,8 @@ final class InboundFrames {
         onConnectionErrorFrame(frame);
         return;
       case FrameType.METADATA_PUSH:
-        {
-          if (overBudget(METADATA_PUSHES, "METADATA_PUSH frames")) {
-            return;
-          }
-          // With or without the M flag (some clients leave it off; rsocket-java reads it anyway).
-          ByteBuf md = Frames.metadataPushContent(frame);
-          if (md.readableBytes() > conn.options.maxMetadataPushSize()) {
-            conn.connectionError(
-                ErrorCode.CONNECTION_ERROR,
-                "METADATA_PUSH larger than " + conn.options.maxMetadataPushSize() + " bytes",
-                null);
-            return;
-          }
-          Message m = Message.of(md.retain(), Unpooled.EMPTY_BUFFER);
-          try {
-            conn.responder.metadataPush(m);
-          } catch (Throwable t) {
-            logger.warn("Responder.metadataPush threw", t);
-          }
-          return;
-        }
+        onMetadataPush(frame);
+        return;
       case FrameType.LEASE:
         if (conn.lease.onLeaseFrame(frame)) {
           // Last: dependents of ready() run right here and may send requests under this lease.
@@ -169,6 +150,30 @@ final class InboundFrames {
     }
   }
 
+  /**
+   * A METADATA_PUSH, on stream 0 or not (see {@link #onStreamFrame}), with or without the M flag
+   * (some clients leave it off; rsocket-java reads it anyway).
+   */
+  private void onMetadataPush(ByteBuf frame) {
+    if (overBudget(METADATA_PUSHES, "METADATA_PUSH frames")) {
+      return;
+    }
+    ByteBuf md = Frames.metadataPushContent(frame);
+    if (md.readableBytes() > conn.options.maxMetadataPushSize()) {
+      conn.connectionError(
+          ErrorCode.CONNECTION_ERROR,
+          "METADATA_PUSH larger than " + conn.options.maxMetadataPushSize() + " bytes",
+          null);
+      return;
+    }
+    Message m = Message.of(md.retain(), Unpooled.EMPTY_BUFFER);
+    try {
+      conn.responder.metadataPush(m);
+    } catch (Throwable t) {
+      logger.warn("Responder.metadataPush threw", t);
+    }
+  }
+
   private void onConnectionErrorFrame(ByteBuf frame) {
     int code = Frames.errorCode(frame);
     String message = Frames.errorMessage(frame);
@@ -188,8 +193,11 @@ final class InboundFrames {
     int type = Frames.type(frame);
     if (FrameType.isConnectionScoped(type)) {
       if (type == FrameType.METADATA_PUSH) {
-        countIgnored();
-        return; // METADATA_PUSH on a stream is ignored (spec)
+        // The spec says to ignore it; rsocket-rust sends every push on its next stream id, and
+        // rsocket-java takes it as a push: so does Sluice (docs/conformance.md, rule 43). The id
+        // is not a stream and is not remembered.
+        onMetadataPush(frame);
+        return;
       }
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is only valid on stream 0", null);

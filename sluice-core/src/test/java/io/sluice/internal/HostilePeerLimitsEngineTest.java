@@ -117,6 +117,18 @@ class HostilePeerLimitsEngineTest extends EngineTestBase {
     assertThat(assertConnectionError()).contains("METADATA_PUSH larger than 10");
   }
 
+  /** Pushes on a stream id (as rsocket-rust sends them) are held to the same size and rate. */
+  @Test
+  void metadataPushesOnStreamIdsHaveTheSameLimits() {
+    acceptedServer(opts().maxMetadataPushSize(10).build(), new Producers.Counting(-1));
+    transport.inject(Wire.metadataPush(7, "0123456789A"));
+    assertThat(assertConnectionError()).contains("METADATA_PUSH larger than 10");
+
+    acceptedServer(opts().maxMetadataPushesPerSecond(10).build(), new Producers.Counting(-1));
+    transport.inject(times(500, i -> Wire.metadataPush(2 * i + 1, "m" + i)));
+    assertThat(assertConnectionError()).contains("METADATA_PUSH");
+  }
+
   @Test
   void metadataPushFloodIsAConnectionError() {
     acceptedServer(opts().maxMetadataPushesPerSecond(10).build(), new Producers.Counting(-1));
@@ -179,8 +191,7 @@ class HostilePeerLimitsEngineTest extends EngineTestBase {
         Wire.cancel(103),
         Wire.next(105, "x"),
         Wire.requestN(0, 1),
-        Wire.raw(1, 0x1F, Frames.FLAG_IGNORE, new byte[] {1}),
-        Wire.metadataPush(7, "on a stream"));
+        Wire.raw(1, 0x1F, Frames.FLAG_IGNORE, new byte[] {1}));
     assertStillServes(1);
   }
 

@@ -40,7 +40,6 @@ class StreamFramesEngineTest extends EngineTestBase {
         Wire.error(47, ErrorCode.APPLICATION_ERROR, "stray"),
         Wire.requestN(49, 5),
         Wire.requestN(0, 5),
-        Wire.metadataPush(51, "push on a stream"),
         Wire.frame(53, FrameType.PAYLOAD, Frames.FLAG_FOLLOWS | Frames.FLAG_NEXT, 0, null, Wire.b("frag")));
     transport.assertNothingSent();
     assertThat(transport.isClosed()).isFalse();
@@ -60,6 +59,36 @@ class StreamFramesEngineTest extends EngineTestBase {
     assertThat(producer.take()).isEqualTo("metadata-push:pushed");
     transport.assertNothingSent();
     assertThat(Loop.call(loop, conn::activeStreams)).isZero();
+  }
+
+  /**
+   * rsocket-rust 0.7.5 sends METADATA_PUSH on its requester's next stream id and without the M
+   * flag: these are its client's bytes for a push of "rust" as its first frame after SETUP.
+   * rsocket-java takes such a frame as a metadata push, and so does Sluice (the spec says to
+   * ignore it, which lost that client's pushes without a word: docs/conformance.md, rule 43).
+   * The id is not a stream: the client's next request comes on the id after it.
+   */
+  @Test
+  void rsocketRustsMetadataPushOnAStreamIdReachesTheResponder() {
+    Producers.Counting producer = new Producers.Counting(-1);
+    acceptedServer(opts().build(), producer);
+    transport.inject(Wire.bytes(new byte[] {0, 0, 0, 1, 0x30, 0x00, 'r', 'u', 's', 't'}));
+    assertThat(producer.take()).isEqualTo("metadata-push:rust");
+    transport.assertNothingSent();
+    assertThat(Loop.call(loop, conn::activeStreams)).isZero();
+    transport.inject(Wire.requestResponse(3, null, "next id"));
+    assertThat(transport.next(FrameType.PAYLOAD).dataUtf8()).isEqualTo("rr:next id");
+  }
+
+  /** The same from a server (whose requester's ids are even), to a Sluice client. */
+  @Test
+  void aMetadataPushOnAServerStreamIdReachesTheClientsResponder() {
+    Producers.Counting producer = new Producers.Counting(-1);
+    client(opts().build(), r -> producer);
+    transport.inject(Wire.bytes(new byte[] {0, 0, 0, 2, 0x30, 0x00, 'f', 'r', 'o', 'm', ' ', 's'}));
+    assertThat(producer.take()).isEqualTo("metadata-push:from s");
+    transport.assertNothingSent();
+    assertThat(conn.isOpen()).isTrue();
   }
 
   /**

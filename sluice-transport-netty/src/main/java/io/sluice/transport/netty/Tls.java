@@ -189,22 +189,31 @@ public final class Tls {
       builder.endpointIdentificationAlgorithm("HTTPS");
     }
 
-    /** Trusts the CA certificates (or a self-signed server certificate) in the PEM file. */
+    /**
+     * Trusts the CA certificates (or a self-signed server certificate) in the PEM file, and checks
+     * that the server's certificate names the host: this replaces an earlier {@link #insecure()}.
+     */
     public ClientBuilder trust(Path caCertificates) {
-      builder.trustManager(stream(read(caCertificates, "CA certificates")));
+      builder
+          .trustManager(stream(read(caCertificates, "CA certificates")))
+          .endpointIdentificationAlgorithm("HTTPS");
       return this;
     }
 
-    /** Trusts {@code certificate} (a server's {@link #selfSigned} certificate). */
+    /**
+     * Trusts {@code certificate} (a server's {@link #selfSigned} certificate), and checks that it
+     * names the host: this replaces an earlier {@link #insecure()}.
+     */
     public ClientBuilder trust(X509Certificate certificate) {
-      builder.trustManager(certificate);
+      builder.trustManager(certificate).endpointIdentificationAlgorithm("HTTPS");
       return this;
     }
 
     /**
      * Trusts any server certificate, whatever signed it and whatever host it names: the
      * connection is encrypted but the server is not authenticated, so anyone in between can read
-     * it. For demos against a self-signed server only.
+     * it. For demos against a self-signed server only. Replaces an earlier {@code trust}; a later
+     * one replaces this (of the two, the last call decides).
      */
     public ClientBuilder insecure() {
       builder.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);

@@ -25,7 +25,9 @@ import java.util.function.Consumer;
  * <p><b>The socket file.</b> {@link #bind} refuses to replace a file that is not a socket ({@link
  * java.nio.file.FileAlreadyExistsException}) and a socket a server listens on ({@link
  * java.net.BindException}, address in use); a socket nobody listens on, left by a server that
- * died, is replaced. Once bound the file gets {@link #DEFAULT_PERMISSIONS} (owner read and write:
+ * died, is replaced. Servers that start at once on the same path take turns through a lock: an
+ * {@code flock} on {@code <path>.lock} beside the socket (made 0600 and left in place), so that
+ * one binds and the others find it listening. Once bound the file gets {@link #DEFAULT_PERMISSIONS} (owner read and write:
  * only the same user may connect) unless {@link #withPermissions} says otherwise, and closing the
  * server removes it (if it is still this server's). The path must fit the OS's socket address:
  * 107 bytes on Linux (108 with the terminating NUL), 103 on macOS.
@@ -147,14 +149,32 @@ public final class UnixServerTransport implements ServerTransport {
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     EventLoopGroup loops;
     IoMode engine;
+    UnixSocketFiles.BindLock lock = null;
     try {
       loops = IoChoice.group(group, io);
       engine = EventLoops.modeOf(loops);
+      lock = UnixSocketFiles.lockForBind(path); // held until the bind is done, either way
       UnixSocketFiles.prepareForBind(path);
     } catch (IOException | RuntimeException e) {
+      if (lock != null) {
+        lock.close();
+      }
       return CompletableFuture.failedFuture(e);
     }
+    UnixSocketFiles.BindLock held = lock;
     Object[] ours = new Object[1];
+    CompletableFuture<Bound> bound;
+    try {
+      bound = bindChannel(onConnection, loops, engine, ours);
+    } catch (RuntimeException e) {
+      held.close();
+      throw e;
+    }
+    return bound.whenComplete((b, e) -> held.close());
+  }
+
+  private CompletableFuture<Bound> bindChannel(
+      Consumer<DuplexTransport> onConnection, EventLoopGroup loops, IoMode engine, Object[] ours) {
     return ServerChannels.bind(
         a -> "unix server " + a,
         loops,

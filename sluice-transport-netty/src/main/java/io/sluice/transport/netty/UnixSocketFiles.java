@@ -5,17 +5,25 @@ import java.net.BindException;
 import java.net.ConnectException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The rules for a unix socket's file: how long its path may be, what may be replaced when a
@@ -81,6 +89,108 @@ final class UnixSocketFiles {
       Files.delete(path); // stale: its server is gone
     } catch (NoSuchFileException e) {
       // removed meanwhile
+    }
+  }
+
+  /** Longest a server waits for another that is binding the same socket file. */
+  static final long BIND_LOCK_WAIT_MILLIS = 10_000;
+
+  /** Servers of this JVM binding a socket file now, by the file's absolute path. */
+  private static final ConcurrentHashMap<Path, Semaphore>
+      BINDING = new ConcurrentHashMap<>();
+
+  /**
+   * Held while a server makes room for its socket and binds it: replacing a stale socket is
+   * check-then-delete, and two servers doing it at once could each delete what the other had just
+   * bound (both then bound, one of them unreachable). Among processes the lock is a {@code
+   * flock} on {@code <socket>.lock} beside the socket (made 0600, never followed if a link, and
+   * left in place: removing it would race), within this JVM a semaphore per path, since a JVM's
+   * own file locks do not exclude each other's threads.
+   */
+  static final class BindLock implements AutoCloseable {
+    private final Semaphore inJvm;
+    private final FileChannel file;
+
+    private BindLock(Semaphore inJvm, FileChannel file) {
+      this.inJvm = inJvm;
+      this.file = file;
+    }
+
+    @Override
+    public void close() {
+      try {
+        file.close(); // releases the flock
+      } catch (IOException e) {
+        // closing a lock file's channel: nothing to do about it
+      } finally {
+        inJvm.release();
+      }
+    }
+  }
+
+  /**
+   * Takes the bind lock of the socket at {@code path}, waiting at most {@link
+   * #BIND_LOCK_WAIT_MILLIS} for another server that holds it.
+   *
+   * @throws BindException when another server keeps it longer
+   */
+  static BindLock lockForBind(Path path) throws IOException {
+    Path key = path.toAbsolutePath().normalize();
+    Semaphore inJvm =
+        BINDING.computeIfAbsent(key, k -> new Semaphore(1));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BIND_LOCK_WAIT_MILLIS);
+    try {
+      if (!inJvm.tryAcquire(BIND_LOCK_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+        throw new BindException("another server of this process is binding " + path);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BindException("interrupted while waiting to bind " + path);
+    }
+    FileChannel file = null;
+    try {
+      Path lockFile = key.resolveSibling(key.getFileName() + ".lock");
+      file = openLockFile(lockFile);
+      while (file.tryLock() == null) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new BindException("another process is binding " + path + " (it holds " + lockFile + ")");
+        }
+        Thread.sleep(10); // flock has no timed wait; another process's bind takes milliseconds
+      }
+      return new BindLock(inJvm, file);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(file);
+      inJvm.release();
+      throw e;
+    } catch (InterruptedException e) {
+      closeQuietly(file);
+      inJvm.release();
+      Thread.currentThread().interrupt();
+      throw new BindException("interrupted while waiting to bind " + path);
+    }
+  }
+
+  private static FileChannel openLockFile(Path lockFile) throws IOException {
+    Set<OpenOption> options =
+        Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    try {
+      return FileChannel.open(
+          lockFile,
+          options,
+          PosixFilePermissions.asFileAttribute(
+              EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE)));
+    } catch (UnsupportedOperationException e) {
+      return FileChannel.open(lockFile, options); // no POSIX file system
+    }
+  }
+
+  private static void closeQuietly(FileChannel c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (IOException ignored) {
+        // nothing to do
+      }
     }
   }
 

@@ -266,6 +266,95 @@ class TlsTest {
   }
 
   /**
+   * Of {@code insecure()} and {@code trust(...)} the last one called decides: trusting a CA after
+   * {@code insecure()} checks the host name again (it stayed off: any certificate the CA signed,
+   * for any host, was taken), and {@code insecure()} after {@code trust} trusts anything.
+   */
+  @ParameterizedTest
+  @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+  void trustAfterInsecureChecksTheHostNameAgain(SslProvider provider, @TempDir Path dir) throws Exception {
+    Tls.SelfSigned cert = Tls.selfSigned("example.org"); // trusted below, but not 127.0.0.1's
+    InetSocketAddress at = serve(Tls.server(cert).provider(provider).build());
+    Throwable byCert =
+        failure(
+            connect(
+                "127.0.0.1",
+                at,
+                Tls.client().insecure().trust(cert.certificate()).provider(provider).build()));
+    assertThat(causes(byCert)).anySatisfy(c -> assertThat(c).isInstanceOf(SSLHandshakeException.class));
+    Path pem = Files.writeString(dir.resolve("ca.crt"), cert.certificatePem());
+    Throwable byFile =
+        failure(connect("127.0.0.1", at, Tls.client().insecure().trust(pem).provider(provider).build()));
+    assertThat(causes(byFile)).anySatisfy(c -> assertThat(c).isInstanceOf(SSLHandshakeException.class));
+    assertThat(accepted).hasValue(0);
+
+    Requester insecureLast =
+        connect("127.0.0.1", at, Tls.client().trust(pki().ca()).insecure().provider(provider).build())
+            .get(WAIT, TimeUnit.SECONDS);
+    assertThat(echo(insecureLast, "insecure last")).isEqualTo("insecure last");
+  }
+
+  /**
+   * The server speaks TLS 1.2 and 1.3 only, whatever the provider: a client that offers only TLS
+   * 1.0 or 1.1 is refused. The client is netty's OpenSSL (BoringSSL) engine, which can still
+   * offer them (the JDK's own client may not, by its java.security).
+   */
+  /** Cipher suites TLS 1.0 and 1.1 can use with the test PKI's EC keys. */
+  private static final List<String> OLD_CIPHERS =
+      List.of("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA");
+
+  @ParameterizedTest
+  @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+  void tlsBelow12IsRefused(SslProvider serverProvider) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(OpenSsl.isAvailable(), "needs netty-tcnative");
+    InetSocketAddress at =
+        serve(Tls.server(pki().serverCert(), pki().serverKey()).provider(serverProvider).build());
+    for (String old : new String[] {"TLSv1", "TLSv1.1"}) {
+      SslContext client =
+          io.netty.handler.ssl.SslContextBuilder.forClient()
+              .sslProvider(SslProvider.OPENSSL)
+              .trustManager(pki().ca().toFile())
+              .protocols(old)
+              .ciphers(OLD_CIPHERS)
+              .build();
+      Throwable error = failure(connect("localhost", at, client));
+      assertThat(causes(error))
+          .as("%s to a %s server", old, serverProvider)
+          .anySatisfy(c -> assertThat(c).isInstanceOf(SSLException.class));
+      // Refused for its version, not for want of a common cipher suite.
+      assertThat(causes(error))
+          .as("%s to a %s server", old, serverProvider)
+          .anySatisfy(c -> assertThat(String.valueOf(c.getMessage())).contains("PROTOCOL_VERSION"));
+    }
+    // The client does offer them: a server that enables TLS 1.1 on purpose takes it.
+    SslContext tls11Server =
+        io.netty.handler.ssl.SslContextBuilder.forServer(pki().serverCert().toFile(), pki().serverKey().toFile())
+            .sslProvider(SslProvider.OPENSSL)
+            .protocols("TLSv1.1")
+            .ciphers(OLD_CIPHERS)
+            .build();
+    SslContext tls11Client =
+        io.netty.handler.ssl.SslContextBuilder.forClient()
+            .sslProvider(SslProvider.OPENSSL)
+            .trustManager(pki().ca().toFile())
+            .protocols("TLSv1.1")
+            .ciphers(OLD_CIPHERS)
+            .build();
+    Requester control = connect("localhost", serve(tls11Server), tls11Client).get(WAIT, TimeUnit.SECONDS);
+    assertThat(echo(control, "tls 1.1 on purpose")).isEqualTo("tls 1.1 on purpose");
+    accepted.set(0);
+    SslContext tls12 =
+        io.netty.handler.ssl.SslContextBuilder.forClient()
+            .sslProvider(SslProvider.OPENSSL)
+            .trustManager(pki().ca().toFile())
+            .protocols("TLSv1.2")
+            .build();
+    Requester r = connect("localhost", at, tls12).get(WAIT, TimeUnit.SECONDS);
+    assertThat(echo(r, "tls 1.2")).isEqualTo("tls 1.2");
+    assertThat(accepted).hasValue(1);
+  }
+
+  /**
    * A peer that opens a TCP connection and sends nothing is cut off by the server's handshake
    * deadline, long before the connection's setup timeout (10 minutes here) would do it.
    */

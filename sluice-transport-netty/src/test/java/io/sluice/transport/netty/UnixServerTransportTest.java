@@ -98,6 +98,56 @@ class UnixServerTransportTest {
     }
   }
 
+  /**
+   * Two servers that start at once on the same stale socket: one binds, the other is refused.
+   * Replacing a stale socket is check-then-delete, and the later delete could remove the socket
+   * the other server had just bound: both then reported success, one of them unreachable.
+   */
+  @Test
+  void twoServersStartingAtOnceOnAStaleSocketNeverBothBind() throws Exception {
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      for (int i = 0; i < 200; i++) {
+        Path socket = dir.resolve("race" + i + ".sock");
+        try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+          dead.bind(UnixDomainSocketAddress.of(socket));
+        }
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+        List<java.util.concurrent.Future<ServerTransport.Bound>> binds = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          binds.add(
+              threads.submit(
+                  () -> {
+                    start.await(WAIT, TimeUnit.SECONDS);
+                    return UnixServerTransport.create(socket)
+                        .bind(c -> c.executor().execute(c::close))
+                        .get(WAIT, TimeUnit.SECONDS);
+                  }));
+        }
+        List<ServerTransport.Bound> bound = new ArrayList<>();
+        for (java.util.concurrent.Future<ServerTransport.Bound> f : binds) {
+          try {
+            bound.add(f.get(WAIT, TimeUnit.SECONDS));
+          } catch (ExecutionException refused) {
+            // the other one won
+          }
+        }
+        try {
+          assertThat(bound).as("servers bound to %s in round %d", socket, i).hasSize(1);
+          try (SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            assertThat(c.isConnected()).isTrue();
+          }
+        } finally {
+          for (ServerTransport.Bound b : bound) {
+            close(b);
+          }
+        }
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
   @Test
   void aSocketSomeoneListensOnIsAddressInUse() throws Exception {
     Path socket = dir.resolve("live.sock");

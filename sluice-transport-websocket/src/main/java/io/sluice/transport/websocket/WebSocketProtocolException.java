@@ -13,6 +13,8 @@ public final class WebSocketProtocolException extends RuntimeException {
   public static final int PROTOCOL_ERROR = 1002;
   /** RFC 6455 close code: a data type the endpoint cannot accept (a text message here). */
   public static final int UNSUPPORTED_DATA = 1003;
+  /** RFC 6455 close code: data that does not match the message's type (a close reason not UTF-8). */
+  public static final int INVALID_DATA = 1007;
   /** RFC 6455 close code: a message that violates the endpoint's policy. */
   public static final int POLICY_VIOLATION = 1008;
   /** RFC 6455 close code: a message too big to process. */

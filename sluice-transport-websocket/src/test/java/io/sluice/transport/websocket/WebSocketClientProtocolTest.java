@@ -150,6 +150,40 @@ class WebSocketClientProtocolTest {
     }
   }
 
+  /**
+   * The client offered permessage-deflate only: an answer that picks another extension as well
+   * fails the connect, whether both come on one Sec-WebSocket-Extensions line or on two (the
+   * second line used to be overlooked, and the connection went on with an extension the server
+   * thinks is in use).
+   */
+  @Test
+  void anExtensionWeDidNotOfferFailsTheConnectOnAnyLine() throws Exception {
+    for (String extensions :
+        new String[] {
+          "Sec-WebSocket-Extensions: permessage-deflate, x-other\r\n",
+          "Sec-WebSocket-Extensions: permessage-deflate\r\nSec-WebSocket-Extensions: x-other\r\n",
+        }) {
+      CompletableFuture<ReactorRequester> client =
+          SluiceClient.builder(WebSocketClientTransport.create(uri()).withCompression(true))
+              .connect()
+              .toFuture();
+      String[] key = new String[1];
+      try (RawWebSocket ws = accept(key)) {
+        ws.sendRaw(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: " + acceptKey(key[0]) + "\r\n" + extensions + "\r\n");
+        assertThatThrownBy(() -> client.get(20, TimeUnit.SECONDS))
+            .as(extensions)
+            .isInstanceOf(ExecutionException.class)
+            .cause()
+            .isInstanceOf(WebSocketHandshakeException.class)
+            .hasMessageContaining("x-other");
+      } finally {
+        client.thenAccept(ReactorRequester::dispose);
+      }
+    }
+  }
+
   @Test
   void aRefusedUpgradeFailsTheConnect() throws Exception {
     CompletableFuture<ReactorRequester> client =

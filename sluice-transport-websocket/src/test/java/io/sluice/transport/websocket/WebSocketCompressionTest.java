@@ -111,6 +111,62 @@ class WebSocketCompressionTest {
     }
   }
 
+  /**
+   * A compressed message may come in fragments, RSV1 on the first only (RFC 7692 6.1); RSV1 on a
+   * continuation is a protocol error (1002).
+   */
+  @Test
+  void aCompressedMessageInFragmentsIsReassembledAndRsv1OnAContinuationIs1002() throws Exception {
+    int port = serve(true);
+    try (RawWebSocket ws = RawWebSocket.upgrade(port, "/", "Sec-WebSocket-Extensions: permessage-deflate")) {
+      assertThat(ws.status()).isEqualTo(101);
+      ws.sendBinary(FrameBuilder.setup().keepAlive(20_000).lifetime(90_000).toBytes());
+      byte[] request = FrameBuilder.requestResponse(1).data("x".repeat(5000) + "end").toBytes();
+      byte[] z = deflate(request);
+      int a = z.length / 3;
+      int b = 2 * z.length / 3;
+      ws.send(0x40 | 0x2, Arrays.copyOfRange(z, 0, a), true);
+      ws.send(0x80 | 0x9, new byte[] {7}, true); // a ping between the fragments
+      ws.send(0x00, Arrays.copyOfRange(z, a, b), true);
+      ws.send(0x80, Arrays.copyOfRange(z, b, z.length), true);
+      RawWebSocket.Frame pong = ws.read();
+      assertThat(pong.opcode()).isEqualTo(0xA);
+      RawWebSocket.Frame reply = ws.read();
+      assertThat(reply.opcode()).isEqualTo(0x2);
+      byte[] frame = inflate(reply.payload());
+      String data = new String(frame, 6, frame.length - 6, java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(data.equals("x".repeat(5000) + "end")).as("the echo of the reassembled request").isTrue();
+
+      ws.send(0x40 | 0x2, Arrays.copyOfRange(z, 0, a), true);
+      ws.send(0x80 | 0x40, Arrays.copyOfRange(z, a, z.length), true);
+      RawWebSocket.Frame close = ws.awaitClose();
+      assertThat(close).isNotNull();
+      assertThat(close.closeCode()).isEqualTo(1002);
+    }
+  }
+
+  private static byte[] inflate(byte[] message) throws Exception {
+    java.util.zip.Inflater i = new java.util.zip.Inflater(true);
+    try {
+      i.setInput(concat(message, new byte[] {0, 0, (byte) 0xFF, (byte) 0xFF}));
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] chunk = new byte[8192];
+      int n;
+      while ((n = i.inflate(chunk)) > 0) {
+        out.write(chunk, 0, n);
+      }
+      return out.toByteArray();
+    } finally {
+      i.end();
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
   private static byte[] deflate(byte[] data) {
     Deflater d = new Deflater(Deflater.BEST_COMPRESSION, true);
     d.setInput(data);

@@ -186,6 +186,58 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /** An upgrade request with its header fields as given (Host and the key added here). */
+  private RawWebSocket upgradeWith(String... fields) throws IOException {
+    RawWebSocket ws = RawWebSocket.open(port);
+    StringBuilder b = new StringBuilder("GET /rs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (String f : fields) {
+      b.append(f).append("\r\n");
+    }
+    ws.sendRaw(b.append("\r\n").toString());
+    ws.readResponseHead();
+    return ws;
+  }
+
+  private static final String KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==";
+  private static final String VERSION = "Sec-WebSocket-Version: 13";
+
+  /**
+   * RFC 9110 5.3: a header field may come as several lines, which mean the same as one line
+   * with the values joined by commas (as some proxies send Connection). The upgrade tokens are
+   * looked for in all of them.
+   */
+  @Test
+  void connectionAndUpgradeTokensAreFoundInEveryLineOfTheirField() throws Exception {
+    try (RawWebSocket ws =
+        upgradeWith("Connection: keep-alive", "Connection: Upgrade", "Upgrade: websocket", KEY, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(101);
+      ws.sendBinary(setup());
+      ws.sendBinary(FrameBuilder.requestResponse(1).data("two lines").toBytes());
+      assertThat(awaitPayload(ws)).isEqualTo("echo:two lines");
+    }
+    try (RawWebSocket ws =
+        upgradeWith("Upgrade: h2c", "Upgrade: websocket", "Connection: Upgrade", KEY, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(101);
+    }
+    try (RawWebSocket ws = upgradeWith("Connection: keep-alive", "Upgrade: websocket", KEY, VERSION)) {
+      assertThat(ws.status()).as("no upgrade token anywhere").isEqualTo(426);
+    }
+  }
+
+  /** RFC 6455 11.3.1 and 11.3.5: Sec-WebSocket-Key and -Version may not come more than once. */
+  @Test
+  void aRepeatedKeyOrVersionIs400() throws Exception {
+    String upgrade = "Upgrade: websocket";
+    String connection = "Connection: Upgrade";
+    try (RawWebSocket ws =
+        upgradeWith(upgrade, connection, KEY, "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==", VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(400);
+    }
+    try (RawWebSocket ws = upgradeWith(upgrade, connection, KEY, VERSION, VERSION)) {
+      assertThat(ws.status()).as(ws.responseHead).isEqualTo(400);
+    }
+  }
+
   @Test
   void oversizeHeadersAre431() throws Exception {
     try (RawWebSocket ws = RawWebSocket.upgrade(port, "/rs", "X-Big: " + "a".repeat(9000))) {
@@ -252,6 +304,63 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /** Frames RFC 6455 forbids, each on a new connection after SETUP: answered with 1002. */
+  @Test
+  void framesAgainstTheProtocolCloseWith1002() throws Exception {
+    byte[] small = {1, 2, 3};
+    byte[][][] cases = {
+      {RawWebSocket.frame(0x09, small, true)}, // a ping without FIN (fragmented control frame)
+      {RawWebSocket.frame(0x80 | 0x9, new byte[126], true)}, // a control frame over 125 bytes
+      {RawWebSocket.frame(0x80 | 0x3, small, true)}, // an unknown (reserved) opcode
+      {RawWebSocket.frame(0x80 | 0xB, small, true)}, // an unknown control opcode
+      {RawWebSocket.frame(0x80 | 0x0, small, true)}, // a continuation without a message
+      {RawWebSocket.frame(0x02, small, true), RawWebSocket.frame(0x80 | 0x2, small, true)}, // new message amid one
+      {RawWebSocket.frame(0x80 | 0x20 | 0x2, small, true)}, // RSV3
+    };
+    for (byte[][] frames : cases) {
+      try (RawWebSocket ws = upgraded()) {
+        ws.sendBinary(setup());
+        for (byte[] f : frames) {
+          ws.out.write(f);
+        }
+        ws.out.flush();
+        assertThat(awaitCloseAfterError(ws).closeCode()).as("frame %s", Arrays.toString(frames[0])).isEqualTo(1002);
+        assertThat(ws.awaitEof()).isTrue();
+      }
+    }
+  }
+
+  /** A message in more than 4096 fragments is a policy violation (1008), however small. */
+  @Test
+  void moreThan4096FragmentsCloseWith1008() throws Exception {
+    try (RawWebSocket ws = upgraded()) {
+      ws.sendBinary(setup());
+      java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+      b.writeBytes(RawWebSocket.frame(0x02, new byte[] {0}, true));
+      for (int i = 0; i < 4096; i++) {
+        b.writeBytes(RawWebSocket.frame(0x00, new byte[] {0}, true));
+      }
+      ws.out.write(b.toByteArray());
+      ws.out.flush();
+      assertThat(awaitCloseAfterError(ws).closeCode()).isEqualTo(1008);
+    }
+  }
+
+  /** The server's close waits for the peer's answer, but not for ever: a silent peer is cut off. */
+  @Test
+  void aPeerThatNeverAnswersTheCloseIsCutOff() throws Exception {
+    try (RawWebSocket ws = upgraded()) {
+      connections.clear();
+      ws.sendBinary(setup());
+      ReactorRequester serverSide = connections.poll(10, TimeUnit.SECONDS);
+      assertThat(serverSide).isNotNull();
+      serverSide.dispose();
+      assertThat(ws.awaitClose()).as("the server's close frame").isNotNull();
+      // We never answer; the read's own 20 s timeout is only a hang guard.
+      assertThat(ws.awaitEof()).isTrue();
+    }
+  }
+
   @Test
   void pingIsAnsweredWithPong() throws Exception {
     try (RawWebSocket ws = upgraded()) {
@@ -283,6 +392,43 @@ class WebSocketServerProtocolTest {
       assertThat(close.closeCode()).isEqualTo(1000);
       assertThat(ws.awaitEof()).isTrue();
       serverSide.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(10));
+    }
+  }
+
+  /**
+   * RFC 6455 7.4.1 and 8.1: a close frame's reason must be UTF-8 (else 1007), its code one that may
+   * be sent (else 1002; 1005 is the marker for "no code" and may never be on the wire), and it
+   * has no 1-byte form. A valid reason is fine, and the code is echoed.
+   */
+  @Test
+  void aPeersCloseFrameIsCheckedBeforeItIsAnswered() throws Exception {
+    byte[] ok = "bye \u00e9\u00e8 \u2713".getBytes(StandardCharsets.UTF_8);
+    byte[] withReason = new byte[2 + ok.length];
+    withReason[0] = 0x0F; // 4000
+    withReason[1] = (byte) 0xA0;
+    System.arraycopy(ok, 0, withReason, 2, ok.length);
+    Object[][] cases = {
+      {withReason, 4000},
+      {new byte[] {}, 1000}, // no code: answered with 1000
+      {new byte[] {0x03, (byte) 0xE8, (byte) 0xC0, (byte) 0xAF}, 1007}, // overlong '/'
+      {new byte[] {0x03, (byte) 0xE8, (byte) 0xED, (byte) 0xA0, (byte) 0x80}, 1007}, // a surrogate
+      {new byte[] {0x03, (byte) 0xE8, 'a', (byte) 0xE2, (byte) 0x82}, 1007}, // cut short
+      {new byte[] {0x03, (byte) 0xED}, 1002}, // 1005 on the wire
+      {new byte[] {0x03, (byte) 0xEE}, 1002}, // 1006
+      {new byte[] {0x03, (byte) 0xE7}, 1002}, // 999
+      {new byte[] {0x03, (byte) 0xE8, 0x03}, 1000}, // reason "\3": valid UTF-8
+      {new byte[] {0x03}, 1002}, // one byte
+    };
+    for (Object[] c : cases) {
+      byte[] payload = (byte[]) c[0];
+      try (RawWebSocket ws = upgraded()) {
+        ws.sendBinary(setup());
+        ws.send(0x80 | 0x8, payload, true);
+        RawWebSocket.Frame close = ws.awaitClose();
+        assertThat(close).as("close frame answered for %s", Arrays.toString(payload)).isNotNull();
+        assertThat(close.closeCode()).as("answer to %s", Arrays.toString(payload)).isEqualTo(c[1]);
+        assertThat(ws.awaitEof()).isTrue();
+      }
     }
   }
 

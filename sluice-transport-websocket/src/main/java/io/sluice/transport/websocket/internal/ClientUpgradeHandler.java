@@ -104,8 +104,8 @@ public final class ClientUpgradeHandler extends ChannelInboundHandlerAdapter {
       fail(ctx, "the server answered the WebSocket upgrade with " + res.status());
       return;
     }
-    if (!Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")
-        || !Handshake.hasToken(h.get(HttpHeaderNames.CONNECTION), "upgrade")) {
+    if (!Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")
+        || !Handshake.hasToken(h.getAll(HttpHeaderNames.CONNECTION), "upgrade")) {
       fail(ctx, "the upgrade response lacks Upgrade: websocket / Connection: upgrade");
       return;
     }
@@ -114,8 +114,9 @@ public final class ClientUpgradeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     PerMessageDeflate deflate = null;
-    String extensions = h.get(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
-    if (extensions != null && !extensions.isBlank()) {
+    // Every line of the field (RFC 9110 5.3): an extension on a second line is chosen as well.
+    String extensions = String.join(", ", h.getAll(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS));
+    if (!extensions.isBlank()) {
       String[] parts = extensions.split(";");
       if (!settings.compression()
           || extensions.contains(",")

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 
 /** RFC 6455 opening handshake helpers: the accept key, header tokens, raw HTTP responses. */
@@ -37,14 +38,17 @@ final class Handshake {
     }
   }
 
-  /** Does the comma-separated header {@code value} hold {@code token} (case-insensitive)? */
-  static boolean hasToken(String value, String token) {
-    if (value == null) {
-      return false;
-    }
-    for (String part : value.split(",")) {
-      if (part.trim().toLowerCase(Locale.ROOT).equals(token)) {
-        return true;
+  /**
+   * Does the comma-separated header field, as all its {@code lines} (RFC 9110 5.3: a field may
+   * come as several lines, the same as one with their values joined by commas), hold {@code
+   * token} (case-insensitive)?
+   */
+  static boolean hasToken(List<String> lines, String token) {
+    for (String value : lines) {
+      for (String part : value.split(",")) {
+        if (part.trim().toLowerCase(Locale.ROOT).equals(token)) {
+          return true;
+        }
       }
     }
     return false;

@@ -14,11 +14,19 @@ import java.util.zip.Inflater;
  * message that inflates beyond the limit is refused as soon as it gets there, so a small
  * compressed message cannot make us allocate more than the limit (a decompression bomb).
  *
+ * <p>A peer may end a message with a DEFLATE block that has BFINAL set (RFC 7692 7.2.3.4), which
+ * ends zlib's stream: what follows it in that message is ignored, and the next message starts a
+ * new stream. When the peer keeps its window across messages (context takeover), that new stream
+ * starts with the last {@value #WINDOW} bytes inflated as its dictionary, which this class keeps
+ * for the purpose (one copy of at most that much per message, only in that mode).
+ *
  * <p>Confined to the connection's event loop; {@link #close()} frees the native zlib memory.
  */
 final class PerMessageDeflate {
   private static final byte[] TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
   private static final int CHUNK = 8192;
+  /** DEFLATE's largest window (what a later message may refer back to). */
+  private static final int WINDOW = 32 * 1024;
 
   /** Reset the deflater after each message (we promised {@code *_no_context_takeover}). */
   private final boolean resetDeflater;
@@ -27,6 +35,9 @@ final class PerMessageDeflate {
   private Deflater deflater;
   private Inflater inflater;
   private final byte[] chunk = new byte[CHUNK];
+  /** With context takeover: the last {@code windowLength} bytes inflated, or null before any. */
+  private byte[] window;
+  private int windowLength;
 
   PerMessageDeflate(boolean resetDeflater, boolean resetInflater) {
     this.resetDeflater = resetDeflater;
@@ -72,6 +83,12 @@ final class PerMessageDeflate {
   ByteBuf inflate(ByteBufAllocator alloc, ByteBuf in, int max) {
     if (inflater == null) {
       inflater = new Inflater(true);
+    } else if (inflater.finished()) {
+      // The last message ended with a final block: a new stream, over the window kept.
+      inflater.reset();
+      if (windowLength > 0) {
+        inflater.setDictionary(window, 0, windowLength);
+      }
     }
     ByteBuf out = alloc.buffer(Math.min(max, Math.max(256, in.readableBytes() * 2)), max);
     try {
@@ -81,6 +98,8 @@ final class PerMessageDeflate {
       drain(out, max);
       if (resetInflater) {
         inflater.reset();
+      } else {
+        keepWindow(out);
       }
       return out;
     } catch (DataFormatException e) {
@@ -91,6 +110,23 @@ final class PerMessageDeflate {
       out.release();
       throw e;
     }
+  }
+
+  /** Keeps the last {@link #WINDOW} bytes of what was inflated so far, {@code out} last. */
+  private void keepWindow(ByteBuf out) {
+    int n = out.readableBytes();
+    if (window == null) {
+      window = new byte[WINDOW];
+    }
+    if (n >= WINDOW) {
+      out.getBytes(out.writerIndex() - WINDOW, window, 0, WINDOW);
+      windowLength = WINDOW;
+      return;
+    }
+    int keep = Math.min(windowLength, WINDOW - n);
+    System.arraycopy(window, windowLength - keep, window, 0, keep);
+    out.getBytes(out.readerIndex(), window, keep, n);
+    windowLength = keep + n;
   }
 
   private void drain(ByteBuf out, int max) throws DataFormatException {

@@ -16,15 +16,19 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.DuplexTransport;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * The server's side of the opening handshake (RFC 6455 4.2), behind netty's {@link
  * HttpRequestDecoder} (which enforces the request line and header size limits). Checks the
- * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade},
- * version 13, a well-formed key, the Origin when an allow-list is set), answers 101 and replaces
+ * request (GET, the configured path, {@code Upgrade: websocket}, {@code Connection: upgrade}, in
+ * any of the lines of those fields, version 13, one well-formed key, the Origin when an
+ * allow-list is set), answers 101 and replaces
  * itself and the decoder with a {@link WebSocketDuplexTransport}, which goes to {@code
  * onConnection}. A request without {@code Upgrade: websocket} goes to the settings' HTTP fallback
  * when there is one. Anything else is answered with the fitting status (400, 403, 404, 405, 426,
@@ -98,7 +102,7 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
     }
     HttpHeaders h = req.headers();
     if (settings.httpFallback() != null
-        && !Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")) {
+        && !Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")) {
       handOver(ctx, req);
       return;
     }
@@ -110,16 +114,22 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
       refuse(ctx, 405, "Method Not Allowed", "Allow: GET");
       return;
     }
-    if (!Handshake.hasToken(h.get(HttpHeaderNames.UPGRADE), "websocket")
-        || !Handshake.hasToken(h.get(HttpHeaderNames.CONNECTION), "upgrade")) {
+    if (!Handshake.hasToken(h.getAll(HttpHeaderNames.UPGRADE), "websocket")
+        || !Handshake.hasToken(h.getAll(HttpHeaderNames.CONNECTION), "upgrade")) {
       refuse(ctx, 426, "Upgrade Required", "Upgrade: websocket");
       return;
     }
-    if (!"13".equals(h.get(HttpHeaderNames.SEC_WEBSOCKET_VERSION))) {
+    List<String> versions = h.getAll(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
+    List<String> keys = h.getAll(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+    if (versions.size() > 1 || keys.size() > 1) {
+      refuse(ctx, 400, "Bad Request", null); // each may come once only (RFC 6455 11.3)
+      return;
+    }
+    if (!versions.equals(List.of("13"))) {
       refuse(ctx, 426, "Upgrade Required", "Sec-WebSocket-Version: 13");
       return;
     }
-    String key = h.get(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+    String key = keys.isEmpty() ? null : keys.get(0);
     if (!Handshake.validKey(key)) {
       refuse(ctx, 400, "Bad Request", null);
       return;
@@ -176,39 +186,64 @@ public final class ServerUpgradeHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Is one of the offers a permessage-deflate we can serve? The JDK's deflater always uses a
-   * 32 KiB window, so an offer that limits the server's window below that is declined.
+   * Is one of the offers a permessage-deflate we can serve? RFC 7692 5.1: an offer with a
+   * parameter not defined for offers, a value that is not valid, or a parameter named twice is
+   * declined. The JDK's deflater always uses a 32 KiB window, so an offer that limits the
+   * server's window below that is declined too.
    */
-  static boolean acceptsDeflate(java.util.List<String> headers) {
+  static boolean acceptsDeflate(List<String> headers) {
     for (String header : headers) {
       for (String offer : header.split(",")) {
         String[] parts = offer.split(";");
-        if (!parts[0].trim().equalsIgnoreCase("permessage-deflate")) {
-          continue;
-        }
-        boolean ok = true;
-        for (int i = 1; i < parts.length; i++) {
-          String p = parts[i].trim().toLowerCase(Locale.ROOT);
-          String name = p.contains("=") ? p.substring(0, p.indexOf('=')).trim() : p;
-          String value = p.contains("=") ? p.substring(p.indexOf('=') + 1).trim().replace("\"", "") : null;
-          switch (name) {
-            case "client_no_context_takeover":
-            case "server_no_context_takeover":
-            case "client_max_window_bits":
-              break;
-            case "server_max_window_bits":
-              ok &= "15".equals(value);
-              break;
-            default:
-              ok = false;
-          }
-        }
-        if (ok) {
+        if (parts[0].trim().equalsIgnoreCase("permessage-deflate") && servable(parts)) {
           return true;
         }
       }
     }
     return false;
+  }
+
+  private static boolean servable(String[] parts) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 1; i < parts.length; i++) {
+      String p = parts[i].trim().toLowerCase(Locale.ROOT);
+      int eq = p.indexOf('=');
+      String name = eq >= 0 ? p.substring(0, eq).trim() : p;
+      String value = eq >= 0 ? unquote(p.substring(eq + 1).trim()) : null;
+      if (!seen.add(name)) {
+        return false;
+      }
+      switch (name) {
+        case "client_no_context_takeover":
+        case "server_no_context_takeover":
+          if (value != null) {
+            return false;
+          }
+          break;
+        case "client_max_window_bits": // a hint the client's deflater may use; ours inflates any
+          if (value != null && !windowBits(value)) {
+            return false;
+          }
+          break;
+        case "server_max_window_bits":
+          if (!"15".equals(value)) {
+            return false;
+          }
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  private static String unquote(String v) {
+    return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
+  }
+
+  /** RFC 7692 7.1.2: 8 to 15, decimal without leading zeros. */
+  private static boolean windowBits(String v) {
+    return v.matches("8|9|1[0-5]");
   }
 
   private static void refuse(ChannelHandlerContext ctx, int status, String reason, String header) {

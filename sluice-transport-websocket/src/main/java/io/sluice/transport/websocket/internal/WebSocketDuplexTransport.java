@@ -38,8 +38,8 @@ import java.util.concurrent.TimeUnit;
  * (a frame that declares 2^62 bytes is refused from its header). An unfragmented binary message is
  * lent to the receiver as the read buffer narrowed to its payload (unmasked in place); fragmented
  * ones are reassembled into one buffer up to the limit (and at most {@link #MAX_FRAGMENTS}
- * fragments). A text message closes with 1003, an oversize one with 1009, anything else against
- * the protocol with 1002: the receiver hears of it through {@link FrameReceiver#onTransportError}
+ * fragments). A text message closes with 1003, an oversize one with 1009, a close reason that is
+ * not UTF-8 with 1007, anything else against the protocol with 1002: the receiver hears of it through {@link FrameReceiver#onTransportError}
  * (it answers ERROR[CONNECTION_ERROR] and closes us), then the close frame carries the code. Pings
  * are answered with pongs (dropped while the output is over its high water mark: RFC 6455 lets an
  * endpoint answer only the latest ping).
@@ -202,8 +202,8 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
 
     @Override
     public void onPeerClose(int code) {
-      // Answer with the peer's code (RFC 6455 5.5.1), then close once it is written. A code that
-      // may not be sent (1005, 1006, 1015, below 1000) is answered with 1000 (none) or 1002.
+      // Answer with the peer's code (RFC 6455 5.5.1), then close once it is written; none (1005)
+      // is answered with 1000. The reader refused codes that may not be sent.
       closeCode =
           code == WebSocketFrames.CLOSE_NO_STATUS
               ? WebSocketFrames.CLOSE_NORMAL

@@ -11,8 +11,10 @@ import static io.sluice.transport.websocket.internal.WebSocketFrames.RSV1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.sluice.transport.FrameTooLargeException;
 import io.sluice.transport.websocket.WebSocketProtocolException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The inbound half of RFC 6455 as RSocket over WebSocket uses it, apart from where the bytes come
@@ -26,7 +28,8 @@ import io.sluice.transport.websocket.WebSocketProtocolException;
  * most {@value WebSocketDuplexTransport#MAX_FRAGMENTS} fragments), compressed ones inflated.
  *
  * <p>A text message is a violation with close code 1003, an oversize one ({@link
- * FrameTooLargeException}) 1009, anything else against the protocol 1002 ({@link
+ * FrameTooLargeException}) 1009, a close frame whose reason is not UTF-8 1007, anything else
+ * against the protocol (a close code that may not be sent among it) 1002 ({@link
  * WebSocketProtocolException#closeCode()}). After a violation or the peer's close frame the reader
  * discards: it skips frames (telling {@link Handler#onDiscarded}) until the peer's close frame,
  * which ends the close handshake ({@link Handler#onCloseDone}). The owner switches it to
@@ -46,8 +49,8 @@ public final class WebSocketReader {
     void onPing(ByteBuf payload);
 
     /**
-     * The peer's close frame, while open; {@code code} is its status (1005 if it has none). The
-     * reader discards from now on.
+     * The peer's close frame, while open; {@code code} is its status, one that may be sent (1005
+     * if it has none); its reason was UTF-8. The reader discards from now on.
      */
     void onPeerClose(int code);
 
@@ -316,12 +319,29 @@ public final class WebSocketReader {
     }
   }
 
+  /**
+   * The peer's close frame: checked as RFC 6455 5.5.1 and 7.4 require (no 1-byte form, a code
+   * that may be sent, a UTF-8 reason) and passed on; a broken one is a violation that also ends
+   * the close handshake, as the peer's close frame has come.
+   */
   private void onClose(ByteBuf in, int payload, int len, Handler h) {
+    String broken = null;
+    int closeCode = WebSocketProtocolException.PROTOCOL_ERROR;
+    int code = len >= 2 ? in.getUnsignedShort(payload) : WebSocketFrames.CLOSE_NO_STATUS;
     if (len == 1) {
-      fail(new WebSocketProtocolException(WebSocketProtocolException.PROTOCOL_ERROR, "close frame of 1 byte"), h);
+      broken = "close frame of 1 byte";
+    } else if (len >= 2 && !WebSocketFrames.sendable(code)) {
+      broken = "close code " + code + " may not be sent";
+    } else if (len > 2 && !ByteBufUtil.isText(in, payload + 2, len - 2, StandardCharsets.UTF_8)) {
+      broken = "close reason that is not UTF-8";
+      closeCode = WebSocketProtocolException.INVALID_DATA;
+    }
+    if (broken != null) {
+      fail(new WebSocketProtocolException(closeCode, broken), h);
+      in.skipBytes(in.readableBytes());
+      h.onCloseDone();
       return;
     }
-    int code = len >= 2 ? in.getUnsignedShort(payload) : WebSocketFrames.CLOSE_NO_STATUS;
     discardUntilClose();
     h.onPeerClose(code);
   }
