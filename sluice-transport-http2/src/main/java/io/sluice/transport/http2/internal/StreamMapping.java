@@ -753,8 +753,7 @@ public final class StreamMapping
   private void frames(MappedStream st, ByteBuf data) {
     ByteBuf in = data;
     if (st.partial != null) {
-      st.partial.writeBytes(data);
-      in = st.partial;
+      in = append(st.partial, data);
     }
     while (in.readableBytes() >= LENGTH_SIZE) {
       int start = in.readerIndex();
@@ -785,23 +784,50 @@ public final class StreamMapping
     }
     if (in == data) {
       if (data.isReadable()) {
-        st.partial = channel.alloc().buffer(Math.max(restCapacity(data), data.readableBytes()));
-        st.partial.writeBytes(data);
+        st.partial = copyOfRest(data);
       }
     } else if (!in.isReadable()) {
       st.releasePartial();
     } else if (in.readerIndex() > 0) {
       // Never compacted in place: the engine may hold slices of the frames delivered from it.
-      ByteBuf rest = channel.alloc().buffer(Math.max(in.readableBytes(), restCapacity(in)));
-      rest.writeBytes(in);
+      ByteBuf rest = copyOfRest(in);
       st.releasePartial();
       st.partial = rest;
     }
   }
 
-  /** Room for the rest of the frame {@code in} begins with (its u24 length, when known). */
-  private static int restCapacity(ByteBuf in) {
-    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : 64;
+  /*
+   * A partial frame's buffer is sized by the bytes that arrived, never by the length the peer
+   * declared: 3 bytes declaring 1 MiB must not cost 1 MiB. It grows by doubling (a frame cut into
+   * many small DATA frames is copied O(log n) times, not once per DATA) and not past the frame's
+   * end unless the bytes arrived; so it holds at most about twice the bytes that arrived, and those
+   * stay charged to the flow-control windows until the frame is whole.
+   */
+
+  /** A copy of the unfinished frame at the start of {@code in}, in a buffer sized to it. */
+  private ByteBuf copyOfRest(ByteBuf in) {
+    int n = in.readableBytes();
+    int capacity = Math.max(n, Math.min(64, frameEnd(in)));
+    return channel.alloc().buffer(capacity).writeBytes(in);
+  }
+
+  /** Appends {@code data} to {@code held}, growing it as the bytes that came need. */
+  private static ByteBuf append(ByteBuf held, ByteBuf data) {
+    int need = held.writerIndex() + data.readableBytes();
+    if (need > held.capacity()) {
+      long end = (long) held.readerIndex() + frameEnd(held);
+      long grown = Math.min(Math.min(2L * held.capacity(), end), Integer.MAX_VALUE - 8);
+      held.capacity((int) Math.max(need, grown));
+    }
+    return held.writeBytes(data);
+  }
+
+  /**
+   * Where the frame {@code in} begins with ends, from its readable start: its u24 length and
+   * frame; unknown (max int) while fewer than 3 bytes are there.
+   */
+  private static int frameEnd(ByteBuf in) {
+    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : Integer.MAX_VALUE;
   }
 
   /** One whole inbound frame (indexes narrowed to it): checked, renumbered and delivered. */
