@@ -749,50 +749,55 @@ public final class StreamMapping
     }
   }
 
-  /** Cuts {@code data} at its u24 lengths and delivers each whole frame. */
+  /**
+   * Cuts {@code data} at its u24 lengths and delivers each whole frame. A held partial frame is
+   * taken from the stream while its frames are delivered, and released or put back at the end:
+   * what the engine does inside {@code onFrame} (close the connection, say) or a stream the peer
+   * broke cannot release it under this method.
+   */
   private void frames(MappedStream st, ByteBuf data) {
-    ByteBuf in = data;
-    if (st.partial != null) {
-      in = append(st.partial, data);
-    }
-    while (in.readableBytes() >= LENGTH_SIZE) {
-      int start = in.readerIndex();
-      int length = in.getUnsignedMedium(start);
-      if (length > maxFrameSize) {
-        st.releasePartial();
-        FrameReceiver r = receiver;
-        if (r != null) {
-          r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+    ByteBuf held = st.partial;
+    st.partial = null;
+    try {
+      ByteBuf in = held == null ? data : append(held, data);
+      while (in.readableBytes() >= LENGTH_SIZE) {
+        int start = in.readerIndex();
+        int length = in.getUnsignedMedium(start);
+        if (length > maxFrameSize) {
+          FrameReceiver r = receiver;
+          if (r != null) {
+            r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+          }
+          return;
         }
-        return;
+        if (in.readableBytes() < LENGTH_SIZE + length) {
+          break;
+        }
+        int end = start + LENGTH_SIZE + length;
+        int writerIndex = in.writerIndex();
+        in.setIndex(start + LENGTH_SIZE, end);
+        try {
+          inboundFrame(st, in);
+        } finally {
+          in.setIndex(end, writerIndex);
+        }
+        if (receiver == null || st.engineDone) {
+          return;
+        }
       }
-      if (in.readableBytes() < LENGTH_SIZE + length) {
-        break;
+      if (in.isReadable() && st.h2.state() != Http2Stream.State.CLOSED) {
+        if (in == held && in.readerIndex() == 0) {
+          st.partial = held; // nothing was delivered from it: kept as it is
+          held = null;
+        } else {
+          // Never compacted in place: the engine may hold slices of the frames delivered from it.
+          st.partial = copyOfRest(in);
+        }
       }
-      int end = start + LENGTH_SIZE + length;
-      int writerIndex = in.writerIndex();
-      in.setIndex(start + LENGTH_SIZE, end);
-      try {
-        inboundFrame(st, in);
-      } finally {
-        in.setIndex(end, writerIndex);
+    } finally {
+      if (held != null) {
+        held.release();
       }
-      if (receiver == null || st.engineDone) {
-        st.releasePartial();
-        return;
-      }
-    }
-    if (in == data) {
-      if (data.isReadable()) {
-        st.partial = copyOfRest(data);
-      }
-    } else if (!in.isReadable()) {
-      st.releasePartial();
-    } else if (in.readerIndex() > 0) {
-      // Never compacted in place: the engine may hold slices of the frames delivered from it.
-      ByteBuf rest = copyOfRest(in);
-      st.releasePartial();
-      st.partial = rest;
     }
   }
 

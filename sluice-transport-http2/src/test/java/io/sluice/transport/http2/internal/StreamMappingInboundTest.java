@@ -2,10 +2,12 @@ package io.sluice.transport.http2.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -21,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the stream mapping holds for inbound frames cut across DATA frames, on both sides: the
- * memory grows with the bytes that arrived, never with the length a peer declared. Both sides run
+ * memory grows with the bytes that arrived, never with the length a peer declared; a buffer
+ * released while a frame taken from it was delivered is never touched again. Both sides run
  * on {@link EmbeddedChannel}s, the mapping's with an allocator of its own, so what it allocates is
  * measured alone.
  */
@@ -70,6 +73,42 @@ class StreamMappingInboundTest {
       }
       assertThat(s.engine.sizes).as("frame sizes the engine got: the implied SETUP, then the request")
           .hasSize(2).last().isEqualTo(frame.length - 3);
+    }
+  }
+
+  /**
+   * The engine closes the connection while it takes a frame that came out of a held partial frame
+   * (a connection-wide limit broken, say): the partial buffer is released by the close, so nothing
+   * may touch it after.
+   */
+  @Test
+  void anEngineThatClosesInsideOnFrameLeavesNoBufferTouchedAfterItsRelease() {
+    StrictAllocator alloc = new StrictAllocator();
+    try (ServerSide s = new ServerSide(alloc)) {
+      s.open(1, "/rsocket/channel");
+      s.engine.onRequest = f -> s.mapping.close();
+      byte[] frame = FrameBuilder.lengthPrefixed(FrameBuilder.requestChannel(1, 8).data("abc").toBytes());
+      s.data(1, Unpooled.wrappedBuffer(frame, 0, 5), false); // held as a partial frame
+      s.carry();
+      s.data(1, Unpooled.wrappedBuffer(frame, 5, frame.length - 5), false);
+      s.carry();
+      assertThat(s.engine.closed).as("the engine's close went through").isTrue();
+      assertThat(alloc.violations).as("buffer index changes after the buffer was released").isEmpty();
+    }
+  }
+
+  /** A peer's frame shorter than an RSocket header, cut across DATA frames: reset, and nothing touched after release. */
+  @Test
+  void aMalformedFrameInAHeldPartialIsRefusedWithoutTouchingItAfterRelease() {
+    StrictAllocator alloc = new StrictAllocator();
+    try (ServerSide s = new ServerSide(alloc)) {
+      s.open(1, "/rsocket/channel");
+      s.data(1, Unpooled.wrappedBuffer(new byte[] {0, 0}), false); // held: a length not yet whole
+      s.carry();
+      s.data(1, Unpooled.wrappedBuffer(new byte[] {1, 7, 9, 9}), false); // a 1-byte frame
+      s.carry();
+      assertThat(s.serverH2.connection().stream(1)).as("the stream, reset").isNull();
+      assertThat(alloc.violations).as("buffer index changes after the buffer was released").isEmpty();
     }
   }
 
@@ -275,6 +314,57 @@ class StreamMappingInboundTest {
     @Override
     public void onClosed() {
       closed = true;
+    }
+  }
+
+  /**
+   * Heap buffers that record every change of their indexes made after their release (netty checks
+   * reads and writes of released buffers, not index changes).
+   */
+  static final class StrictAllocator extends AbstractByteBufAllocator {
+    final List<Throwable> violations = new ArrayList<>();
+
+    StrictAllocator() {
+      super(false);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity) {
+        private void check() {
+          if (refCnt() == 0) {
+            violations.add(new IllegalStateException("an index of a released buffer changed"));
+          }
+        }
+
+        @Override
+        public ByteBuf setIndex(int readerIndex, int writerIndex) {
+          check();
+          return super.setIndex(readerIndex, writerIndex);
+        }
+
+        @Override
+        public ByteBuf readerIndex(int readerIndex) {
+          check();
+          return super.readerIndex(readerIndex);
+        }
+
+        @Override
+        public ByteBuf writerIndex(int writerIndex) {
+          check();
+          return super.writerIndex(writerIndex);
+        }
+      };
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      return newHeapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
     }
   }
 }
