@@ -568,6 +568,7 @@ public final class StreamMapping
       while ((st = owing.poll()) != null) {
         int n = st.owed;
         st.owed = 0;
+        st.owing = false;
         if (st.h2.state() != Http2Stream.State.CLOSED) {
           h2.consume(st.h2, n);
         }
@@ -577,6 +578,11 @@ public final class StreamMapping
       // the window, would send nothing to make one.
       h2.flushNow();
     }
+  }
+
+  /** How many entries wait to be given their window back on resume (tests). */
+  int streamsOwed() {
+    return owing.size();
   }
 
   @Override
@@ -722,7 +728,9 @@ public final class StreamMapping
     int heldAfter = st.partial == null ? 0 : st.partial.readableBytes();
     int consumed = n + heldBefore - heldAfter;
     if (readPaused && receiver != null) {
-      if (st.owed == 0) {
+      if (!st.owing) {
+        // Once per stream: DATA that only extends a partial frame consumes nothing, owed stays 0.
+        st.owing = true;
         owing.add(st);
       }
       st.owed += consumed;

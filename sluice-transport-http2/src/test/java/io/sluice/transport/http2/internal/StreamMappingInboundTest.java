@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the stream mapping holds for inbound frames cut across DATA frames, on both sides: the
- * memory grows with the bytes that arrived, never with the length a peer declared; a buffer
+ * memory grows with the bytes that arrived, never with the length a peer declared; while reads
+ * are paused a stream waits once for its window, however many DATA frames came; a buffer
  * released while a frame taken from it was delivered is never touched again. Both sides run
  * on {@link EmbeddedChannel}s, the mapping's with an allocator of its own, so what it allocates is
  * measured alone.
@@ -73,6 +74,25 @@ class StreamMappingInboundTest {
       }
       assertThat(s.engine.sizes).as("frame sizes the engine got: the implied SETUP, then the request")
           .hasSize(2).last().isEqualTo(frame.length - 3);
+    }
+  }
+
+  /** A server with a paused engine: DATA that only extends a partial frame must not add entries. */
+  @Test
+  void whileReadsArePausedEachStreamIsOwedOnce() {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      s.open(1, "/rsocket/channel");
+      s.data(1, Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestChannel(1, 8).data("a").toBytes())), false);
+      s.carry();
+      s.mapping.setReadEnabled(false);
+      s.data(1, Unpooled.wrappedBuffer(new byte[] {0, 0x10, 0}), false); // a 4 KiB frame begins
+      for (int i = 0; i < 1000; i++) {
+        s.data(1, Unpooled.wrappedBuffer(new byte[] {1}), false);
+        s.carry();
+      }
+      assertThat(((StreamMapping) s.mapping).streamsOwed()).as("entries of streams owed a window").isEqualTo(1);
+      s.mapping.setReadEnabled(true);
+      assertThat(((StreamMapping) s.mapping).streamsOwed()).isZero();
     }
   }
 
