@@ -940,6 +940,11 @@ public final class StreamMapping
         protocolError(st, "the stream ended before its request was complete");
         return;
       }
+      if (st.kind == FrameType.REQUEST_CHANNEL && !st.inDone && !st.engineDone) {
+        // A channel's requester ends its half only after its COMPLETE (or ERROR, or our CANCEL).
+        protocolError(st, "the stream ended before the channel's requester completed");
+        return;
+      }
       if (st.kind == FrameType.REQUEST_FNF && !st.localEnded) {
         // Nothing comes back from a fire-and-forget: the stream ends at once.
         st.localEnded = true;
@@ -955,7 +960,15 @@ public final class StreamMapping
     }
     if (!st.inDone && !st.engineDone) {
       failFromServer(st, ErrorCode.CANCELED, "the HTTP/2 server ended the stream without rsocket-status");
+      return;
     }
+    // The server's direction is over (its COMPLETE or ERROR passed) but it ended the stream with
+    // DATA, not trailers: our half ends as after trailers, or the stream would keep its slot.
+    if (st.engineDone) {
+      st.outDone = true;
+    }
+    st.inDone = true;
+    endClientHalf(st);
   }
 
   void onReset(MappedStream st, long errorCode) {

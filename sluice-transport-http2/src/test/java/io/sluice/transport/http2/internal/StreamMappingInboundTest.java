@@ -229,6 +229,7 @@ class StreamMappingInboundTest {
     final EmbeddedChannel server;
     final Engine engine = new Engine();
     final StreamMapping mapping;
+    final H2Handler clientH2 = H2Handler.build(false, Http2Options.limits(0, 1 << 20, 8192, false), null);
     int answered;
 
     ClientSide(ByteBufAllocator alloc, Answer answer) {
@@ -254,7 +255,6 @@ class StreamMappingInboundTest {
           };
       server = new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(STREAMS, 1 << 20, 8192, false), router));
       client.config().setAllocator(alloc);
-      H2Handler clientH2 = H2Handler.build(false, Http2Options.limits(0, 1 << 20, 8192, false), null);
       client.pipeline().addLast(clientH2);
       mapping =
           StreamMapping.client(
@@ -294,6 +294,8 @@ class StreamMappingInboundTest {
   /** An engine that records the frames it gets; {@link #onRequest} runs on each request frame. */
   static final class Engine implements FrameReceiver {
     final List<Integer> sizes = new ArrayList<>();
+    /** The type of each frame, with its stream id: {@code type << 24 | id} (ids below 2^24 here). */
+    final List<Integer> types = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
     Consumer<ByteBuf> onRequest = f -> {};
     boolean closed;
@@ -312,6 +314,7 @@ class StreamMappingInboundTest {
     public void onFrame(ByteBuf frame) {
       sizes.add(frame.readableBytes());
       int type = frame.getUnsignedShort(frame.readerIndex() + 4) >>> 10;
+      types.add(type << 24 | frame.getInt(frame.readerIndex()));
       if (type == FrameBuilder.TYPE_ERROR) {
         errors.add(frame.toString(frame.readerIndex() + 10, frame.readableBytes() - 10, java.nio.charset.StandardCharsets.UTF_8));
       }
