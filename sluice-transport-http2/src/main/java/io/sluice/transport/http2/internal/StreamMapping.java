@@ -649,8 +649,11 @@ public final class StreamMapping
       return;
     }
     if (!st.headersDone) {
-      st.headersDone = true;
       CharSequence status = headers.status();
+      if (!endStream && MappingWire.isInterim(status)) {
+        return; // 1xx (100 Continue, 103 Early Hints): the answer follows
+      }
+      st.headersDone = true;
       if (status == null || !AsciiString.contentEquals(status, "200")) {
         failFromServer(st, httpStatusError(status), "the HTTP/2 server answered :status " + status);
         return;

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class StreamMappingEndsTest {
   private static final int CANCEL = FrameBuilder.TYPE_CANCEL;
+  private static final int ERROR = FrameBuilder.TYPE_ERROR;
   private static final int PAYLOAD = FrameBuilder.TYPE_PAYLOAD;
 
   /** A requester of a channel must complete its direction (PAYLOAD+COMPLETE) before END_STREAM. */
@@ -71,6 +72,34 @@ class StreamMappingEndsTest {
       assertThat(c.engine.errors).as("errors the engine got").isEmpty();
       assertThat(c.engine.types.stream().filter(t -> t >>> 24 == PAYLOAD).count()).as("answers").isEqualTo(300);
       assertThat(c.clientH2.connection().numActiveStreams()).as("streams still open at the client").isZero();
+    }
+  }
+
+  /** Informational answers (1xx) come before the real one and say nothing about the stream. */
+  @Test
+  void aClientSkipsInformationalHeaders() {
+    try (ClientSide c =
+        new ClientSide(
+            ByteBufAllocator.DEFAULT,
+            (h, stream) -> {
+              h.encoder().writeHeaders(h.ctx(), stream.id(), new DefaultHttp2Headers().status("100"), 0, false, h.newPromise());
+              h.encoder().writeHeaders(h.ctx(), stream.id(), new DefaultHttp2Headers().status("103"), 0, false, h.newPromise());
+              h.encoder().writeHeaders(
+                  h.ctx(), stream.id(),
+                  new DefaultHttp2Headers().status("200").add("content-type", MappingWire.CONTENT_TYPE), 0, false, h.newPromise());
+              ByteBuf answer = Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, true).data("z").toBytes()));
+              h.encoder().writeData(h.ctx(), stream.id(), answer, 0, false, h.newPromise());
+              h.encoder().writeHeaders(
+                  h.ctx(), stream.id(), new DefaultHttp2Headers().add(MappingWire.STATUS, MappingWire.STATUS_OK), 0, true, h.newPromise());
+              h.flushNow();
+            })) {
+      c.mapping.write(Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestResponse(1).data("x").toBytes())));
+      c.mapping.flush();
+      c.carry();
+      c.carry();
+      assertThat(c.engine.errors).as("errors the engine got").isEmpty();
+      assertThat(c.engine.types).as("frames the engine got").contains(PAYLOAD << 24 | 1).doesNotContain(ERROR << 24 | 1);
+      assertThat(c.clientH2.connection().numActiveStreams()).isZero();
     }
   }
 }
