@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client's connect timeout bounds every step of its connect, against servers that stall one of
- * them: the TLS handshake (the stream mapping's client). Each connect must fail by itself; the test waits far longer than the
+ * them: the TLS handshake (the stream mapping's client), and the answer to an extended CONNECT
+ * (WebSocket over HTTP/2). Each connect must fail by itself; the test waits far longer than the
  * timeout only as a hang guard.
  */
 class ConnectDeadlinesTest {
@@ -59,6 +60,32 @@ class ConnectDeadlinesTest {
         .isInstanceOf(ExecutionException.class)
         .hasMessageContaining("within " + CONNECT_TIMEOUT_MS + " ms");
     assertThat(server.awaitClosedByClient()).as("the client closed its TCP connection").isTrue();
+  }
+
+  /**
+   * A server that enables extended CONNECT in its SETTINGS and never answers the CONNECT: each
+   * connect fails, the TCP connection it waited on is closed, and the next connect opens another.
+   */
+  @Test
+  void aWebSocketConnectTheServerNeverAnswersFailsWithinTheConnectTimeout() throws Exception {
+    SilentServer server = new SilentServer(settingsEnablingConnect());
+    WebSocketOverHttp2ClientTransport client =
+        WebSocketOverHttp2ClientTransport.create("127.0.0.1", server.port()).withConnectTimeoutMillis(CONNECT_TIMEOUT_MS);
+    for (int i = 1; i <= 2; i++) {
+      CompletableFuture<DuplexTransport> connect = client.connect();
+      assertThatThrownBy(() -> connect.get(GUARD_SECONDS, TimeUnit.SECONDS))
+          .as("connect %d to a server that never answers its CONNECT", i)
+          .isInstanceOf(ExecutionException.class)
+          .hasMessageContaining("no answer to the WebSocket over HTTP/2 CONNECT");
+      assertThat(server.awaitClosedByClient()).as("the client closed TCP connection %d", i).isTrue();
+      assertThat(client.openTcpConnections()).isZero();
+    }
+    assertThat(server.accepted.size()).as("TCP connections opened").isEqualTo(2);
+  }
+
+  /** The server's SETTINGS (ENABLE_CONNECT_PROTOCOL = 1) and an ACK of the client's. */
+  private static byte[] settingsEnablingConnect() {
+    return RawH2Peer.concat(RawH2Peer.settings(0x8, 1), RawH2Peer.settingsAck());
   }
 
   /**
