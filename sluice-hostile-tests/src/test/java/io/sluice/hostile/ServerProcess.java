@@ -227,6 +227,10 @@ final class ServerProcess implements AutoCloseable {
       return get("peakDirect");
     }
 
+    long direct() {
+      return get("direct");
+    }
+
     long heapAfterGc() {
       return get("heapAfterGc");
     }

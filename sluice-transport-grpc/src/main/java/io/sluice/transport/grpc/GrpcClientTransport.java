@@ -192,12 +192,17 @@ public final class GrpcClientTransport {
                                 }));
                   }
                 });
+    long start = System.nanoTime();
     b.connect(InetSocketAddress.createUnresolved(host, port))
         .addListener(
             (ChannelFuture f) -> {
               if (!f.isSuccess()) {
                 result.completeExceptionally(unavailable(peer, f.cause()));
-              } else if (ssl == null) {
+              } else if (ssl != null) {
+                AlpnH2.failAtConnectDeadline(
+                    f.channel(), start, connectTimeoutMillis, peer,
+                    cause -> result.completeExceptionally(unavailable(peer, cause)), result);
+              } else {
                 H2Handler h = f.channel().pipeline().get(H2Handler.class);
                 if (h == null || !f.channel().isActive()) {
                   result.completeExceptionally(unavailable(peer, new java.io.IOException("the connection closed at once")));

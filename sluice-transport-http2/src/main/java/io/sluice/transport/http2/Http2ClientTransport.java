@@ -188,6 +188,7 @@ public final class Http2ClientTransport implements ClientTransport {
                                 }));
                   }
                 });
+    long start = System.nanoTime();
     b.connect(InetSocketAddress.createUnresolved(host, port))
         .addListener(
             (ChannelFuture f) -> {
@@ -195,6 +196,9 @@ public final class Http2ClientTransport implements ClientTransport {
                 result.completeExceptionally(f.cause());
               } else if (ssl == null) {
                 result.complete(mapping(f.channel(), request));
+              } else {
+                AlpnH2.failAtConnectDeadline(
+                    f.channel(), start, connectTimeoutMillis, peer, result::completeExceptionally, result);
               }
             });
     return result;

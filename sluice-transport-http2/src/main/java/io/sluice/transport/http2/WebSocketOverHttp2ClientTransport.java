@@ -117,7 +117,10 @@ public final class WebSocketOverHttp2ClientTransport implements ClientTransport 
 
   /**
    * Longest the opening of a TCP connection may take (TLS handshake and the server's SETTINGS
-   * included) before the connects waiting for it fail (default 10 s).
+   * included) before the connects waiting for it fail (default 10 s); also the longest a connect
+   * waits, from its start, for the server's answer to its CONNECT: past it the connect fails with
+   * a {@link java.net.ProtocolException}, its stream is reset, and that TCP connection takes no
+   * new streams (it closes once its other streams have).
    */
   public WebSocketOverHttp2ClientTransport withConnectTimeoutMillis(int millis) {
     if (millis <= 0) {

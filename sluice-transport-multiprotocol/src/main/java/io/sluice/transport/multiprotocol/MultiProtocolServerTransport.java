@@ -189,7 +189,9 @@ public final class MultiProtocolServerTransport implements ServerTransport {
 
   /**
    * HTTP/2: the receive window of each stream (SETTINGS_INITIAL_WINDOW_SIZE), 65535..2^31-1 bytes
-   * (default 1 MiB); the connection's window is 4 times it, at least 4 MiB.
+   * (default 1 MiB); the connection's window is one of them per stream allowed ({@link
+   * #withMaxConcurrentStreams}; at least 4 MiB, at most 2^31-1 bytes), as on WebSocket over HTTP/2's
+   * own server, so that its RSocket connections that stopped reading never stall the others.
    */
   public MultiProtocolServerTransport withStreamWindowSize(int bytes) {
     Http2Options.checkWindow(bytes);
@@ -222,9 +224,12 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     Objects.requireNonNull(onConnection, "onConnection");
     Settings s = settings;
     EventLoopGroup loops = s.group != null ? s.group : EventLoops.shared();
-    // WebSocket over HTTP/2 is served too: the connect protocol is on.
+    // WebSocket over HTTP/2 is served too: the connect protocol is on, and the connection window
+    // is a stream window per stream allowed, as on WebSocketOverHttp2ServerTransport, so that
+    // RSocket connections that stopped reading (each holding its stream's window) never close it
+    // on the other streams of their TCP connection.
     H2Handler.Limits limits =
-        Http2Options.limits(s.maxConcurrentStreams, s.streamWindow, s.maxHeaderList, true);
+        Http2Options.webSocketLimits(s.maxConcurrentStreams, s.maxConcurrentStreams, s.streamWindow, s.maxHeaderList);
     UpgradeSettings webSocket =
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
     Routes routes =

@@ -1,12 +1,18 @@
 package io.sluice.transport.http2.internal;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.net.ProtocolException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 
@@ -53,6 +59,33 @@ public final class AlpnH2 extends ApplicationProtocolNegotiationHandler {
     this.handler = handler;
     this.peer = peer;
     this.outcome = outcome;
+  }
+
+  /**
+   * For a client whose TCP connect to {@code peer} completed on {@code channel}: unless {@code
+   * done} completed first, the TLS handshake (and ALPN) must be over {@code timeoutMillis} after
+   * {@code startNanos} (when the connect began), else {@code fail} gets a {@link
+   * ConnectTimeoutException} and the channel is closed. So a connect timeout bounds TCP and TLS
+   * together, whatever handshake timeout the TLS context has.
+   */
+  public static void failAtConnectDeadline(
+      Channel channel, long startNanos, long timeoutMillis, String peer, Consumer<Throwable> fail,
+      CompletableFuture<?> done) {
+    long left = Math.max(0, TimeUnit.MILLISECONDS.toNanos(timeoutMillis) - (System.nanoTime() - startNanos));
+    ScheduledFuture<?> deadline =
+        channel.eventLoop().schedule(
+            () -> {
+              if (!done.isDone()) {
+                fail.accept(
+                    new ConnectTimeoutException(
+                        "the TLS handshake with " + peer + " did not finish within " + timeoutMillis
+                            + " ms (the connect timeout)"));
+                channel.close();
+              }
+            },
+            left,
+            TimeUnit.NANOSECONDS);
+    done.whenComplete((v, e) -> deadline.cancel(false));
   }
 
   @Override

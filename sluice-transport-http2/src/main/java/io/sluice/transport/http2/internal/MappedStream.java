@@ -39,6 +39,8 @@ final class MappedStream implements H2Handler.StreamSink {
   ByteBuf partial;
   /** Inbound bytes delivered but not yet given back to flow control (reads paused). */
   int owed;
+  /** In the mapping's list of streams to give their window back on resume. */
+  boolean owing;
 
   MappedStream(StreamMapping mapping, int rsocketId) {
     this.mapping = mapping;

@@ -82,6 +82,16 @@ public final class MappingWire {
         && (contentType.length() == n || contentType.charAt(n) == ';' || contentType.charAt(n) == ' ');
   }
 
+  /**
+   * Whether a response {@code :status} is an interim (informational, 1xx) answer that a final one
+   * follows; 101 is not (HTTP/2 has no protocol switch: RFC 9113 8.6).
+   */
+  public static boolean isInterim(CharSequence status) {
+    return status != null && status.length() == 3 && status.charAt(0) == '1'
+        && !AsciiString.contentEquals(status, "101")
+        && Character.isDigit(status.charAt(1)) && Character.isDigit(status.charAt(2));
+  }
+
   /** The implied SETUP the server's engine receives when a connection's first stream arrives. */
   public static ByteBuf impliedSetup(ByteBufAllocator alloc) {
     ByteBuf out = alloc.buffer(64);

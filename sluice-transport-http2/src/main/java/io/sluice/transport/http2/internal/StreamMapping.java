@@ -568,6 +568,7 @@ public final class StreamMapping
       while ((st = owing.poll()) != null) {
         int n = st.owed;
         st.owed = 0;
+        st.owing = false;
         if (st.h2.state() != Http2Stream.State.CLOSED) {
           h2.consume(st.h2, n);
         }
@@ -577,6 +578,11 @@ public final class StreamMapping
       // the window, would send nothing to make one.
       h2.flushNow();
     }
+  }
+
+  /** How many entries wait to be given their window back on resume (tests). */
+  int streamsOwed() {
+    return owing.size();
   }
 
   @Override
@@ -643,8 +649,11 @@ public final class StreamMapping
       return;
     }
     if (!st.headersDone) {
-      st.headersDone = true;
       CharSequence status = headers.status();
+      if (!endStream && MappingWire.isInterim(status)) {
+        return; // 1xx (100 Continue, 103 Early Hints): the answer follows
+      }
+      st.headersDone = true;
       if (status == null || !AsciiString.contentEquals(status, "200")) {
         failFromServer(st, httpStatusError(status), "the HTTP/2 server answered :status " + status);
         return;
@@ -722,7 +731,9 @@ public final class StreamMapping
     int heldAfter = st.partial == null ? 0 : st.partial.readableBytes();
     int consumed = n + heldBefore - heldAfter;
     if (readPaused && receiver != null) {
-      if (st.owed == 0) {
+      if (!st.owing) {
+        // Once per stream: DATA that only extends a partial frame consumes nothing, owed stays 0.
+        st.owing = true;
         owing.add(st);
       }
       st.owed += consumed;
@@ -749,59 +760,90 @@ public final class StreamMapping
     }
   }
 
-  /** Cuts {@code data} at its u24 lengths and delivers each whole frame. */
+  /**
+   * Cuts {@code data} at its u24 lengths and delivers each whole frame. A held partial frame is
+   * taken from the stream while its frames are delivered, and released or put back at the end:
+   * what the engine does inside {@code onFrame} (close the connection, say) or a stream the peer
+   * broke cannot release it under this method.
+   */
   private void frames(MappedStream st, ByteBuf data) {
-    ByteBuf in = data;
-    if (st.partial != null) {
-      st.partial.writeBytes(data);
-      in = st.partial;
-    }
-    while (in.readableBytes() >= LENGTH_SIZE) {
-      int start = in.readerIndex();
-      int length = in.getUnsignedMedium(start);
-      if (length > maxFrameSize) {
-        st.releasePartial();
-        FrameReceiver r = receiver;
-        if (r != null) {
-          r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+    ByteBuf held = st.partial;
+    st.partial = null;
+    try {
+      ByteBuf in = held == null ? data : append(held, data);
+      while (in.readableBytes() >= LENGTH_SIZE) {
+        int start = in.readerIndex();
+        int length = in.getUnsignedMedium(start);
+        if (length > maxFrameSize) {
+          FrameReceiver r = receiver;
+          if (r != null) {
+            r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+          }
+          return;
         }
-        return;
+        if (in.readableBytes() < LENGTH_SIZE + length) {
+          break;
+        }
+        int end = start + LENGTH_SIZE + length;
+        int writerIndex = in.writerIndex();
+        in.setIndex(start + LENGTH_SIZE, end);
+        try {
+          inboundFrame(st, in);
+        } finally {
+          in.setIndex(end, writerIndex);
+        }
+        if (receiver == null || st.engineDone) {
+          return;
+        }
       }
-      if (in.readableBytes() < LENGTH_SIZE + length) {
-        break;
+      if (in.isReadable() && st.h2.state() != Http2Stream.State.CLOSED) {
+        if (in == held && in.readerIndex() == 0) {
+          st.partial = held; // nothing was delivered from it: kept as it is
+          held = null;
+        } else {
+          // Never compacted in place: the engine may hold slices of the frames delivered from it.
+          st.partial = copyOfRest(in);
+        }
       }
-      int end = start + LENGTH_SIZE + length;
-      int writerIndex = in.writerIndex();
-      in.setIndex(start + LENGTH_SIZE, end);
-      try {
-        inboundFrame(st, in);
-      } finally {
-        in.setIndex(end, writerIndex);
+    } finally {
+      if (held != null) {
+        held.release();
       }
-      if (receiver == null || st.engineDone) {
-        st.releasePartial();
-        return;
-      }
-    }
-    if (in == data) {
-      if (data.isReadable()) {
-        st.partial = channel.alloc().buffer(Math.max(restCapacity(data), data.readableBytes()));
-        st.partial.writeBytes(data);
-      }
-    } else if (!in.isReadable()) {
-      st.releasePartial();
-    } else if (in.readerIndex() > 0) {
-      // Never compacted in place: the engine may hold slices of the frames delivered from it.
-      ByteBuf rest = channel.alloc().buffer(Math.max(in.readableBytes(), restCapacity(in)));
-      rest.writeBytes(in);
-      st.releasePartial();
-      st.partial = rest;
     }
   }
 
-  /** Room for the rest of the frame {@code in} begins with (its u24 length, when known). */
-  private static int restCapacity(ByteBuf in) {
-    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : 64;
+  /*
+   * A partial frame's buffer is sized by the bytes that arrived, never by the length the peer
+   * declared: 3 bytes declaring 1 MiB must not cost 1 MiB. It grows by doubling (a frame cut into
+   * many small DATA frames is copied O(log n) times, not once per DATA) and not past the frame's
+   * end unless the bytes arrived; so it holds at most about twice the bytes that arrived, and those
+   * stay charged to the flow-control windows until the frame is whole.
+   */
+
+  /** A copy of the unfinished frame at the start of {@code in}, in a buffer sized to it. */
+  private ByteBuf copyOfRest(ByteBuf in) {
+    int n = in.readableBytes();
+    int capacity = Math.max(n, Math.min(64, frameEnd(in)));
+    return channel.alloc().buffer(capacity).writeBytes(in);
+  }
+
+  /** Appends {@code data} to {@code held}, growing it as the bytes that came need. */
+  private static ByteBuf append(ByteBuf held, ByteBuf data) {
+    int need = held.writerIndex() + data.readableBytes();
+    if (need > held.capacity()) {
+      long end = (long) held.readerIndex() + frameEnd(held);
+      long grown = Math.min(Math.min(2L * held.capacity(), end), Integer.MAX_VALUE - 8);
+      held.capacity((int) Math.max(need, grown));
+    }
+    return held.writeBytes(data);
+  }
+
+  /**
+   * Where the frame {@code in} begins with ends, from its readable start: its u24 length and
+   * frame; unknown (max int) while fewer than 3 bytes are there.
+   */
+  private static int frameEnd(ByteBuf in) {
+    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : Integer.MAX_VALUE;
   }
 
   /** One whole inbound frame (indexes narrowed to it): checked, renumbered and delivered. */
@@ -901,6 +943,11 @@ public final class StreamMapping
         protocolError(st, "the stream ended before its request was complete");
         return;
       }
+      if (st.kind == FrameType.REQUEST_CHANNEL && !st.inDone && !st.engineDone) {
+        // A channel's requester ends its half only after its COMPLETE (or ERROR, or our CANCEL).
+        protocolError(st, "the stream ended before the channel's requester completed");
+        return;
+      }
       if (st.kind == FrameType.REQUEST_FNF && !st.localEnded) {
         // Nothing comes back from a fire-and-forget: the stream ends at once.
         st.localEnded = true;
@@ -916,7 +963,15 @@ public final class StreamMapping
     }
     if (!st.inDone && !st.engineDone) {
       failFromServer(st, ErrorCode.CANCELED, "the HTTP/2 server ended the stream without rsocket-status");
+      return;
     }
+    // The server's direction is over (its COMPLETE or ERROR passed) but it ended the stream with
+    // DATA, not trailers: our half ends as after trailers, or the stream would keep its slot.
+    if (st.engineDone) {
+      st.outDone = true;
+    }
+    st.inDone = true;
+    endClientHalf(st);
   }
 
   void onReset(MappedStream st, long errorCode) {

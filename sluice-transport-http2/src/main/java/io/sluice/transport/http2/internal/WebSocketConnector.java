@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.SslContext;
@@ -21,6 +22,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -79,11 +81,12 @@ public final class WebSocketConnector {
   /** Opens a WebSocket over HTTP/2 stream: an RSocket connection's transport once the server said 200. */
   public CompletableFuture<DuplexTransport> connect() {
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
-    attempt(result, 1);
+    attempt(result, 1, System.nanoTime());
     return result;
   }
 
-  private void attempt(CompletableFuture<DuplexTransport> result, int attempt) {
+  /** One try at a stream for {@code result}; {@code start}: when the connect began (nanoTime). */
+  private void attempt(CompletableFuture<DuplexTransport> result, int attempt, long start) {
     Shared s;
     boolean fresh = false;
     synchronized (lock) {
@@ -111,13 +114,14 @@ public final class WebSocketConnector {
             release(shared);
             result.completeExceptionally(error);
           } else {
-            h2.ctx().executor().execute(() -> openStream(shared, h2, result, attempt));
+            h2.ctx().executor().execute(() -> openStream(shared, h2, result, attempt, start));
           }
         });
   }
 
   /** Opens the extended CONNECT stream on {@code s}; on its loop. */
-  private void openStream(Shared s, H2Handler h2, CompletableFuture<DuplexTransport> result, int attempt) {
+  private void openStream(
+      Shared s, H2Handler h2, CompletableFuture<DuplexTransport> result, int attempt, long start) {
     Http2Connection c = h2.connection();
     Http2Connection.Endpoint<?> local = c.local();
     int id = 0;
@@ -128,7 +132,7 @@ public final class WebSocketConnector {
       // Gone, going away, out of ids, or full (another client's streams): elsewhere.
       unusable(s);
       release(s);
-      retry(result, attempt, "the shared HTTP/2 connection cannot open another stream");
+      retry(result, attempt, start, "the shared HTTP/2 connection cannot open another stream");
       return;
     }
     h2.encoder()
@@ -138,9 +142,10 @@ public final class WebSocketConnector {
     if (stream == null) {
       release(s);
       h2.flushNow();
-      retry(result, attempt, "the HTTP/2 stream could not be opened");
+      retry(result, attempt, start, "the HTTP/2 stream could not be opened");
       return;
     }
+    ScheduledFuture<?>[] answerDeadline = new ScheduledFuture<?>[1];
     WebSocketStream ws =
         WebSocketStream.client(
             h2,
@@ -149,6 +154,7 @@ public final class WebSocketConnector {
             new WebSocketStream.Handshake() {
               @Override
               public void onOpen(WebSocketStream stream) {
+                answerDeadline[0].cancel(false);
                 if (!result.complete(stream)) {
                   stream.close();
                 }
@@ -156,9 +162,10 @@ public final class WebSocketConnector {
 
               @Override
               public void onFailed(int status, String reason, boolean refused) {
+                answerDeadline[0].cancel(false);
                 if (refused) {
                   unusable(s);
-                  retry(result, attempt, reason);
+                  retry(result, attempt, start, reason);
                   return;
                 }
                 result.completeExceptionally(
@@ -170,17 +177,36 @@ public final class WebSocketConnector {
             },
             () -> release(s));
     h2.attach(stream, ws);
+    // The answer counts against the connect timeout too. A server that leaves the CONNECT
+    // unanswered gets no new streams on this connection, which closes once its streams have.
+    long left =
+        Math.max(0, TimeUnit.MILLISECONDS.toNanos(target.connectTimeoutMillis()) - (System.nanoTime() - start));
+    answerDeadline[0] =
+        h2.ctx().executor().schedule(
+            () -> {
+              unusable(s);
+              result.completeExceptionally(
+                  new ProtocolException(
+                      "no answer to the WebSocket over HTTP/2 CONNECT from " + authority + target.path() + " within "
+                          + target.connectTimeoutMillis() + " ms"));
+              if (stream.state() != Http2Stream.State.CLOSED) {
+                h2.resetStream(h2.ctx(), stream.id(), Http2Error.CANCEL.code(), h2.newPromise());
+              }
+              h2.flushNow();
+            },
+            left,
+            TimeUnit.NANOSECONDS);
     h2.flushNow();
   }
 
-  private void retry(CompletableFuture<DuplexTransport> result, int attempt, String why) {
+  private void retry(CompletableFuture<DuplexTransport> result, int attempt, long start, String why) {
     if (attempt >= ATTEMPTS) {
       result.completeExceptionally(
           new ProtocolException(
               "WebSocket over HTTP/2 to " + authority + ": no stream after " + attempt + " attempts (" + why + ")"));
       return;
     }
-    attempt(result, attempt + 1);
+    attempt(result, attempt + 1, start);
   }
 
   /** New streams go to other connections from now on. */

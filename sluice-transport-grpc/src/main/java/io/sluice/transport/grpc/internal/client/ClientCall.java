@@ -376,6 +376,9 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       return;
     }
     if (!headersSeen) {
+      if (ResponseStatus.isInterim(headers, endStream)) {
+        return; // 100 Continue, 103 Early Hints: the response headers follow
+      }
       headersSeen = true;
       Status bad = ResponseStatus.checkHeaders(headers, endStream);
       if (bad != null) {

@@ -42,6 +42,17 @@ public final class ResponseStatus {
     return null;
   }
 
+  /**
+   * Whether response HEADERS are an interim (informational, 1xx) answer, which a client skips:
+   * the real response headers follow. 101 is not one (HTTP/2 has no protocol switch: RFC 9113
+   * 8.6), and interim HEADERS never end the stream (RFC 9113 8.1).
+   */
+  public static boolean isInterim(Http2Headers headers, boolean endStream) {
+    CharSequence s = headers.status();
+    return !endStream && s != null && s.length() == 3 && s.charAt(0) == '1' && !"101".contentEquals(s)
+        && Character.isDigit(s.charAt(1)) && Character.isDigit(s.charAt(2));
+  }
+
   /** The status of trailers (or of a trailers-only response). */
   public static Status fromTrailers(Http2Headers trailers) {
     CharSequence code = trailers.get(GrpcWire.GRPC_STATUS);

@@ -205,6 +205,20 @@ class ClientCallInboundTest {
   }
 
   @Test
+  void informationalHeadersBeforeTheAnswerAreSkipped() {
+    Recorder r = new Recorder();
+    start(ClientCall.REQUEST_RESPONSE, 1, r);
+    writer.writeHeaders(ctx(), stream(), new DefaultHttp2Headers().status("100"), 0, false, server.newPromise());
+    writer.writeHeaders(ctx(), stream(), new DefaultHttp2Headers().status("103").add("link", "</x>"), 0, false, server.newPromise());
+    responseHeaders();
+    messages(1);
+    trailers("0", null);
+    deliver();
+    assertThat(r.sizes).containsExactly(SIZE);
+    assertThat(r.ends).containsExactly("complete");
+  }
+
+  @Test
   void cancelSignalsNothingMore() {
     Recorder r = new Recorder();
     ClientCall call = start(ClientCall.REQUEST_STREAM, 1, r);
