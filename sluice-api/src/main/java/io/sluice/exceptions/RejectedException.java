@@ -5,6 +5,11 @@ import io.sluice.ErrorCode;
 /**
  * REJECTED (0x202): the request was not processed (no lease, too many streams, the connection is
  * draining) and is safe to retry elsewhere.
+ *
+ * <p>Only the engine's own refusals, made before any handler saw the request, go on the wire as
+ * REJECTED: a handler that fails with a RejectedException (for example passing on a refusal it got
+ * from a server it called) may have done its work already, so its peer gets APPLICATION_ERROR
+ * with the same message.
  */
 public final class RejectedException extends SluiceException {
   private static final long serialVersionUID = 1L;

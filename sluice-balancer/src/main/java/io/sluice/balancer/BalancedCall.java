@@ -411,6 +411,11 @@ final class BalancedCall implements StreamHandle {
     }
   }
 
+  /**
+   * Whether a retry is safe: REJECTED (the server's engine refused it before any handler saw it;
+   * a handler's own RejectedException reaches a Sluice client as APPLICATION_ERROR), a request the
+   * connection refused before sending it, or a connection error on an idempotent request.
+   */
   private boolean retryable(Throwable e, boolean neverSent) {
     if (e instanceof RejectedException) {
       return true;
