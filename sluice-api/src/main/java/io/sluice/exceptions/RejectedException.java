@@ -18,12 +18,20 @@ public final class RejectedException extends SluiceException {
     super(ErrorCode.REJECTED, message);
   }
 
-  private RejectedException(String message, boolean stackless) {
-    super(ErrorCode.REJECTED, message, stackless);
+  private RejectedException(String message, boolean stackless, boolean requestNotSent) {
+    super(ErrorCode.REJECTED, message, stackless, requestNotSent);
   }
 
   /** A rejection without a stack trace, for paths a peer can trigger at will. */
   public static RejectedException stackless(String message) {
-    return new RejectedException(message, true);
+    return new RejectedException(message, true, false);
+  }
+
+  /**
+   * A requester's refusal of a request before any of it was sent (no lease from the peer, too many
+   * live requests), without a stack trace: {@link #requestNotSent()} is true.
+   */
+  public static RejectedException notSent(String message) {
+    return new RejectedException(message, true, true);
   }
 }

@@ -20,11 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * signals go to the current attempt's stream, or wait for it.
  *
  * <p><b>Retries.</b> Only before anything reached the caller (no message, completion or demand),
- * never for a fire-and-forget, and only when safe: REJECTED (the server did not process it), not
- * sent at all (refused by the connection before it left: that is reported while the request is
- * handed over on the connection's loop), or a connection error on a request the application's
- * {@code retryable} hook marks idempotent. At most {@code maxAttempts} attempts, each on a
- * connection not tried before.
+ * never for a fire-and-forget, and only when safe: REJECTED (the server's engine refused it before
+ * any handler saw it), not sent at all (the connection refused it before any of it left and says
+ * so: {@link io.sluice.exceptions.SluiceException#requestNotSent()}, whether it refused while the
+ * request was handed over or later, from its queue), or a connection error on a request the
+ * application's {@code retryable} hook marks idempotent. At most {@code maxAttempts} attempts, each
+ * on a connection not tried before.
  *
  * <p><b>Buffers.</b> The call owns the request until it is committed (the first signal to the
  * caller), it ends, or it is canceled; each attempt gets a retained duplicate (independent
@@ -161,9 +162,8 @@ final class BalancedCall implements StreamHandle {
     }
     try {
       loop.execute(() -> start(a));
-    } catch (RejectedExecutionException e) {
-      a.sending = true; // nothing left: report as not sent
-      a.onError(new ConnectionErrorException("the connection's event loop has shut down"));
+    } catch (RejectedExecutionException e) { // nothing left to send it: not sent
+      a.onError(ConnectionErrorException.notSent("the connection's event loop has shut down"));
     }
   }
 
@@ -189,11 +189,10 @@ final class BalancedCall implements StreamHandle {
       a.completeIncluded = complete;
     }
     StreamHandle h = null;
-    a.sending = true;
     if (!a.conn.isOpen()) { // closing or closed since it was picked: not sent, try another
       m.release();
-      a.onError(new ConnectionCloseException("the connection to " + a.server + " is closing"));
-      a.sending = false;
+      a.onError(
+          ConnectionCloseException.notSent("the connection to " + a.server + " is closing"));
       return;
     }
     try {
@@ -211,9 +210,7 @@ final class BalancedCall implements StreamHandle {
           h = a.conn.requestChannel(m, complete, n, a);
       }
     } catch (RuntimeException e) { // a requester that breaks its contract: nothing was sent
-      a.onError(e);
-    } finally {
-      a.sending = false;
+      a.fail(e, true);
     }
     if (h == null) {
       return;
@@ -469,7 +466,6 @@ final class BalancedCall implements StreamHandle {
     StreamHandle handle; // guarded by the call
     long demandIncluded; // guarded by the call
     boolean completeIncluded; // guarded by the call
-    boolean sending; // the connection's loop: true while the request is being handed over
     private boolean answered; // the connection's loop
 
     Attempt(Server server, Requester conn) {
@@ -546,7 +542,19 @@ final class BalancedCall implements StreamHandle {
 
     @Override
     public void onError(Throwable e) {
-      boolean neverSent = sending;
+      fail(e, false);
+    }
+
+    /**
+     * The attempt failed; {@code thrown}: the requester threw instead of taking the request, so
+     * nothing was sent. Otherwise only the connection's word counts ({@link
+     * io.sluice.exceptions.SluiceException#requestNotSent()}), however the refusal arrived.
+     */
+    void fail(Throwable e, boolean thrown) {
+      boolean neverSent =
+          thrown
+              || (e instanceof io.sluice.exceptions.SluiceException
+                  && ((io.sluice.exceptions.SluiceException) e).requestNotSent());
       boolean retry;
       synchronized (BalancedCall.this) {
         if (current != this || done) {

@@ -119,7 +119,7 @@ class BalancerRetryTest {
             1,
             (kind, req, l, s) -> {
               req.release();
-              l.onError(new ConnectionCloseException("connection is closing; no new requests"));
+              l.onError(ConnectionCloseException.notSent("connection is closing; no new requests"));
             });
     FakeServer b = new FakeServer(2, FakeServer.answering("B"));
     Balancer balancer = balancer(x -> {}, a, b);

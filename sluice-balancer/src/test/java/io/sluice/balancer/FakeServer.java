@@ -70,7 +70,7 @@ final class FakeServer {
       calls.incrementAndGet();
       if (!open) { // refused while handing over: reported at once, as the engine does
         request.release();
-        listener.onError(new ConnectionErrorException("connection closed"));
+        listener.onError(ConnectionErrorException.notSent("connection closed"));
         return Handles.NOOP;
       }
       script.run(kind, request, listener, FakeServer.this);

@@ -511,22 +511,22 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   private Throwable refuseRequest(boolean stream) {
     if (state == DRAINING) {
-      return new ConnectionCloseException("connection is closing; no new requests");
+      return ConnectionCloseException.notSent("connection is closing; no new requests");
     }
     if (state != ESTABLISHED) {
       return closedException();
     }
     if (stream && streams.activeRequester >= options.maxActiveStreams()) {
-      return io.sluice.exceptions.RejectedException.stackless(
+      return io.sluice.exceptions.RejectedException.notSent(
           "too many live requests on this connection (" + options.maxActiveStreams() + ")");
     }
     return lease.takePermit();
   }
 
+  /** The refusal of something to send on a connection that is closed: it was never sent. */
   private Throwable closedException() {
-    return closeCause != null
-        ? new ConnectionErrorException("connection closed: " + Errors.message(closeCause))
-        : new ConnectionErrorException("connection closed");
+    return ConnectionErrorException.notSent(
+        closeCause != null ? "connection closed: " + Errors.message(closeCause) : "connection closed");
   }
 
   // ===========================================================================================

@@ -1,0 +1,114 @@
+package io.sluice.balancer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.Unpooled;
+import io.sluice.Message;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The balancer's connections over scripted servers ({@link FakeServer}): reconnect delays after a
+ * clean close, closing connections kept until their streams end, a drained server's connection
+ * still owned, the aperture after an ejection, a new server's first call, a refusal from the
+ * connection's queue. Counts are checked against the backoff schedule, never a duration.
+ */
+class BalancerConnectionsTest {
+  private final List<Balancer> balancers = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (Balancer b : balancers) {
+      b.dispose();
+      b.onClose().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private Balancer balancer(
+      AddressSource source, Consumer<Balancer.Builder> options, FakeServer... servers) {
+    Map<SocketAddress, FakeServer> byAddress = new HashMap<>();
+    for (FakeServer s : servers) {
+      byAddress.put(s.address, s);
+    }
+    Balancer.Builder b =
+        Balancer.builder()
+            .addresses(source)
+            .connector(a -> byAddress.get(a).connect())
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(20));
+    options.accept(b);
+    Balancer balancer = b.build();
+    balancers.add(balancer);
+    return balancer;
+  }
+
+  private static AddressSource fixed(FakeServer... servers) {
+    List<SocketAddress> a = new ArrayList<>();
+    for (FakeServer s : servers) {
+      a.add(s.address);
+    }
+    return AddressSource.fixed(a);
+  }
+
+  private static Message request(String text) {
+    return Message.utf8(text);
+  }
+
+  private static Throwable rr(Balancer b, String text, List<String> answers) throws Exception {
+    Recorder r = new Recorder();
+    b.requestResponse(request(text), r);
+    Throwable e = r.await();
+    answers.addAll(r.messages);
+    return e;
+  }
+
+  /** Waits (bounded, 10 s) until {@code condition} holds; fails the test otherwise. */
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    for (int i = 0; i < 1000; i++) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("not within 10 s: " + what);
+  }
+
+  /**
+   * A connection that refuses a request from its queue of commands (not while it is handed over)
+   * because it is closing: never sent, so retried even when not idempotent, and no failure.
+   */
+  @Test
+  void aRequestRefusedFromTheConnectionsQueueIsRetried() throws Exception {
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              FakeServer.LOOP.execute(
+                  () ->
+                      l.onError(
+                          ConnectionCloseException.notSent("connection is closing; no new requests")));
+            });
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    Balancer balancer = balancer(fixed(a, b), x -> {}, a, b);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(answers).hasSize(40).containsOnly("B");
+    assertThat(a.calls.get()).isPositive();
+    assertThat(balancer.servers().stream().mapToInt(Balancer.ServerStatus::failures).sum())
+        .isZero();
+  }
+}
