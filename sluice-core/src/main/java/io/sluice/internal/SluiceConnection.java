@@ -316,13 +316,19 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
     closeReported = true;
     if (state != CLOSED) {
+      ConnectionErrorException lost = new ConnectionErrorException("connection closed by the peer");
       if (starting) {
         closeCause =
             new ConnectionErrorException("the transport closed before the connection started");
+      } else if (state != DRAINING) {
+        // Gone without CONNECTION_CLOSE from either side (a crash, a reset, a server at its
+        // connection cap): a failure, as its streams' is. After a CONNECTION_CLOSE it is the end
+        // of a graceful close.
+        closeCause = lost;
       }
       setState(CLOSED);
       cancelTimers();
-      streams.failAll(new ConnectionErrorException("connection closed by the peer"));
+      streams.failAll(lost);
     }
     out.releaseBatch();
     commands.runAll();

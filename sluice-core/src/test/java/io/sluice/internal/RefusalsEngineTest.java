@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Test;
  * What a caller may conclude from a failed request: REJECTED goes on the wire only for the
  * engine's own refusals (never for a handler's exception, which may come after work was done), a
  * request this side refused before any of it left says so ({@link
- * SluiceException#requestNotSent()}) however it reached the loop.
+ * SluiceException#requestNotSent()}) however it reached the loop, and a peer that goes away
+ * without a word is a failure, not a clean close.
  */
 class RefusalsEngineTest extends EngineTestBase {
+
   /**
    * A handler that did something and then failed with a RejectedException (e.g. passing on a
    * downstream refusal): REJECTED would tell the caller it may send the request again elsewhere.
@@ -124,5 +126,28 @@ class RefusalsEngineTest extends EngineTestBase {
     Throwable l = lost.take("error").error();
     assertThat(l).isInstanceOf(ConnectionErrorException.class);
     assertThat(((SluiceException) l).requestNotSent()).isFalse();
+  }
+
+  /** A peer that closes the socket without CONNECTION_CLOSE (a crash, a full server): a failure. */
+  @Test
+  void aPeerClosingWithoutAWordFailsOnClose() {
+    client(opts().build());
+    transport.peerClosed();
+    assertThat(Loop.awaitOutcome(conn.onClose()))
+        .isInstanceOf(ConnectionErrorException.class)
+        .hasMessageContaining("closed by the peer");
+  }
+
+  /** The peer announced its close (CONNECTION_CLOSE) and then closed: a clean end. */
+  @Test
+  void aPeerClosingAfterItsConnectionCloseIsClean() {
+    client(opts().build());
+    Recorder live = new Recorder();
+    Loop.run(loop, () -> conn.requestStream(msg("live"), 1, live));
+    transport.next(FrameType.REQUEST_STREAM);
+    transport.inject(Wire.error(0, ErrorCode.CONNECTION_CLOSE, "bye"));
+    Loop.settle(loop);
+    transport.peerClosed();
+    assertThat(Loop.awaitOutcome(conn.onClose())).isNull();
   }
 }
