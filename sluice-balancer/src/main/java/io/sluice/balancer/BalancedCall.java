@@ -484,6 +484,7 @@ final class BalancedCall implements StreamHandle {
       if (!answered) {
         answered = true;
         server.observe(System.nanoTime() - sentNanos, System.nanoTime());
+        server.answeredOn = conn;
         server.onSuccess();
       }
     }

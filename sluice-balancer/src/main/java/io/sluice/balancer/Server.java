@@ -21,6 +21,7 @@ final class Server {
 
   // Control executor only.
   Requester conn; // the current connection, or null
+  long connectedNanos; // when conn connected
   Requester retiring; // the previous connection while it closes gracefully, or null
   boolean connecting;
   boolean removed; // gone from the address set: drained and forgotten
@@ -33,6 +34,9 @@ final class Server {
 
   /** The connection whose loss was last counted as a failure (one per connection). */
   volatile Requester lastCounted;
+
+  /** The last connection that delivered an answer (it worked). */
+  volatile Requester answeredOn;
 
   final AtomicInteger inflight = new AtomicInteger();
   /** Consecutive failures (connects, lost connections, connection errors of requests). */

@@ -25,6 +25,13 @@ import java.util.function.Function;
  * aperture), their connections (connect, replace a closed or closing one, reconnect with backoff,
  * eject after consecutive failures and probe back), and the calls waiting for a first server.
  *
+ * <p><b>Reconnects.</b> Every reconnect waits a jittered delay from the backoff, at least its first
+ * step's (so that clients that lost a server together do not come back together); the delay grows
+ * with consecutive failures. A connection that fails counts as a failure, and so does one that
+ * closes cleanly within {@link #STABLE_NANOS} of its connect without ever answering: a server at
+ * its connection cap, a proxy without a backend or a listener shutting down accepts and closes at
+ * once, and without that rule every client would reconnect in a tight loop.
+ *
  * <p><b>Threads.</b> Everything here runs on the balancer's control executor, except {@link
  * #ready()} (a snapshot any thread reads) and {@link #onRequestFailure} (any thread, handed over).
  * <b>Memory.</b> One {@link Server} per address in use, at most two connections per server (the
@@ -34,6 +41,12 @@ final class ServerSet {
   private static final Server[] NONE = new Server[0];
   /** How often closing connections (a server that sent CONNECTION_CLOSE) are looked for. */
   private static final long TICK_MILLIS = 100;
+
+  /**
+   * A connection that closes within this time of its connect without having answered anything
+   * counts as a failure, even when it closed cleanly.
+   */
+  static final long STABLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final Balancer balancer;
   private final EventExecutor ctl;
@@ -237,6 +250,7 @@ final class ServerSet {
     }
     s.conn = r;
     s.live = r;
+    s.connectedNanos = System.nanoTime();
     s.lastError = null;
     r.onClose().whenComplete((v, cause) -> onCtl(() -> onConnectionClosed(s, r, cause)));
     publish();
@@ -244,27 +258,45 @@ final class ServerSet {
   }
 
   private void onConnectionClosed(Server s, Requester r, Throwable cause) {
-    if (s.retiring == r) {
+    if (s.retiring == r) { // retired: it was closing already
       s.retiring = null;
+      if (cause != null && !closed && !s.removed) {
+        count(s, r); // failed while closing (or before the tick saw its close): once
+      }
       publish();
+      return;
     }
     if (s.conn != r) {
       return;
     }
+    boolean early = closedEarly(s, r);
     s.conn = null;
     s.live = null;
     if (cause != null) {
       s.lastError = "connection lost: " + message(cause);
-      if (s.lastCounted != r) { // not counted yet through its requests
-        s.lastCounted = r;
-        failed(s);
-      }
     } else {
-      s.lastError = "connection closed";
+      s.lastError =
+          early ? "the server closed the connection at once, before any answer" : "connection closed";
+    }
+    if (cause != null || early) {
+      count(s, r);
     }
     publish();
     if (!closed && !s.removed) {
       scheduleReconnect(s);
+    }
+  }
+
+  /** True if the current connection {@code r} closes within STABLE_NANOS and never answered. */
+  private static boolean closedEarly(Server s, Requester r) {
+    return s.answeredOn != r && System.nanoTime() - s.connectedNanos < STABLE_NANOS;
+  }
+
+  /** The end of {@code r} is a failure of {@code s}: counted once per connection. */
+  private void count(Server s, Requester r) {
+    if (s.lastCounted != r) { // not counted yet (e.g. through its requests)
+      s.lastCounted = r;
+      failed(s);
     }
   }
 
@@ -276,6 +308,10 @@ final class ServerSet {
     for (Server s : servers.values()) {
       Requester r = s.conn;
       if (r != null && !r.isOpen()) {
+        // Closed already with an error (its callback not run yet), or drained at once: failures.
+        if (r.onClose().isCompletedExceptionally() || closedEarly(s, r)) {
+          count(s, r);
+        }
         retire(s);
         s.lastError = "the server closed the connection (drain)";
         scheduleReconnect(s);
@@ -296,15 +332,15 @@ final class ServerSet {
     publish();
   }
 
+  /**
+   * Connects again after a jittered delay: the backoff's for the consecutive failures, at least its
+   * first step's (also after a clean close or a drain).
+   */
   private void scheduleReconnect(Server s) {
     if (closed || s.removed || s.connecting || s.conn != null || s.reconnect != null) {
       return;
     }
-    long delay = backoff.delayNanos(s.failures.get());
-    if (delay == 0) {
-      connect(s);
-      return;
-    }
+    long delay = backoff.delayNanos(Math.max(1, s.failures.get()));
     s.reconnect =
         ctl.schedule(
             () -> {

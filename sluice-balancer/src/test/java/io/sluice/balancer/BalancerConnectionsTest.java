@@ -84,6 +84,73 @@ class BalancerConnectionsTest {
   }
 
   /**
+   * The most connects one client can have made {@code elapsedNanos} after it started, if every
+   * reconnect waits at least half of its backoff step: the first connect at once, the k-th after
+   * the sum of the half steps of failures 1..k-1.
+   */
+  static int maxConnects(long elapsedNanos, Duration initial, Duration max) {
+    long t = 0;
+    int k = 1;
+    for (int failures = 1; ; failures++) {
+      long step = Math.min(initial.toNanos() << Math.min(failures - 1, 30), max.toNanos());
+      t += step / 2;
+      if (t > elapsedNanos) {
+        return k;
+      }
+      k++;
+    }
+  }
+
+  /**
+   * A server that accepts and closes at once without a word (at its connection cap, an L4 proxy
+   * without a backend): each close is a failure and the reconnects back off, not a tight loop.
+   */
+  @Test
+  void aServerThatClosesEveryConnectionAtOnceIsReconnectedWithBackoff() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    a.closeAtOnce = true;
+    Duration initial = Duration.ofMillis(100);
+    Duration max = Duration.ofSeconds(1);
+    long t0 = System.nanoTime();
+    Balancer balancer = balancer(fixed(a), x -> x.backoff(initial, max), a);
+    await("four connects", () -> a.connects.get() >= 4);
+    int connects = a.connects.get();
+    long elapsed = System.nanoTime() - t0;
+    assertThat(connects)
+        .as("connects in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
+        .isLessThanOrEqualTo(maxConnects(elapsed, initial, max));
+    assertThat(balancer.servers().get(0).failures()).isPositive();
+  }
+
+  /**
+   * After a drain (the server closes a connection that worked, cleanly) the reconnect waits a
+   * jittered delay too: clients that lost a server together do not all come back at once.
+   */
+  @Test
+  void theReconnectAfterADrainWaitsAJitteredDelay() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    Duration initial = Duration.ofMillis(200);
+    Balancer balancer = balancer(fixed(a), x -> x.backoff(initial, Duration.ofSeconds(2)), a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 3; i++) {
+      assertThat(rr(balancer, "x", new ArrayList<>())).isNull(); // the connection worked
+      FakeServer.Connection c = a.last;
+      c.close(); // the server's drain
+      await("reconnected", () -> a.last != c);
+      BalancerRetryTest.awaitConnected(balancer, 1);
+    }
+    long elapsed = System.nanoTime() - t0;
+    // Each reconnect waits at least half the first step: at most 1 + elapsed / (initial / 2)
+    // connects since t0 (the first was before).
+    assertThat(a.connects.get() - 1)
+        .as("reconnects in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
+        .isEqualTo(3)
+        .isLessThanOrEqualTo((int) (elapsed / (initial.toNanos() / 2)));
+    assertThat(balancer.servers().get(0).failures()).as("a drain is no failure").isZero();
+  }
+
+  /**
    * A connection that refuses a request from its queue of commands (not while it is handed over)
    * because it is closing: never sent, so retried even when not idempotent, and no failure.
    */

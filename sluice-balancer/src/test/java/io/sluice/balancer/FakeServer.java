@@ -35,6 +35,8 @@ final class FakeServer {
   volatile double availability = 1.0;
   volatile int maxRank = Integer.MAX_VALUE;
   volatile Connection last;
+  /** Each connection closes cleanly at once after connecting (a server at its connection cap). */
+  volatile boolean closeAtOnce;
 
   FakeServer(int port, Script script) {
     this.address = InetSocketAddress.createUnresolved("fake", port);
@@ -58,6 +60,16 @@ final class FakeServer {
     connects.incrementAndGet();
     Connection c = new Connection();
     last = c;
+    if (closeAtOnce) { // connected, then closed by the server: both reported from the loop
+      CompletableFuture<Requester> f = new CompletableFuture<>();
+      LOOP.execute(
+          () -> {
+            f.complete(c);
+            c.open = false;
+            c.closed.complete(null);
+          });
+      return f;
+    }
     return CompletableFuture.completedFuture(c);
   }
 
