@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Threads.</b> The handle's methods may be called from any thread; the state shared with the
  * attempts' listeners (each on its connection's loop) is guarded by this object's monitor, which is
- * never held while calling out.
+ * never held while calling out. Each caller signal reads and updates that state in one critical
+ * section: until an attempt's stream exists, demand, completion and the caller's end are kept
+ * here, and the attempt's hand-over passes them on once it has installed the stream.
  */
 final class BalancedCall implements StreamHandle {
   static final int FNF = 0;
@@ -60,6 +62,13 @@ final class BalancedCall implements StreamHandle {
   private long extraDemand;
   private boolean outboundComplete;
   private boolean canceled;
+  /**
+   * The caller ended the call (cancel, error, or a non-positive request) while an attempt may be
+   * handing its request over: the hand-over then ends that attempt's stream (see {@link #start}).
+   */
+  private boolean endedByCaller;
+  /** The caller's error for the stream ({@link #error}), or null for a cancel. */
+  private Throwable callerError;
   private boolean committed;
   private boolean done;
   private int attempts;
@@ -215,7 +224,8 @@ final class BalancedCall implements StreamHandle {
     if (h == null) {
       return;
     }
-    boolean cancel = false;
+    boolean end = false;
+    Throwable error = null;
     long delta = 0;
     boolean completeNow = false;
     synchronized (this) {
@@ -223,15 +233,20 @@ final class BalancedCall implements StreamHandle {
         return; // failed already: that stream is over
       }
       a.handle = h;
-      if (canceled) {
-        cancel = true;
+      if (endedByCaller) { // canceled, errored or asked for n <= 0 while the request went out
+        end = true;
+        error = callerError;
       } else {
         delta = extraDemand - a.demandIncluded;
         completeNow = outboundComplete && !a.completeIncluded;
       }
     }
-    if (cancel) {
-      h.cancel();
+    if (end) {
+      if (error != null) {
+        h.error(error);
+      } else {
+        h.cancel();
+      }
       return;
     }
     if (delta > 0) {
@@ -260,35 +275,23 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void request(long n) {
+    // One critical section: the demand is either counted in before an attempt's hand-over reads
+    // it, or forwarded to the handle that hand-over installed (never lost between the two).
     StreamHandle h;
+    Attempt ended = null;
+    boolean ends = false;
     synchronized (this) {
       if (done) {
         return;
       }
       h = current != null ? current.handle : null;
       if (n <= 0 && h == null) { // as the stream itself would: Reactive Streams rule 3.9
+        ends = true;
         done = true;
+        endedByCaller = true; // an attempt being handed over is canceled by its hand-over
         releaseRequest();
-      }
-    }
-    if (n <= 0 && h == null) {
-      Attempt a;
-      synchronized (this) {
-        a = current;
-      }
-      if (a != null) {
-        a.end();
-      } else {
-        balancer.unpark(this);
-      }
-      safeError(new IllegalArgumentException("request(n) needs n > 0, got " + n));
-      return;
-    }
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-      if (!committed) {
+        ended = current;
+      } else if (!committed) {
         if (n > 0) {
           extraDemand = saturatedAdd(extraDemand, n);
         }
@@ -297,6 +300,15 @@ final class BalancedCall implements StreamHandle {
         }
       }
     }
+    if (ends) {
+      if (ended != null) {
+        ended.end();
+      } else {
+        balancer.unpark(this);
+      }
+      safeError(new IllegalArgumentException("request(n) needs n > 0, got " + n));
+      return;
+    }
     if (h != null) {
       h.request(n);
     }
@@ -304,7 +316,7 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void cancel() {
-    StreamHandle h = endByCaller(true);
+    StreamHandle h = endByCaller(true, null);
     if (h != null) {
       h.cancel();
     }
@@ -315,7 +327,7 @@ final class BalancedCall implements StreamHandle {
    * the current attempt ends (or the wait for a server does). Returns the current attempt's handle
    * for the caller's signal, or null (none yet, or the call had already ended).
    */
-  private StreamHandle endByCaller(boolean cancel) {
+  private StreamHandle endByCaller(boolean cancel, Throwable cause) {
     Attempt a;
     StreamHandle h;
     synchronized (this) {
@@ -325,6 +337,8 @@ final class BalancedCall implements StreamHandle {
       if (cancel) {
         canceled = true;
       }
+      endedByCaller = true;
+      callerError = cause;
       done = true;
       releaseRequest();
       a = current;
@@ -371,7 +385,7 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void error(Throwable cause) {
-    StreamHandle h = endByCaller(false);
+    StreamHandle h = endByCaller(false, cause);
     if (h != null) {
       h.error(cause);
     }
