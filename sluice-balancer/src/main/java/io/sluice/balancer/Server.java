@@ -2,6 +2,7 @@ package io.sluice.balancer;
 
 import io.sluice.Requester;
 import java.net.SocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -22,7 +23,8 @@ final class Server {
   // Control executor only.
   Requester conn; // the current connection, or null
   long connectedNanos; // when conn connected
-  Requester retiring; // the previous connection while it closes gracefully, or null
+  /** Earlier connections closing gracefully (a drain, an ejection), oldest first; bounded. */
+  final ArrayDeque<Requester> closing = new ArrayDeque<>(2);
   boolean connecting;
   boolean removed; // gone from the address set: drained and forgotten
   ScheduledFuture<?> reconnect;

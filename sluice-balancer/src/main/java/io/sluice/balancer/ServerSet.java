@@ -34,8 +34,10 @@ import java.util.function.Function;
  *
  * <p><b>Threads.</b> Everything here runs on the balancer's control executor, except {@link
  * #ready()} (a snapshot any thread reads) and {@link #onRequestFailure} (any thread, handed over).
- * <b>Memory.</b> One {@link Server} per address in use, at most two connections per server (the
- * current one and one closing), and at most {@code maxPending} waiting calls.
+ * <b>Memory.</b> One {@link Server} per address in use, per server the current connection and at
+ * most {@link #MAX_CLOSING} closing ones (a drain or an ejection lets their live streams finish),
+ * the connections of servers that left the address set until they have closed (each within its
+ * drain timeout), and at most {@code maxPending} waiting calls.
  */
 final class ServerSet {
   private static final Server[] NONE = new Server[0];
@@ -47,6 +49,12 @@ final class ServerSet {
    * counts as a failure, even when it closed cleanly.
    */
   static final long STABLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * Closing connections kept per server, besides its current one: a server that drains every new
+   * connection while the old ones still have live streams gets its oldest one cut beyond this.
+   */
+  static final int MAX_CLOSING = 4;
 
   private final Balancer balancer;
   private final EventExecutor ctl;
@@ -60,6 +68,8 @@ final class ServerSet {
   private final long apertureKey = ThreadLocalRandom.current().nextLong();
 
   private final Map<SocketAddress, Server> servers = new LinkedHashMap<>();
+  /** Servers that left the address set and still have connections closing (a drain). */
+  private final List<Server> leaving = new ArrayList<>();
   private Set<SocketAddress> addresses = Set.of();
   private final ArrayDeque<BalancedCall> pending = new ArrayDeque<>();
   private volatile Server[] ready = NONE;
@@ -199,7 +209,10 @@ final class ServerSet {
     return h;
   }
 
-  /** The server left the set: no new requests; its connections close gracefully. */
+  /**
+   * The server left the set: no new requests; its connections close gracefully, and are kept
+   * (counted, and cut by {@link #close close(false)}) until they have.
+   */
   private void drain(Server s) {
     servers.remove(s.address);
     s.removed = true;
@@ -207,12 +220,12 @@ final class ServerSet {
     cancel(s.reconnect);
     s.reconnect = null;
     if (s.conn != null) {
+      s.closing.add(s.conn);
       closeOnLoop(s.conn, true);
       s.conn = null;
     }
-    if (s.retiring != null) {
-      closeOnLoop(s.retiring, true);
-      s.retiring = null;
+    if (!s.closing.isEmpty()) {
+      leaving.add(s);
     }
   }
 
@@ -258,10 +271,12 @@ final class ServerSet {
   }
 
   private void onConnectionClosed(Server s, Requester r, Throwable cause) {
-    if (s.retiring == r) { // retired: it was closing already
-      s.retiring = null;
+    if (s.closing.remove(r)) { // retired or drained: it was closing already
       if (cause != null && !closed && !s.removed) {
         count(s, r); // failed while closing (or before the tick saw its close): once
+      }
+      if (s.removed && s.closing.isEmpty()) {
+        leaving.remove(s);
       }
       publish();
       return;
@@ -319,16 +334,21 @@ final class ServerSet {
     }
   }
 
-  /** The current connection stops taking requests and closes gracefully; one is kept at most. */
+  /**
+   * The current connection stops taking requests and closes gracefully, its live streams finish;
+   * beyond {@link #MAX_CLOSING} closing connections of this server the oldest is cut.
+   */
   private void retire(Server s) {
     Requester r = s.conn;
     s.conn = null;
     s.live = null;
-    if (s.retiring != null) {
-      closeOnLoop(s.retiring, false);
+    if (r != null) {
+      if (s.closing.size() >= MAX_CLOSING) {
+        closeOnLoop(s.closing.poll(), false);
+      }
+      s.closing.add(r);
+      closeOnLoop(r, true);
     }
-    s.retiring = r;
-    closeOnLoop(r, true);
     publish();
   }
 
@@ -393,7 +413,10 @@ final class ServerSet {
       if (s.live != null) {
         r.add(s);
       }
-      connections += (s.conn != null ? 1 : 0) + (s.retiring != null ? 1 : 0);
+      connections += (s.conn != null ? 1 : 0) + s.closing.size();
+    }
+    for (Server s : leaving) {
+      connections += s.closing.size();
     }
     ready = r.isEmpty() ? NONE : r.toArray(NONE);
     serverCount = servers.size();
@@ -544,20 +567,25 @@ final class ServerSet {
     closed = true;
     cancel(tick);
     List<CompletableFuture<Void>> closing = new ArrayList<>();
-    for (Server s : servers.values()) {
+    List<Server> all = new ArrayList<>(servers.values());
+    all.addAll(leaving);
+    for (Server s : all) {
       s.removed = true;
       s.live = null;
       cancel(s.reconnect);
-      for (Requester r : new Requester[] {s.conn, s.retiring}) {
-        if (r != null) {
-          closing.add(r.onClose().exceptionally(e -> null));
-          closeOnLoop(r, graceful);
-        }
+      List<Requester> conns = new ArrayList<>(s.closing);
+      if (s.conn != null) {
+        conns.add(s.conn);
+      }
+      for (Requester r : conns) {
+        closing.add(r.onClose().exceptionally(e -> null));
+        closeOnLoop(r, graceful);
       }
       s.conn = null;
-      s.retiring = null;
+      s.closing.clear();
     }
     servers.clear();
+    leaving.clear();
     publish();
     List<BalancedCall> calls = new ArrayList<>(pending);
     pending.clear();

@@ -83,6 +83,17 @@ class BalancerConnectionsTest {
     throw new AssertionError("not within 10 s: " + what);
   }
 
+  /** Holds streams (never answers them) and answers request-responses with {@code name}. */
+  private static FakeServer.Script holdingStreams(String name) {
+    return (kind, req, l, s) -> {
+      req.release();
+      if (kind.equals("rr")) {
+        l.onNext(Message.utf8(name));
+        l.onComplete();
+      }
+    };
+  }
+
   /**
    * The most connects one client can have made {@code elapsedNanos} after it started, if every
    * reconnect waits at least half of its backoff step: the first connect at once, the k-th after
@@ -148,6 +159,64 @@ class BalancerConnectionsTest {
         .isEqualTo(3)
         .isLessThanOrEqualTo((int) (elapsed / (initial.toNanos() / 2)));
     assertThat(balancer.servers().get(0).failures()).as("a drain is no failure").isZero();
+  }
+
+  /**
+   * Connection 1 drains with a live stream, connection 2 drains too: connection 1 is left to
+   * finish its stream, not cut.
+   */
+  @Test
+  void aSecondDrainDoesNotCutTheFirstDrainedConnection() throws Exception {
+    FakeServer a = new FakeServer(1, holdingStreams("A"));
+    a.holdClose = true;
+    Balancer balancer = balancer(fixed(a), x -> {}, a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached the server", () -> a.handles.size() == 1);
+    FakeServer.Connection c1 = a.last;
+    c1.startClosing();
+    await("a second connection", () -> a.last != c1);
+    FakeServer.Connection c2 = a.last;
+    c2.startClosing();
+    await("a third connection", () -> a.last != c2);
+    balancer.servers(); // the balancer's executor is past the retire of c2
+    FakeServer.LOOP.submit(() -> {}).get(10, TimeUnit.SECONDS); // and c1's loop too
+    assertThat(c1.disposed).as("the first drained connection was cut").isFalse();
+    assertThat(stream.done).isNotDone();
+    assertThat(balancer.retained().connections()).isEqualTo(3);
+    c1.closed.complete(null); // its stream ends, it closes
+    c2.closed.complete(null);
+    await("closed connections forgotten", () -> balancer.retained().connections() == 1);
+  }
+
+  /**
+   * A server that leaves the address set while a stream is live: its connection is still the
+   * balancer's (counted, and cut by dispose()), not forgotten.
+   */
+  @Test
+  void aDrainedServersConnectionIsCountedAndCutByDispose() throws Exception {
+    FakeServer a = new FakeServer(1, holdingStreams("A"));
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    a.holdClose = true;
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, b);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached A", () -> a.handles.size() == 1);
+    source.update(List.of(b.address));
+    balancer.servers(); // a barrier: the balancer took the new set, drained A, connected B
+    FakeServer.LOOP.submit(() -> {}).get(10, TimeUnit.SECONDS); // A's close ran on its loop
+    FakeServer.Connection ca = a.last;
+    assertThat(ca.isOpen()).as("A's connection is closing").isFalse();
+    assertThat(balancer.retained().servers()).isEqualTo(1);
+    assertThat(balancer.retained().connections()).as("B's and A's closing one").isEqualTo(2);
+    balancer.dispose();
+    balancer.onClose().get(10, TimeUnit.SECONDS);
+    assertThat(ca.disposed).as("dispose() cut the drained server's connection").isTrue();
+    assertThat(balancer.retained().connections()).isZero();
   }
 
   /**

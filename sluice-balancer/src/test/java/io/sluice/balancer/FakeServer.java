@@ -40,6 +40,8 @@ final class FakeServer {
   volatile double availability = 1.0;
   volatile int maxRank = Integer.MAX_VALUE;
   volatile Connection last;
+  /** Connections close gracefully only when told ({@link Connection#closed}): streams live on. */
+  volatile boolean holdClose;
   /** Each connection closes cleanly at once after connecting (a server at its connection cap). */
   volatile boolean closeAtOnce;
 
@@ -82,6 +84,7 @@ final class FakeServer {
   final class Connection implements Requester {
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     volatile boolean open = true;
+    volatile boolean disposed;
 
     private StreamHandle run(String kind, Message request, long n, StreamListener listener) {
       calls.incrementAndGet();
@@ -154,12 +157,21 @@ final class FakeServer {
     @Override
     public void close() {
       open = false;
-      closed.complete(null);
+      if (!holdClose) {
+        closed.complete(null);
+      }
     }
 
     @Override
     public void dispose() {
-      close();
+      disposed = true;
+      open = false;
+      closed.complete(null);
+    }
+
+    /** The server starts a graceful close (CONNECTION_CLOSE): no new requests. */
+    void startClosing() {
+      open = false;
     }
 
     /** The connection fails: closed with an error. */
