@@ -163,6 +163,9 @@ final class BalancedCall implements StreamHandle {
     server.requests.increment();
     if (kind != FNF) {
       server.inflight.incrementAndGet();
+      if (kind == RESPONSE) {
+        server.responses.incrementAndGet();
+      }
     }
     Executor loop = conn.executor();
     if (loop instanceof EventExecutor && ((EventExecutor) loop).inEventLoop()) {
@@ -491,13 +494,24 @@ final class BalancedCall implements StreamHandle {
     void end() {
       if (kind != FNF && ended.compareAndSet(false, true)) {
         server.inflight.decrementAndGet();
+        if (kind == RESPONSE) {
+          server.responses.decrementAndGet();
+        }
       }
     }
 
+    /**
+     * The server answered: it works. A request-response's answer time is a latency sample; a
+     * stream's or channel's first message is not (a subscription may wait minutes for its first
+     * event, which says nothing of the server's speed).
+     */
     private void answered() {
       if (!answered) {
         answered = true;
-        server.observe(System.nanoTime() - sentNanos, System.nanoTime());
+        if (kind == RESPONSE) {
+          long now = System.nanoTime();
+          server.observe(now - sentNanos, now);
+        }
         server.answeredOn = conn;
         server.onSuccess();
       }

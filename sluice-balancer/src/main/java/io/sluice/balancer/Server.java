@@ -40,7 +40,11 @@ final class Server {
   /** The last connection that delivered an answer (it worked). */
   volatile Requester answeredOn;
 
+  /** Calls in flight: request-responses, streams and channels. */
   final AtomicInteger inflight = new AtomicInteger();
+
+  /** Request-responses in flight: the calls whose answer is a latency sample. */
+  final AtomicInteger responses = new AtomicInteger();
   /** Consecutive failures (connects, lost connections, connection errors of requests). */
   final AtomicInteger failures = new AtomicInteger();
 
@@ -97,8 +101,10 @@ final class Server {
   /**
    * What sending one more request here costs: latency times (calls in flight + 1) over
    * availability; infinite when the server has no availability for {@code rank}. An unmeasured
-   * server costs nothing while idle and a penalty once it has a call in flight: it gets one probe
-   * at a time until its first answer.
+   * server costs its calls in flight (next to nothing) and a penalty while a request-response is in
+   * flight there: it gets one probe at a time until its first answer measures it. Streams and
+   * channels in flight do not hold it back, since their first message is no measure of latency (a
+   * subscription may wait minutes for it).
    */
   double cost(int rank, long now) {
     double a = availability(rank);
@@ -108,7 +114,7 @@ final class Server {
     int n = inflight.get();
     double latency = latencyNanos(now);
     if (latency == 0) {
-      return n == 0 ? 0 : PENALTY + n;
+      return responses.get() == 0 ? n : PENALTY + n;
     }
     return latency * (n + 1) / a;
   }

@@ -220,6 +220,34 @@ class BalancerConnectionsTest {
   }
 
   /**
+   * A new server whose first call is a stream that has not delivered anything (a subscription)
+   * still gets request-responses, and the stream's wait is no latency sample.
+   */
+  @Test
+  void aNewServerWhoseFirstCallIsALongStreamStillGetsRequests() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    FakeServer n = new FakeServer(2, holdingStreams("N"));
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, n);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull(); // A is measured
+    }
+    source.update(List.of(a.address, n.address));
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    Recorder subscription = new Recorder();
+    balancer.requestStream(request("events"), 1, subscription);
+    await("the subscription went to the new server", () -> n.handles.size() == 1);
+    answers.clear();
+    for (int i = 0; i < 50; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(answers).contains("N");
+  }
+
+  /**
    * A connection that refuses a request from its queue of commands (not while it is handed over)
    * because it is closing: never sent, so retried even when not idempotent, and no failure.
    */
