@@ -513,7 +513,10 @@ final class BalancedCall implements StreamHandle {
           server.observe(now - sentNanos, now);
         }
         server.answeredOn = conn;
-        server.onSuccess();
+        int failures = server.onSuccess();
+        if (failures > 0) {
+          balancer.servers.onRecovered(server, failures);
+        }
       }
     }
 

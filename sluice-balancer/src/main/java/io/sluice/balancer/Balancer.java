@@ -492,7 +492,7 @@ public final class Balancer implements Requester {
     /**
      * Uses a subset of {@code servers} addresses (0, the default: all), chosen per balancer by
      * rendezvous hashing so that many clients spread over a large fleet; an ejected server's place
-     * is taken by the next address.
+     * is taken by the next address until it answers again.
      */
     public Builder aperture(int servers) {
       if (servers < 0) {

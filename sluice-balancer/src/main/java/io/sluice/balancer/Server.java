@@ -119,11 +119,13 @@ final class Server {
     return latency * (n + 1) / a;
   }
 
-  /** A response arrived: the server works. */
-  void onSuccess() {
-    if (failures.get() != 0) {
+  /** An answer arrived: the server works. Returns the consecutive failures it ends (0: none). */
+  int onSuccess() {
+    int f = failures.get();
+    if (f != 0) {
       failures.set(0);
     }
+    return f;
   }
 
   @Override

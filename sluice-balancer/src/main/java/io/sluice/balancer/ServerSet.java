@@ -33,11 +33,11 @@ import java.util.function.Function;
  * once, and without that rule every client would reconnect in a tight loop.
  *
  * <p><b>Threads.</b> Everything here runs on the balancer's control executor, except {@link
- * #ready()} (a snapshot any thread reads) and {@link #onRequestFailure} (any thread, handed over).
- * <b>Memory.</b> One {@link Server} per address in use, per server the current connection and at
- * most {@link #MAX_CLOSING} closing ones (a drain or an ejection lets their live streams finish),
- * the connections of servers that left the address set until they have closed (each within its
- * drain timeout), and at most {@code maxPending} waiting calls.
+ * #ready()} (a snapshot any thread reads), {@link #onRequestFailure} and {@link #onRecovered} (any
+ * thread, handed over). <b>Memory.</b> One {@link Server} per address in use, per server the
+ * current connection and at most {@link #MAX_CLOSING} closing ones (a drain or an ejection lets
+ * their live streams finish), the connections of servers that left the address set until they
+ * have closed (each within its drain timeout), and at most {@code maxPending} waiting calls.
  */
 final class ServerSet {
   private static final Server[] NONE = new Server[0];
@@ -371,6 +371,16 @@ final class ServerSet {
             },
             delay,
             TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * A server answered after {@code failures} consecutive failures. Any thread. One that had been
+   * ejected widened the aperture: narrow it again.
+   */
+  void onRecovered(Server s, int failures) {
+    if (aperture > 0 && failures >= failureThreshold) {
+      onCtl(this::reconcile);
+    }
   }
 
   /** One more consecutive failure of {@code s}; at the threshold it is ejected. Control only. */

@@ -219,6 +219,44 @@ class BalancerConnectionsTest {
     assertThat(balancer.retained().connections()).isZero();
   }
 
+  /** An aperture widened past an ejected server narrows again once it answers. */
+  @Test
+  void anApertureWidenedByAnEjectionNarrowsWhenTheServerRecovers() throws Exception {
+    FakeServer[] all = new FakeServer[4];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = new FakeServer(i + 1, FakeServer.answering("S" + (i + 1)));
+    }
+    Balancer balancer = balancer(fixed(all), x -> x.aperture(2).failureThreshold(1), all);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    assertThat(balancer.retained().servers()).isEqualTo(2);
+    SocketAddress first = balancer.servers().get(0).address();
+    FakeServer x = null;
+    for (FakeServer s : all) {
+      if (s.address.equals(first)) {
+        x = s;
+      }
+    }
+    FakeServer victim = x;
+    victim.script =
+        (kind, req, l, s) -> {
+          req.release();
+          FakeServer.LOOP.execute(
+              () -> l.onError(new ConnectionErrorException("connection closed by the peer")));
+        };
+    for (int i = 0; i < 1000 && balancer.retained().servers() == 2; i++) {
+      rr(balancer, "x", new ArrayList<>());
+      balancer.servers(); // a barrier for the ejection's reconcile
+    }
+    assertThat(balancer.retained().servers()).as("widened past the ejected server").isEqualTo(3);
+    victim.script = FakeServer.answering("back");
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 5000 && !answers.contains("back"); i++) {
+      rr(balancer, "x", answers);
+    }
+    assertThat(answers).contains("back");
+    await("narrowed to 2 again", () -> balancer.retained().servers() == 2);
+  }
+
   /**
    * A new server whose first call is a stream that has not delivered anything (a subscription)
    * still gets request-responses, and the stream's wait is no latency sample.
