@@ -313,4 +313,64 @@ class BalancerConnectionsTest {
     assertThat(balancer.servers().stream().mapToInt(Balancer.ServerStatus::failures).sum())
         .isZero();
   }
+
+  /** More requests waiting for a first server than maxPending: the extra ones fail at once. */
+  @Test
+  void requestsBeyondMaxPendingAreRejectedAtOnce() throws Exception {
+    FakeServer never = new FakeServer(9, FakeServer.answering("never"));
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(fixed(never))
+            .connector(a -> new java.util.concurrent.CompletableFuture<>()) // never connects
+            .maxPending(2)
+            .waitForServer(Duration.ofMinutes(1))
+            .build();
+    balancers.add(balancer);
+    Recorder first = new Recorder();
+    Recorder second = new Recorder();
+    io.sluice.StreamHandle h1 = balancer.requestResponse(request("1"), first);
+    io.sluice.StreamHandle h2 = balancer.requestResponse(request("2"), second);
+    await("two waiting", () -> balancer.retained().pending() == 2);
+    Recorder third = new Recorder();
+    balancer.requestResponse(request("3"), third);
+    assertThat(third.await())
+        .isInstanceOf(io.sluice.exceptions.RejectedException.class)
+        .hasMessageContaining("too many requests waiting")
+        .hasMessageContaining("maxPending");
+    assertThat(first.done).isNotDone();
+    h1.cancel();
+    h2.cancel();
+    await("none waiting", () -> balancer.retained().pending() == 0);
+  }
+
+  /**
+   * A server avoided for being slow gets requests again once its latency average has decayed
+   * (latencyDecay), and is avoided again when it is still slow.
+   */
+  @Test
+  void aSlowServerIsTriedAgainAfterItsLatencyDecays() throws Exception {
+    FakeServer fast = new FakeServer(1, FakeServer.answering("fast"));
+    FakeServer slow =
+        new FakeServer(
+            2,
+            (kind, req, l, s) -> {
+              req.release();
+              FakeServer.LOOP.schedule(
+                  () -> {
+                    l.onNext(Message.utf8("slow"));
+                    l.onComplete();
+                  },
+                  20,
+                  TimeUnit.MILLISECONDS);
+            });
+    Balancer balancer =
+        balancer(fixed(fast, slow), x -> x.latencyDecay(Duration.ofMillis(20)), fast, slow);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 200_000 && slow.calls.get() < 4; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(slow.calls.get()).as("tries of the slow server").isGreaterThanOrEqualTo(4);
+    assertThat(fast.calls.get()).isGreaterThan(slow.calls.get());
+  }
 }
