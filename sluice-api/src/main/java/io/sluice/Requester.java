@@ -75,6 +75,9 @@ public interface Requester {
   /** Closes at once: live streams fail with a connection error. */
   void dispose();
 
-  /** Completes when the connection is closed; exceptionally if it failed. */
+  /**
+   * Completes when the connection is closed; exceptionally if it failed, which includes a peer that
+   * went away without a graceful close (no CONNECTION_CLOSE from either side).
+   */
   CompletableFuture<Void> onClose();
 }

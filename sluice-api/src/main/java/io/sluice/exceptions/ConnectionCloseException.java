@@ -14,4 +14,15 @@ public final class ConnectionCloseException extends SluiceException {
     super(ErrorCode.CONNECTION_CLOSE, message, cause);
   }
 
+  private ConnectionCloseException(String message, boolean requestNotSent) {
+    super(ErrorCode.CONNECTION_CLOSE, message, true, requestNotSent);
+  }
+
+  /**
+   * A requester's refusal of a request on a connection that is closing, before any of it was sent,
+   * without a stack trace: {@link #requestNotSent()} is true.
+   */
+  public static ConnectionCloseException notSent(String message) {
+    return new ConnectionCloseException(message, true);
+  }
 }

@@ -14,13 +14,20 @@ public final class ConnectionErrorException extends SluiceException {
     super(ErrorCode.CONNECTION_ERROR, message, cause);
   }
 
-
-  private ConnectionErrorException(String message, boolean stackless) {
-    super(ErrorCode.CONNECTION_ERROR, message, stackless);
+  private ConnectionErrorException(String message, boolean stackless, boolean requestNotSent) {
+    super(ErrorCode.CONNECTION_ERROR, message, stackless, requestNotSent);
   }
 
   /** A connection error without a stack trace, for limits a peer can breach at will. */
   public static ConnectionErrorException stackless(String message) {
-    return new ConnectionErrorException(message, true);
+    return new ConnectionErrorException(message, true, false);
+  }
+
+  /**
+   * A requester's refusal of a request on a connection that is closed, before any of it was sent,
+   * without a stack trace: {@link #requestNotSent()} is true.
+   */
+  public static ConnectionErrorException notSent(String message) {
+    return new ConnectionErrorException(message, true, true);
   }
 }

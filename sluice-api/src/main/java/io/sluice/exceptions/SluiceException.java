@@ -13,15 +13,18 @@ import io.sluice.ErrorCode;
 public abstract class SluiceException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final int errorCode;
+  private final boolean requestNotSent;
 
   protected SluiceException(int errorCode, String message) {
     super(message);
     this.errorCode = errorCode;
+    this.requestNotSent = false;
   }
 
   protected SluiceException(int errorCode, String message, Throwable cause) {
     super(message, cause);
     this.errorCode = errorCode;
+    this.requestNotSent = false;
   }
 
   /**
@@ -29,13 +32,35 @@ public abstract class SluiceException extends RuntimeException {
    * rejecting stays cheap.
    */
   protected SluiceException(int errorCode, String message, boolean stackless) {
+    this(errorCode, message, stackless, false);
+  }
+
+  /**
+   * As {@link #SluiceException(int, String, boolean)}; {@code requestNotSent} for a requester's
+   * refusal of a request before any of it was sent (see {@link #requestNotSent()}).
+   */
+  protected SluiceException(
+      int errorCode, String message, boolean stackless, boolean requestNotSent) {
     super(message, null, false, !stackless);
     this.errorCode = errorCode;
+    this.requestNotSent = requestNotSent;
   }
 
   /** The RSocket error code carried on the wire. */
   public int errorCode() {
     return errorCode;
+  }
+
+  /**
+   * True if this side refused the request before any of it was sent (the connection was closing
+   * or closed, no lease from the peer, too many live requests): the peer never saw it, so sending
+   * it again, on another connection, cannot make it run twice. False for every error the peer
+   * sent (a REJECTED included: see {@link RejectedException}) and for every failure after the
+   * request left, which may have been processed. A load balancer retries a request that is not
+   * idempotent only on this word.
+   */
+  public boolean requestNotSent() {
+    return requestNotSent;
   }
 
   @Override

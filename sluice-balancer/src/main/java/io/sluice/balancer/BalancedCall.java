@@ -20,11 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * signals go to the current attempt's stream, or wait for it.
  *
  * <p><b>Retries.</b> Only before anything reached the caller (no message, completion or demand),
- * never for a fire-and-forget, and only when safe: REJECTED (the server did not process it), not
- * sent at all (refused by the connection before it left: that is reported while the request is
- * handed over on the connection's loop), or a connection error on a request the application's
- * {@code retryable} hook marks idempotent. At most {@code maxAttempts} attempts, each on a
- * connection not tried before.
+ * never for a fire-and-forget, and only when safe: REJECTED (the server's engine refused it before
+ * any handler saw it), not sent at all (the connection refused it before any of it left and says
+ * so: {@link io.sluice.exceptions.SluiceException#requestNotSent()}, whether it refused while the
+ * request was handed over or later, from its queue), or a connection error on a request the
+ * application's {@code retryable} hook marks idempotent. At most {@code maxAttempts} attempts, each
+ * on a connection not tried before.
  *
  * <p><b>Buffers.</b> The call owns the request until it is committed (the first signal to the
  * caller), it ends, or it is canceled; each attempt gets a retained duplicate (independent
@@ -32,7 +33,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Threads.</b> The handle's methods may be called from any thread; the state shared with the
  * attempts' listeners (each on its connection's loop) is guarded by this object's monitor, which is
- * never held while calling out.
+ * never held while calling out. Each caller signal reads and updates that state in one critical
+ * section: until an attempt's stream exists, demand, completion and the caller's end are kept
+ * here, and the attempt's hand-over passes them on once it has installed the stream.
  */
 final class BalancedCall implements StreamHandle {
   static final int FNF = 0;
@@ -59,6 +62,13 @@ final class BalancedCall implements StreamHandle {
   private long extraDemand;
   private boolean outboundComplete;
   private boolean canceled;
+  /**
+   * The caller ended the call (cancel, error, or a non-positive request) while an attempt may be
+   * handing its request over: the hand-over then ends that attempt's stream (see {@link #start}).
+   */
+  private boolean endedByCaller;
+  /** The caller's error for the stream ({@link #error}), or null for a cancel. */
+  private Throwable callerError;
   private boolean committed;
   private boolean done;
   private int attempts;
@@ -153,6 +163,9 @@ final class BalancedCall implements StreamHandle {
     server.requests.increment();
     if (kind != FNF) {
       server.inflight.incrementAndGet();
+      if (kind == RESPONSE) {
+        server.responses.incrementAndGet();
+      }
     }
     Executor loop = conn.executor();
     if (loop instanceof EventExecutor && ((EventExecutor) loop).inEventLoop()) {
@@ -161,9 +174,8 @@ final class BalancedCall implements StreamHandle {
     }
     try {
       loop.execute(() -> start(a));
-    } catch (RejectedExecutionException e) {
-      a.sending = true; // nothing left: report as not sent
-      a.onError(new ConnectionErrorException("the connection's event loop has shut down"));
+    } catch (RejectedExecutionException e) { // nothing left to send it: not sent
+      a.onError(ConnectionErrorException.notSent("the connection's event loop has shut down"));
     }
   }
 
@@ -189,11 +201,10 @@ final class BalancedCall implements StreamHandle {
       a.completeIncluded = complete;
     }
     StreamHandle h = null;
-    a.sending = true;
     if (!a.conn.isOpen()) { // closing or closed since it was picked: not sent, try another
       m.release();
-      a.onError(new ConnectionCloseException("the connection to " + a.server + " is closing"));
-      a.sending = false;
+      a.onError(
+          ConnectionCloseException.notSent("the connection to " + a.server + " is closing"));
       return;
     }
     try {
@@ -211,14 +222,13 @@ final class BalancedCall implements StreamHandle {
           h = a.conn.requestChannel(m, complete, n, a);
       }
     } catch (RuntimeException e) { // a requester that breaks its contract: nothing was sent
-      a.onError(e);
-    } finally {
-      a.sending = false;
+      a.fail(e, true);
     }
     if (h == null) {
       return;
     }
-    boolean cancel = false;
+    boolean end = false;
+    Throwable error = null;
     long delta = 0;
     boolean completeNow = false;
     synchronized (this) {
@@ -226,15 +236,20 @@ final class BalancedCall implements StreamHandle {
         return; // failed already: that stream is over
       }
       a.handle = h;
-      if (canceled) {
-        cancel = true;
+      if (endedByCaller) { // canceled, errored or asked for n <= 0 while the request went out
+        end = true;
+        error = callerError;
       } else {
         delta = extraDemand - a.demandIncluded;
         completeNow = outboundComplete && !a.completeIncluded;
       }
     }
-    if (cancel) {
-      h.cancel();
+    if (end) {
+      if (error != null) {
+        h.error(error);
+      } else {
+        h.cancel();
+      }
       return;
     }
     if (delta > 0) {
@@ -263,35 +278,23 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void request(long n) {
+    // One critical section: the demand is either counted in before an attempt's hand-over reads
+    // it, or forwarded to the handle that hand-over installed (never lost between the two).
     StreamHandle h;
+    Attempt ended = null;
+    boolean ends = false;
     synchronized (this) {
       if (done) {
         return;
       }
       h = current != null ? current.handle : null;
       if (n <= 0 && h == null) { // as the stream itself would: Reactive Streams rule 3.9
+        ends = true;
         done = true;
+        endedByCaller = true; // an attempt being handed over is canceled by its hand-over
         releaseRequest();
-      }
-    }
-    if (n <= 0 && h == null) {
-      Attempt a;
-      synchronized (this) {
-        a = current;
-      }
-      if (a != null) {
-        a.end();
-      } else {
-        balancer.unpark(this);
-      }
-      safeError(new IllegalArgumentException("request(n) needs n > 0, got " + n));
-      return;
-    }
-    synchronized (this) {
-      if (done) {
-        return;
-      }
-      if (!committed) {
+        ended = current;
+      } else if (!committed) {
         if (n > 0) {
           extraDemand = saturatedAdd(extraDemand, n);
         }
@@ -300,6 +303,15 @@ final class BalancedCall implements StreamHandle {
         }
       }
     }
+    if (ends) {
+      if (ended != null) {
+        ended.end();
+      } else {
+        balancer.unpark(this);
+      }
+      safeError(new IllegalArgumentException("request(n) needs n > 0, got " + n));
+      return;
+    }
     if (h != null) {
       h.request(n);
     }
@@ -307,7 +319,7 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void cancel() {
-    StreamHandle h = endByCaller(true);
+    StreamHandle h = endByCaller(true, null);
     if (h != null) {
       h.cancel();
     }
@@ -318,7 +330,7 @@ final class BalancedCall implements StreamHandle {
    * the current attempt ends (or the wait for a server does). Returns the current attempt's handle
    * for the caller's signal, or null (none yet, or the call had already ended).
    */
-  private StreamHandle endByCaller(boolean cancel) {
+  private StreamHandle endByCaller(boolean cancel, Throwable cause) {
     Attempt a;
     StreamHandle h;
     synchronized (this) {
@@ -328,6 +340,8 @@ final class BalancedCall implements StreamHandle {
       if (cancel) {
         canceled = true;
       }
+      endedByCaller = true;
+      callerError = cause;
       done = true;
       releaseRequest();
       a = current;
@@ -374,7 +388,7 @@ final class BalancedCall implements StreamHandle {
 
   @Override
   public void error(Throwable cause) {
-    StreamHandle h = endByCaller(false);
+    StreamHandle h = endByCaller(false, cause);
     if (h != null) {
       h.error(cause);
     }
@@ -411,6 +425,11 @@ final class BalancedCall implements StreamHandle {
     }
   }
 
+  /**
+   * Whether a retry is safe: REJECTED (the server's engine refused it before any handler saw it;
+   * a handler's own RejectedException reaches a Sluice client as APPLICATION_ERROR), a request the
+   * connection refused before sending it, or a connection error on an idempotent request.
+   */
   private boolean retryable(Throwable e, boolean neverSent) {
     if (e instanceof RejectedException) {
       return true;
@@ -464,7 +483,6 @@ final class BalancedCall implements StreamHandle {
     StreamHandle handle; // guarded by the call
     long demandIncluded; // guarded by the call
     boolean completeIncluded; // guarded by the call
-    boolean sending; // the connection's loop: true while the request is being handed over
     private boolean answered; // the connection's loop
 
     Attempt(Server server, Requester conn) {
@@ -476,14 +494,29 @@ final class BalancedCall implements StreamHandle {
     void end() {
       if (kind != FNF && ended.compareAndSet(false, true)) {
         server.inflight.decrementAndGet();
+        if (kind == RESPONSE) {
+          server.responses.decrementAndGet();
+        }
       }
     }
 
+    /**
+     * The server answered: it works. A request-response's answer time is a latency sample; a
+     * stream's or channel's first message is not (a subscription may wait minutes for its first
+     * event, which says nothing of the server's speed).
+     */
     private void answered() {
       if (!answered) {
         answered = true;
-        server.observe(System.nanoTime() - sentNanos, System.nanoTime());
-        server.onSuccess();
+        if (kind == RESPONSE) {
+          long now = System.nanoTime();
+          server.observe(now - sentNanos, now);
+        }
+        server.answeredOn = conn;
+        int failures = server.onSuccess();
+        if (failures > 0) {
+          balancer.servers.onRecovered(server, failures);
+        }
       }
     }
 
@@ -541,7 +574,19 @@ final class BalancedCall implements StreamHandle {
 
     @Override
     public void onError(Throwable e) {
-      boolean neverSent = sending;
+      fail(e, false);
+    }
+
+    /**
+     * The attempt failed; {@code thrown}: the requester threw instead of taking the request, so
+     * nothing was sent. Otherwise only the connection's word counts ({@link
+     * io.sluice.exceptions.SluiceException#requestNotSent()}), however the refusal arrived.
+     */
+    void fail(Throwable e, boolean thrown) {
+      boolean neverSent =
+          thrown
+              || (e instanceof io.sluice.exceptions.SluiceException
+                  && ((io.sluice.exceptions.SluiceException) e).requestNotSent());
       boolean retry;
       synchronized (BalancedCall.this) {
         if (current != this || done) {

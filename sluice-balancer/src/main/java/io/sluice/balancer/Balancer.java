@@ -43,9 +43,10 @@ import java.util.function.ToIntFunction;
  *
  * <p><b>Connections.</b> One per server in use (all addresses of the source, or an {@link
  * Builder#aperture aperture} of them); a connection that closes, or that the server starts
- * closing (a drain), is replaced; a failed connect is retried with exponential backoff and
- * jitter; {@link Builder#failureThreshold consecutive failures} eject a server until a reconnect
- * (the probe) and an answer bring it back. An address that leaves the source is drained: no new
+ * closing (a drain), is replaced after a jittered delay; a failed connect, a lost connection or
+ * one closed at once before any answer counts as a failure, and the delay grows exponentially with
+ * consecutive failures; {@link Builder#failureThreshold consecutive failures} eject a server
+ * until a reconnect (the probe) and an answer bring it back. An address that leaves the source is drained: no new
  * requests, live streams finish, then its connection closes gracefully.
  *
  * <p><b>Retries</b> happen only when safe and only before the caller saw anything: a request
@@ -491,7 +492,7 @@ public final class Balancer implements Requester {
     /**
      * Uses a subset of {@code servers} addresses (0, the default: all), chosen per balancer by
      * rendezvous hashing so that many clients spread over a large fleet; an ejected server's place
-     * is taken by the next address.
+     * is taken by the next address until it answers again.
      */
     public Builder aperture(int servers) {
       if (servers < 0) {
@@ -501,7 +502,11 @@ public final class Balancer implements Requester {
       return this;
     }
 
-    /** Reconnect delays: {@code initial} doubling per consecutive failure up to {@code max}. */
+    /**
+     * Reconnect delays: {@code initial} doubling per consecutive failure up to {@code max}, each a
+     * random delay between half and all of its step; a reconnect after a clean close or a drain
+     * waits the first step's.
+     */
     public Builder backoff(Duration initial, Duration max) {
       new Backoff(initial, max); // validates
       this.backoffInitial = initial;

@@ -2,6 +2,7 @@ package io.sluice.balancer;
 
 import io.sluice.Requester;
 import java.net.SocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,7 +22,9 @@ final class Server {
 
   // Control executor only.
   Requester conn; // the current connection, or null
-  Requester retiring; // the previous connection while it closes gracefully, or null
+  long connectedNanos; // when conn connected
+  /** Earlier connections closing gracefully (a drain, an ejection), oldest first; bounded. */
+  final ArrayDeque<Requester> closing = new ArrayDeque<>(2);
   boolean connecting;
   boolean removed; // gone from the address set: drained and forgotten
   ScheduledFuture<?> reconnect;
@@ -34,7 +37,14 @@ final class Server {
   /** The connection whose loss was last counted as a failure (one per connection). */
   volatile Requester lastCounted;
 
+  /** The last connection that delivered an answer (it worked). */
+  volatile Requester answeredOn;
+
+  /** Calls in flight: request-responses, streams and channels. */
   final AtomicInteger inflight = new AtomicInteger();
+
+  /** Request-responses in flight: the calls whose answer is a latency sample. */
+  final AtomicInteger responses = new AtomicInteger();
   /** Consecutive failures (connects, lost connections, connection errors of requests). */
   final AtomicInteger failures = new AtomicInteger();
 
@@ -91,8 +101,10 @@ final class Server {
   /**
    * What sending one more request here costs: latency times (calls in flight + 1) over
    * availability; infinite when the server has no availability for {@code rank}. An unmeasured
-   * server costs nothing while idle and a penalty once it has a call in flight: it gets one probe
-   * at a time until its first answer.
+   * server costs its calls in flight (next to nothing) and a penalty while a request-response is in
+   * flight there: it gets one probe at a time until its first answer measures it. Streams and
+   * channels in flight do not hold it back, since their first message is no measure of latency (a
+   * subscription may wait minutes for it).
    */
   double cost(int rank, long now) {
     double a = availability(rank);
@@ -102,16 +114,18 @@ final class Server {
     int n = inflight.get();
     double latency = latencyNanos(now);
     if (latency == 0) {
-      return n == 0 ? 0 : PENALTY + n;
+      return responses.get() == 0 ? n : PENALTY + n;
     }
     return latency * (n + 1) / a;
   }
 
-  /** A response arrived: the server works. */
-  void onSuccess() {
-    if (failures.get() != 0) {
+  /** An answer arrived: the server works. Returns the consecutive failures it ends (0: none). */
+  int onSuccess() {
+    int f = failures.get();
+    if (f != 0) {
       failures.set(0);
     }
+    return f;
   }
 
   @Override

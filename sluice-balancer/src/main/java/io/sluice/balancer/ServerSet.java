@@ -25,15 +25,36 @@ import java.util.function.Function;
  * aperture), their connections (connect, replace a closed or closing one, reconnect with backoff,
  * eject after consecutive failures and probe back), and the calls waiting for a first server.
  *
+ * <p><b>Reconnects.</b> Every reconnect waits a jittered delay from the backoff, at least its first
+ * step's (so that clients that lost a server together do not come back together); the delay grows
+ * with consecutive failures. A connection that fails counts as a failure, and so does one that
+ * closes cleanly within {@link #STABLE_NANOS} of its connect without ever answering: a server at
+ * its connection cap, a proxy without a backend or a listener shutting down accepts and closes at
+ * once, and without that rule every client would reconnect in a tight loop.
+ *
  * <p><b>Threads.</b> Everything here runs on the balancer's control executor, except {@link
- * #ready()} (a snapshot any thread reads) and {@link #onRequestFailure} (any thread, handed over).
- * <b>Memory.</b> One {@link Server} per address in use, at most two connections per server (the
- * current one and one closing), and at most {@code maxPending} waiting calls.
+ * #ready()} (a snapshot any thread reads), {@link #onRequestFailure} and {@link #onRecovered} (any
+ * thread, handed over). <b>Memory.</b> One {@link Server} per address in use, per server the
+ * current connection and at most {@link #MAX_CLOSING} closing ones (a drain or an ejection lets
+ * their live streams finish), the connections of servers that left the address set until they
+ * have closed (each within its drain timeout), and at most {@code maxPending} waiting calls.
  */
 final class ServerSet {
   private static final Server[] NONE = new Server[0];
   /** How often closing connections (a server that sent CONNECTION_CLOSE) are looked for. */
   private static final long TICK_MILLIS = 100;
+
+  /**
+   * A connection that closes within this time of its connect without having answered anything
+   * counts as a failure, even when it closed cleanly.
+   */
+  static final long STABLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * Closing connections kept per server, besides its current one: a server that drains every new
+   * connection while the old ones still have live streams gets its oldest one cut beyond this.
+   */
+  static final int MAX_CLOSING = 4;
 
   private final Balancer balancer;
   private final EventExecutor ctl;
@@ -47,6 +68,8 @@ final class ServerSet {
   private final long apertureKey = ThreadLocalRandom.current().nextLong();
 
   private final Map<SocketAddress, Server> servers = new LinkedHashMap<>();
+  /** Servers that left the address set and still have connections closing (a drain). */
+  private final List<Server> leaving = new ArrayList<>();
   private Set<SocketAddress> addresses = Set.of();
   private final ArrayDeque<BalancedCall> pending = new ArrayDeque<>();
   private volatile Server[] ready = NONE;
@@ -186,7 +209,10 @@ final class ServerSet {
     return h;
   }
 
-  /** The server left the set: no new requests; its connections close gracefully. */
+  /**
+   * The server left the set: no new requests; its connections close gracefully, and are kept
+   * (counted, and cut by {@link #close close(false)}) until they have.
+   */
   private void drain(Server s) {
     servers.remove(s.address);
     s.removed = true;
@@ -194,12 +220,12 @@ final class ServerSet {
     cancel(s.reconnect);
     s.reconnect = null;
     if (s.conn != null) {
+      s.closing.add(s.conn);
       closeOnLoop(s.conn, true);
       s.conn = null;
     }
-    if (s.retiring != null) {
-      closeOnLoop(s.retiring, true);
-      s.retiring = null;
+    if (!s.closing.isEmpty()) {
+      leaving.add(s);
     }
   }
 
@@ -237,6 +263,7 @@ final class ServerSet {
     }
     s.conn = r;
     s.live = r;
+    s.connectedNanos = System.nanoTime();
     s.lastError = null;
     r.onClose().whenComplete((v, cause) -> onCtl(() -> onConnectionClosed(s, r, cause)));
     publish();
@@ -244,27 +271,47 @@ final class ServerSet {
   }
 
   private void onConnectionClosed(Server s, Requester r, Throwable cause) {
-    if (s.retiring == r) {
-      s.retiring = null;
+    if (s.closing.remove(r)) { // retired or drained: it was closing already
+      if (cause != null && !closed && !s.removed) {
+        count(s, r); // failed while closing (or before the tick saw its close): once
+      }
+      if (s.removed && s.closing.isEmpty()) {
+        leaving.remove(s);
+      }
       publish();
+      return;
     }
     if (s.conn != r) {
       return;
     }
+    boolean early = closedEarly(s, r);
     s.conn = null;
     s.live = null;
     if (cause != null) {
       s.lastError = "connection lost: " + message(cause);
-      if (s.lastCounted != r) { // not counted yet through its requests
-        s.lastCounted = r;
-        failed(s);
-      }
     } else {
-      s.lastError = "connection closed";
+      s.lastError =
+          early ? "the server closed the connection at once, before any answer" : "connection closed";
+    }
+    if (cause != null || early) {
+      count(s, r);
     }
     publish();
     if (!closed && !s.removed) {
       scheduleReconnect(s);
+    }
+  }
+
+  /** True if the current connection {@code r} closes within STABLE_NANOS and never answered. */
+  private static boolean closedEarly(Server s, Requester r) {
+    return s.answeredOn != r && System.nanoTime() - s.connectedNanos < STABLE_NANOS;
+  }
+
+  /** The end of {@code r} is a failure of {@code s}: counted once per connection. */
+  private void count(Server s, Requester r) {
+    if (s.lastCounted != r) { // not counted yet (e.g. through its requests)
+      s.lastCounted = r;
+      failed(s);
     }
   }
 
@@ -276,6 +323,10 @@ final class ServerSet {
     for (Server s : servers.values()) {
       Requester r = s.conn;
       if (r != null && !r.isOpen()) {
+        // Closed already with an error (its callback not run yet), or drained at once: failures.
+        if (r.onClose().isCompletedExceptionally() || closedEarly(s, r)) {
+          count(s, r);
+        }
         retire(s);
         s.lastError = "the server closed the connection (drain)";
         scheduleReconnect(s);
@@ -283,28 +334,33 @@ final class ServerSet {
     }
   }
 
-  /** The current connection stops taking requests and closes gracefully; one is kept at most. */
+  /**
+   * The current connection stops taking requests and closes gracefully, its live streams finish;
+   * beyond {@link #MAX_CLOSING} closing connections of this server the oldest is cut.
+   */
   private void retire(Server s) {
     Requester r = s.conn;
     s.conn = null;
     s.live = null;
-    if (s.retiring != null) {
-      closeOnLoop(s.retiring, false);
+    if (r != null) {
+      if (s.closing.size() >= MAX_CLOSING) {
+        closeOnLoop(s.closing.poll(), false);
+      }
+      s.closing.add(r);
+      closeOnLoop(r, true);
     }
-    s.retiring = r;
-    closeOnLoop(r, true);
     publish();
   }
 
+  /**
+   * Connects again after a jittered delay: the backoff's for the consecutive failures, at least its
+   * first step's (also after a clean close or a drain).
+   */
   private void scheduleReconnect(Server s) {
     if (closed || s.removed || s.connecting || s.conn != null || s.reconnect != null) {
       return;
     }
-    long delay = backoff.delayNanos(s.failures.get());
-    if (delay == 0) {
-      connect(s);
-      return;
-    }
+    long delay = backoff.delayNanos(Math.max(1, s.failures.get()));
     s.reconnect =
         ctl.schedule(
             () -> {
@@ -315,6 +371,16 @@ final class ServerSet {
             },
             delay,
             TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * A server answered after {@code failures} consecutive failures. Any thread. One that had been
+   * ejected widened the aperture: narrow it again.
+   */
+  void onRecovered(Server s, int failures) {
+    if (aperture > 0 && failures >= failureThreshold) {
+      onCtl(this::reconcile);
+    }
   }
 
   /** One more consecutive failure of {@code s}; at the threshold it is ejected. Control only. */
@@ -357,7 +423,10 @@ final class ServerSet {
       if (s.live != null) {
         r.add(s);
       }
-      connections += (s.conn != null ? 1 : 0) + (s.retiring != null ? 1 : 0);
+      connections += (s.conn != null ? 1 : 0) + s.closing.size();
+    }
+    for (Server s : leaving) {
+      connections += s.closing.size();
     }
     ready = r.isEmpty() ? NONE : r.toArray(NONE);
     serverCount = servers.size();
@@ -508,20 +577,25 @@ final class ServerSet {
     closed = true;
     cancel(tick);
     List<CompletableFuture<Void>> closing = new ArrayList<>();
-    for (Server s : servers.values()) {
+    List<Server> all = new ArrayList<>(servers.values());
+    all.addAll(leaving);
+    for (Server s : all) {
       s.removed = true;
       s.live = null;
       cancel(s.reconnect);
-      for (Requester r : new Requester[] {s.conn, s.retiring}) {
-        if (r != null) {
-          closing.add(r.onClose().exceptionally(e -> null));
-          closeOnLoop(r, graceful);
-        }
+      List<Requester> conns = new ArrayList<>(s.closing);
+      if (s.conn != null) {
+        conns.add(s.conn);
+      }
+      for (Requester r : conns) {
+        closing.add(r.onClose().exceptionally(e -> null));
+        closeOnLoop(r, graceful);
       }
       s.conn = null;
-      s.retiring = null;
+      s.closing.clear();
     }
     servers.clear();
+    leaving.clear();
     publish();
     List<BalancedCall> calls = new ArrayList<>(pending);
     pending.clear();

@@ -11,8 +11,11 @@ import io.sluice.exceptions.ConnectionErrorException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A scripted server for unit tests: its connections are {@link Requester}s whose answers a {@link
@@ -31,10 +34,16 @@ final class FakeServer {
   final AtomicInteger calls = new AtomicInteger();
   final AtomicInteger connects = new AtomicInteger();
   final AtomicInteger pushes = new AtomicInteger();
+  /** The stream handle of every stream the server's connections opened, in order. */
+  final List<Handle> handles = new CopyOnWriteArrayList<>();
   volatile Script script;
   volatile double availability = 1.0;
   volatile int maxRank = Integer.MAX_VALUE;
   volatile Connection last;
+  /** Connections close gracefully only when told ({@link Connection#closed}): streams live on. */
+  volatile boolean holdClose;
+  /** Each connection closes cleanly at once after connecting (a server at its connection cap). */
+  volatile boolean closeAtOnce;
 
   FakeServer(int port, Script script) {
     this.address = InetSocketAddress.createUnresolved("fake", port);
@@ -58,6 +67,16 @@ final class FakeServer {
     connects.incrementAndGet();
     Connection c = new Connection();
     last = c;
+    if (closeAtOnce) { // connected, then closed by the server: both reported from the loop
+      CompletableFuture<Requester> f = new CompletableFuture<>();
+      LOOP.execute(
+          () -> {
+            f.complete(c);
+            c.open = false;
+            c.closed.complete(null);
+          });
+      return f;
+    }
     return CompletableFuture.completedFuture(c);
   }
 
@@ -65,37 +84,42 @@ final class FakeServer {
   final class Connection implements Requester {
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     volatile boolean open = true;
+    volatile boolean disposed;
 
-    private StreamHandle run(String kind, Message request, StreamListener listener) {
+    private StreamHandle run(String kind, Message request, long n, StreamListener listener) {
       calls.incrementAndGet();
       if (!open) { // refused while handing over: reported at once, as the engine does
         request.release();
-        listener.onError(new ConnectionErrorException("connection closed"));
+        listener.onError(ConnectionErrorException.notSent("connection closed"));
         return Handles.NOOP;
       }
+      Handle h = new Handle(kind, n);
+      if (!kind.equals("fnf")) {
+        handles.add(h);
+      }
       script.run(kind, request, listener, FakeServer.this);
-      return Handles.NOOP;
+      return h;
     }
 
     @Override
     public void fireAndForget(Message request, StreamListener listener) {
-      run("fnf", request, listener);
+      run("fnf", request, 0, listener);
     }
 
     @Override
     public StreamHandle requestResponse(Message request, StreamListener listener) {
-      return run("rr", request, listener);
+      return run("rr", request, 1, listener);
     }
 
     @Override
     public StreamHandle requestStream(Message request, long n, StreamListener listener) {
-      return run("stream", request, listener);
+      return run("stream", request, n, listener);
     }
 
     @Override
     public StreamHandle requestChannel(
         Message first, boolean complete, long n, StreamListener listener) {
-      return run("channel", first, listener);
+      return run("channel", first, n, listener);
     }
 
     @Override
@@ -133,12 +157,21 @@ final class FakeServer {
     @Override
     public void close() {
       open = false;
-      closed.complete(null);
+      if (!holdClose) {
+        closed.complete(null);
+      }
     }
 
     @Override
     public void dispose() {
-      close();
+      disposed = true;
+      open = false;
+      closed.complete(null);
+    }
+
+    /** The server starts a graceful close (CONNECTION_CLOSE): no new requests. */
+    void startClosing() {
+      open = false;
     }
 
     /** The connection fails: closed with an error. */
@@ -150,6 +183,61 @@ final class FakeServer {
     @Override
     public CompletableFuture<Void> onClose() {
       return closed;
+    }
+  }
+
+  /** A stream's handle that records what the caller sent it: demand, cancel, error, complete. */
+  static final class Handle implements StreamHandle {
+    final String kind;
+    volatile String tag; // for the test's own use
+    final AtomicLong demand = new AtomicLong(); // the initial n plus every request(n)
+    volatile boolean canceled;
+    volatile Throwable error;
+    volatile boolean completed;
+
+    Handle(String kind, long initialN) {
+      this.kind = kind;
+      demand.set(initialN);
+    }
+
+    /** The caller ended the stream: canceled it or failed it. */
+    boolean ended() {
+      return canceled || error != null;
+    }
+
+    @Override
+    public void request(long n) {
+      demand.addAndGet(n);
+    }
+
+    @Override
+    public void cancel() {
+      canceled = true;
+    }
+
+    @Override
+    public void next(Message message) {
+      message.release();
+    }
+
+    @Override
+    public void complete() {
+      completed = true;
+    }
+
+    @Override
+    public void error(Throwable cause) {
+      error = cause;
+    }
+
+    @Override
+    public Executor executor() {
+      return LOOP;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return ByteBufAllocator.DEFAULT;
     }
   }
 

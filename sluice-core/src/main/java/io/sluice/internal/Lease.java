@@ -132,11 +132,11 @@ final class Lease {
       return null;
     }
     if (granted < 0) {
-      return RejectedException.stackless("no lease received from the peer yet");
+      return RejectedException.notSent("no lease received from the peer yet");
     }
     int left = allowed;
     if (left <= 0 || conn.ticker.nanoTime() - expiresNanos > 0) {
-      return RejectedException.stackless("lease exhausted or expired");
+      return RejectedException.notSent("lease exhausted or expired");
     }
     allowed = left - 1;
     return null;

@@ -316,13 +316,19 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     }
     closeReported = true;
     if (state != CLOSED) {
+      ConnectionErrorException lost = new ConnectionErrorException("connection closed by the peer");
       if (starting) {
         closeCause =
             new ConnectionErrorException("the transport closed before the connection started");
+      } else if (state != DRAINING) {
+        // Gone without CONNECTION_CLOSE from either side (a crash, a reset, a server at its
+        // connection cap): a failure, as its streams' is. After a CONNECTION_CLOSE it is the end
+        // of a graceful close.
+        closeCause = lost;
       }
       setState(CLOSED);
       cancelTimers();
-      streams.failAll(new ConnectionErrorException("connection closed by the peer"));
+      streams.failAll(lost);
     }
     out.releaseBatch();
     commands.runAll();
@@ -511,22 +517,22 @@ public final class SluiceConnection implements Requester, FrameReceiver {
    */
   private Throwable refuseRequest(boolean stream) {
     if (state == DRAINING) {
-      return new ConnectionCloseException("connection is closing; no new requests");
+      return ConnectionCloseException.notSent("connection is closing; no new requests");
     }
     if (state != ESTABLISHED) {
       return closedException();
     }
     if (stream && streams.activeRequester >= options.maxActiveStreams()) {
-      return io.sluice.exceptions.RejectedException.stackless(
+      return io.sluice.exceptions.RejectedException.notSent(
           "too many live requests on this connection (" + options.maxActiveStreams() + ")");
     }
     return lease.takePermit();
   }
 
+  /** The refusal of something to send on a connection that is closed: it was never sent. */
   private Throwable closedException() {
-    return closeCause != null
-        ? new ConnectionErrorException("connection closed: " + Errors.message(closeCause))
-        : new ConnectionErrorException("connection closed");
+    return ConnectionErrorException.notSent(
+        closeCause != null ? "connection closed: " + Errors.message(closeCause) : "connection closed");
   }
 
   // ===========================================================================================

@@ -1,0 +1,376 @@
+package io.sluice.balancer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.Unpooled;
+import io.sluice.Message;
+import io.sluice.exceptions.ConnectionCloseException;
+import io.sluice.exceptions.ConnectionErrorException;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The balancer's connections over scripted servers ({@link FakeServer}): reconnect delays after a
+ * clean close, closing connections kept until their streams end, a drained server's connection
+ * still owned, the aperture after an ejection, a new server's first call, a refusal from the
+ * connection's queue. Counts are checked against the backoff schedule, never a duration.
+ */
+class BalancerConnectionsTest {
+  private final List<Balancer> balancers = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (Balancer b : balancers) {
+      b.dispose();
+      b.onClose().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private Balancer balancer(
+      AddressSource source, Consumer<Balancer.Builder> options, FakeServer... servers) {
+    Map<SocketAddress, FakeServer> byAddress = new HashMap<>();
+    for (FakeServer s : servers) {
+      byAddress.put(s.address, s);
+    }
+    Balancer.Builder b =
+        Balancer.builder()
+            .addresses(source)
+            .connector(a -> byAddress.get(a).connect())
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(20));
+    options.accept(b);
+    Balancer balancer = b.build();
+    balancers.add(balancer);
+    return balancer;
+  }
+
+  private static AddressSource fixed(FakeServer... servers) {
+    List<SocketAddress> a = new ArrayList<>();
+    for (FakeServer s : servers) {
+      a.add(s.address);
+    }
+    return AddressSource.fixed(a);
+  }
+
+  private static Message request(String text) {
+    return Message.utf8(text);
+  }
+
+  private static Throwable rr(Balancer b, String text, List<String> answers) throws Exception {
+    Recorder r = new Recorder();
+    b.requestResponse(request(text), r);
+    Throwable e = r.await();
+    answers.addAll(r.messages);
+    return e;
+  }
+
+  /** Waits (bounded, 10 s) until {@code condition} holds; fails the test otherwise. */
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    for (int i = 0; i < 1000; i++) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("not within 10 s: " + what);
+  }
+
+  /** Holds streams (never answers them) and answers request-responses with {@code name}. */
+  private static FakeServer.Script holdingStreams(String name) {
+    return (kind, req, l, s) -> {
+      req.release();
+      if (kind.equals("rr")) {
+        l.onNext(Message.utf8(name));
+        l.onComplete();
+      }
+    };
+  }
+
+  /**
+   * The most connects one client can have made {@code elapsedNanos} after it started, if every
+   * reconnect waits at least half of its backoff step: the first connect at once, the k-th after
+   * the sum of the half steps of failures 1..k-1.
+   */
+  static int maxConnects(long elapsedNanos, Duration initial, Duration max) {
+    long t = 0;
+    int k = 1;
+    for (int failures = 1; ; failures++) {
+      long step = Math.min(initial.toNanos() << Math.min(failures - 1, 30), max.toNanos());
+      t += step / 2;
+      if (t > elapsedNanos) {
+        return k;
+      }
+      k++;
+    }
+  }
+
+  /**
+   * A server that accepts and closes at once without a word (at its connection cap, an L4 proxy
+   * without a backend): each close is a failure and the reconnects back off, not a tight loop.
+   */
+  @Test
+  void aServerThatClosesEveryConnectionAtOnceIsReconnectedWithBackoff() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    a.closeAtOnce = true;
+    Duration initial = Duration.ofMillis(100);
+    Duration max = Duration.ofSeconds(1);
+    long t0 = System.nanoTime();
+    Balancer balancer = balancer(fixed(a), x -> x.backoff(initial, max), a);
+    await("four connects", () -> a.connects.get() >= 4);
+    int connects = a.connects.get();
+    long elapsed = System.nanoTime() - t0;
+    assertThat(connects)
+        .as("connects in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
+        .isLessThanOrEqualTo(maxConnects(elapsed, initial, max));
+    assertThat(balancer.servers().get(0).failures()).isPositive();
+  }
+
+  /**
+   * After a drain (the server closes a connection that worked, cleanly) the reconnect waits a
+   * jittered delay too: clients that lost a server together do not all come back at once.
+   */
+  @Test
+  void theReconnectAfterADrainWaitsAJitteredDelay() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    Duration initial = Duration.ofMillis(200);
+    Balancer balancer = balancer(fixed(a), x -> x.backoff(initial, Duration.ofSeconds(2)), a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 3; i++) {
+      assertThat(rr(balancer, "x", new ArrayList<>())).isNull(); // the connection worked
+      FakeServer.Connection c = a.last;
+      c.close(); // the server's drain
+      await("reconnected", () -> a.last != c);
+      BalancerRetryTest.awaitConnected(balancer, 1);
+    }
+    long elapsed = System.nanoTime() - t0;
+    // Each reconnect waits at least half the first step: at most 1 + elapsed / (initial / 2)
+    // connects since t0 (the first was before).
+    assertThat(a.connects.get() - 1)
+        .as("reconnects in %d ms", TimeUnit.NANOSECONDS.toMillis(elapsed))
+        .isEqualTo(3)
+        .isLessThanOrEqualTo((int) (elapsed / (initial.toNanos() / 2)));
+    assertThat(balancer.servers().get(0).failures()).as("a drain is no failure").isZero();
+  }
+
+  /**
+   * Connection 1 drains with a live stream, connection 2 drains too: connection 1 is left to
+   * finish its stream, not cut.
+   */
+  @Test
+  void aSecondDrainDoesNotCutTheFirstDrainedConnection() throws Exception {
+    FakeServer a = new FakeServer(1, holdingStreams("A"));
+    a.holdClose = true;
+    Balancer balancer = balancer(fixed(a), x -> {}, a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached the server", () -> a.handles.size() == 1);
+    FakeServer.Connection c1 = a.last;
+    c1.startClosing();
+    await("a second connection", () -> a.last != c1);
+    FakeServer.Connection c2 = a.last;
+    c2.startClosing();
+    await("a third connection", () -> a.last != c2);
+    balancer.servers(); // the balancer's executor is past the retire of c2
+    FakeServer.LOOP.submit(() -> {}).get(10, TimeUnit.SECONDS); // and c1's loop too
+    assertThat(c1.disposed).as("the first drained connection was cut").isFalse();
+    assertThat(stream.done).isNotDone();
+    assertThat(balancer.retained().connections()).isEqualTo(3);
+    c1.closed.complete(null); // its stream ends, it closes
+    c2.closed.complete(null);
+    await("closed connections forgotten", () -> balancer.retained().connections() == 1);
+  }
+
+  /**
+   * A server that leaves the address set while a stream is live: its connection is still the
+   * balancer's (counted, and cut by dispose()), not forgotten.
+   */
+  @Test
+  void aDrainedServersConnectionIsCountedAndCutByDispose() throws Exception {
+    FakeServer a = new FakeServer(1, holdingStreams("A"));
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    a.holdClose = true;
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, b);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached A", () -> a.handles.size() == 1);
+    source.update(List.of(b.address));
+    balancer.servers(); // a barrier: the balancer took the new set, drained A, connected B
+    FakeServer.LOOP.submit(() -> {}).get(10, TimeUnit.SECONDS); // A's close ran on its loop
+    FakeServer.Connection ca = a.last;
+    assertThat(ca.isOpen()).as("A's connection is closing").isFalse();
+    assertThat(balancer.retained().servers()).isEqualTo(1);
+    assertThat(balancer.retained().connections()).as("B's and A's closing one").isEqualTo(2);
+    balancer.dispose();
+    balancer.onClose().get(10, TimeUnit.SECONDS);
+    assertThat(ca.disposed).as("dispose() cut the drained server's connection").isTrue();
+    assertThat(balancer.retained().connections()).isZero();
+  }
+
+  /** An aperture widened past an ejected server narrows again once it answers. */
+  @Test
+  void anApertureWidenedByAnEjectionNarrowsWhenTheServerRecovers() throws Exception {
+    FakeServer[] all = new FakeServer[4];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = new FakeServer(i + 1, FakeServer.answering("S" + (i + 1)));
+    }
+    Balancer balancer = balancer(fixed(all), x -> x.aperture(2).failureThreshold(1), all);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    assertThat(balancer.retained().servers()).isEqualTo(2);
+    SocketAddress first = balancer.servers().get(0).address();
+    FakeServer x = null;
+    for (FakeServer s : all) {
+      if (s.address.equals(first)) {
+        x = s;
+      }
+    }
+    FakeServer victim = x;
+    victim.script =
+        (kind, req, l, s) -> {
+          req.release();
+          FakeServer.LOOP.execute(
+              () -> l.onError(new ConnectionErrorException("connection closed by the peer")));
+        };
+    for (int i = 0; i < 1000 && balancer.retained().servers() == 2; i++) {
+      rr(balancer, "x", new ArrayList<>());
+      balancer.servers(); // a barrier for the ejection's reconcile
+    }
+    assertThat(balancer.retained().servers()).as("widened past the ejected server").isEqualTo(3);
+    victim.script = FakeServer.answering("back");
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 5000 && !answers.contains("back"); i++) {
+      rr(balancer, "x", answers);
+    }
+    assertThat(answers).contains("back");
+    await("narrowed to 2 again", () -> balancer.retained().servers() == 2);
+  }
+
+  /**
+   * A new server whose first call is a stream that has not delivered anything (a subscription)
+   * still gets request-responses, and the stream's wait is no latency sample.
+   */
+  @Test
+  void aNewServerWhoseFirstCallIsALongStreamStillGetsRequests() throws Exception {
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    FakeServer n = new FakeServer(2, holdingStreams("N"));
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, n);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull(); // A is measured
+    }
+    source.update(List.of(a.address, n.address));
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    Recorder subscription = new Recorder();
+    balancer.requestStream(request("events"), 1, subscription);
+    await("the subscription went to the new server", () -> n.handles.size() == 1);
+    answers.clear();
+    for (int i = 0; i < 50; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(answers).contains("N");
+  }
+
+  /**
+   * A connection that refuses a request from its queue of commands (not while it is handed over)
+   * because it is closing: never sent, so retried even when not idempotent, and no failure.
+   */
+  @Test
+  void aRequestRefusedFromTheConnectionsQueueIsRetried() throws Exception {
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              FakeServer.LOOP.execute(
+                  () ->
+                      l.onError(
+                          ConnectionCloseException.notSent("connection is closing; no new requests")));
+            });
+    FakeServer b = new FakeServer(2, FakeServer.answering("B"));
+    Balancer balancer = balancer(fixed(a, b), x -> {}, a, b);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(answers).hasSize(40).containsOnly("B");
+    assertThat(a.calls.get()).isPositive();
+    assertThat(balancer.servers().stream().mapToInt(Balancer.ServerStatus::failures).sum())
+        .isZero();
+  }
+
+  /** More requests waiting for a first server than maxPending: the extra ones fail at once. */
+  @Test
+  void requestsBeyondMaxPendingAreRejectedAtOnce() throws Exception {
+    FakeServer never = new FakeServer(9, FakeServer.answering("never"));
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(fixed(never))
+            .connector(a -> new java.util.concurrent.CompletableFuture<>()) // never connects
+            .maxPending(2)
+            .waitForServer(Duration.ofMinutes(1))
+            .build();
+    balancers.add(balancer);
+    Recorder first = new Recorder();
+    Recorder second = new Recorder();
+    io.sluice.StreamHandle h1 = balancer.requestResponse(request("1"), first);
+    io.sluice.StreamHandle h2 = balancer.requestResponse(request("2"), second);
+    await("two waiting", () -> balancer.retained().pending() == 2);
+    Recorder third = new Recorder();
+    balancer.requestResponse(request("3"), third);
+    assertThat(third.await())
+        .isInstanceOf(io.sluice.exceptions.RejectedException.class)
+        .hasMessageContaining("too many requests waiting")
+        .hasMessageContaining("maxPending");
+    assertThat(first.done).isNotDone();
+    h1.cancel();
+    h2.cancel();
+    await("none waiting", () -> balancer.retained().pending() == 0);
+  }
+
+  /**
+   * A server avoided for being slow gets requests again once its latency average has decayed
+   * (latencyDecay), and is avoided again when it is still slow.
+   */
+  @Test
+  void aSlowServerIsTriedAgainAfterItsLatencyDecays() throws Exception {
+    FakeServer fast = new FakeServer(1, FakeServer.answering("fast"));
+    FakeServer slow =
+        new FakeServer(
+            2,
+            (kind, req, l, s) -> {
+              req.release();
+              FakeServer.LOOP.schedule(
+                  () -> {
+                    l.onNext(Message.utf8("slow"));
+                    l.onComplete();
+                  },
+                  20,
+                  TimeUnit.MILLISECONDS);
+            });
+    Balancer balancer =
+        balancer(fixed(fast, slow), x -> x.latencyDecay(Duration.ofMillis(20)), fast, slow);
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 200_000 && slow.calls.get() < 4; i++) {
+      assertThat(rr(balancer, "x", answers)).isNull();
+    }
+    assertThat(slow.calls.get()).as("tries of the slow server").isGreaterThanOrEqualTo(4);
+    assertThat(fast.calls.get()).isGreaterThan(slow.calls.get());
+  }
+}
