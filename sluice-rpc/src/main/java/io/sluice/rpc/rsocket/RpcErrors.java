@@ -106,7 +106,8 @@ public final class RpcErrors {
   /**
    * The status of a failure seen by a client: an RPC status from APPLICATION_ERROR, CANCELLED for
    * RSocket CANCELED, UNAVAILABLE for REJECTED and connection errors, INTERNAL for INVALID, the
-   * status of a {@link StatusException}, UNKNOWN otherwise.
+   * status of a {@link StatusException}, UNKNOWN with the throwable's text otherwise (a failure of
+   * the caller itself: nothing was received).
    */
   public static Status fromThrowable(Throwable t) {
     if (t instanceof StatusException) {
@@ -126,7 +127,13 @@ public final class RpcErrors {
     if (t instanceof InvalidException) {
       return Status.of(Status.Code.INTERNAL, t.getMessage());
     }
-    return Status.fromThrowable(t);
+    Status s = Status.fromThrowable(t);
+    if (s.cause() == t && t != null) {
+      // A local failure of this caller (its own request publisher, say): the text stays here, so
+      // the caller keeps reading it, unlike a server, which never sends it.
+      s = s.withDescription(t.getMessage() != null ? t.getMessage() : t.toString());
+    }
+    return s;
   }
 
   /** {@link #fromThrowable} as an exception (the same instance for a {@link StatusException}). */

@@ -9,6 +9,7 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
@@ -107,7 +108,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startCall(this);
     } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
+      close(HandlerFailures.status(def.method(), e));
       releasePending();
       return;
     }
@@ -162,7 +163,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startUnary(this, req);
     } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
+      close(HandlerFailures.status(def.method(), e));
       return;
     }
     if (l == null) {
@@ -250,15 +251,31 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       }
       return false;
     }
-    listener.onMessage(req);
+    try {
+      listener.onMessage(req);
+    } catch (RuntimeException e) {
+      listenerFailed(e);
+    }
     return closed == 0;
   }
 
   private void deliverHalfClose() {
     if (!halfCloseDelivered && closed == 0) {
       halfCloseDelivered = true;
-      listener.onHalfClose();
+      try {
+        listener.onHalfClose();
+      } catch (RuntimeException e) {
+        listenerFailed(e);
+      }
     }
+  }
+
+  /**
+   * A listener callback threw: the call ends as a handler's own failure ends it ({@link
+   * HandlerFailures}), not with the exception's text, which the core would otherwise send.
+   */
+  private void listenerFailed(RuntimeException e) {
+    close(HandlerFailures.status(def.method(), e));
   }
 
   @Override
@@ -519,7 +536,11 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       }
     }
     if (closed == 0 && listener != null) {
-      listener.onReady(n);
+      try {
+        listener.onReady(n);
+      } catch (RuntimeException e) {
+        listenerFailed(e);
+      }
     }
   }
 
