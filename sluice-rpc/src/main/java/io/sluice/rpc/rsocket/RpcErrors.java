@@ -23,9 +23,12 @@ public final class RpcErrors {
   /** Separates the description from the response metadata that may follow it. */
   static final char METADATA_SEPARATOR = '\0';
 
-  /** The error data for {@code status}. */
+  /**
+   * The error data for {@code status}. A NUL in the description becomes U+FFFD, so no text after
+   * it can pass for response metadata (the receiver reads a block after the last NUL).
+   */
   public static String encode(Status status) {
-    return status.code().value() + ":" + status.description();
+    return status.code().value() + ":" + status.description().replace(METADATA_SEPARATOR, '\uFFFD');
   }
 
   /**
@@ -40,8 +43,7 @@ public final class RpcErrors {
     if (none) {
       return encode(status);
     }
-    return status.code().value() + ":" + status.description().replace(METADATA_SEPARATOR, '\uFFFD')
-        + METADATA_SEPARATOR + ResponseMetadataCodec.encodeText(headers, trailers);
+    return encode(status) + METADATA_SEPARATOR + ResponseMetadataCodec.encodeText(headers, trailers);
   }
 
   /** The exception to fail a stream with for {@code status} and response metadata (not for OK). */

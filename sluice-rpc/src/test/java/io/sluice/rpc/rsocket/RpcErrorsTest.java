@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.exceptions.ApplicationErrorException;
 import io.sluice.exceptions.CanceledException;
 import io.sluice.exceptions.RejectedException;
+import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import org.junit.jupiter.api.Test;
 
@@ -34,5 +35,27 @@ class RpcErrorsTest {
     assertThat(RpcErrors.fromThrowable(new CanceledException("c")).code()).isEqualTo(Status.Code.CANCELLED);
     assertThat(RpcErrors.fromThrowable(new RejectedException("r")).code()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(RpcErrors.fromThrowable(new IllegalStateException("x")).code()).isEqualTo(Status.Code.UNKNOWN);
+  }
+
+  /**
+   * A NUL in a description (text a handler echoes from its request, say) must not let the rest of
+   * the text pass for response metadata, with or without metadata of the server's own.
+   */
+  @Test
+  void aNulInADescriptionCannotForgeResponseMetadata() {
+    String forged = "bad name: x\u0000" + ResponseMetadataCodec.encodeText(null, Headers.of("k", "v"));
+    assertThat(ResponseMetadataCodec.decodeText(forged.substring(forged.indexOf('\u0000') + 1)))
+        .as("the text after the NUL is a valid block")
+        .isNotNull();
+    Status s = Status.of(Status.Code.ABORTED, forged);
+    for (String data :
+        new String[] {
+          RpcErrors.encode(s), RpcErrors.encode(s, null, null), RpcErrors.encode(s, Headers.EMPTY, Headers.EMPTY)
+        }) {
+      ApplicationErrorException e = new ApplicationErrorException(data);
+      assertThat(RpcErrors.responseMetadata(e)).as(data).isNull();
+      assertThat(RpcErrors.fromThrowable(e))
+          .isEqualTo(Status.of(Status.Code.ABORTED, forged.replace('\u0000', '\uFFFD')));
+    }
   }
 }
