@@ -18,6 +18,7 @@ import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.reactor.fixture.RpcTcp;
+import io.sluice.rpc.rsocket.RpcErrors;
 import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,6 +130,24 @@ class ErrorDataOverRsocketTest {
     assertThat(s.description()).isEqualTo(text.replace('\u0000', '\uFFFD'));
     assertThat(capture.trailers()).isEqualTo(Headers.EMPTY);
     assertThat(capture.headers()).as("no headers were sent").isNull();
+    stillServes();
+  }
+
+  @Test
+  void aHugeDescriptionIsCutAndTheConnectionKeepsServing() {
+    Status s = fail("huge", null);
+    assertThat(s.code()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.description()).startsWith("bad: xxx").endsWith("...");
+    assertThat(s.description().length()).isLessThanOrEqualTo(RpcErrors.MAX_DESCRIPTION_BYTES);
+    stillServes();
+  }
+
+  @Test
+  void hugeTrailersAreLeftOutAndTheConnectionKeepsServing() {
+    ResponseMetadataCapture capture = new ResponseMetadataCapture();
+    Status s = fail("trailers", capture);
+    assertThat(s.code()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(s.description()).startsWith("none").contains("left out");
     stillServes();
   }
 }

@@ -7,6 +7,7 @@ import io.sluice.exceptions.CanceledException;
 import io.sluice.exceptions.RejectedException;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** Status in ERROR frames: APPLICATION_ERROR with data "code:description". */
@@ -57,5 +58,43 @@ class RpcErrorsTest {
       assertThat(RpcErrors.fromThrowable(e))
           .isEqualTo(Status.of(Status.Code.ABORTED, forged.replace('\u0000', '\uFFFD')));
     }
+  }
+
+  /** ERROR frames cannot be fragmented: what a status puts in one is bounded. */
+  @Test
+  void aLongDescriptionIsCut() {
+    String huge = "x".repeat(17 << 20);
+    String data = RpcErrors.encode(Status.of(Status.Code.UNKNOWN, huge));
+    assertThat(data.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(RpcErrors.MAX_ERROR_DATA_BYTES);
+    Status back = RpcErrors.decode(data);
+    assertThat(back.code()).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(back.description()).startsWith("xxxx").endsWith("...");
+    // Multi-byte characters are cut whole: no broken surrogate pair, still within the bound.
+    String faces = "\uD83D\uDE08".repeat(1 << 20);
+    String d2 = RpcErrors.encode(Status.of(Status.Code.INTERNAL, faces), Headers.of("k", "v"), null);
+    assertThat(d2.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(RpcErrors.MAX_ERROR_DATA_BYTES);
+    String desc = RpcErrors.decode(d2).description();
+    assertThat(desc).endsWith("...").doesNotContain("\uFFFD");
+    assertThat(Character.isHighSurrogate(desc.charAt(desc.length() - 4))).isFalse();
+    assertThat(RpcErrors.responseMetadata(new ApplicationErrorException(d2)).headers()).isEqualTo(Headers.of("k", "v"));
+  }
+
+  @Test
+  void responseMetadataTooLargeForAnErrorIsLeftOutAndSaidSo() {
+    Headers.Builder b = Headers.builder();
+    for (int i = 0; i < 255; i++) {
+      b.add("t" + i, "v".repeat(60_000));
+    }
+    Headers trailers = b.build();
+    String data = RpcErrors.encode(Status.of(Status.Code.NOT_FOUND, "no such thing"), null, trailers);
+    assertThat(data.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(RpcErrors.MAX_ERROR_DATA_BYTES);
+    ApplicationErrorException e = new ApplicationErrorException(data);
+    assertThat(RpcErrors.responseMetadata(e)).isNull();
+    Status back = RpcErrors.decode(data);
+    assertThat(back.code()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(back.description()).startsWith("no such thing").contains("response metadata").contains("left out");
+    // Metadata within the bound still travels.
+    String small = RpcErrors.encode(Status.of(Status.Code.NOT_FOUND, "n"), null, Headers.of("k", "v"));
+    assertThat(RpcErrors.responseMetadata(new ApplicationErrorException(small)).trailers()).isEqualTo(Headers.of("k", "v"));
   }
 }
