@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * One server call over one RSocket stream: the {@link ServerCall} handed to the method handler and
@@ -63,7 +64,16 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   private boolean creditReserved; // event loop: the caller's extra credit for the final frame
 
   private volatile boolean firstResponseSeen;
-  private volatile Message pendingResponse; // unary over request-response: sent with the completion
+  /**
+   * Unary over request-response: the response, sent with the completion. Set on the handler's
+   * thread and taken by whoever ends the call (possibly the loop, at the same time): both sides
+   * swap it atomically, so it is sent or released exactly once.
+   */
+  private volatile Message pendingResponse;
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<RsocketServerCall, Message> PENDING_RESPONSE =
+      AtomicReferenceFieldUpdater.newUpdater(RsocketServerCall.class, Message.class, "pendingResponse");
 
   @SuppressWarnings("unchecked")
   RsocketServerCall(
@@ -302,11 +312,18 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       CallObservation.firstResponse(observer, startNanos);
     }
     if (interaction == RpcResponder.Interaction.RESPONSE) {
-      Message old = pendingResponse;
-      pendingResponse = m;
+      Message old = PENDING_RESPONSE.getAndSet(this, m);
       if (old != null) {
         old.release();
         close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+      }
+      if (closed != 0) {
+        // The call ended while the response was encoded (a cancel or the deadline on the loop):
+        // the one that ended it may have looked before the response was stored. Take it back.
+        Message late = PENDING_RESPONSE.getAndSet(this, null);
+        if (late != null) {
+          late.release();
+        }
       }
       return;
     }
@@ -371,8 +388,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (handle != null) {
       if (status.isOk()) {
         if (interaction == RpcResponder.Interaction.RESPONSE) {
-          Message m = pendingResponse;
-          pendingResponse = null;
+          Message m = PENDING_RESPONSE.getAndSet(this, null);
           if (m == null) {
             end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
             handle.error(errorOf(end, trailers));
@@ -399,8 +415,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
           }
         }
       } else {
-        Message m = pendingResponse;
-        pendingResponse = null;
+        Message m = PENDING_RESPONSE.getAndSet(this, null);
         if (m != null) {
           m.release();
         }
@@ -431,8 +446,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (t != null) {
       t.cancel(false);
     }
-    Message m = pendingResponse;
-    pendingResponse = null;
+    Message m = PENDING_RESPONSE.getAndSet(this, null);
     if (m != null) {
       m.release();
     }
