@@ -85,6 +85,8 @@ class PlainCallsTest {
                 return Mono.just(bytes(GARBAGE));
               case "fail":
                 return Mono.error(RpcErrors.toWire(Status.of(Status.Code.NOT_FOUND, "no such thing")));
+              case "empty": // legal RSocket: COMPLETE without NEXT
+                return Mono.empty();
               default:
                 return Mono.just(answer("pong"));
             }
@@ -138,6 +140,25 @@ class PlainCallsTest {
               assertThat(e.status().code()).isEqualTo(Status.Code.NOT_FOUND);
               assertThat(e.status().description()).isEqualTo("no such thing");
             });
+  }
+
+  /**
+   * A request-response answered with COMPLETE and no NEXT (legal RSocket, from a foreign or buggy
+   * peer) is not a unary answer: INTERNAL, as grpc-java says "No value received for unary call",
+   * on the fast path and on the general one (a timeout takes it), never an empty success.
+   */
+  @Test
+  void unaryCompletedWithoutAResponseIsInternal() {
+    for (CallOptions o : new CallOptions[] {CallOptions.DEFAULT, CallOptions.DEFAULT.withTimeout(WAIT)}) {
+      assertThatThrownBy(() -> ReactorClientCalls.unary(requester, UNARY, o, req("empty")).block(WAIT))
+          .as("%s", o)
+          .isInstanceOfSatisfying(
+              StatusException.class,
+              e -> {
+                assertThat(e.status().code()).isEqualTo(Status.Code.INTERNAL);
+                assertThat(e.status().description()).contains("without a response");
+              });
+    }
   }
 
   @Test
