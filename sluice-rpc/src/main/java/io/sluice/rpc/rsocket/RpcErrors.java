@@ -161,7 +161,8 @@ public final class RpcErrors {
     }
     data = withoutMetadata(data);
     int colon = data.indexOf(':');
-    if (colon > 0 && colon <= 2) {
+    // 1..16 without a leading zero: code 0 (OK) never ends a call with an ERROR.
+    if (colon > 0 && colon <= 2 && data.charAt(0) != '0') {
       int code = 0;
       for (int i = 0; i < colon; i++) {
         char c = data.charAt(i);
