@@ -10,6 +10,7 @@ import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -38,7 +39,10 @@ import reactor.core.publisher.Sinks;
  * calling thread. Response observer callbacks run on the connection's event loop (a client-side
  * deadline error: on a Reactor timer thread) and must not block. A request observer is for one
  * writing thread at a time, as any StreamObserver; its on-ready handler runs first on the thread
- * that starts the call, later on the thread that takes queued requests.
+ * that starts the call, later on the thread that takes queued requests, never on two threads at
+ * once (a run asked for while it runs is made by the thread running it). A response observer's
+ * callbacks never overlap either: a cancel from another thread while a response is delivered ends
+ * the observer once that response's callback returns, and no response follows.
  *
  * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
  * requester owns (released once sent, or when the call ends first), and each response message is
@@ -137,6 +141,8 @@ public final class GrpcClientCalls {
 
     final Sinks.Many<Req> sink = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong waiting = new AtomicLong();
+    /** Runs of the on-ready handler asked for and not done yet: it runs on one thread at a time. */
+    private final AtomicInteger readyWip = new AtomicInteger();
     private volatile Runnable onReady;
     private volatile boolean closed;
     private volatile java.util.function.Consumer<Throwable> cancel;
@@ -160,11 +166,23 @@ public final class GrpcClientCalls {
       fireOnReady();
     }
 
+    /**
+     * Runs the on-ready handler, never on two threads at once (grpc-java serializes callbacks): a
+     * thread that finds it running leaves one more run to the thread running it, which runs it
+     * again when it returns (however many were asked for meanwhile), so no readiness is lost.
+     */
     private void fireOnReady() {
-      Runnable r = onReady;
-      if (r != null && !closed) {
-        r.run();
+      if (readyWip.getAndIncrement() != 0) {
+        return;
       }
+      int missed = 1;
+      do {
+        Runnable r = onReady;
+        if (r != null && !closed) {
+          r.run();
+        }
+        missed = readyWip.addAndGet(-missed);
+      } while (missed != 0);
     }
 
     boolean isReady() {
@@ -204,9 +222,18 @@ public final class GrpcClientCalls {
    * flow as they arrive (gRPC's automatic inbound flow control) unless the caller disabled it in
    * {@code beforeStart}; then only as many as it asks for with {@code request(n)}.
    */
-  private static final class Responses<T> extends BaseSubscriber<T> {
+  static final class Responses<T> extends BaseSubscriber<T> {
     private final StreamObserver<? super T> observer;
+    /** The call's end was decided (one terminal signal: error, completion or cancel). */
     private final AtomicBoolean done = new AtomicBoolean();
+    /**
+     * Threads in or waiting for the observer. Responses come from the event loop one at a time; a
+     * terminal signal may come from any thread (a cancel). Whoever finds it zero calls the
+     * observer; a terminal signal that finds a response being delivered is delivered by that
+     * thread once the response's callback returns, and no response is delivered after it.
+     */
+    private final AtomicInteger wip = new AtomicInteger();
+    private volatile Runnable terminal;
     private boolean manual; // guarded by this
     private boolean subscribed; // guarded by this
     private long early; // guarded by this: request(n) before the subscription
@@ -252,33 +279,44 @@ public final class GrpcClientCalls {
 
     @Override
     protected void hookOnNext(T value) {
-      if (!done.get()) {
+      if (wip.get() == 0 && wip.compareAndSet(0, 1)) {
         observer.onNext(value);
+        if (wip.decrementAndGet() != 0) {
+          terminal.run(); // a terminal signal came while the response was delivered
+        }
       }
+      // else: the call's end is being delivered: a response after it is dropped
     }
 
     @Override
     protected void hookOnError(Throwable t) {
-      if (done.compareAndSet(false, true)) {
-        observer.onError(GrpcStatuses.toGrpc(t));
-      }
+      end(() -> observer.onError(GrpcStatuses.toGrpc(t)));
     }
 
     @Override
     protected void hookOnComplete() {
-      if (done.compareAndSet(false, true)) {
-        observer.onCompleted();
-      }
+      end(observer::onCompleted);
     }
 
     void cancelCall(String message, Throwable cause) {
       dispose();
-      if (done.compareAndSet(false, true)) {
-        observer.onError(
-            io.grpc.Status.CANCELLED
-                .withDescription(message == null ? "cancelled by the client" : message)
-                .withCause(cause)
-                .asRuntimeException());
+      end(
+          () ->
+              observer.onError(
+                  io.grpc.Status.CANCELLED
+                      .withDescription(message == null ? "cancelled by the client" : message)
+                      .withCause(cause)
+                      .asRuntimeException()));
+    }
+
+    /** Delivers {@code signal} as the call's one terminal signal, never during a response. */
+    private void end(Runnable signal) {
+      if (!done.compareAndSet(false, true)) {
+        return;
+      }
+      terminal = signal;
+      if (wip.getAndIncrement() == 0) {
+        signal.run();
       }
     }
   }
