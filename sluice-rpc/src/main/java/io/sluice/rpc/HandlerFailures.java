@@ -36,4 +36,31 @@ public final class HandlerFailures {
     }
     return s;
   }
+
+  /**
+   * The trailers to end the call with for {@code t}: those of the first {@link StatusException} in
+   * its cause chain ({@link StatusException#trailers()}), {@link Headers#EMPTY} otherwise.
+   */
+  public static Headers trailers(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof StatusException) {
+        return ((StatusException) c).trailers();
+      }
+    }
+    return Headers.EMPTY;
+  }
+
+  /**
+   * Ends {@code call}, which failed with {@code t}: {@link #status} and, when it carries some,
+   * {@link #trailers}.
+   */
+  public static void close(ServerCall<?, ?> call, Throwable t) {
+    Status s = status(call.method(), t);
+    Headers trailers = trailers(t);
+    if (trailers.isEmpty()) {
+      call.close(s);
+    } else {
+      call.close(s, trailers);
+    }
+  }
 }

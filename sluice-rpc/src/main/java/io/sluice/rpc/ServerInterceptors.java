@@ -139,7 +139,7 @@ public final class ServerInterceptors {
       try {
         l = next.startCall(exposing);
       } catch (RuntimeException e) {
-        exposing.close(HandlerFailures.status(call.method(), e));
+        HandlerFailures.close(exposing, e);
         return ignoring();
       }
       if (l == null) {
@@ -151,7 +151,7 @@ public final class ServerInterceptors {
           try {
             l.onMessage(message);
           } catch (RuntimeException e) {
-            exposing.close(HandlerFailures.status(call.method(), e));
+            HandlerFailures.close(exposing, e);
           }
         }
 
@@ -160,7 +160,7 @@ public final class ServerInterceptors {
           try {
             l.onHalfClose();
           } catch (RuntimeException e) {
-            exposing.close(HandlerFailures.status(call.method(), e));
+            HandlerFailures.close(exposing, e);
           }
         }
 
@@ -174,7 +174,7 @@ public final class ServerInterceptors {
           try {
             l.onReady(n);
           } catch (RuntimeException e) {
-            exposing.close(HandlerFailures.status(call.method(), e));
+            HandlerFailures.close(exposing, e);
           }
         }
       };

@@ -6,9 +6,12 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.ResponseMetadataListener;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,9 +60,16 @@ public final class GrpcClientCalls {
    */
   @SuppressWarnings("unchecked")
   private static <Req, T> void start(
-      Publisher<T> p, StreamObserver<? super T> responses, RequestObserver<Req> requests) {
+      CallOptions options,
+      Function<CallOptions, Publisher<T>> p,
+      StreamObserver<? super T> responses,
+      RequestObserver<Req> requests) {
     Objects.requireNonNull(responses, "responses");
-    Responses<T> call = new Responses<>(responses);
+    // A caller that reads response metadata gets the trailers in a failed call's exception too
+    // (grpc-java's StatusRuntimeException.getTrailers(): the rich error model).
+    KeptTrailers kept =
+        options.responseMetadata() == null ? null : new KeptTrailers(options.responseMetadata());
+    Responses<T> call = new Responses<>(responses, kept);
     if (responses instanceof ClientResponseObserver) {
       ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
     }
@@ -67,7 +77,7 @@ public final class GrpcClientCalls {
       // As in grpc-java, the caller's onError on its request observer cancels the call.
       requests.cancelWith(t -> call.cancelCall("cancelled by the client with StreamObserver.onError()", t));
     }
-    Flux.from(p).subscribe(call);
+    Flux.from(p.apply(kept == null ? options : options.withResponseMetadata(kept))).subscribe(call);
     if (requests != null) {
       requests.started(); // the call is ready for its first requests
     }
@@ -80,7 +90,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.unary(requester, method, options, request), responses, null);
+    start(options, o -> ReactorClientCalls.unary(requester, method, o, request), responses, null);
   }
 
   /** A server-streaming call (request-stream). */
@@ -90,7 +100,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.serverStreaming(requester, method, options, request), responses, null);
+    start(options, o -> ReactorClientCalls.serverStreaming(requester, method, o, request), responses, null);
   }
 
   /** A client-streaming call (request-channel): write requests (none is fine), then {@code onCompleted}. */
@@ -100,7 +110,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.flux()), responses, requests);
+    start(options, o -> ReactorClientCalls.clientStreaming(requester, method, o, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -111,7 +121,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.flux()), responses, requests);
+    start(options, o -> ReactorClientCalls.bidiStreaming(requester, method, o, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -125,7 +135,11 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.fireAndForget(requester, method, options, request).<Resp>then(Mono.empty()), responses, null);
+    start(
+        options,
+        o -> ReactorClientCalls.fireAndForget(requester, method, o, request).<Resp>then(Mono.empty()),
+        responses,
+        null);
   }
 
   /**
@@ -234,12 +248,18 @@ public final class GrpcClientCalls {
      */
     private final AtomicInteger wip = new AtomicInteger();
     private volatile Runnable terminal;
+    private final KeptTrailers trailers; // null: the caller reads no response metadata
     private boolean manual; // guarded by this
     private boolean subscribed; // guarded by this
     private long early; // guarded by this: request(n) before the subscription
 
     Responses(StreamObserver<? super T> observer) {
+      this(observer, null);
+    }
+
+    Responses(StreamObserver<? super T> observer, KeptTrailers trailers) {
       this.observer = observer;
+      this.trailers = trailers;
     }
 
     synchronized void disableAutoRequest(long initial) {
@@ -290,7 +310,7 @@ public final class GrpcClientCalls {
 
     @Override
     protected void hookOnError(Throwable t) {
-      end(() -> observer.onError(GrpcStatuses.toGrpc(t)));
+      end(() -> observer.onError(GrpcStatuses.toGrpc(t, trailers == null ? null : trailers.trailers)));
     }
 
     @Override
@@ -318,6 +338,27 @@ public final class GrpcClientCalls {
       if (wip.getAndIncrement() == 0) {
         signal.run();
       }
+    }
+  }
+
+  /** The caller's response metadata listener, keeping the trailers for a failed call's exception. */
+  static final class KeptTrailers implements ResponseMetadataListener {
+    private final ResponseMetadataListener delegate;
+    volatile Headers trailers;
+
+    KeptTrailers(ResponseMetadataListener delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void onHeaders(Headers headers) {
+      delegate.onHeaders(headers);
+    }
+
+    @Override
+    public void onTrailers(Headers trailers) {
+      this.trailers = trailers; // before the call's error is delivered
+      delegate.onTrailers(trailers);
     }
   }
 

@@ -174,6 +174,7 @@ public final class GrpcServerCalls {
     private final FluxSink<Resp> sink;
     private volatile boolean cancelled;
     private volatile Runnable onCancel;
+    private volatile Runnable onClose;
     private volatile Runnable onReady;
     volatile boolean manualInbound; // disableAutoRequest() was called
     volatile Requests<?> requests; // streaming-request methods, once subscribed
@@ -217,11 +218,32 @@ public final class GrpcServerCalls {
     @Override
     public void onError(Throwable t) {
       sink.error(GrpcStatuses.toSluice(t));
+      closed();
     }
 
     @Override
     public void onCompleted() {
       sink.complete();
+      closed();
+    }
+
+    /** The handler ended the call: its on-close handler runs (once the end is handed over). */
+    private void closed() {
+      Runnable r = onClose;
+      if (r != null && !cancelled) {
+        onClose = null;
+        r.run();
+      }
+    }
+
+    /**
+     * Runs {@code onCloseHandler} once the handler has ended the call with {@code onCompleted} or
+     * {@code onError} and the end has been handed to the transport; not when the call is cancelled
+     * (grpc-java runs its on-cancel handler then).
+     */
+    @Override
+    public void setOnCloseHandler(Runnable onCloseHandler) {
+      this.onClose = onCloseHandler;
     }
 
     @Override

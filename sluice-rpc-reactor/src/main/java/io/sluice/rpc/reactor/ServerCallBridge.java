@@ -72,7 +72,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(HandlerFailures.status(call.method(), e));
+      HandlerFailures.close(call, e);
       return;
     }
     p.subscribe(this);
@@ -98,7 +98,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(HandlerFailures.status(call.method(), e));
+      HandlerFailures.close(call, e);
       return;
     }
     if (kind == MethodKind.UNARY && p instanceof Fuseable.ScalarCallable) {
@@ -124,7 +124,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(HandlerFailures.status(call.method(), e));
+      HandlerFailures.close(call, e);
       return ended();
     }
     if (p instanceof Fuseable.ScalarCallable) {
@@ -165,7 +165,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
     try {
       value = ((Callable<Resp>) scalar).call();
     } catch (Throwable e) {
-      call.close(HandlerFailures.status(call.method(), Exceptions.unwrap(e)));
+      HandlerFailures.close(call, Exceptions.unwrap(e));
       return;
     }
     if (value != null) {
@@ -227,7 +227,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onError(Throwable t) {
-    call.close(HandlerFailures.status(call.method(), t));
+    HandlerFailures.close(call, t);
   }
 
   @Override

@@ -118,7 +118,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startCall(this);
     } catch (RuntimeException e) {
-      close(HandlerFailures.status(def.method(), e));
+      HandlerFailures.close(this, e);
       releasePending();
       return;
     }
@@ -173,7 +173,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startUnary(this, req);
     } catch (RuntimeException e) {
-      close(HandlerFailures.status(def.method(), e));
+      HandlerFailures.close(this, e);
       return;
     }
     if (l == null) {
@@ -285,7 +285,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
    * HandlerFailures}), not with the exception's text, which the core would otherwise send.
    */
   private void listenerFailed(RuntimeException e) {
-    close(HandlerFailures.status(def.method(), e));
+    HandlerFailures.close(this, e);
   }
 
   @Override
