@@ -87,6 +87,11 @@ class PlainCallsTest {
                 return Mono.error(RpcErrors.toWire(Status.of(Status.Code.NOT_FOUND, "no such thing")));
               case "empty": // legal RSocket: COMPLETE without NEXT
                 return Mono.empty();
+              case "badmd": // response metadata that is not a response metadata block
+                return Mono.just(
+                    Message.of(
+                        PooledByteBufAllocator.DEFAULT.buffer(2).writeByte(9).writeByte(0),
+                        PooledByteBufAllocator.DEFAULT.buffer(0)));
               default:
                 return Mono.just(answer("pong"));
             }
@@ -159,6 +164,19 @@ class PlainCallsTest {
                 assertThat(e.status().description()).contains("without a response");
               });
     }
+  }
+
+  /** ResponseMetadataListener's contract: onTrailers once when the call ends, whatever its status. */
+  @Test
+  void aCallFailedByBadResponseMetadataStillGivesItsTrailers() {
+    io.sluice.rpc.ResponseMetadataCapture capture = new io.sluice.rpc.ResponseMetadataCapture();
+    assertThatThrownBy(
+            () ->
+                ReactorClientCalls.unary(requester, UNARY, CallOptions.DEFAULT.withResponseMetadata(capture), req("badmd"))
+                    .block(WAIT))
+        .isInstanceOfSatisfying(
+            StatusException.class, e -> assertThat(e.status().code()).isEqualTo(Status.Code.INTERNAL));
+    assertThat(capture.trailers()).isEqualTo(io.sluice.rpc.Headers.EMPTY);
   }
 
   @Test
