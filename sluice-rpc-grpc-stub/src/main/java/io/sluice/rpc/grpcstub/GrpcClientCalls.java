@@ -210,12 +210,27 @@ public final class GrpcClientCalls {
     @Override
     public void onNext(Req value) {
       Objects.requireNonNull(value, "value");
+      if (ended) {
+        throw new IllegalStateException("the request stream was already ended with onCompleted() or onError()");
+      }
       waiting.incrementAndGet();
-      sink.emitNext(value, Sinks.EmitFailureHandler.FAIL_FAST);
+      Sinks.EmitResult r = sink.tryEmitNext(value);
+      if (r.isFailure()) {
+        waiting.decrementAndGet(); // not queued: it does not count as waiting
+        if (r == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
+          throw new IllegalStateException("onNext from two threads at once: a StreamObserver is for one thread at a time");
+        }
+        // Otherwise the call is over (the server ended it, or it was cancelled): the request is
+        // dropped, as grpc-java drops a message written to a call that has closed.
+      }
     }
+
+    /** The caller ended the request stream itself (onCompleted or onError). */
+    private volatile boolean ended;
 
     @Override
     public void onError(Throwable t) {
+      ended = true;
       closed = true;
       java.util.function.Consumer<Throwable> c = cancel;
       if (c != null) {
@@ -226,6 +241,7 @@ public final class GrpcClientCalls {
 
     @Override
     public void onCompleted() {
+      ended = true;
       closed = true;
       sink.tryEmitComplete();
     }

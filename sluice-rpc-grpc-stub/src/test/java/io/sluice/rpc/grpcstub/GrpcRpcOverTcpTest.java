@@ -3,6 +3,7 @@ package io.sluice.rpc.grpcstub;
 import static io.sluice.rpc.reactor.fixture.EchoOverTcp.req;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -401,6 +402,25 @@ class GrpcRpcOverTcpTest {
         .containsExactly(7, 0, 9);
     assertThat(t.get(io.grpc.Metadata.Key.of("x-why", io.grpc.Metadata.ASCII_STRING_MARSHALLER))).isEqualTo("because");
     assertThat(io.grpc.Status.trailersFromThrowable(e)).isSameAs(t);
+  }
+
+  @Test
+  void aUnaryHandlerThatAnswersTwiceEndsTheCallInternal() throws Exception {
+    Recorder<EchoReply> r = new Recorder<>();
+    client.say(req("", "twice"), r);
+    StatusRuntimeException e = r.error();
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.INTERNAL);
+    assertThat(e.getStatus().getDescription()).contains("Too many responses");
+  }
+
+  @Test
+  void writingAfterTheCallersOwnEndThrowsAsInGrpcJava() throws Exception {
+    Recorder<EchoReply> r = new Recorder<>();
+    StreamObserver<EchoRequest> requests = client.join(r);
+    requests.onNext(req("a"));
+    requests.onCompleted();
+    assertThatThrownBy(() -> requests.onNext(req("late"))).isInstanceOf(IllegalStateException.class);
+    assertThat(r.await()).extracting(EchoReply::getText).containsExactly("a");
   }
 
   @Test
