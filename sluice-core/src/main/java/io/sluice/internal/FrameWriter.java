@@ -60,6 +60,12 @@ final class FrameWriter {
   /** Bytes reserved in the batch for a frame's prefix: 3, or the transport prefix's longest. */
   private final int prefixRoom;
   private final int mtu;
+  /**
+   * Largest ERROR frame written: an ERROR cannot be fragmented, so its data is cut to fit the u24
+   * length and this connection's own frame limit (a peer with the same options refuses larger
+   * frames by closing the connection).
+   */
+  private final int largestError;
 
   private ByteBuf batch;
   /** Frames encoded into {@link #batch}. */
@@ -100,6 +106,7 @@ final class FrameWriter {
         framing == DuplexTransport.Framing.TRANSPORT_PREFIXED ? checkedPrefix(transport) : null;
     this.prefixRoom = framePrefix != null ? framePrefix.maxLength() : 3; // 3: the u24 length
     this.mtu = conn.options.mtu();
+    this.largestError = Math.min(Frames.MAX_FRAME_SIZE, conn.options.maxFrameSize());
   }
 
   private static FramePrefix checkedPrefix(DuplexTransport transport) {
@@ -315,6 +322,10 @@ final class FrameWriter {
       return;
     }
     int size = Frames.errorSize(message);
+    if (size > largestError) {
+      message = Frames.truncateUtf8(message, largestError - Frames.errorSize(null));
+      size = Frames.errorSize(message);
+    }
     conn.writability.noteUnpaid(size);
     ByteBuf out = beginFrame(size);
     Frames.writeError(out, streamId, code, message);
@@ -323,6 +334,7 @@ final class FrameWriter {
 
   /** Returns a buffer with room for one frame of {@code size} bytes (prefix already written). */
   ByteBuf beginFrame(int size) {
+    checkFrameSize(size);
     if (!prefixed) {
       return alloc.ioBuffer(size);
     }
@@ -334,6 +346,7 @@ final class FrameWriter {
    * batch, making sure {@code room} bytes of it fit behind the prefix.
    */
   private ByteBuf beginFrameHead(int size, int room) {
+    checkFrameSize(size);
     ByteBuf b = batch;
     while (b == null || b.writableBytes() < room + prefixRoom) {
       if (b == null) {
@@ -362,6 +375,17 @@ final class FrameWriter {
     }
     batchFrames++;
     return b;
+  }
+
+  /**
+   * Refuses a frame the u24 length cannot describe, before anything of it is written: its length
+   * would wrap, and the peer would read the rest of it as further frames.
+   */
+  static void checkFrameSize(int size) {
+    if (size < 0 || size > Frames.MAX_FRAME_SIZE) {
+      throw new IllegalArgumentException(
+          "a frame of " + size + " bytes is larger than the largest frame (" + Frames.MAX_FRAME_SIZE + " bytes)");
+    }
   }
 
   void endFrame(ByteBuf out) {

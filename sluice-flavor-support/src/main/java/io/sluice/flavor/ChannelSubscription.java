@@ -273,7 +273,12 @@ public final class ChannelSubscription extends Downstream implements StreamListe
         channel.start(m);
         return;
       }
-      channel.handle.next(m);
+      StreamHandle h = channel.handle;
+      if (h == null) { // the start failed (a bad request): there is no stream
+        m.release();
+        return;
+      }
+      h.next(m);
     }
 
     @Override
@@ -283,7 +288,10 @@ public final class ChannelSubscription extends Downstream implements StreamListe
         channel.fail(t);
         return;
       }
-      channel.handle.error(t);
+      StreamHandle h = channel.handle;
+      if (h != null) { // null: the start failed, the subscriber already got its error
+        h.error(t);
+      }
     }
 
     @Override
@@ -292,7 +300,10 @@ public final class ChannelSubscription extends Downstream implements StreamListe
         channel.onComplete();
         return;
       }
-      channel.handle.complete();
+      StreamHandle h = channel.handle;
+      if (h != null) { // null: the start failed, the subscriber already got its error
+        h.complete();
+      }
     }
   }
 }

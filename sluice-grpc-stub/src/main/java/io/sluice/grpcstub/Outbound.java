@@ -50,6 +50,7 @@ final class Outbound {
 
   private volatile Runnable onReady;
   private volatile Runnable onCompleteSent;
+  private volatile Runnable onErrorSent;
   /** True until the on-ready handler ran after {@link #isReady()} last answered false. */
   private volatile boolean wantReady = true;
 
@@ -88,6 +89,11 @@ final class Outbound {
   /** Runs on the event loop once the completion has been handed to the stream. */
   void onCompleteSent(Runnable r) {
     onCompleteSent = r;
+  }
+
+  /** Runs on the event loop once the error has been handed to the stream. */
+  void onErrorSent(Runnable r) {
+    onErrorSent = r;
   }
 
   synchronized boolean isClosed() {
@@ -256,6 +262,10 @@ final class Outbound {
       if (!queuedLocked() && errorPending != null) {
         closed = true;
         handle.error(errorPending);
+        Runnable e = onErrorSent;
+        if (e != null) {
+          e.run();
+        }
         return;
       }
       if (!queuedLocked() && completePending) {

@@ -62,6 +62,17 @@ final class ServerCall extends ServerCallStreamObserver<Message> {
               handle.cancel();
             }
           });
+      // An error ends the stream both ways. A caller that had half-closed gets no more inbound
+      // signal from the core, so a first request still held (manual flow, never asked for) is
+      // released here.
+      outbound.onErrorSent(
+          () -> {
+            Message held = heldFirst;
+            heldFirst = null;
+            if (held != null) {
+              held.release();
+            }
+          });
     }
   }
 

@@ -44,7 +44,7 @@ public interface ServerInterceptor {
    * ServerCall#close} and returns a listener for the signals still to come (such as {@link
    * ServerInterceptors#reject}'s). A {@link RuntimeException} thrown here, or a null listener,
    * ends the call as one thrown or returned by a handler does (the transport closes it with {@link
-   * Status#fromThrowable the exception's status}, or {@link Status.Code#INTERNAL}).
+   * HandlerFailures#status the exception's status}, or {@link Status.Code#INTERNAL}).
    *
    * @param call the call, as the previous interceptor (or the transport) hands it on
    * @param next the rest of the chain: the next interceptor, and at its end the method's handler

@@ -99,6 +99,101 @@ public final class ServerInterceptors {
     return ignoring();
   }
 
+  /**
+   * An interceptor that sends the text of handlers' exceptions to callers. By default a call whose
+   * handler (or interceptor, or listener) fails with an exception that carries no status ends with
+   * {@link Status.Code#UNKNOWN} and no description ({@link HandlerFailures}); behind this
+   * interceptor it ends UNKNOWN with the exception's message (its {@code toString()} when it has no
+   * message) as description, on every transport. For services whose exceptions hold nothing a
+   * caller must not read (a test server, a service behind a gateway that strips descriptions):
+   * exception text can name hosts, users, paths or SQL.
+   *
+   * <p>It sees what the interceptors and the handler after it do: list it last in {@link
+   * #intercept} (it then runs first) to cover them all. Failures the transport reports itself
+   * (deadline, malformed request, ...) are not exceptions of the handler and are left as they are.
+   */
+  public static ServerInterceptor exposeErrorMessages() {
+    return ExposeErrorMessages.INSTANCE;
+  }
+
+  /** {@link #exposeErrorMessages()}. */
+  private static final class ExposeErrorMessages implements ServerInterceptor {
+    static final ExposeErrorMessages INSTANCE = new ExposeErrorMessages();
+
+    @Override
+    public <Req extends MessageLite, Resp extends MessageLite> ServerCall.Listener<Req> interceptCall(
+        ServerCall<Req, Resp> call, ServerCallHandler<Req, Resp> next) {
+      ServerCall<Req, Resp> exposing =
+          new ForwardingServerCall<Req, Resp>(call) {
+            @Override
+            public void close(Status status) {
+              super.close(expose(status));
+            }
+
+            @Override
+            public void close(Status status, Headers trailers) {
+              super.close(expose(status), trailers);
+            }
+          };
+      ServerCall.Listener<Req> l;
+      try {
+        l = next.startCall(exposing);
+      } catch (RuntimeException e) {
+        HandlerFailures.close(exposing, e);
+        return ignoring();
+      }
+      if (l == null) {
+        return null; // the transport ends the call with INTERNAL, as without this interceptor
+      }
+      return new ServerCall.Listener<Req>() {
+        @Override
+        public void onMessage(Req message) {
+          try {
+            l.onMessage(message);
+          } catch (RuntimeException e) {
+            HandlerFailures.close(exposing, e);
+          }
+        }
+
+        @Override
+        public void onHalfClose() {
+          try {
+            l.onHalfClose();
+          } catch (RuntimeException e) {
+            HandlerFailures.close(exposing, e);
+          }
+        }
+
+        @Override
+        public void onCancel() {
+          l.onCancel();
+        }
+
+        @Override
+        public void onReady(long n) {
+          try {
+            l.onReady(n);
+          } catch (RuntimeException e) {
+            HandlerFailures.close(exposing, e);
+          }
+        }
+      };
+    }
+
+    /** {@code s} with its cause's text as description when it is a handler failure without one. */
+    private static Status expose(Status s) {
+      if (s.code() == Status.Code.UNKNOWN && s.description().isEmpty() && s.cause() != null) {
+        return s.withDescription(Status.textOf(s.cause()));
+      }
+      return s;
+    }
+
+    @Override
+    public String toString() {
+      return "ServerInterceptors.exposeErrorMessages()";
+    }
+  }
+
   /** A listener that ignores every signal, for a call that was ended without starting its handler. */
   @SuppressWarnings("unchecked")
   public static <Req> ServerCall.Listener<Req> ignoring() {

@@ -9,6 +9,9 @@ import java.util.Objects;
  * {@code grpc-status}. How a status travels over RSocket is written down in
  * docs/rpc-wire-format.md.
  *
+ * <p>A status may carry a {@link #cause()}: the failure it was made from, for the server's own
+ * logs and for local callers. The cause never travels: only the code and the description do.
+ *
  * <p>Safe to share between threads. Holds no buffers.
  */
 public final class Status {
@@ -61,10 +64,16 @@ public final class Status {
 
   private final Code code;
   private final String description;
+  private final Throwable cause; // never sent
 
   private Status(Code code, String description) {
+    this(code, description, null);
+  }
+
+  private Status(Code code, String description, Throwable cause) {
     this.code = code;
     this.description = description;
+    this.cause = cause;
   }
 
   /** A status with {@code code} and {@code description} (null means empty). */
@@ -73,8 +82,13 @@ public final class Status {
   }
 
   /**
-   * The status a failure stands for: the status of a {@link StatusException}, {@link
-   * Code#UNKNOWN} with the throwable's text otherwise.
+   * The status a failure stands for: the status of the first {@link StatusException} in its cause
+   * chain; otherwise {@link Code#UNKNOWN} with no description and {@code t} as its {@link #cause()}.
+   * The throwable's text is left out on purpose: a server sends the description to its callers,
+   * and an exception's message can name hosts, users, paths or SQL (grpc-java's {@code
+   * Status.fromThrowable} leaves it out too). A handler that wants the caller to read a text ends
+   * the call with a {@link StatusException} or a {@link Status} of its choice; {@link
+   * ServerInterceptors#exposeErrorMessages()} sends every handler's exception text instead.
    */
   public static Status fromThrowable(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
@@ -82,7 +96,16 @@ public final class Status {
         return ((StatusException) c).status();
       }
     }
-    return of(Code.UNKNOWN, t == null ? "" : String.valueOf(t.getMessage() != null ? t.getMessage() : t));
+    return new Status(Code.UNKNOWN, "", t);
+  }
+
+  /**
+   * The text of {@code t} as this class used to put it in a description: its message, or its
+   * {@code toString()} when it has none; empty for null. For local use and for {@link
+   * ServerInterceptors#exposeErrorMessages()}.
+   */
+  static String textOf(Throwable t) {
+    return t == null ? "" : String.valueOf(t.getMessage() != null ? t.getMessage() : t);
   }
 
   public Code code() {
@@ -98,9 +121,19 @@ public final class Status {
     return code == Code.OK;
   }
 
-  /** A copy with another description. */
+  /** The failure this status was made from ({@link #fromThrowable}), or null. Never sent to a peer. */
+  public Throwable cause() {
+    return cause;
+  }
+
+  /** A copy with another description (the cause is kept). */
   public Status withDescription(String description) {
-    return of(code, description);
+    return new Status(code, description == null ? "" : description, cause);
+  }
+
+  /** A copy with {@code cause} (null: none). The cause stays local: it is not sent to a peer. */
+  public Status withCause(Throwable cause) {
+    return new Status(code, description, cause);
   }
 
   /** An exception carrying this status. */
@@ -108,6 +141,7 @@ public final class Status {
     return new StatusException(this);
   }
 
+  /** Code and description; the {@link #cause()} takes no part. */
   @Override
   public boolean equals(Object o) {
     return o instanceof Status && ((Status) o).code == code && ((Status) o).description.equals(description);

@@ -11,14 +11,25 @@ import java.util.Objects;
 public class StatusException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final transient Status status;
+  private final transient Headers trailers;
 
   public StatusException(Status status) {
     this(status, null);
   }
 
   public StatusException(Status status, Throwable cause) {
+    this(status, Headers.EMPTY, cause);
+  }
+
+  /**
+   * A failure that ends the call with {@code status} and {@code trailers} (gRPC's trailing
+   * metadata, e.g. a binary {@code grpc-status-details-bin}): a handler that fails with it ends the
+   * call as {@link ServerCall#close(Status, Headers)} would.
+   */
+  public StatusException(Status status, Headers trailers, Throwable cause) {
     super(Objects.requireNonNull(status, "status").toString(), cause);
     this.status = status;
+    this.trailers = Objects.requireNonNull(trailers, "trailers");
   }
 
   /** Shorthand for {@code new StatusException(Status.of(code, description))}. */
@@ -32,5 +43,10 @@ public class StatusException extends RuntimeException {
 
   public Status.Code code() {
     return status.code();
+  }
+
+  /** The trailers the call ends with; {@link Headers#EMPTY} when none were given. */
+  public Headers trailers() {
+    return trailers == null ? Headers.EMPTY : trailers;
   }
 }

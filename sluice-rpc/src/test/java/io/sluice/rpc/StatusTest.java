@@ -27,8 +27,12 @@ class StatusTest {
   void fromThrowableFindsAStatusInTheCauseChain() {
     StatusException e = StatusException.of(Status.Code.NOT_FOUND, "x");
     assertThat(Status.fromThrowable(new RuntimeException(e)).code()).isEqualTo(Status.Code.NOT_FOUND);
-    assertThat(Status.fromThrowable(new IllegalStateException("bad")))
-        .isEqualTo(Status.of(Status.Code.UNKNOWN, "bad"));
+    IllegalStateException bad = new IllegalStateException("bad");
+    Status s = Status.fromThrowable(bad);
+    assertThat(s).isEqualTo(Status.of(Status.Code.UNKNOWN, ""));
+    assertThat(s.description()).as("an exception's text is not a description").isEmpty();
+    assertThat(s.cause()).isSameAs(bad);
+    assertThat(s.withDescription("d").cause()).isSameAs(bad);
   }
 
   @Test

@@ -62,7 +62,15 @@ public final class Frames {
     return buf.getUnsignedMedium(index);
   }
 
+  /**
+   * Writes a u24 length.
+   *
+   * @throws IllegalArgumentException if {@code value} is outside 0..2^24-1 (it would wrap)
+   */
   public static void writeU24(ByteBuf out, int value) {
+    if ((value & ~0xFFFFFF) != 0) {
+      throw new IllegalArgumentException(value + " does not fit a u24 length");
+    }
     out.writeMedium(value);
   }
 
@@ -251,6 +259,29 @@ public final class Frames {
     if (message != null) {
       ByteBufUtil.writeUtf8(out, message);
     }
+  }
+
+  /**
+   * The longest start of {@code message} whose UTF-8 encoding (as {@link #writeError} writes it)
+   * takes at most {@code maxBytes}; characters are kept whole (a surrogate pair too).
+   */
+  public static String truncateUtf8(String message, int maxBytes) {
+    int bytes = 0;
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      boolean pair =
+          Character.isHighSurrogate(c) && i + 1 < message.length() && Character.isLowSurrogate(message.charAt(i + 1));
+      // A lone surrogate is written as one byte ('?'); counting 3 only cuts earlier.
+      int n = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+      if (bytes + n > maxBytes) {
+        return message.substring(0, i);
+      }
+      bytes += n;
+      if (pair) {
+        i++;
+      }
+    }
+    return message;
   }
 
   /** Size of an ERROR frame carrying {@code message}. */

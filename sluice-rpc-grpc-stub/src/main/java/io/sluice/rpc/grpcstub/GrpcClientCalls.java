@@ -6,10 +6,14 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.ResponseMetadataListener;
 import io.sluice.rpc.reactor.ReactorClientCalls;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -38,7 +42,10 @@ import reactor.core.publisher.Sinks;
  * calling thread. Response observer callbacks run on the connection's event loop (a client-side
  * deadline error: on a Reactor timer thread) and must not block. A request observer is for one
  * writing thread at a time, as any StreamObserver; its on-ready handler runs first on the thread
- * that starts the call, later on the thread that takes queued requests.
+ * that starts the call, later on the thread that takes queued requests, never on two threads at
+ * once (a run asked for while it runs is made by the thread running it). A response observer's
+ * callbacks never overlap either: a cancel from another thread while a response is delivered ends
+ * the observer once that response's callback returns, and no response follows.
  *
  * <p><b>Buffers.</b> None reach the caller: each request is encoded into a message that the
  * requester owns (released once sent, or when the call ends first), and each response message is
@@ -53,9 +60,16 @@ public final class GrpcClientCalls {
    */
   @SuppressWarnings("unchecked")
   private static <Req, T> void start(
-      Publisher<T> p, StreamObserver<? super T> responses, RequestObserver<Req> requests) {
+      CallOptions options,
+      Function<CallOptions, Publisher<T>> p,
+      StreamObserver<? super T> responses,
+      RequestObserver<Req> requests) {
     Objects.requireNonNull(responses, "responses");
-    Responses<T> call = new Responses<>(responses);
+    // A caller that reads response metadata gets the trailers in a failed call's exception too
+    // (grpc-java's StatusRuntimeException.getTrailers(): the rich error model).
+    KeptTrailers kept =
+        options.responseMetadata() == null ? null : new KeptTrailers(options.responseMetadata());
+    Responses<T> call = new Responses<>(responses, kept);
     if (responses instanceof ClientResponseObserver) {
       ((ClientResponseObserver<Req, T>) responses).beforeStart(new Control<>(call, requests));
     }
@@ -63,7 +77,7 @@ public final class GrpcClientCalls {
       // As in grpc-java, the caller's onError on its request observer cancels the call.
       requests.cancelWith(t -> call.cancelCall("cancelled by the client with StreamObserver.onError()", t));
     }
-    Flux.from(p).subscribe(call);
+    Flux.from(p.apply(kept == null ? options : options.withResponseMetadata(kept))).subscribe(call);
     if (requests != null) {
       requests.started(); // the call is ready for its first requests
     }
@@ -76,7 +90,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.unary(requester, method, options, request), responses, null);
+    start(options, o -> ReactorClientCalls.unary(requester, method, o, request), responses, null);
   }
 
   /** A server-streaming call (request-stream). */
@@ -86,7 +100,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.serverStreaming(requester, method, options, request), responses, null);
+    start(options, o -> ReactorClientCalls.serverStreaming(requester, method, o, request), responses, null);
   }
 
   /** A client-streaming call (request-channel): write requests (none is fine), then {@code onCompleted}. */
@@ -96,7 +110,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.clientStreaming(requester, method, options, requests.flux()), responses, requests);
+    start(options, o -> ReactorClientCalls.clientStreaming(requester, method, o, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -107,7 +121,7 @@ public final class GrpcClientCalls {
       CallOptions options,
       StreamObserver<Resp> responses) {
     RequestObserver<Req> requests = new RequestObserver<>();
-    start(ReactorClientCalls.bidiStreaming(requester, method, options, requests.flux()), responses, requests);
+    start(options, o -> ReactorClientCalls.bidiStreaming(requester, method, o, requests.flux()), responses, requests);
     return requests;
   }
 
@@ -121,7 +135,11 @@ public final class GrpcClientCalls {
       CallOptions options,
       Req request,
       StreamObserver<Resp> responses) {
-    start(ReactorClientCalls.fireAndForget(requester, method, options, request).<Resp>then(Mono.empty()), responses, null);
+    start(
+        options,
+        o -> ReactorClientCalls.fireAndForget(requester, method, o, request).<Resp>then(Mono.empty()),
+        responses,
+        null);
   }
 
   /**
@@ -137,6 +155,8 @@ public final class GrpcClientCalls {
 
     final Sinks.Many<Req> sink = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong waiting = new AtomicLong();
+    /** Runs of the on-ready handler asked for and not done yet: it runs on one thread at a time. */
+    private final AtomicInteger readyWip = new AtomicInteger();
     private volatile Runnable onReady;
     private volatile boolean closed;
     private volatile java.util.function.Consumer<Throwable> cancel;
@@ -160,11 +180,23 @@ public final class GrpcClientCalls {
       fireOnReady();
     }
 
+    /**
+     * Runs the on-ready handler, never on two threads at once (grpc-java serializes callbacks): a
+     * thread that finds it running leaves one more run to the thread running it, which runs it
+     * again when it returns (however many were asked for meanwhile), so no readiness is lost.
+     */
     private void fireOnReady() {
-      Runnable r = onReady;
-      if (r != null && !closed) {
-        r.run();
+      if (readyWip.getAndIncrement() != 0) {
+        return;
       }
+      int missed = 1;
+      do {
+        Runnable r = onReady;
+        if (r != null && !closed) {
+          r.run();
+        }
+        missed = readyWip.addAndGet(-missed);
+      } while (missed != 0);
     }
 
     boolean isReady() {
@@ -178,12 +210,27 @@ public final class GrpcClientCalls {
     @Override
     public void onNext(Req value) {
       Objects.requireNonNull(value, "value");
+      if (ended) {
+        throw new IllegalStateException("the request stream was already ended with onCompleted() or onError()");
+      }
       waiting.incrementAndGet();
-      sink.emitNext(value, Sinks.EmitFailureHandler.FAIL_FAST);
+      Sinks.EmitResult r = sink.tryEmitNext(value);
+      if (r.isFailure()) {
+        waiting.decrementAndGet(); // not queued: it does not count as waiting
+        if (r == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
+          throw new IllegalStateException("onNext from two threads at once: a StreamObserver is for one thread at a time");
+        }
+        // Otherwise the call is over (the server ended it, or it was cancelled): the request is
+        // dropped, as grpc-java drops a message written to a call that has closed.
+      }
     }
+
+    /** The caller ended the request stream itself (onCompleted or onError). */
+    private volatile boolean ended;
 
     @Override
     public void onError(Throwable t) {
+      ended = true;
       closed = true;
       java.util.function.Consumer<Throwable> c = cancel;
       if (c != null) {
@@ -194,6 +241,7 @@ public final class GrpcClientCalls {
 
     @Override
     public void onCompleted() {
+      ended = true;
       closed = true;
       sink.tryEmitComplete();
     }
@@ -204,15 +252,30 @@ public final class GrpcClientCalls {
    * flow as they arrive (gRPC's automatic inbound flow control) unless the caller disabled it in
    * {@code beforeStart}; then only as many as it asks for with {@code request(n)}.
    */
-  private static final class Responses<T> extends BaseSubscriber<T> {
+  static final class Responses<T> extends BaseSubscriber<T> {
     private final StreamObserver<? super T> observer;
+    /** The call's end was decided (one terminal signal: error, completion or cancel). */
     private final AtomicBoolean done = new AtomicBoolean();
+    /**
+     * Threads in or waiting for the observer. Responses come from the event loop one at a time; a
+     * terminal signal may come from any thread (a cancel). Whoever finds it zero calls the
+     * observer; a terminal signal that finds a response being delivered is delivered by that
+     * thread once the response's callback returns, and no response is delivered after it.
+     */
+    private final AtomicInteger wip = new AtomicInteger();
+    private volatile Runnable terminal;
+    private final KeptTrailers trailers; // null: the caller reads no response metadata
     private boolean manual; // guarded by this
     private boolean subscribed; // guarded by this
     private long early; // guarded by this: request(n) before the subscription
 
     Responses(StreamObserver<? super T> observer) {
+      this(observer, null);
+    }
+
+    Responses(StreamObserver<? super T> observer, KeptTrailers trailers) {
       this.observer = observer;
+      this.trailers = trailers;
     }
 
     synchronized void disableAutoRequest(long initial) {
@@ -252,34 +315,66 @@ public final class GrpcClientCalls {
 
     @Override
     protected void hookOnNext(T value) {
-      if (!done.get()) {
+      if (wip.get() == 0 && wip.compareAndSet(0, 1)) {
         observer.onNext(value);
+        if (wip.decrementAndGet() != 0) {
+          terminal.run(); // a terminal signal came while the response was delivered
+        }
       }
+      // else: the call's end is being delivered: a response after it is dropped
     }
 
     @Override
     protected void hookOnError(Throwable t) {
-      if (done.compareAndSet(false, true)) {
-        observer.onError(GrpcStatuses.toGrpc(t));
-      }
+      end(() -> observer.onError(GrpcStatuses.toGrpc(t, trailers == null ? null : trailers.trailers)));
     }
 
     @Override
     protected void hookOnComplete() {
-      if (done.compareAndSet(false, true)) {
-        observer.onCompleted();
-      }
+      end(observer::onCompleted);
     }
 
     void cancelCall(String message, Throwable cause) {
       dispose();
-      if (done.compareAndSet(false, true)) {
-        observer.onError(
-            io.grpc.Status.CANCELLED
-                .withDescription(message == null ? "cancelled by the client" : message)
-                .withCause(cause)
-                .asRuntimeException());
+      end(
+          () ->
+              observer.onError(
+                  io.grpc.Status.CANCELLED
+                      .withDescription(message == null ? "cancelled by the client" : message)
+                      .withCause(cause)
+                      .asRuntimeException()));
+    }
+
+    /** Delivers {@code signal} as the call's one terminal signal, never during a response. */
+    private void end(Runnable signal) {
+      if (!done.compareAndSet(false, true)) {
+        return;
       }
+      terminal = signal;
+      if (wip.getAndIncrement() == 0) {
+        signal.run();
+      }
+    }
+  }
+
+  /** The caller's response metadata listener, keeping the trailers for a failed call's exception. */
+  static final class KeptTrailers implements ResponseMetadataListener {
+    private final ResponseMetadataListener delegate;
+    volatile Headers trailers;
+
+    KeptTrailers(ResponseMetadataListener delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void onHeaders(Headers headers) {
+      delegate.onHeaders(headers);
+    }
+
+    @Override
+    public void onTrailers(Headers trailers) {
+      this.trailers = trailers; // before the call's error is delivered
+      delegate.onTrailers(trailers);
     }
   }
 

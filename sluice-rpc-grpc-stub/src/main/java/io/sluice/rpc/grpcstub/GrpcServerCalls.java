@@ -41,28 +41,28 @@ public final class GrpcServerCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> ServerCallHandler<Req, Resp> unary(
       BiConsumer<Req, StreamObserver<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return ReactorServerCalls.unary(req -> single(method, req).singleOrEmpty());
+    return ReactorServerCalls.unary(req -> single(method, req, true).singleOrEmpty());
   }
 
   /** A server-streaming method: {@code void m(Req, StreamObserver<Resp>)}. */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> serverStreaming(BiConsumer<Req, StreamObserver<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return ReactorServerCalls.serverStreaming(req -> single(method, req));
+    return ReactorServerCalls.serverStreaming(req -> single(method, req, false));
   }
 
   /** A client-streaming method: {@code StreamObserver<Req> m(StreamObserver<Resp>)}. */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> clientStreaming(Function<StreamObserver<Resp>, StreamObserver<Req>> method) {
     Objects.requireNonNull(method, "method");
-    return ReactorServerCalls.clientStreaming((Flux<Req> reqs) -> streaming(method, reqs).singleOrEmpty());
+    return ReactorServerCalls.clientStreaming((Flux<Req> reqs) -> streaming(method, reqs, true).singleOrEmpty());
   }
 
   /** A bidi-streaming method: {@code StreamObserver<Req> m(StreamObserver<Resp>)}. */
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> bidiStreaming(Function<StreamObserver<Resp>, StreamObserver<Req>> method) {
     Objects.requireNonNull(method, "method");
-    return ReactorServerCalls.bidiStreaming((Flux<Req> reqs) -> streaming(method, reqs));
+    return ReactorServerCalls.bidiStreaming((Flux<Req> reqs) -> streaming(method, reqs, false));
   }
 
   /**
@@ -72,7 +72,7 @@ public final class GrpcServerCalls {
   public static <Req extends MessageLite, Resp extends MessageLite>
       ServerCallHandler<Req, Resp> fireAndForget(BiConsumer<Req, StreamObserver<Resp>> method) {
     Objects.requireNonNull(method, "method");
-    return ReactorServerCalls.fireAndForget(req -> single(method, req).then());
+    return ReactorServerCalls.fireAndForget(req -> single(method, req, false).then());
   }
 
   /**
@@ -95,10 +95,11 @@ public final class GrpcServerCalls {
     };
   }
 
-  private static <Req, Resp> Flux<Resp> single(BiConsumer<Req, StreamObserver<Resp>> method, Req req) {
+  private static <Req, Resp> Flux<Resp> single(
+      BiConsumer<Req, StreamObserver<Resp>> method, Req req, boolean oneResponse) {
     return Flux.deferContextual(
         ctx -> Flux.<Resp>create(sink -> {
-          Responses<Resp> responses = new Responses<>(sink);
+          Responses<Resp> responses = new Responses<>(sink, oneResponse);
           GrpcRpc.withCall(ctx, () -> {
             method.accept(req, responses);
             return null;
@@ -108,10 +109,10 @@ public final class GrpcServerCalls {
   }
 
   private static <Req, Resp> Flux<Resp> streaming(
-      Function<StreamObserver<Resp>, StreamObserver<Req>> method, Flux<Req> requests) {
+      Function<StreamObserver<Resp>, StreamObserver<Req>> method, Flux<Req> requests, boolean oneResponse) {
     return Flux.deferContextual(
         ctx -> Flux.<Resp>create(sink -> {
-          Responses<Resp> responses = new Responses<>(sink);
+          Responses<Resp> responses = new Responses<>(sink, oneResponse);
           StreamObserver<Req> in = GrpcRpc.withCall(ctx, () -> method.apply(responses));
           if (in == null) {
             sink.error(new NullPointerException("the handler returned no request observer"));
@@ -172,15 +173,19 @@ public final class GrpcServerCalls {
    */
   private static final class Responses<Resp> extends ServerCallStreamObserver<Resp> {
     private final FluxSink<Resp> sink;
+    private final boolean oneResponse; // a unary or client-streaming method
+    private int responses; // the handler's writes, one at a time (StreamObserver's contract)
     private volatile boolean cancelled;
     private volatile Runnable onCancel;
+    private volatile Runnable onClose;
     private volatile Runnable onReady;
     volatile boolean manualInbound; // disableAutoRequest() was called
     volatile Requests<?> requests; // streaming-request methods, once subscribed
     private long earlyRequests; // guarded by this: request(n) before the requests were subscribed
 
-    Responses(FluxSink<Resp> sink) {
+    Responses(FluxSink<Resp> sink, boolean oneResponse) {
       this.sink = sink;
+      this.oneResponse = oneResponse;
       sink.onCancel(
           () -> {
             cancelled = true;
@@ -211,17 +216,45 @@ public final class GrpcServerCalls {
 
     @Override
     public void onNext(Resp value) {
-      sink.next(Objects.requireNonNull(value, "value"));
+      Objects.requireNonNull(value, "value");
+      if (oneResponse && ++responses > 1) {
+        // As grpc-java's server calls: INTERNAL "Too many responses", not the text of Reactor's
+        // single-item operator.
+        sink.error(StatusException.of(Status.Code.INTERNAL, "Too many responses"));
+        return;
+      }
+      sink.next(value);
     }
 
     @Override
     public void onError(Throwable t) {
       sink.error(GrpcStatuses.toSluice(t));
+      closed();
     }
 
     @Override
     public void onCompleted() {
       sink.complete();
+      closed();
+    }
+
+    /** The handler ended the call: its on-close handler runs (once the end is handed over). */
+    private void closed() {
+      Runnable r = onClose;
+      if (r != null && !cancelled) {
+        onClose = null;
+        r.run();
+      }
+    }
+
+    /**
+     * Runs {@code onCloseHandler} once the handler has ended the call with {@code onCompleted} or
+     * {@code onError} and the end has been handed to the transport; not when the call is cancelled
+     * (grpc-java runs its on-cancel handler then).
+     */
+    @Override
+    public void setOnCloseHandler(Runnable onCloseHandler) {
+      this.onClose = onCloseHandler;
     }
 
     @Override

@@ -19,6 +19,8 @@ import sluice.test.echo.GrpcEchoServiceImplBase;
 final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
   final BlockingQueue<String> notes = new LinkedBlockingQueue<>();
   volatile CountDownLatch cancelled = new CountDownLatch(1);
+  /** Counted down by the on-close handler of an "onclose" call. */
+  volatile CountDownLatch closed = new CountDownLatch(1);
   /** Counted down when a "sleep" call reaches its handler. */
   volatile CountDownLatch started = new CountDownLatch(1);
   /** Responses the "paced" repeat handler has written. */
@@ -34,6 +36,26 @@ final class GrpcEchoImpl extends GrpcEchoServiceImplBase {
     if (a.startsWith("fail:")) {
       String[] p = a.split(":", 3);
       responses.onError(io.grpc.Status.fromCodeValue(Integer.parseInt(p[1])).withDescription(p[2]).asRuntimeException());
+      return;
+    }
+    if (a.equals("rich")) { // the rich error model: details in the trailers of the exception
+      io.grpc.Metadata md = new io.grpc.Metadata();
+      md.put(io.grpc.Metadata.Key.of("x-detail-bin", io.grpc.Metadata.BINARY_BYTE_MARSHALLER), new byte[] {7, 0, 9});
+      md.put(io.grpc.Metadata.Key.of("x-why", io.grpc.Metadata.ASCII_STRING_MARSHALLER), "because");
+      responses.onError(io.grpc.Status.FAILED_PRECONDITION.withDescription("see details").asRuntimeException(md));
+      return;
+    }
+    if (a.equals("onclose")) {
+      CountDownLatch latch = closed;
+      ((ServerCallStreamObserver<EchoReply>) responses).setOnCloseHandler(latch::countDown);
+      responses.onNext(reply(r.getText(), 0));
+      responses.onCompleted();
+      return;
+    }
+    if (a.equals("twice")) {
+      responses.onNext(reply("one", 0));
+      responses.onNext(reply("two", 1));
+      responses.onCompleted();
       return;
     }
     if (a.equals("sleep")) {

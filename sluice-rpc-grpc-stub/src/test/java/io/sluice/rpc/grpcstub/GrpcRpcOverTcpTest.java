@@ -3,6 +3,7 @@ package io.sluice.rpc.grpcstub;
 import static io.sluice.rpc.reactor.fixture.EchoOverTcp.req;
 import static io.sluice.rpc.reactor.fixture.RpcTcp.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -378,5 +379,57 @@ class GrpcRpcOverTcpTest {
     capturing(empty).chat(e).onCompleted();
     assertThat(e.await()).isEmpty();
     SendsResponseMetadata.assertCaptured(empty, Status.Code.OK);
+  }
+
+  /**
+   * grpc-java's rich error model: a handler's {@code StatusRuntimeException} carries trailers
+   * (say {@code grpc-status-details-bin}); they reach a caller that reads response metadata, in
+   * its capture and in the trailers of the {@code StatusRuntimeException} it gets.
+   */
+  @Test
+  void trailersOfAStatusRuntimeExceptionTravelBothWays() throws Exception {
+    ResponseMetadataCapture capture = new ResponseMetadataCapture();
+    Recorder<EchoReply> r = new Recorder<>();
+    capturing(capture).say(req("", "rich"), r);
+    StatusRuntimeException e = r.error();
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.FAILED_PRECONDITION);
+    assertThat(e.getStatus().getDescription()).isEqualTo("see details");
+    assertThat(capture.trailers().getBinary("x-detail-bin")).containsExactly(7, 0, 9);
+    assertThat(capture.trailers().get("x-why")).isEqualTo("because");
+    io.grpc.Metadata t = e.getTrailers();
+    assertThat(t).as("the exception's trailers").isNotNull();
+    assertThat(t.get(io.grpc.Metadata.Key.of("x-detail-bin", io.grpc.Metadata.BINARY_BYTE_MARSHALLER)))
+        .containsExactly(7, 0, 9);
+    assertThat(t.get(io.grpc.Metadata.Key.of("x-why", io.grpc.Metadata.ASCII_STRING_MARSHALLER))).isEqualTo("because");
+    assertThat(io.grpc.Status.trailersFromThrowable(e)).isSameAs(t);
+  }
+
+  @Test
+  void aUnaryHandlerThatAnswersTwiceEndsTheCallInternal() throws Exception {
+    Recorder<EchoReply> r = new Recorder<>();
+    client.say(req("", "twice"), r);
+    StatusRuntimeException e = r.error();
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.INTERNAL);
+    assertThat(e.getStatus().getDescription()).contains("Too many responses");
+  }
+
+  @Test
+  void writingAfterTheCallersOwnEndThrowsAsInGrpcJava() throws Exception {
+    Recorder<EchoReply> r = new Recorder<>();
+    StreamObserver<EchoRequest> requests = client.join(r);
+    requests.onNext(req("a"));
+    requests.onCompleted();
+    assertThatThrownBy(() -> requests.onNext(req("late"))).isInstanceOf(IllegalStateException.class);
+    assertThat(r.await()).extracting(EchoReply::getText).containsExactly("a");
+  }
+
+  @Test
+  void theOnCloseHandlerRunsOnceTheHandlerEndedTheCall() throws Exception {
+    CountDownLatch closed = new CountDownLatch(1);
+    echo.closed = closed;
+    Recorder<EchoReply> r = new Recorder<>();
+    client.say(req("bye", "onclose"), r);
+    assertThat(r.await()).extracting(EchoReply::getText).containsExactly("bye");
+    assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
   }
 }

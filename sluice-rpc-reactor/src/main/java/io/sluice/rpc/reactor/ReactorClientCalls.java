@@ -58,7 +58,8 @@ public final class ReactorClientCalls {
                         options,
                         false)
                     .map(m -> ProtoMessages.parse(method.responseParser(), m)))
-        .singleOrEmpty();
+        .singleOrEmpty()
+        .switchIfEmpty(Mono.error(() -> UnaryCall.noResponse(method)));
   }
 
   /** A server-streaming call (request-stream). */
@@ -85,9 +86,7 @@ public final class ReactorClientCalls {
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
     return channel(requester, method, options, requests)
         .singleOrEmpty()
-        .switchIfEmpty(
-            Mono.error(
-                () -> StatusException.of(Status.Code.INTERNAL, method.fullName() + " completed without a response")));
+        .switchIfEmpty(Mono.error(() -> UnaryCall.noResponse(method)));
   }
 
   /** A bidi-streaming call (request-channel); {@code requests} may be empty, as above. */

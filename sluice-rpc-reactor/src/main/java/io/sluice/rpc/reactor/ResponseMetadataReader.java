@@ -83,6 +83,7 @@ final class ResponseMetadataReader extends Flux<Message> {
           m.release();
           done = true;
           upstream.cancel();
+          trailers(trailers == null ? Headers.EMPTY : trailers); // the call ends: once, as always
           actual.onError(e);
           return;
         }

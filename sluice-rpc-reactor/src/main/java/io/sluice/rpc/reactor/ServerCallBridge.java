@@ -1,6 +1,7 @@
 package io.sluice.rpc.reactor;
 
 import com.google.protobuf.MessageLite;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.Status;
@@ -71,7 +72,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(Status.fromThrowable(e));
+      HandlerFailures.close(call, e);
       return;
     }
     p.subscribe(this);
@@ -97,7 +98,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(Status.fromThrowable(e));
+      HandlerFailures.close(call, e);
       return;
     }
     if (kind == MethodKind.UNARY && p instanceof Fuseable.ScalarCallable) {
@@ -123,7 +124,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
         throw new NullPointerException("the handler returned null");
       }
     } catch (Throwable e) {
-      call.close(Status.fromThrowable(e));
+      HandlerFailures.close(call, e);
       return ended();
     }
     if (p instanceof Fuseable.ScalarCallable) {
@@ -164,7 +165,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
     try {
       value = ((Callable<Resp>) scalar).call();
     } catch (Throwable e) {
-      call.close(Status.fromThrowable(Exceptions.unwrap(e)));
+      HandlerFailures.close(call, Exceptions.unwrap(e));
       return;
     }
     if (value != null) {
@@ -226,7 +227,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
 
   @Override
   public void onError(Throwable t) {
-    call.close(Status.fromThrowable(t));
+    HandlerFailures.close(call, t);
   }
 
   @Override

@@ -9,6 +9,8 @@ import io.sluice.StreamListener;
 import io.sluice.flavor.RequesterPublisher;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.reactivestreams.Subscription;
@@ -52,6 +54,7 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
   private final CallOptions options;
   private final Req request;
   private final Parser<Resp> parser;
+  private boolean answered; // event loop: a response was delivered
 
   private volatile int state;
   @SuppressWarnings("rawtypes")
@@ -190,6 +193,7 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
       parseFailed(e);
       return;
     }
+    answered = true;
     a.onNext(value);
   }
 
@@ -209,12 +213,23 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
   @Override
   public void onComplete() {
     if (STATE.compareAndSet(this, STARTED, DONE)) {
+      if (!answered) {
+        // COMPLETE without NEXT is legal RSocket but no unary answer (grpc-java: "No value
+        // received for unary call").
+        fail(noResponse(method));
+        return;
+      }
       CoreSubscriber<? super Resp> a = actual;
       actual = null;
       if (a != null) {
         a.onComplete();
       }
     }
+  }
+
+  /** The failure of a unary call that completed without a response. */
+  static StatusException noResponse(MethodDescriptor<?, ?> method) {
+    return StatusException.of(Status.Code.INTERNAL, method.fullName() + " completed without a response");
   }
 
   @Override

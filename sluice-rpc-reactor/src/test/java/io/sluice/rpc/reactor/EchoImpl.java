@@ -38,6 +38,9 @@ final class EchoImpl implements ReactorEchoService {
     if (a.equals("throw")) {
       throw new IllegalStateException("handler threw");
     }
+    if (a.startsWith("error:")) { // fails the answer with an exception that carries no status
+      return Mono.error(new IllegalStateException(a.substring(6)));
+    }
     if (a.equals("sleep")) {
       CountDownLatch latch = cancelled;
       return Mono.<EchoReply>never().doOnCancel(latch::countDown);

@@ -85,6 +85,13 @@ class PlainCallsTest {
                 return Mono.just(bytes(GARBAGE));
               case "fail":
                 return Mono.error(RpcErrors.toWire(Status.of(Status.Code.NOT_FOUND, "no such thing")));
+              case "empty": // legal RSocket: COMPLETE without NEXT
+                return Mono.empty();
+              case "badmd": // response metadata that is not a response metadata block
+                return Mono.just(
+                    Message.of(
+                        PooledByteBufAllocator.DEFAULT.buffer(2).writeByte(9).writeByte(0),
+                        PooledByteBufAllocator.DEFAULT.buffer(0)));
               default:
                 return Mono.just(answer("pong"));
             }
@@ -138,6 +145,38 @@ class PlainCallsTest {
               assertThat(e.status().code()).isEqualTo(Status.Code.NOT_FOUND);
               assertThat(e.status().description()).isEqualTo("no such thing");
             });
+  }
+
+  /**
+   * A request-response answered with COMPLETE and no NEXT (legal RSocket, from a foreign or buggy
+   * peer) is not a unary answer: INTERNAL, as grpc-java says "No value received for unary call",
+   * on the fast path and on the general one (a timeout takes it), never an empty success.
+   */
+  @Test
+  void unaryCompletedWithoutAResponseIsInternal() {
+    for (CallOptions o : new CallOptions[] {CallOptions.DEFAULT, CallOptions.DEFAULT.withTimeout(WAIT)}) {
+      assertThatThrownBy(() -> ReactorClientCalls.unary(requester, UNARY, o, req("empty")).block(WAIT))
+          .as("%s", o)
+          .isInstanceOfSatisfying(
+              StatusException.class,
+              e -> {
+                assertThat(e.status().code()).isEqualTo(Status.Code.INTERNAL);
+                assertThat(e.status().description()).contains("without a response");
+              });
+    }
+  }
+
+  /** ResponseMetadataListener's contract: onTrailers once when the call ends, whatever its status. */
+  @Test
+  void aCallFailedByBadResponseMetadataStillGivesItsTrailers() {
+    io.sluice.rpc.ResponseMetadataCapture capture = new io.sluice.rpc.ResponseMetadataCapture();
+    assertThatThrownBy(
+            () ->
+                ReactorClientCalls.unary(requester, UNARY, CallOptions.DEFAULT.withResponseMetadata(capture), req("badmd"))
+                    .block(WAIT))
+        .isInstanceOfSatisfying(
+            StatusException.class, e -> assertThat(e.status().code()).isEqualTo(Status.Code.INTERNAL));
+    assertThat(capture.trailers()).isEqualTo(io.sluice.rpc.Headers.EMPTY);
   }
 
   @Test

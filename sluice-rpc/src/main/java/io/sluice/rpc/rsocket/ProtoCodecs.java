@@ -79,7 +79,9 @@ final class ProtoCodecs {
     }
     try {
       return d.parse(parser, data, len);
-    } catch (RuntimeException ex) {
+    } catch (Throwable ex) {
+      // Whatever stopped the parse (an Error from a custom parser too) may have left bytes of
+      // this message in the decoder's buffer: the thread gets a new decoder.
       if (d == DECODER.getIfExists()) {
         DECODER.set(new Decoder());
       }

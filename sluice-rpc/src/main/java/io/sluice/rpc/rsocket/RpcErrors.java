@@ -23,9 +23,29 @@ public final class RpcErrors {
   /** Separates the description from the response metadata that may follow it. */
   static final char METADATA_SEPARATOR = '\0';
 
-  /** The error data for {@code status}. */
+  /**
+   * Most UTF-8 bytes of a description in ERROR data; a longer one is cut and ends with {@code
+   * "..."}. An ERROR frame cannot be fragmented, so what a status puts in one is bounded.
+   */
+  public static final int MAX_DESCRIPTION_BYTES = 8 * 1024;
+
+  /**
+   * Most characters of the response metadata block (base64) in ERROR data; a larger block is left
+   * out, and the description says so.
+   */
+  public static final int MAX_METADATA_CHARS = 56 * 1024;
+
+  /** Most bytes of the ERROR data {@link #encode} writes: code, colon, description, NUL, block. */
+  public static final int MAX_ERROR_DATA_BYTES = 4 + MAX_DESCRIPTION_BYTES + MAX_METADATA_CHARS;
+
+  private static final String CUT = "...";
+
+  /**
+   * The error data for {@code status}. A NUL in the description becomes U+FFFD (so no text after it
+   * can pass for response metadata), and a description over {@link #MAX_DESCRIPTION_BYTES} is cut.
+   */
   public static String encode(Status status) {
-    return status.code().value() + ":" + status.description();
+    return status.code().value() + ":" + sendable(status.description(), MAX_DESCRIPTION_BYTES);
   }
 
   /**
@@ -33,15 +53,69 @@ public final class RpcErrors {
    * <code>:<description>}, then, when {@code headers} or {@code trailers} is not empty, a NUL
    * character and the base64 of their {@link ResponseMetadataCodec} encoding. A NUL in the
    * description becomes U+FFFD so the separator stays unique. Only for callers that asked for
-   * response metadata (call metadata flag 0x20).
+   * response metadata (call metadata flag 0x20). A block over {@link #MAX_METADATA_CHARS} is left
+   * out and a note added to the description; the whole is at most {@link #MAX_ERROR_DATA_BYTES}.
    */
   public static String encode(Status status, Headers headers, Headers trailers) {
     boolean none = (headers == null || headers.isEmpty()) && (trailers == null || trailers.isEmpty());
     if (none) {
       return encode(status);
     }
-    return status.code().value() + ":" + status.description().replace(METADATA_SEPARATOR, '\uFFFD')
-        + METADATA_SEPARATOR + ResponseMetadataCodec.encodeText(headers, trailers);
+    String block = ResponseMetadataCodec.encodeText(headers, trailers);
+    if (block.length() > MAX_METADATA_CHARS) {
+      String note =
+          " (response metadata of "
+              + block.length()
+              + " base64 characters left out: more than an ERROR frame carries, "
+              + MAX_METADATA_CHARS
+              + ")";
+      return status.code().value()
+          + ":"
+          + sendable(status.description(), MAX_DESCRIPTION_BYTES - note.length())
+          + note;
+    }
+    return encode(status) + METADATA_SEPARATOR + block;
+  }
+
+  /** {@code description} with NUL replaced and cut to at most {@code maxBytes} UTF-8 bytes. */
+  private static String sendable(String description, int maxBytes) {
+    String d = description.indexOf(METADATA_SEPARATOR) < 0
+        ? description
+        : description.replace(METADATA_SEPARATOR, '\uFFFD');
+    if (d.length() * 3 <= maxBytes) {
+      return d; // fits whatever its characters
+    }
+    int budget = maxBytes - CUT.length();
+    int bytes = 0;
+    for (int i = 0; i < d.length(); i++) {
+      char c = d.charAt(i);
+      boolean pair = Character.isHighSurrogate(c) && i + 1 < d.length() && Character.isLowSurrogate(d.charAt(i + 1));
+      int n = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+      if (bytes + n > budget) {
+        // Only cut when the whole does not fit: check the rest first.
+        return utf8Length(d, i, bytes) <= maxBytes ? d : d.substring(0, i) + CUT;
+      }
+      bytes += n;
+      if (pair) {
+        i++;
+      }
+    }
+    return d;
+  }
+
+  /** The UTF-8 length of {@code s} from {@code from} on, plus {@code counted}. */
+  private static long utf8Length(String s, int from, long counted) {
+    long bytes = counted;
+    for (int i = from; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+      }
+    }
+    return bytes;
   }
 
   /** The exception to fail a stream with for {@code status} and response metadata (not for OK). */
@@ -87,7 +161,8 @@ public final class RpcErrors {
     }
     data = withoutMetadata(data);
     int colon = data.indexOf(':');
-    if (colon > 0 && colon <= 2) {
+    // 1..16 without a leading zero: code 0 (OK) never ends a call with an ERROR.
+    if (colon > 0 && colon <= 2 && data.charAt(0) != '0') {
       int code = 0;
       for (int i = 0; i < colon; i++) {
         char c = data.charAt(i);
@@ -106,7 +181,8 @@ public final class RpcErrors {
   /**
    * The status of a failure seen by a client: an RPC status from APPLICATION_ERROR, CANCELLED for
    * RSocket CANCELED, UNAVAILABLE for REJECTED and connection errors, INTERNAL for INVALID, the
-   * status of a {@link StatusException}, UNKNOWN otherwise.
+   * status of a {@link StatusException}, UNKNOWN with the throwable's text otherwise (a failure of
+   * the caller itself: nothing was received).
    */
   public static Status fromThrowable(Throwable t) {
     if (t instanceof StatusException) {
@@ -126,7 +202,13 @@ public final class RpcErrors {
     if (t instanceof InvalidException) {
       return Status.of(Status.Code.INTERNAL, t.getMessage());
     }
-    return Status.fromThrowable(t);
+    Status s = Status.fromThrowable(t);
+    if (s.cause() == t && t != null) {
+      // A local failure of this caller (its own request publisher, say): the text stays here, so
+      // the caller keeps reading it, unlike a server, which never sends it.
+      s = s.withDescription(t.getMessage() != null ? t.getMessage() : t.toString());
+    }
+    return s;
   }
 
   /** {@link #fromThrowable} as an exception (the same instance for a {@link StatusException}). */

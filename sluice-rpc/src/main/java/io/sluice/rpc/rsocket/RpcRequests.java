@@ -17,7 +17,9 @@ public final class RpcRequests {
       CallMetadataCodec.FLAG_IDEMPOTENT
           | CallMetadataCodec.FLAG_DEADLINE
           | CallMetadataCodec.FLAG_HEADERS
-          | CallMetadataCodec.FLAG_RANK;
+          | CallMetadataCodec.FLAG_RANK
+          | CallMetadataCodec.FLAG_NO_MESSAGE
+          | CallMetadataCodec.FLAG_RESPONSE_METADATA;
 
   private RpcRequests() {}
 
@@ -36,10 +38,13 @@ public final class RpcRequests {
       return 0;
     }
     int at = afterNames(md);
+    if (at < 0) {
+      return 0;
+    }
     if ((flags & CallMetadataCodec.FLAG_DEADLINE) != 0) {
       at += 4;
     }
-    return at > 0 && at + 4 <= md.writerIndex() ? md.getInt(at) : 0;
+    return at + 4 <= md.writerIndex() ? md.getInt(at) : 0;
   }
 
   /**

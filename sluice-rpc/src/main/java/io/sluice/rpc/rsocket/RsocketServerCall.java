@@ -9,6 +9,7 @@ import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
@@ -23,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * One server call over one RSocket stream: the {@link ServerCall} handed to the method handler and
@@ -62,7 +64,16 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   private boolean creditReserved; // event loop: the caller's extra credit for the final frame
 
   private volatile boolean firstResponseSeen;
-  private volatile Message pendingResponse; // unary over request-response: sent with the completion
+  /**
+   * Unary over request-response: the response, sent with the completion. Set on the handler's
+   * thread and taken by whoever ends the call (possibly the loop, at the same time): both sides
+   * swap it atomically, so it is sent or released exactly once.
+   */
+  private volatile Message pendingResponse;
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<RsocketServerCall, Message> PENDING_RESPONSE =
+      AtomicReferenceFieldUpdater.newUpdater(RsocketServerCall.class, Message.class, "pendingResponse");
 
   @SuppressWarnings("unchecked")
   RsocketServerCall(
@@ -107,7 +118,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startCall(this);
     } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
+      HandlerFailures.close(this, e);
       releasePending();
       return;
     }
@@ -162,7 +173,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     try {
       l = h.startUnary(this, req);
     } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
+      HandlerFailures.close(this, e);
       return;
     }
     if (l == null) {
@@ -250,15 +261,31 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       }
       return false;
     }
-    listener.onMessage(req);
+    try {
+      listener.onMessage(req);
+    } catch (RuntimeException e) {
+      listenerFailed(e);
+    }
     return closed == 0;
   }
 
   private void deliverHalfClose() {
     if (!halfCloseDelivered && closed == 0) {
       halfCloseDelivered = true;
-      listener.onHalfClose();
+      try {
+        listener.onHalfClose();
+      } catch (RuntimeException e) {
+        listenerFailed(e);
+      }
     }
+  }
+
+  /**
+   * A listener callback threw: the call ends as a handler's own failure ends it ({@link
+   * HandlerFailures}), not with the exception's text, which the core would otherwise send.
+   */
+  private void listenerFailed(RuntimeException e) {
+    HandlerFailures.close(this, e);
   }
 
   @Override
@@ -285,11 +312,18 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       CallObservation.firstResponse(observer, startNanos);
     }
     if (interaction == RpcResponder.Interaction.RESPONSE) {
-      Message old = pendingResponse;
-      pendingResponse = m;
+      Message old = PENDING_RESPONSE.getAndSet(this, m);
       if (old != null) {
         old.release();
         close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
+      }
+      if (closed != 0) {
+        // The call ended while the response was encoded (a cancel or the deadline on the loop):
+        // the one that ended it may have looked before the response was stored. Take it back.
+        Message late = PENDING_RESPONSE.getAndSet(this, null);
+        if (late != null) {
+          late.release();
+        }
       }
       return;
     }
@@ -354,8 +388,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (handle != null) {
       if (status.isOk()) {
         if (interaction == RpcResponder.Interaction.RESPONSE) {
-          Message m = pendingResponse;
-          pendingResponse = null;
+          Message m = PENDING_RESPONSE.getAndSet(this, null);
           if (m == null) {
             end = Status.of(Status.Code.INTERNAL, def.method().fullName() + " completed without a response");
             handle.error(errorOf(end, trailers));
@@ -382,8 +415,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
           }
         }
       } else {
-        Message m = pendingResponse;
-        pendingResponse = null;
+        Message m = PENDING_RESPONSE.getAndSet(this, null);
         if (m != null) {
           m.release();
         }
@@ -414,8 +446,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (t != null) {
       t.cancel(false);
     }
-    Message m = pendingResponse;
-    pendingResponse = null;
+    Message m = PENDING_RESPONSE.getAndSet(this, null);
     if (m != null) {
       m.release();
     }
@@ -519,7 +550,11 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
       }
     }
     if (closed == 0 && listener != null) {
-      listener.onReady(n);
+      try {
+        listener.onReady(n);
+      } catch (RuntimeException e) {
+        listenerFailed(e);
+      }
     }
   }
 

@@ -105,6 +105,41 @@ class ProtoCodecsTest {
     }
   }
 
+  /**
+   * A parser that fails with an Error (a StackOverflowError deep in a custom parser, say) after
+   * the decoder buffered the message: the next small message on the thread must not be read with
+   * those bytes in front of it.
+   */
+  @Test
+  void aParserThatFailsWithAnErrorLeavesTheNextOneOnTheSameThreadWhole() {
+    Parser<BytesValue> failing =
+        new com.google.protobuf.AbstractParser<BytesValue>() {
+          @Override
+          public BytesValue parsePartialFrom(CodedInputStream input, ExtensionRegistryLite registry)
+              throws InvalidProtocolBufferException {
+            try {
+              input.readTag(); // the decoder has read the frame's bytes into its buffer by now
+            } catch (java.io.IOException e) {
+              throw new AssertionError(e);
+            }
+            throw new StackOverflowError("deep in a custom parser");
+          }
+        };
+    ByteBuf first = direct(bytesOf(50, 1));
+    try {
+      assertThatThrownBy(() -> ProtoMessages.parse(failing, first)).isInstanceOf(StackOverflowError.class);
+    } finally {
+      first.release();
+    }
+    BytesValue v = bytesOf(20, 2);
+    ByteBuf ok = direct(v);
+    try {
+      assertThat(ProtoMessages.parse(BytesValue.parser(), ok)).isEqualTo(v);
+    } finally {
+      ok.release();
+    }
+  }
+
   @Test
   void aParserThatParsesAnotherMessageInsideGetsItsOwnDecoder() {
     BytesValue inner = bytesOf(30, 3);

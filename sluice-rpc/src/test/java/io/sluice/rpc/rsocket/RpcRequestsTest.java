@@ -56,11 +56,26 @@ class RpcRequestsTest {
     Message noMetadata = Message.of(null, PooledByteBufAllocator.DEFAULT.buffer().writeByte(1));
     checkAndRelease(noMetadata, 0, false);
     checkAndRelease(rawMetadata(2, 0x09, 1, 's', 1, 'm', 0, 0, 0, 5), 0, false); // version 2
-    checkAndRelease(rawMetadata(1, 0x19, 1, 's', 1, 'm', 0, 0, 0, 5), 0, false); // unknown flag
+    checkAndRelease(rawMetadata(1, 0x49, 1, 's', 1, 'm', 0, 0, 0, 5), 0, false); // reserved flag
+    checkAndRelease(rawMetadata(1, 0x89, 1, 's', 1, 'm', 0, 0, 0, 5), 0, false); // reserved flag
     checkAndRelease(rawMetadata(1, 0x09, 1, 's', 1, 'm', 0, 0), 0, true); // truncated rank
     checkAndRelease(rawMetadata(1, 0x09, 9, 's', 1, 'm'), 0, false); // names overrun
+    // names overrun with a deadline: the rank must not be read from inside the names
+    checkAndRelease(rawMetadata(1, 0x0B, 9, 's', 1, 'm', 0, 0, 0, 5), 0, false);
     checkAndRelease(rawMetadata(1, 0x09, 0, 1, 'm', 0, 0, 0, 5), 0, false); // empty service
     checkAndRelease(rawMetadata(1, 0x01), 0, false); // too short
     checkAndRelease(rawMetadata(1, 0x09, 1, 's', 1, 'm', 0, 0, 0, 5), 5, true);
+  }
+
+  /** Flags 0x10 (no message) and 0x20 (response metadata) are part of format 1.1: still RPC calls. */
+  @Test
+  void theNoMessageAndResponseMetadataFlagsKeepRankAndIdempotent() {
+    CallMetadata m = CallMetadata.of("s", "m", Headers.EMPTY, -1, true, 7);
+    checkAndRelease(request(m.withResponseMetadata(true)), 7, true);
+    checkAndRelease(request(CallMetadata.of("a.S", "M", Headers.of("k", "v"), 250, true, 3)
+        .withResponseMetadata(true)), 3, true);
+    checkAndRelease(rawMetadata(1, 0x19, 1, 's', 1, 'm', 0, 0, 0, 5), 5, true); // no-message
+    checkAndRelease(rawMetadata(1, 0x39, 1, 's', 1, 'm', 0, 0, 0, 5), 5, true); // both
+    checkAndRelease(rawMetadata(1, 0x2B, 1, 's', 1, 'm', 0, 0, 0, 1, 0, 0, 0, 4), 4, true);
   }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.BytesValue;
 import com.google.protobuf.StringValue;
+import io.sluice.rpc.ServerInterceptors;
+import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.netty.Tls;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -11,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -64,6 +67,7 @@ class GrpcWebTest {
     if (server != null) {
       server.close();
       server.onClose().get();
+      server = null;
     }
   }
 
@@ -128,6 +132,30 @@ class GrpcWebTest {
     assertThat(r.headers().firstValue("grpc-status")).hasValue("5");
     assertThat(r.headers().firstValue("grpc-message")).hasValue("no such thing 100%25");
     assertThat(r.body()).isEmpty();
+  }
+
+  /** A service whose handlers' exception text callers may read ({@link ServerInterceptors#exposeErrorMessages}). */
+  static ServiceRegistry exposing(EchoService echo) {
+    return ServiceRegistry.builder()
+        .add(ServerInterceptors.intercept(
+            echo.registry().service(EchoService.NAME), ServerInterceptors.exposeErrorMessages()))
+        .build();
+  }
+
+  @Test
+  void aHandlerThatThrowsEndsUnknownWithoutItsTextUnlessTheServiceOptsIn() throws Exception {
+    String base = start(Mode.H1_CLEARTEXT, GrpcServices.of(new EchoService().registry()));
+    HttpClient c = client(Mode.H1_CLEARTEXT);
+    HttpResponse<byte[]> r = WebHttp.post(c, base + UNARY, WEB, WebHttp.frame(StringValue.of("throw")));
+    assertThat(r.headers().firstValue("grpc-status")).hasValue("2");
+    assertThat(r.headers().firstValue("grpc-message").orElse("")).doesNotContain("boom");
+    assertThat(new String(r.body(), StandardCharsets.ISO_8859_1)).doesNotContain("boom");
+    stop();
+
+    base = start(Mode.H1_CLEARTEXT, GrpcServices.of(exposing(new EchoService())));
+    r = WebHttp.post(c, base + UNARY, WEB, WebHttp.frame(StringValue.of("throw")));
+    assertThat(r.headers().firstValue("grpc-status")).hasValue("2");
+    assertThat(r.headers().firstValue("grpc-message")).hasValue("boom");
   }
 
   @ParameterizedTest

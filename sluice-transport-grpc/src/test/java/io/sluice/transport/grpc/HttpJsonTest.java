@@ -50,6 +50,7 @@ class HttpJsonTest {
     if (server != null) {
       server.close();
       server.onClose().get();
+      server = null;
     }
   }
 
@@ -115,6 +116,21 @@ class HttpJsonTest {
       assertThat(r.headers().firstValue("content-type")).hasValue(JSON);
       assertThat(text(r)).isEqualTo("{\"code\":" + code + ",\"message\":\"why \\\"" + code + "\\\"\"}");
     }
+  }
+
+  @Test
+  void aHandlerThatThrowsIs500WithoutItsTextUnlessTheServiceOptsIn() throws Exception {
+    String base = start(GrpcWebTest.Mode.H1_CLEARTEXT, GrpcServices.of(new EchoService().registry()));
+    HttpClient c = GrpcWebTest.client(GrpcWebTest.Mode.H1_CLEARTEXT);
+    HttpResponse<byte[]> r = post(c, base + UNARY, "\"throw\"");
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(text(r)).startsWith("{\"code\":2,").doesNotContain("boom");
+    stop();
+
+    base = start(GrpcWebTest.Mode.H1_CLEARTEXT, GrpcServices.of(GrpcWebTest.exposing(new EchoService())));
+    r = post(c, base + UNARY, "\"throw\"");
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(text(r)).isEqualTo("{\"code\":2,\"message\":\"boom\"}");
   }
 
   @ParameterizedTest

@@ -10,6 +10,7 @@ import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Status;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +111,7 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
     try {
       l = def.handler().startCall(this);
     } catch (RuntimeException e) {
-      close(Status.fromThrowable(e));
+      close(HandlerFailures.status(def.method(), e));
       return false;
     }
     if (l == null) {

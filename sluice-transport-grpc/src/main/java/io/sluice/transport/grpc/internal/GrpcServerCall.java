@@ -12,6 +12,7 @@ import io.sluice.rpc.Headers;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
@@ -352,7 +353,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   /** A listener callback threw: the call ends UNKNOWN, as a handler's own failure would. */
   private void handlerFailed(RuntimeException e) {
-    fail(Status.fromThrowable(e));
+    fail(HandlerFailures.status(def.method(), e));
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.sluice.rpc.Headers;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
@@ -149,7 +150,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     try {
       listener.onReady(allowance.first());
     } catch (RuntimeException e) {
-      fail(Status.fromThrowable(e));
+      fail(HandlerFailures.status(def.method(), e));
       return;
     }
     deliver();
@@ -191,7 +192,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
         listener.onHalfClose();
       }
     } catch (RuntimeException e) {
-      fail(Status.fromThrowable(e));
+      fail(HandlerFailures.status(def.method(), e));
     }
   }
 
