@@ -377,6 +377,9 @@ class StreamRulesTest extends ConformanceTestBase {
     assertThat(toClient.metadata()).isEqualTo("to the client");
     peer.assertQuiet();
     client.peer.assertQuiet();
+    // On an id of the receiver's own parity (one the sender could never open) it is ignored, as
+    // the rule says and as rsocket-java's responder does.
+    peer.send(FrameBuilder.metadataPush("wrong parity").streamId(2).clearFlags(M));
     peer.send(FrameBuilder.requestResponse(3).data("still up"));
     assertThat(responder.take().data()).isEqualTo("still up");
     assertThat(client.requester().isOpen()).isTrue();

@@ -13,11 +13,14 @@ final class Errors {
    * REJECTED. REJECTED promises the peer that the request was not processed, so that it may send it
    * elsewhere; only the engine's own refusals, made before any handler saw the request, can keep
    * that promise (they send the code directly). A handler that fails with a RejectedException may
-   * have done its work first (e.g. it passes on a downstream refusal): APPLICATION_ERROR.
+   * have done its work first (e.g. it passes on a downstream refusal): APPLICATION_ERROR, unless
+   * it promised otherwise with {@link RejectedException#unprocessed(String)}.
    */
   static int streamCode(Throwable cause) {
     if (cause instanceof RejectedException) {
-      return ErrorCode.APPLICATION_ERROR;
+      return ((RejectedException) cause).isUnprocessed()
+          ? ErrorCode.REJECTED
+          : ErrorCode.APPLICATION_ERROR;
     }
     if (cause instanceof SluiceException) {
       int code = ((SluiceException) cause).errorCode();

@@ -194,9 +194,14 @@ final class InboundFrames {
     if (FrameType.isConnectionScoped(type)) {
       if (type == FrameType.METADATA_PUSH) {
         // The spec says to ignore it; rsocket-rust sends every push on its next stream id, and
-        // rsocket-java takes it as a push: so does Sluice (docs/conformance.md, rule 43). The id
-        // is not a stream and is not remembered.
-        onMetadataPush(frame);
+        // rsocket-java takes it as a push: so does Sluice (docs/conformance.md, rule 43), when
+        // the id is one the peer could open (its parity), as rsocket-java's responder does. The
+        // id is not a stream and is not remembered; on one of our own ids it is ignored (spec).
+        if (streams.hasPeerParity(streamId)) {
+          onMetadataPush(frame);
+        } else {
+          countIgnored();
+        }
         return;
       }
       conn.connectionError(

@@ -112,7 +112,8 @@ final class StreamTable {
     return !ownIdsWrapped && streamId >= nextStreamId;
   }
 
-  private boolean hasPeerParity(int streamId) {
+  /** True if {@code streamId} is one the peer opens (odd for a client's, even for a server's). */
+  boolean hasPeerParity(int streamId) {
     return client ? (streamId & 1) == 0 : (streamId & 1) == 1;
   }
 

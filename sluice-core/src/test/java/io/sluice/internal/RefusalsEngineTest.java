@@ -46,6 +46,26 @@ class RefusalsEngineTest extends EngineTestBase {
     assertThat(e.errorMessage()).isEqualTo("downstream: no lease");
   }
 
+  /** A handler that promises it did no work (its own load shedding) keeps REJECTED, retryable. */
+  @Test
+  void aHandlersUnprocessedRefusalGoesOutAsRejected() {
+    acceptedServer(
+        opts().build(),
+        new Responder() {
+          @Override
+          public StreamListener requestResponse(Message request, StreamHandle response) {
+            request.release();
+            response.error(RejectedException.unprocessed("shedding load"));
+            return StreamListener.DISCARDING;
+          }
+        });
+    transport.inject(Wire.requestResponse(1, null, "insert"));
+    Wire.Sent e = transport.next(FrameType.ERROR);
+    assertThat(e.streamId()).isEqualTo(1);
+    assertThat(ErrorCode.name(e.errorCode())).isEqualTo("REJECTED");
+    assertThat(e.errorMessage()).isEqualTo("shedding load");
+  }
+
   @Test
   void theEnginesOwnRefusalIsStillRejected() {
     acceptedServer(opts().maxActiveStreams(1).build(), new Producers.Counting(-1));

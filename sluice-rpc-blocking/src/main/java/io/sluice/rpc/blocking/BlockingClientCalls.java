@@ -2,6 +2,7 @@ package io.sluice.rpc.blocking;
 
 import com.google.protobuf.MessageLite;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
@@ -74,11 +75,15 @@ public final class BlockingClientCalls {
 
   /**
    * Refuses a wait on the connection's own event loop thread, which would wait for itself (a
-   * deadline cannot end it either: its timer fires on that thread too). A virtual thread carried
-   * by the loop is not the loop's thread.
+   * deadline cannot end it either: its timer fires on that thread too), and on any other netty
+   * executor thread (an event loop): a requester over a Balancer names no connection's loop (its executor is the
+   * balancer's), and the connection it picks may live on the calling loop; any other loop would
+   * stall every connection it serves. A virtual thread carried by the loop is not the loop's
+   * thread.
    */
   private static void notOnTheLoop(Executor loop) {
-    if (loop instanceof EventExecutor e && e.inEventLoop()) {
+    if ((loop instanceof EventExecutor e && e.inEventLoop())
+        || ThreadExecutorMap.currentExecutor() != null) {
       throw new IllegalStateException(
           "a blocking call on its connection's event loop thread would wait for that thread forever;"
               + " make it from a virtual thread or another thread that may block");

@@ -101,6 +101,29 @@ class BlockingOnTheLoopTest {
     assertThat(afterwards()).isEqualTo("still here");
   }
 
+  /**
+   * On another netty event loop (a requester over a Balancer names no connection's loop, and the
+   * connection it picks may live on the caller's): refused too, not waited for.
+   */
+  @Test
+  void aBlockingCallOnAnyOtherEventLoopIsRefused() throws Exception {
+    io.netty.channel.DefaultEventLoop other = new io.netty.channel.DefaultEventLoop();
+    try {
+      CompletableFuture<Object> outcome = new CompletableFuture<>();
+      other.execute(() -> {
+        try {
+          outcome.complete(client.say(req("elsewhere")));
+        } catch (Throwable t) {
+          outcome.complete(t);
+        }
+      });
+      assertRefused(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    } finally {
+      other.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+    }
+    assertThat(afterwards()).isEqualTo("still here");
+  }
+
   /** The same client, on a virtual thread: the loop was never held. */
   private static String afterwards() throws Exception {
     try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {

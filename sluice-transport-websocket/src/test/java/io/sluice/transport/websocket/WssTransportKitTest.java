@@ -19,7 +19,7 @@ class WssTransportKitTest extends TransportTestKit {
 
   @Override
   protected ServerTransport serverTransport() {
-    return WebSocketServerTransport.create("127.0.0.1", 0).withSsl(SERVER);
+    return WebSocketServerTransport.create("127.0.0.1", 0).withSsl(SERVER).withUpgradeTimeout(Duration.ofSeconds(60));
   }
 
   @Override
