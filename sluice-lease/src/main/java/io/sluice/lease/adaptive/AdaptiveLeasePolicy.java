@@ -41,8 +41,14 @@ import java.util.function.ToIntFunction;
  * <p><b>Ranks</b>: with {@link Builder#ranks ranks(count, rankOf)}, {@link #admit} refuses a
  * request whose rank is above the admitted one, and each grant carries the admitted rank as its
  * {@code maxRank}; as calls in flight near the limit the lowest priorities (largest ranks) go
- * first, from {@link Builder#shedFrom shedFrom} of the limit; rank 0 is always admitted while the
- * lease covers it.
+ * first, from {@link Builder#shedFrom shedFrom} of the limit; rank 0 is admitted while the lease
+ * covers it and the limit is not full.
+ *
+ * <p><b>A bound on calls in flight</b>: while the calls in flight are at the limit, {@link #admit}
+ * refuses every request (whatever the grants, which are a rate, said), and the grants are 0 until
+ * the calls in flight are back below {@value #RESUME_BELOW} of it. Handlers that hang therefore
+ * hold at most {@code limit} calls; request-responses that have not answered yet do not count as
+ * use of the limit, so they do not make it grow either.
  *
  * <p><b>One tick per policy</b>: a single timer, every sample window (at most every half ttl),
  * moves the limit once and looks at every connection with the result; it runs on the event loop of
@@ -56,6 +62,12 @@ import java.util.function.ToIntFunction;
 public final class AdaptiveLeasePolicy implements LeasePolicy {
   /** The latency assumed before the first measurement, for the first grants. */
   static final long ASSUMED_LATENCY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * Once the calls in flight filled the limit, the grants stay 0 until they are below this share
+   * of it: a server at its limit does not re-grant every connection on every tick as calls end and
+   * start around it.
+   */
+  static final double RESUME_BELOW = 0.9;
 
   private final Duration ttl;
   private final long ttlNanos;
@@ -75,6 +87,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
   private volatile double limit;
   private volatile long latencyNanos;
   private volatile long noLoadNanos;
+  private volatile boolean saturated;
   private final Stats stats = new Stats();
 
   private AdaptiveLeasePolicy(Builder b) {
@@ -185,16 +198,40 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     if (w.count() == 0) {
       return;
     }
-    // Calls in flight on average over the window (Little's law over the latencies it saw),
-    // or now, whichever is more.
-    double concurrency = Math.max((double) meter.inFlight(), (double) w.sumNanos() / (now - start));
+    // Calls in flight on average over the window (Little's law over the latencies it saw), or the
+    // calls in flight now that have answered (streams sending), whichever is more. Request-responses
+    // still waiting for their handler do not count: a hung handler is no sign that the server could
+    // carry more, and counting it would raise the limit while the hung calls pile up.
+    double answering = Math.max(0, meter.inFlight() - meter.awaiting());
+    double concurrency = Math.max(answering, (double) w.sumNanos() / (now - start));
     limit = gradient.update(w.meanNanos(), concurrency);
     latencyNanos = Math.round(gradient.recentNanos());
     noLoadNanos = gradient.noLoadNanos();
   }
 
-  /** Each connection's share of the limit per ttl at the recent latency; at least 1. */
+  /**
+   * Whether the calls in flight filled the limit: set on a tick that finds the limit reached, cleared
+   * on one that finds them below {@link #RESUME_BELOW} of it. While set, the grants are 0. On the
+   * tick only (read anywhere).
+   */
+  void checkSaturation() {
+    long inFlight = meter.inFlight();
+    double l = limit;
+    if (inFlight >= l) {
+      saturated = true;
+    } else if (inFlight < l * RESUME_BELOW) {
+      saturated = false;
+    }
+  }
+
+  /**
+   * Each connection's share of the limit per ttl at the recent latency; at least 1, but 0 while the
+   * calls in flight fill the limit.
+   */
   int requestsPerConnection() {
+    if (saturated) {
+      return 0;
+    }
     long latency = latencyNanos > 0 ? latencyNanos : ASSUMED_LATENCY_NANOS;
     double total = limit * ((double) ttlNanos / latency);
     double share = Math.ceil(total / Math.max(1, connections.get()));
@@ -205,8 +242,15 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     return shedding.admittedMaxRank(meter.inFlight(), limit);
   }
 
-  /** {@link ConnectionLease#admit}: refuses a rank above the admitted one. */
+  /**
+   * {@link ConnectionLease#admit}: refuses every request while the calls in flight fill the limit
+   * (the bound on calls taken on at once, whatever the grants said), and a rank above the admitted
+   * one.
+   */
   boolean admit(Message request) {
+    if (meter.inFlight() >= limit) {
+      return false;
+    }
     if (shedding.ranks() == 1) {
       return true;
     }
@@ -330,7 +374,8 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
 
     /**
      * The limit never goes above this (default 2000), however low latency stays: a finite bound
-     * on the calls the server takes on at once when latency does not show its limits (memory).
+     * on the calls in flight (beyond the limit requests are refused) when latency does not show
+     * the server's limits (memory).
      */
     public Builder maxLimit(int limit) {
       this.maxLimit = atLeastOne(limit, "maxLimit");

@@ -32,7 +32,10 @@ public interface LeaseStats {
   /** Connections the policy is granting to now. */
   int connections();
 
-  /** Requests each connection is granted per time to live now (what the next grant will be). */
+  /**
+   * Requests each connection is granted per time to live now (what the next grant will be); 0
+   * while the calls in flight fill the limit.
+   */
   int requestsPerConnection();
 
   /** Requests started since the policy was made. */

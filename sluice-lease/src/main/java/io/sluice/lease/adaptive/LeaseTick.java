@@ -139,6 +139,7 @@ final class LeaseTick implements Runnable {
       long now = policy.now();
       lastTickAt = now;
       policy.maybeUpdate(now);
+      policy.checkSaturation();
       int requests = policy.requestsPerConnection();
       int rank = policy.admittedMaxRank();
       Map<ScheduledExecutorService, Batch> batches = null;

@@ -52,8 +52,9 @@ class AdaptiveLeasePolicyTest {
     clock.advance(WINDOW);
   }
 
+  /** A window with the limit well used (three quarters of it in flight). */
   private void fullWindow(AdaptiveLeasePolicy policy, long latencyNanos) {
-    window(policy, policy.stats().limit(), 20, latencyNanos);
+    window(policy, policy.stats().limit() * 3L / 4, 20, latencyNanos);
   }
 
   @Test
@@ -240,6 +241,64 @@ class AdaptiveLeasePolicyTest {
     assertThat(all).allSatisfy(g -> assertThat(g.last().requests()).isEqualTo(1));
   }
 
+  @Test
+  void handlersThatNeverAnswerHoldNoMoreThanTheLimit() {
+    // Every call hangs: no latency ever arrives. Offered 500 calls per window for 20 windows,
+    // the policy takes on no more than its limit (100) at once, and grants nothing more once
+    // that many hang, so that clients go elsewhere instead of being refused one by one.
+    AdaptiveLeasePolicy policy = builder().build();
+    FakeGrants g = new FakeGrants(clock);
+    ConnectionLease lease = policy.attach(g);
+    RequestStats stats = policy.requestStats();
+    int admitted = 0;
+    for (int w = 0; w < 20; w++) {
+      for (int i = 0; i < 500; i++) {
+        if (admits(lease, 0)) {
+          stats.onStart(Kind.REQUEST_RESPONSE);
+          admitted++;
+        }
+      }
+      clock.advance(WINDOW);
+      assertThat(policy.stats().inFlight()).isLessThanOrEqualTo(policy.stats().limit());
+    }
+    assertThat(admitted).isEqualTo(100);
+    assertThat(policy.stats().limit()).isEqualTo(100);
+    assertThat(g.last().requests()).isZero();
+    assertThat(policy.stats().requestsPerConnection()).isZero();
+
+    // Half of them end: the server takes calls on again, and says so at the next tick.
+    for (int i = 0; i < 50; i++) {
+      stats.onEnd(Kind.REQUEST_RESPONSE, 10 * MS, Outcome.CANCELED);
+    }
+    assertThat(admits(lease, 0)).isTrue();
+    clock.advance(WINDOW);
+    assertThat(g.last().requests()).isPositive();
+  }
+
+  @Test
+  void aPartialHangDoesNotRaiseTheLimit() {
+    // Per window 100 calls: 90 answer in 1 ms, 10 hang. The quick answers keep the latency at its
+    // no-load level, but the hanging calls are no sign that the server could carry more.
+    AdaptiveLeasePolicy policy = builder().build();
+    ConnectionLease lease = policy.attach(new FakeGrants(clock));
+    RequestStats stats = policy.requestStats();
+    for (int w = 0; w < 60; w++) {
+      for (int i = 0; i < 100; i++) {
+        if (!admits(lease, 0)) {
+          continue;
+        }
+        stats.onStart(Kind.REQUEST_RESPONSE);
+        if (i % 10 != 0) {
+          stats.onFirstResponse(Kind.REQUEST_RESPONSE, MS);
+          stats.onEnd(Kind.REQUEST_RESPONSE, MS, Outcome.COMPLETE);
+        }
+      }
+      clock.advance(WINDOW);
+      assertThat(policy.stats().limit()).as("window %d", w).isLessThanOrEqualTo(100);
+      assertThat(policy.stats().inFlight()).isLessThanOrEqualTo(100);
+    }
+  }
+
   private static Message rank(int rank) {
     return TestMessages.utf8(Integer.toString(rank));
   }
@@ -268,7 +327,7 @@ class AdaptiveLeasePolicyTest {
     // 4 ranks from half the limit: rank 3 goes at 62.5 in flight, 2 at 75, 1 at 87.5.
     int[][] steps = {
       {0, LeaseGrants.ALL_RANKS}, {62, LeaseGrants.ALL_RANKS}, {63, 2}, {74, 2}, {75, 1},
-      {87, 1}, {88, 0}, {150, 0}, {70, 2}, {10, LeaseGrants.ALL_RANKS}
+      {87, 1}, {88, 0}, {99, 0}, {100, 0}, {150, 0}, {70, 2}, {10, LeaseGrants.ALL_RANKS}
     };
     for (int[] step : steps) {
       while (policy.stats().inFlight() < step[0]) {
@@ -280,7 +339,8 @@ class AdaptiveLeasePolicyTest {
       int max = step[1];
       assertThat(policy.stats().admittedMaxRank()).as("at %d in flight", step[0]).isEqualTo(max);
       for (int r = 0; r <= 5; r++) {
-        boolean expected = r == 0 || Math.min(r, 3) <= max;
+        // From the limit in flight on, nothing is admitted, rank 0 neither.
+        boolean expected = step[0] < 100 && (r == 0 || Math.min(r, 3) <= max);
         assertThat(admits(lease, r)).as("rank %d at %d in flight", r, step[0]).isEqualTo(expected);
       }
       clock.advance(WINDOW); // the next tick tells the client
@@ -289,7 +349,7 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
-  void rankZeroIsAlwaysAdmittedAndAnUnreadableRankIsTheLowest() {
+  void rankZeroIsAdmittedBelowTheLimitAndAnUnreadableRankIsTheLowest() {
     AdaptiveLeasePolicy policy =
         builder()
             .initialLimit(10).minLimit(10).maxLimit(10)
@@ -299,7 +359,7 @@ class AdaptiveLeasePolicyTest {
             .build();
     ConnectionLease lease = policy.attach(new FakeGrants(clock));
     assertThat(admits(lease, 0)).isTrue(); // not shedding: even the unreadable one goes in
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       policy.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(policy.stats().admittedMaxRank()).isZero();
@@ -308,12 +368,14 @@ class AdaptiveLeasePolicyTest {
     AdaptiveLeasePolicy byData =
         builder().initialLimit(10).minLimit(10).maxLimit(10).ranks(3, AdaptiveLeasePolicyTest::rankOf).build();
     ConnectionLease l2 = byData.attach(new FakeGrants(clock));
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       byData.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(admits(l2, 0)).isTrue();
     assertThat(admits(l2, -5)).isTrue(); // below 0 counts as 0
     assertThat(admits(l2, 1)).isFalse();
+    byData.requestStats().onStart(Kind.REQUEST_RESPONSE); // the limit, 10, in flight: none
+    assertThat(admits(l2, 0)).isFalse();
   }
 
   @Test
@@ -321,7 +383,7 @@ class AdaptiveLeasePolicyTest {
     AdaptiveLeasePolicy policy = builder().initialLimit(10).minLimit(10).maxLimit(10).build();
     FakeGrants g = new FakeGrants(clock);
     ConnectionLease lease = policy.attach(g);
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       policy.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(policy.stats().admittedMaxRank()).isEqualTo(LeaseGrants.ALL_RANKS);
