@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -51,9 +52,11 @@ import java.util.function.ToIntFunction;
  * use of the limit, so they do not make it grow either.
  *
  * <p><b>One tick per policy</b>: a single timer, every sample window (at most every half ttl),
- * moves the limit once and looks at every connection with the result; it runs on the event loop of
- * one of the policy's connections, moves to another when that one closes, and stops when the last
- * one closes (see {@code LeaseTick}). The connections are granted on their own event loops.
+ * moves the limit once and looks at every connection with the result; it runs on a daemon thread
+ * shared by the adaptive policies of the JVM ({@code sluice-lease-tick}, gone a second after the
+ * last leasing connection closes), not on an event loop, so a handler that blocks one loop delays
+ * only the grants of that loop's connections (see {@code LeaseTick}). The connections are granted
+ * on their own event loops.
  *
  * <p>Thread-safe: one instance serves every connection of a server. Per request it updates a few
  * striped counters (no lock, no clock read); the limit moves on the tick, one thread at a time. It
@@ -106,7 +109,8 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
         new GradientLimit(b.initialLimit, b.minLimit, b.maxLimit, b.tolerance, b.smoothing, baselineWindows);
     this.limit = gradient.limit();
     this.windowStart = ticker.getAsLong();
-    this.tick = new LeaseTick(this, tickNanos());
+    this.tick =
+        new LeaseTick(this, b.tickScheduler != null ? b.tickScheduler : TickScheduler.shared(), tickNanos());
     this.config =
         "AdaptiveLeasePolicy(ttl=" + ttl + ", limit=" + b.initialLimit + " in [" + b.minLimit + ", "
             + b.maxLimit + "], sampleWindow=" + b.sampleWindow + ", minSamples=" + b.minSamples
@@ -343,6 +347,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     private ToIntFunction<Message> rankOf = m -> 0;
     private double shedFrom = 0.5;
     private LongSupplier ticker = System::nanoTime;
+    private ScheduledExecutorService tickScheduler; // null: TickScheduler.shared()
     private Set<RequestStats.Kind> measured = EnumSet.allOf(RequestStats.Kind.class);
 
     private Builder() {}
@@ -500,6 +505,12 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     /** The clock, in nanoseconds (default {@link System#nanoTime}); tests drive their own. */
     Builder ticker(LongSupplier ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Where the tick runs (default: {@link TickScheduler#shared()}); tests drive their own. */
+    Builder tickScheduler(ScheduledExecutorService scheduler) {
+      this.tickScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

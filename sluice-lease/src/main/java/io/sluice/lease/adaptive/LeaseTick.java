@@ -20,11 +20,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that one result, so the work per tick is one limit update plus a comparison per connection, and
  * the timers are one per policy, not one per connection.
  *
- * <p><b>Where it runs.</b> The SPI gives a policy no executor of its own, only each connection's
- * event loop ({@link io.sluice.lease.LeaseGrants#scheduler()}). The timer starts on the loop of
- * the first connection that joins (the <em>host</em>); when the host closes it moves to another
- * open connection's loop, keeping its phase; when the last connection closes it stops, and the
- * next one to join starts it again. A loop that refuses the timer (shut down) is passed over.
+ * <p><b>Where it runs.</b> On the policy's tick scheduler ({@link TickScheduler}: one daemon thread
+ * shared by the adaptive policies of the JVM), never on a connection's event loop: a handler that
+ * blocks one event loop then delays the grants of that loop's connections only, not every
+ * connection's renewal. The timer starts with the first connection that joins and stops when the
+ * last one leaves; the next one to join starts it again.
  *
  * <p><b>Grants.</b> A connection is granted on its own loop: the grants one tick makes go as one
  * task per event loop, not one hand-off per connection (which would also give every leasing
@@ -33,36 +33,36 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * renewal comes on the shared tick and never later than it would on a timer of its own.
  *
  * <p><b>Threads.</b> {@link #join} and {@link #leave} run on the connection's loop and take a
- * lock (once per connection set up or closed, never per request); a tick runs on the host's loop,
- * one at a time (a tick that finds another still running, as can happen for a moment after the
- * timer moved, skips its turn).
+ * lock (once per connection set up or closed, never per request); ticks run one at a time (a tick
+ * that finds another still running skips its turn).
  */
 final class LeaseTick implements Runnable {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(LeaseTick.class);
 
   private final AdaptiveLeasePolicy policy;
+  private final ScheduledExecutorService scheduler;
   private final long periodNanos;
   /** The connections the tick visits: every joined connection not yet closed. */
   private final Set<LeasedConnection> connections = ConcurrentHashMap.newKeySet();
   /** Held while a tick runs: ticks run one at a time, and LeasedConnection's records with them. */
   private final AtomicBoolean ticking = new AtomicBoolean();
   private final Object lock = new Object();
-  private LeasedConnection host; // guarded by lock
   private ScheduledFuture<?> timer; // guarded by lock; null while stopped
-  /** When the last tick ran (or the timer started): the phase the timer keeps when it moves. */
+  /** When the last tick ran (or the timer started): the date of a joining connection's grant. */
   private volatile long lastTickAt;
 
-  LeaseTick(AdaptiveLeasePolicy policy, long periodNanos) {
+  LeaseTick(AdaptiveLeasePolicy policy, ScheduledExecutorService scheduler, long periodNanos) {
     this.policy = policy;
+    this.scheduler = scheduler;
     this.periodNanos = periodNanos;
   }
 
   /**
    * A connection starts leasing: it is granted at once and visited from the next tick on. Starts
-   * the timer on its loop if none runs. Call on the connection's loop.
+   * the timer if none runs. Call on the connection's loop.
    *
-   * @throws RejectedExecutionException if the timer had to start and the loop refused it; the
-   *     caller closes the connection (which makes it {@link #leave})
+   * @throws RejectedExecutionException if the timer had to start and the scheduler refused it;
+   *     the caller closes the connection (which makes it {@link #leave})
    */
   void join(LeasedConnection c) {
     int requests;
@@ -78,43 +78,21 @@ final class LeaseTick implements Runnable {
       c.granted(lastTickAt, requests, rank);
       connections.add(c);
       if (start) {
-        timer = c.scheduler().scheduleAtFixedRate(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
-        host = c;
+        timer = scheduler.scheduleAtFixedRate(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
       }
     }
     c.send(requests, rank);
   }
 
-  /**
-   * A connection closed: the tick no longer visits it. If its loop ran the timer, the timer moves
-   * to another open connection's loop, or stops if there is none.
-   */
+  /** A connection closed: the tick no longer visits it; the timer stops with the last one. */
   void leave(LeasedConnection c) {
     synchronized (lock) {
       connections.remove(c);
-      if (host != c) {
-        return;
-      }
-      timer.cancel(false);
-      timer = null;
-      host = null;
-      long delay = Math.max(0, lastTickAt + periodNanos - policy.now());
-      for (LeasedConnection next : connections) {
-        if (next.isOpen() && startOn(next, delay)) {
-          return;
-        }
+      if (connections.isEmpty() && timer != null) {
+        timer.cancel(false);
+        timer = null;
       }
     }
-  }
-
-  private boolean startOn(LeasedConnection c, long delayNanos) {
-    try {
-      timer = c.scheduler().scheduleAtFixedRate(this, delayNanos, periodNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      return false; // its loop is shutting down; its connection closes soon
-    }
-    host = c;
-    return true;
   }
 
   /** Connections the tick visits. */

@@ -29,7 +29,7 @@ final class LeasedConnection implements ConnectionLease {
     this.grants = grants;
   }
 
-  /** The connection's event loop: where its grants are made, and where the tick may run. */
+  /** The connection's event loop: where its grants are made. */
   ScheduledExecutorService scheduler() {
     return grants.scheduler();
   }

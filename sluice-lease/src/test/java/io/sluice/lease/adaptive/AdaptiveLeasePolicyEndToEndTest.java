@@ -221,6 +221,19 @@ class AdaptiveLeasePolicyEndToEndTest {
     }
     until("granted again", () -> client.availability() > 0);
     assertThat(await(call("after"))).isEqualTo("ok:after");
+
+    // The tick runs on a thread of its own, not on an event loop; with no leasing connection
+    // left, that thread ends by itself.
+    assertThat(tickThreads()).isPositive();
+    client.dispose();
+    until("the connection forgotten", () -> policy.stats().connections() == 0);
+    until("no tick thread left", () -> tickThreads() == 0);
+  }
+
+  private static long tickThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().equals("sluice-lease-tick"))
+        .count();
   }
 
   private static void assertThatRejected(CompletableFuture<String> f) throws InterruptedException {

@@ -25,9 +25,10 @@ class AdaptiveLeasePolicyTest {
   private static final Duration WINDOW = Duration.ofMillis(100);
 
   private final FakeGrants.Clock clock = new FakeGrants.Clock();
+  private final FakeGrants.FakeScheduler tickLoop = new FakeGrants.FakeScheduler(clock);
 
   private AdaptiveLeasePolicy.Builder builder() {
-    return AdaptiveLeasePolicy.builder().ticker(clock::now);
+    return AdaptiveLeasePolicy.builder().ticker(clock::now).tickScheduler(tickLoop);
   }
 
   /**
@@ -400,13 +401,13 @@ class AdaptiveLeasePolicyTest {
     ConnectionLease la = policy.attach(a);
     policy.attach(b);
     assertThat(policy.stats().connections()).isEqualTo(2);
-    assertThat(a.scheduler.live()).isEqualTo(1);
+    assertThat(tickLoop.live()).isEqualTo(1);
     int shareOfTwo = b.last().requests();
 
     la.close();
     la.close(); // once is enough; a second close changes nothing
     assertThat(policy.stats().connections()).isEqualTo(1);
-    assertThat(a.scheduler.live()).isZero();
+    assertThat(policy.tick().size()).isEqualTo(1);
     int grantsOfA = a.grants.size();
     clock.advance(Duration.ofSeconds(10));
     assertThat(a.grants).hasSize(grantsOfA);

@@ -42,6 +42,9 @@ final class FakeGrants implements LeaseGrants {
       for (int guard = 0; guard < 10_000_000; guard++) {
         Timer due = null;
         for (FakeScheduler s : schedulers) {
+          if (s.blocked) {
+            continue; // a blocked loop runs nothing, its timers neither
+          }
           for (Timer t : s.timers) {
             if (!t.canceled && t.next <= end && (due == null || t.next < due.next)) {
               due = t;
@@ -166,6 +169,12 @@ final class FakeGrants implements LeaseGrants {
     /** Tasks run through {@link #execute}. */
     int executed;
     boolean shutDown;
+    /**
+     * A loop that a handler blocks: its timers do not run and tasks handed to it wait, until the
+     * test clears it and calls {@link #unblock}.
+     */
+    boolean blocked;
+    private final List<Runnable> waiting = new ArrayList<>();
 
     /** A scheduler whose timers {@code clock} runs. */
     FakeScheduler(Clock clock) {
@@ -214,7 +223,19 @@ final class FakeGrants implements LeaseGrants {
         throw new RejectedExecutionException("shut down");
       }
       executed++;
+      if (blocked) {
+        waiting.add(command);
+        return;
+      }
       command.run();
+    }
+
+    /** The loop runs again: the tasks handed to it meanwhile run now, in order. */
+    void unblock() {
+      blocked = false;
+      List<Runnable> tasks = new ArrayList<>(waiting);
+      waiting.clear();
+      tasks.forEach(Runnable::run);
     }
 
     @Override
