@@ -31,10 +31,14 @@ import java.util.function.ToIntFunction;
  * uses at least half of it, and shrinks as latency rises; {@link Builder#smoothing smoothed},
  * clamped to [{@link Builder#minLimit minLimit}, {@link Builder#maxLimit maxLimit}].
  *
- * <p><b>How it grants</b>: every connection gets an equal share of the requests that keep about
- * {@code limit} calls in flight at the recent latency, per time to live: {@code ceil(limit * ttl /
- * latency / connections)}, at least 1, so no connection starves while load is low (before the first
- * measurement the latency is taken as 1 ms). It grants at once on attach, again every half {@link
+ * <p><b>How it grants</b>: the connections share the requests that keep about {@code limit} calls in
+ * flight at the recent latency, per time to live ({@code limit * ttl / latency}; before the first
+ * measurement the latency is taken as 1 ms) by what they use: each tick a connection is given twice
+ * the rate at which it spent its last grant (at least 1), as long as that is no more than an equal
+ * part of what the others leave; the busy ones share the rest equally, and what nobody needs is
+ * spread over all. So an idle connection keeps a small grant, a busy one among many idle ones gets
+ * most of the total, and every one gets at least 1 request (a connection joining gets an equal
+ * share, {@code total / connections}). It grants at once on attach, again every half {@link
  * Builder#ttl ttl}, and early, within a sample window, when a connection's share moved by more than
  * {@link Builder#regrantChange regrantChange} or the admitted rank changed. The engine refuses
  * (REJECTED, the handler never sees it) what a grant does not cover.
@@ -229,15 +233,30 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
   }
 
   /**
-   * Each connection's share of the limit per ttl at the recent latency; at least 1, but 0 while the
-   * calls in flight fill the limit.
+   * The requests per ttl that keep about {@code limit} calls in flight at the recent latency, for
+   * every connection together; 0 while the calls in flight fill the limit.
    */
-  int requestsPerConnection() {
+  double requestsPerTtl() {
     if (saturated) {
       return 0;
     }
     long latency = latencyNanos > 0 ? latencyNanos : ASSUMED_LATENCY_NANOS;
-    double total = limit * ((double) ttlNanos / latency);
+    return limit * ((double) ttlNanos / latency);
+  }
+
+  long ttlNanos() {
+    return ttlNanos;
+  }
+
+  /**
+   * An equal share of {@link #requestsPerTtl} per connection (what a connection gets on joining,
+   * and the average share); at least 1, but 0 while the calls in flight fill the limit.
+   */
+  int requestsPerConnection() {
+    double total = requestsPerTtl();
+    if (total == 0) {
+      return 0;
+    }
     double share = Math.ceil(total / Math.max(1, connections.get()));
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, share));
   }

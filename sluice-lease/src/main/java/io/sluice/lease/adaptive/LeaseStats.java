@@ -33,8 +33,9 @@ public interface LeaseStats {
   int connections();
 
   /**
-   * Requests each connection is granted per time to live now (what the next grant will be); 0
-   * while the calls in flight fill the limit.
+   * Requests per time to live an equal share gives each connection now: the average grant (busy
+   * connections are granted more, idle ones less) and what a joining connection gets; 0 while the
+   * calls in flight fill the limit.
    */
   int requestsPerConnection();
 

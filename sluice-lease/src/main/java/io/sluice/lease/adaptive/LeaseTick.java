@@ -118,15 +118,29 @@ final class LeaseTick implements Runnable {
       lastTickAt = now;
       policy.maybeUpdate(now);
       policy.checkSaturation();
-      int requests = policy.requestsPerConnection();
+      double total = policy.requestsPerTtl();
       int rank = policy.admittedMaxRank();
-      Map<ScheduledExecutorService, Batch> batches = null;
+      int n = 0;
       for (LeasedConnection c : connections) {
+        if (n == visit.length) {
+          visit = java.util.Arrays.copyOf(visit, n * 2);
+          needs = java.util.Arrays.copyOf(needs, n * 2);
+        }
+        visit[n] = c;
+        needs[n] = c.need(now);
+        n++;
+      }
+      Shares shares = Shares.of(needs, n, total, sorted());
+      Map<ScheduledExecutorService, Batch> batches = null;
+      for (int i = 0; i < n; i++) {
+        LeasedConnection c = visit[i];
+        visit[i] = null;
+        int requests = total == 0 ? 0 : shares.of(needs[i]);
         if (c.due(now, requests, rank)) {
           if (batches == null) {
             batches = new IdentityHashMap<>();
           }
-          batches.computeIfAbsent(c.scheduler(), l -> new Batch(requests, rank)).add(c);
+          batches.computeIfAbsent(c.scheduler(), l -> new Batch(rank)).add(c, requests);
         }
       }
       if (batches != null) {
@@ -146,26 +160,82 @@ final class LeaseTick implements Runnable {
     }
   }
 
+  // Reused from tick to tick (ticks run one at a time): the connections visited and their needs.
+  private LeasedConnection[] visit = new LeasedConnection[16];
+  private double[] needs = new double[16];
+  private double[] sorted = new double[16];
+
+  private double[] sorted() {
+    if (sorted.length < needs.length) {
+      sorted = new double[needs.length];
+    }
+    return sorted;
+  }
+
+  /**
+   * How one tick shares the requests per ttl among the connections by what they need (max-min
+   * fair): a connection that needs less than an equal part of what is left gets what it needs, the
+   * others share the rest equally (the <em>level</em>); what nobody needs is spread equally over all.
+   * So idle connections keep a small grant and a busy one gets the rest, instead of every connection
+   * an equal part whether it uses it or not.
+   */
+  static final class Shares {
+    private final double level;
+    private final double extra;
+
+    private Shares(double level, double extra) {
+      this.level = level;
+      this.extra = extra;
+    }
+
+    /**
+     * {@code needs[0..n)} requests per ttl, {@code total} to share; {@code scratch} at least {@code
+     * n} long.
+     */
+    static Shares of(double[] needs, int n, double total, double[] scratch) {
+      if (n == 0) {
+        return new Shares(Double.POSITIVE_INFINITY, 0);
+      }
+      System.arraycopy(needs, 0, scratch, 0, n);
+      java.util.Arrays.sort(scratch, 0, n);
+      double left = total;
+      for (int i = 0; i < n; i++) {
+        int rest = n - i;
+        if (scratch[i] * rest > left) {
+          return new Shares(left / rest, 0); // the rest share what is left
+        }
+        left -= scratch[i];
+      }
+      return new Shares(Double.POSITIVE_INFINITY, left / n); // every need met; spread what is left
+    }
+
+    /** The grant of a connection that needs {@code need}: at least 1. */
+    int of(double need) {
+      double share = Math.ceil(Math.min(need, level) + extra);
+      return (int) Math.max(1, Math.min(Integer.MAX_VALUE, share));
+    }
+  }
+
   /** The grants of one tick for the connections of one event loop; runs on that loop. */
   private static final class Batch implements Runnable {
-    private final int requests;
     private final int rank;
     private final List<LeasedConnection> due = new ArrayList<>();
+    private final List<Integer> requests = new ArrayList<>();
 
-    Batch(int requests, int rank) {
-      this.requests = requests;
+    Batch(int rank) {
       this.rank = rank;
     }
 
-    void add(LeasedConnection c) {
+    void add(LeasedConnection c, int r) {
       due.add(c);
+      requests.add(r);
     }
 
     @Override
     public void run() {
-      for (LeasedConnection c : due) {
+      for (int i = 0; i < due.size(); i++) {
         try {
-          c.send(requests, rank);
+          due.get(i).send(requests.get(i), rank);
         } catch (Throwable e) {
           logger.warn("a lease grant failed", e);
         }

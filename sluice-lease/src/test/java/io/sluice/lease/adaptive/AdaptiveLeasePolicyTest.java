@@ -227,6 +227,45 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
+  void aBusyConnectionAmongManyIdleOnesIsGrantedWhatItUses() {
+    // A limit of 100 that cannot move, 10 ms per call: 100 * 2 s / 10 ms = 20,000 requests per ttl
+    // for the server, 20 for each of 1000 connections if shared equally. One client sends all
+    // its grant allows, the 999 others nothing, and the server has nothing in flight.
+    AdaptiveLeasePolicy policy = builder().initialLimit(100).minLimit(100).maxLimit(100).build();
+    FakeGrants.FakeScheduler loop = new FakeGrants.FakeScheduler(clock);
+    List<FakeGrants> idle = new ArrayList<>();
+    for (int i = 0; i < 999; i++) {
+      FakeGrants g = new FakeGrants(loop);
+      policy.attach(g);
+      idle.add(g);
+    }
+    FakeGrants busy = new FakeGrants(loop);
+    policy.attach(busy);
+    window(policy, 0, 20, 10 * MS);
+    assertThat(policy.stats().latencyNanos()).isEqualTo(10 * MS);
+    clock.advance(WINDOW);
+    assertThat(busy.last().requests()).isEqualTo(20);
+
+    for (int tick = 0; tick < 20; tick++) {
+      busy.spent = busy.last().requests(); // spends all of it before each tick
+      clock.advance(WINDOW);
+    }
+    assertThat(busy.last().requests()).isGreaterThan(20_000 / 2);
+    long granted = busy.last().requests();
+    for (FakeGrants g : idle) {
+      granted += g.last().requests();
+    }
+    assertThat(granted).as("all grants together").isLessThanOrEqualTo(20_000 + 1000);
+    // An idle client that starts sending is given more at the next ticks.
+    FakeGrants woken = idle.get(0);
+    for (int tick = 0; tick < 5; tick++) {
+      woken.spent = woken.last().requests();
+      clock.advance(WINDOW);
+    }
+    assertThat(woken.last().requests()).isGreaterThan(20);
+  }
+
+  @Test
   void aShareIsAtLeastOneRequestSoNoConnectionStarves() {
     AdaptiveLeasePolicy policy = builder().initialLimit(10).minLimit(10).maxLimit(10).build();
     List<FakeGrants> all = new ArrayList<>();

@@ -66,6 +66,8 @@ final class FakeGrants implements LeaseGrants {
   final List<Grant> grants = new ArrayList<>();
   final FakeScheduler scheduler;
   boolean open = true;
+  /** Requests of the last grant the client has spent (the test sets it); a new grant resets it. */
+  int spent;
   /** Every grant throws (an engine that fails), after the test sets it. */
   boolean failing;
 
@@ -86,6 +88,7 @@ final class FakeGrants implements LeaseGrants {
       throw new IllegalStateException("failing on purpose");
     }
     grants.add(new Grant(ttl, requests, maxRank));
+    spent = 0;
   }
 
   @Override
@@ -95,7 +98,7 @@ final class FakeGrants implements LeaseGrants {
 
   @Override
   public int remaining() {
-    return grants.isEmpty() ? 0 : grants.get(grants.size() - 1).requests();
+    return grants.isEmpty() ? 0 : Math.max(0, grants.get(grants.size() - 1).requests() - spent);
   }
 
   @Override
