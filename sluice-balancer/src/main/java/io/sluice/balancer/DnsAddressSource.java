@@ -6,6 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.dns.DefaultDnsQuestion;
 import io.netty.handler.codec.dns.DefaultDnsRecordDecoder;
 import io.netty.handler.codec.dns.DnsRawRecord;
@@ -42,7 +43,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A set is delivered when it differs from the last one. A failed resolution (a timeout, no
  * such name, no records) is reported to the listener's {@code onError} and the last set stays: a
- * DNS hiccup does not empty the fleet. <b>Threads.</b> Resolves on one event loop, of its own
+ * DNS hiccup does not empty the fleet. An answer too large for UDP (the server marks it truncated)
+ * is asked again over TCP, so a large service is seen whole. <b>Threads.</b> Resolves on one event loop, of its own
  * unless {@link Builder#eventLoopGroup} gives one (a NIO group). Thread-safe.
  */
 public final class DnsAddressSource implements AddressSource {
@@ -105,6 +107,9 @@ public final class DnsAddressSource implements AddressSource {
           DnsNameResolverBuilder b =
               new DnsNameResolverBuilder(loop)
                   .datagramChannelType(NioDatagramChannel.class)
+                  // An answer too large for UDP comes truncated (TC); it is then asked again over
+                  // TCP instead of used as it is (a partial, changing set of a large service).
+                  .socketChannelType(NioSocketChannel.class)
                   .resolveCache(NoopDnsCache.INSTANCE)
                   .queryTimeoutMillis(queryTimeoutMillis)
                   .nameServerProvider(

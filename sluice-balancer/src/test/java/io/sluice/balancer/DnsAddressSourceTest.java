@@ -70,6 +70,49 @@ class DnsAddressSourceTest {
     }
   }
 
+  /** A listener that queues each set and each error it is given. */
+  private static AddressSource.Listener into(BlockingQueue<Object> got) {
+    return new AddressSource.Listener() {
+      @Override
+      public void onAddresses(Set<SocketAddress> addresses) {
+        got.add(addresses);
+      }
+
+      @Override
+      public void onError(Throwable cause) {
+        got.add(cause);
+      }
+    };
+  }
+
+  @Test
+  void anAnswerTooLargeForUdpIsReadWholeOverTcp() throws Exception {
+    // 400 A records: about 10 KB, well over the 4 KiB a UDP answer may carry. The UDP answer is
+    // cut and marked truncated; the resolver must ask again over TCP, not use the part it got.
+    List<String> ips = new java.util.ArrayList<>();
+    Set<SocketAddress> all = new java.util.HashSet<>();
+    for (int i = 0; i < 400; i++) {
+      String ip = "127.0." + (1 + i / 200) + "." + (1 + i % 200);
+      ips.add(ip);
+      all.add(at(ip, 7000));
+    }
+    dns.a.put("big.test", ips);
+    BlockingQueue<Object> got = new LinkedBlockingQueue<>();
+    try (DnsAddressSource source =
+        DnsAddressSource.host("big.test", 7000)
+            .nameServer(dns.address())
+            .interval(Duration.ofMillis(20))
+            .queryTimeout(Duration.ofSeconds(20)) // the first TCP connection of a loaded JVM is slow
+            .build()) {
+      source.start(into(got));
+      Object first = got.poll(30, TimeUnit.SECONDS);
+      assertThat(first).isInstanceOf(Set.class);
+      assertThat((Set<?>) first).hasSize(400).isEqualTo(all);
+      assertThat(dns.queries("udp", "big.test")).isPositive();
+      assertThat(dns.queries("tcp", "big.test")).isPositive();
+    }
+  }
+
   @Test
   void aBalancerFollowsSrvRecords() throws Exception {
     TestServer a = TestServer.start("A");
