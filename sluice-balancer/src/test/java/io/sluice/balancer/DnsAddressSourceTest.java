@@ -114,6 +114,71 @@ class DnsAddressSourceTest {
   }
 
   @Test
+  void anSrvTargetThatCannotBeResolvedNowKeepsItsLastAddresses() throws Exception {
+    dns.a.put("a.test", List.of("127.0.0.1"));
+    dns.a.put("b.test", List.of("127.0.0.2"));
+    dns.a.put("c.test", List.of("127.0.0.3"));
+    dns.srv.put(
+        "_rs._tcp.svc.test",
+        List.of(new FakeDnsServer.Srv(1, 7001, "a.test"), new FakeDnsServer.Srv(1, 7002, "b.test"),
+            new FakeDnsServer.Srv(1, 7003, "c.test")));
+    Set<SocketAddress> three = Set.of(at("127.0.0.1", 7001), at("127.0.0.2", 7002), at("127.0.0.3", 7003));
+    BlockingQueue<Object> got = new LinkedBlockingQueue<>();
+    try (DnsAddressSource source =
+        DnsAddressSource.srv("_rs._tcp.svc.test")
+            .nameServer(dns.address())
+            .interval(Duration.ofMillis(20))
+            .build()) {
+      source.start(into(got));
+      assertThat(got.poll(10, TimeUnit.SECONDS)).isEqualTo(three);
+
+      dns.failing.add("b.test"); // b's A query fails for a while; its server is still there
+      for (int i = 0; i < 3; i++) { // three rounds: reported, and none drops b
+        Object next = got.poll(10, TimeUnit.SECONDS);
+        assertThat(next).as("round %d", i).isInstanceOf(java.net.UnknownHostException.class);
+      }
+      dns.failing.remove("b.test");
+      dns.a.put("b.test", List.of("127.0.0.4")); // b answers again, moved
+      Object next;
+      do {
+        next = got.poll(10, TimeUnit.SECONDS);
+      } while (next instanceof Throwable);
+      assertThat(next).isEqualTo(Set.of(at("127.0.0.1", 7001), at("127.0.0.4", 7002), at("127.0.0.3", 7003)));
+
+      dns.srv.put( // b leaves the SRV answer: then it is gone
+          "_rs._tcp.svc.test",
+          List.of(new FakeDnsServer.Srv(1, 7001, "a.test"), new FakeDnsServer.Srv(1, 7003, "c.test")));
+      do {
+        next = got.poll(10, TimeUnit.SECONDS);
+      } while (next instanceof Throwable);
+      assertThat(next).isEqualTo(Set.of(at("127.0.0.1", 7001), at("127.0.0.3", 7003)));
+    }
+  }
+
+  @Test
+  void aListenerThatThrowsDoesNotStopTheResolution() throws Exception {
+    dns.a.put("svc.test", List.of("127.0.0.1"));
+    BlockingQueue<Object> got = new LinkedBlockingQueue<>();
+    try (DnsAddressSource source =
+        DnsAddressSource.host("svc.test", 7000)
+            .nameServer(dns.address())
+            .interval(Duration.ofMillis(20))
+            .build()) {
+      java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+      source.start(
+          addresses -> {
+            got.add(addresses);
+            if (calls.incrementAndGet() == 1) {
+              throw new IllegalStateException("a listener with a bug");
+            }
+          });
+      assertThat(got.poll(10, TimeUnit.SECONDS)).isEqualTo(Set.of(at("127.0.0.1", 7000)));
+      dns.a.put("svc.test", List.of("127.0.0.2"));
+      assertThat(got.poll(10, TimeUnit.SECONDS)).isEqualTo(Set.of(at("127.0.0.2", 7000)));
+    }
+  }
+
+  @Test
   void aBalancerFollowsSrvRecords() throws Exception {
     TestServer a = TestServer.start("A");
     TestServer b = TestServer.start("B");
