@@ -236,7 +236,7 @@ public final class DnsAddressSource implements AddressSource {
             ips -> {
               Set<SocketAddress> r = new LinkedHashSet<>();
               for (InetAddress ip : ips) {
-                r.add(new InetSocketAddress(literal(ip), port));
+                r.add(new Named(literal(ip), port, host));
               }
               return r;
             });
@@ -289,6 +289,35 @@ public final class DnsAddressSource implements AddressSource {
                         return all;
                       });
             });
+  }
+
+  /**
+   * The DNS name {@code address} was found under, for TLS: the name to check the server's
+   * certificate against and to send as SNI ({@code
+   * TcpClientTransport.create(address).withSsl(context, DnsAddressSource.serverName(address))}).
+   * For a host source it is the host name; for an SRV source, the SRV target the address belongs
+   * to (a trailing dot removed). Null for an address that did not come from a {@code
+   * DnsAddressSource}.
+   *
+   * <p>The addresses themselves are IP literals ({@code getHostString()} is the IP): a connector
+   * that connects by host string connects to that IP, not to whatever the name resolves to next.
+   */
+  public static String serverName(SocketAddress address) {
+    return address instanceof Named ? ((Named) address).name : null;
+  }
+
+  /**
+   * An address as delivered: an IP literal and a port, equal to any {@link InetSocketAddress} of the
+   * same IP and port, which also remembers the DNS name it was found under ({@link #serverName}).
+   */
+  private static final class Named extends InetSocketAddress {
+    private static final long serialVersionUID = 1L;
+    private final String name;
+
+    Named(InetAddress ip, int port, String name) {
+      super(ip, port);
+      this.name = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+    }
   }
 
   /**

@@ -156,6 +156,40 @@ class DnsAddressSourceTest {
   }
 
   @Test
+  void eachAddressCarriesTheNameItWasFoundUnderForTls() throws Exception {
+    dns.a.put("svc.test", List.of("127.0.0.1"));
+    dns.a.put("a.test", List.of("127.0.0.2"));
+    dns.a.put("b.test", List.of("127.0.0.3"));
+    dns.srv.put(
+        "_rs._tcp.svc.test",
+        List.of(new FakeDnsServer.Srv(1, 7001, "a.test"), new FakeDnsServer.Srv(1, 7002, "b.test")));
+    BlockingQueue<Object> hosts = new LinkedBlockingQueue<>();
+    BlockingQueue<Object> targets = new LinkedBlockingQueue<>();
+    try (DnsAddressSource host =
+            DnsAddressSource.host("svc.test", 7000).nameServer(dns.address()).build();
+        DnsAddressSource srv =
+            DnsAddressSource.srv("_rs._tcp.svc.test").nameServer(dns.address()).build()) {
+      host.start(into(hosts));
+      srv.start(into(targets));
+      Set<?> h = (Set<?>) hosts.poll(10, TimeUnit.SECONDS);
+      assertThat(h).hasSize(1);
+      SocketAddress only = (SocketAddress) h.iterator().next();
+      assertThat(DnsAddressSource.serverName(only)).isEqualTo("svc.test");
+      // The address is the IP (a connector that connects by host string reaches that IP).
+      assertThat(((InetSocketAddress) only).getHostString()).isEqualTo("127.0.0.1");
+      assertThat(only).isEqualTo(at("127.0.0.1", 7000));
+
+      Set<?> t = (Set<?>) targets.poll(10, TimeUnit.SECONDS);
+      java.util.Map<Integer, String> names = new java.util.HashMap<>();
+      for (Object a : t) {
+        names.put(((InetSocketAddress) a).getPort(), DnsAddressSource.serverName((SocketAddress) a));
+      }
+      assertThat(names).isEqualTo(java.util.Map.of(7001, "a.test", 7002, "b.test"));
+    }
+    assertThat(DnsAddressSource.serverName(at("127.0.0.1", 7000))).isNull();
+  }
+
+  @Test
   void aListenerThatThrowsDoesNotStopTheResolution() throws Exception {
     dns.a.put("svc.test", List.of("127.0.0.1"));
     BlockingQueue<Object> got = new LinkedBlockingQueue<>();
