@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -129,7 +130,8 @@ public final class TcpClientTransport implements ClientTransport {
         b -> b.option(ChannelOption.TCP_NODELAY, true),
         ssl == null
             ? null
-            : ch -> ssl.newHandler(ch.alloc(), serverName != null ? serverName : host, port));
+            : ch -> ssl.newHandler(ch.alloc(), serverName != null ? serverName : host, port),
+        Resolvers.forGroup(loops)); // netty's DNS resolver: never the JDK's, blocking, on the loop
   }
 
   @Override
