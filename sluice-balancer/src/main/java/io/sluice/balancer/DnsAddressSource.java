@@ -6,6 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.dns.DefaultDnsQuestion;
 import io.netty.handler.codec.dns.DefaultDnsRecordDecoder;
 import io.netty.handler.codec.dns.DnsRawRecord;
@@ -19,14 +20,18 @@ import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -42,10 +47,16 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A set is delivered when it differs from the last one. A failed resolution (a timeout, no
  * such name, no records) is reported to the listener's {@code onError} and the last set stays: a
- * DNS hiccup does not empty the fleet. <b>Threads.</b> Resolves on one event loop, of its own
+ * DNS hiccup does not empty the fleet. The same holds for one SRV target: a target that cannot be
+ * resolved now keeps the addresses it had (and is reported to {@code onError}); a target that left
+ * the SRV answer is gone. An answer too large for UDP (the server marks it truncated) is asked
+ * again over TCP, so a large service is seen whole. A listener that throws is logged; resolving
+ * goes on. <b>Threads.</b> Resolves on one event loop, of its own
  * unless {@link Builder#eventLoopGroup} gives one (a NIO group). Thread-safe.
  */
 public final class DnsAddressSource implements AddressSource {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(DnsAddressSource.class);
+
   private final String name;
   private final int port; // A/AAAA: the port of each address; SRV: -1
   private final long intervalNanos;
@@ -57,6 +68,8 @@ public final class DnsAddressSource implements AddressSource {
   private DnsNameResolver resolver; // the loop only
   private Listener listener;
   private Set<SocketAddress> last;
+  /** The addresses of each name at its last resolution (SRV: "target:port"); the loop only. */
+  private Map<String, Set<SocketAddress>> lastByName = Map.of();
   private ScheduledFuture<?> next;
   private volatile boolean closed;
 
@@ -105,6 +118,9 @@ public final class DnsAddressSource implements AddressSource {
           DnsNameResolverBuilder b =
               new DnsNameResolverBuilder(loop)
                   .datagramChannelType(NioDatagramChannel.class)
+                  // An answer too large for UDP comes truncated (TC); it is then asked again over
+                  // TCP instead of used as it is (a partial, changing set of a large service).
+                  .socketChannelType(NioSocketChannel.class)
                   .resolveCache(NoopDnsCache.INSTANCE)
                   .queryTimeoutMillis(queryTimeoutMillis)
                   .nameServerProvider(
@@ -120,26 +136,99 @@ public final class DnsAddressSource implements AddressSource {
     if (closed) {
       return;
     }
-    CompletableFuture<Set<SocketAddress>> f = port > 0 ? addresses(name, port) : srvAddresses();
-    f.whenComplete(
-        (set, e) ->
-            loop.execute(
-                () -> {
-                  if (closed) {
-                    return;
-                  }
-                  if (e != null) {
-                    listener.onError(
-                        e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                            ? e.getCause()
-                            : e);
-                  } else if (!set.equals(last)) {
-                    last = set;
-                    listener.onAddresses(set);
-                  }
-                  next = loop.schedule(this::resolveNow, intervalNanos, TimeUnit.NANOSECONDS);
-                }));
+    CompletableFuture<List<Target>> f =
+        port > 0
+            ? addresses(name, port).handle((set, e) -> List.of(new Target(name, set, e)))
+            : srvAddresses();
+    f.whenComplete((targets, e) -> loop.execute(() -> resolved(targets, e)));
   }
+
+  /**
+   * One resolution done, on the loop: delivers the set if it changed, reports a failure, and
+   * schedules the next one whatever the listener does.
+   */
+  private void resolved(List<Target> targets, Throwable failure) {
+    if (closed) {
+      return;
+    }
+    try {
+      if (failure != null) {
+        report(unwrap(failure));
+        return;
+      }
+      // A name that cannot be resolved now (a timeout, a server failure) keeps the addresses it
+      // had at the last resolution: a DNS hiccup on one SRV target does not drain its servers.
+      Set<SocketAddress> all = new LinkedHashSet<>();
+      Map<String, Set<SocketAddress>> known = new HashMap<>();
+      Throwable partial = null;
+      for (Target t : targets) {
+        Set<SocketAddress> set = t.addresses();
+        if (t.error() != null) {
+          set = lastByName.get(t.key());
+          if (partial == null) {
+            partial = unresolved(t, unwrap(t.error()), set != null);
+          }
+          if (set == null) {
+            continue; // never resolved: nothing to keep
+          }
+        }
+        known.put(t.key(), set);
+        all.addAll(set);
+      }
+      lastByName = known;
+      if (all.isEmpty()) {
+        report(
+            partial != null
+                ? partial
+                : new UnknownHostException("no address for the SRV targets of " + name));
+        return;
+      }
+      if (!all.equals(last)) {
+        last = all;
+        try {
+          listener.onAddresses(all);
+        } catch (Throwable t) {
+          logger.warn("{}: the listener's onAddresses threw; resolving goes on", this, t);
+        }
+      }
+      if (partial != null) {
+        report(partial);
+      }
+    } finally {
+      if (!closed) {
+        next = loop.schedule(this::resolveNow, intervalNanos, TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  private void report(Throwable cause) {
+    try {
+      listener.onError(cause);
+    } catch (Throwable t) {
+      logger.warn("{}: the listener's onError threw; resolving goes on", this, t);
+    }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+        ? e.getCause()
+        : e;
+  }
+
+  private Throwable unresolved(Target t, Throwable cause, boolean kept) {
+    if (port > 0) {
+      return cause; // the one name: reported as it is
+    }
+    UnknownHostException e =
+        new UnknownHostException(
+            "SRV target " + t.key() + " of " + name + " could not be resolved now"
+                + (kept ? ", its last addresses are kept" : "") + ": " + cause);
+    e.initCause(cause);
+    return e;
+  }
+
+  /** One name resolved (an SRV target, with its port; or the host): its addresses or why not. */
+  private record Target(String key, Set<SocketAddress> addresses, Throwable error) {}
 
   private CompletableFuture<Set<SocketAddress>> addresses(String host, int port) {
     return toFuture(resolver.resolveAll(host))
@@ -147,13 +236,13 @@ public final class DnsAddressSource implements AddressSource {
             ips -> {
               Set<SocketAddress> r = new LinkedHashSet<>();
               for (InetAddress ip : ips) {
-                r.add(new InetSocketAddress(literal(ip), port));
+                r.add(new Named(literal(ip), port, host));
               }
               return r;
             });
   }
 
-  private CompletableFuture<Set<SocketAddress>> srvAddresses() {
+  private CompletableFuture<List<Target>> srvAddresses() {
     return toFuture(resolver.resolveAll(new DefaultDnsQuestion(name, DnsRecordType.SRV)))
         .thenCompose(
             records -> {
@@ -187,24 +276,48 @@ public final class DnsAddressSource implements AddressSource {
                 return CompletableFuture.failedFuture(
                     new UnknownHostException("no SRV records for " + name));
               }
-              List<CompletableFuture<Set<SocketAddress>>> each = new ArrayList<>();
+              List<CompletableFuture<Target>> each = new ArrayList<>();
               for (int i = 0; i < targets.size(); i++) {
-                each.add(
-                    addresses(targets.get(i), ports.get(i))
-                        .exceptionally(e -> Set.of())); // one bad target does not hide the rest
+                String key = targets.get(i) + ":" + ports.get(i);
+                each.add(addresses(targets.get(i), ports.get(i)).handle((set, e) -> new Target(key, set, e)));
               }
               return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
-                  .thenCompose(
+                  .thenApply(
                       v -> {
-                        Set<SocketAddress> all = new LinkedHashSet<>();
-                        each.forEach(f -> all.addAll(f.join()));
-                        return all.isEmpty()
-                            ? CompletableFuture.failedFuture(
-                                new UnknownHostException(
-                                    "no address for the SRV targets of " + name + ": " + targets))
-                            : CompletableFuture.completedFuture(all);
+                        List<Target> all = new ArrayList<>();
+                        each.forEach(t -> all.add(t.join()));
+                        return all;
                       });
             });
+  }
+
+  /**
+   * The DNS name {@code address} was found under, for TLS: the name to check the server's
+   * certificate against and to send as SNI ({@code
+   * TcpClientTransport.create(address).withSsl(context, DnsAddressSource.serverName(address))}).
+   * For a host source it is the host name; for an SRV source, the SRV target the address belongs
+   * to (a trailing dot removed). Null for an address that did not come from a {@code
+   * DnsAddressSource}.
+   *
+   * <p>The addresses themselves are IP literals ({@code getHostString()} is the IP): a connector
+   * that connects by host string connects to that IP, not to whatever the name resolves to next.
+   */
+  public static String serverName(SocketAddress address) {
+    return address instanceof Named ? ((Named) address).name : null;
+  }
+
+  /**
+   * An address as delivered: an IP literal and a port, equal to any {@link InetSocketAddress} of the
+   * same IP and port, which also remembers the DNS name it was found under ({@link #serverName}).
+   */
+  private static final class Named extends InetSocketAddress {
+    private static final long serialVersionUID = 1L;
+    private final String name;
+
+    Named(InetAddress ip, int port, String name) {
+      super(ip, port);
+      this.name = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+    }
   }
 
   /**

@@ -57,6 +57,14 @@ final class RequestStatsTap {
     }
   }
 
+  static void unanswered(RequestStats s, int frameType) {
+    try {
+      s.onEndUnanswered(kind(frameType));
+    } catch (Throwable t) {
+      logger.warn("RequestStats.onEndUnanswered threw", t);
+    }
+  }
+
   static void end(RequestStats s, int frameType, long latencyNanos, Outcome outcome) {
     try {
       s.onEnd(kind(frameType), latencyNanos, outcome);
@@ -111,6 +119,15 @@ final class RequestStatsTap {
         a.onFirstResponse(kind, latencyNanos);
       } finally {
         b.onFirstResponse(kind, latencyNanos);
+      }
+    }
+
+    @Override
+    public void onEndUnanswered(Kind kind) {
+      try {
+        a.onEndUnanswered(kind);
+      } finally {
+        b.onEndUnanswered(kind);
       }
     }
 

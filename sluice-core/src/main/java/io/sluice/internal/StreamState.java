@@ -499,6 +499,9 @@ final class StreamState implements StreamHandle {
     }
     RequestStats stats = conn.in.stats;
     if (stats != null) {
+      if (!t.responded) {
+        RequestStatsTap.unanswered(stats, kind);
+      }
       RequestStatsTap.end(stats, kind, conn.ticker.nanoTime() - t.arrivalNanos, outcome);
     }
   }

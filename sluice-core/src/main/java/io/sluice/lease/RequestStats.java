@@ -41,6 +41,15 @@ public interface RequestStats {
    */
   default void onFirstResponse(Kind kind, long latencyNanos) {}
 
+  /**
+   * A request-response, request-stream or request-channel ends without having had a first response
+   * (its handler failed, the peer canceled, the connection closed, or it completed with no
+   * message); called just before its {@link #onEnd}. With {@link #onStart} and {@link
+   * #onFirstResponse} it tells how many calls still wait for their first answer, which a policy
+   * can tell apart from calls that are answering (a hung handler from a live stream).
+   */
+  default void onEndUnanswered(Kind kind) {}
+
   /** The request ended. Paired with exactly one {@link #onStart}. */
   void onEnd(Kind kind, long latencyNanos, Outcome outcome);
 

@@ -61,6 +61,8 @@ final class LeaseTestKit {
   static final class StatsLog implements RequestStats {
     final BlockingQueue<String> events = new LinkedBlockingQueue<>();
     final List<String> all = new CopyOnWriteArrayList<>();
+    /** Logs onEndUnanswered too ("unanswered KIND") once a test sets it. */
+    volatile boolean logUnanswered;
 
     private void add(String e) {
       all.add(e);
@@ -80,6 +82,13 @@ final class LeaseTestKit {
     @Override
     public void onEnd(Kind kind, long latencyNanos, Outcome outcome) {
       add("end " + kind + " " + outcome + " " + latencyNanos);
+    }
+
+    @Override
+    public void onEndUnanswered(Kind kind) {
+      if (logUnanswered) {
+        add("unanswered " + kind);
+      }
     }
 
     @Override

@@ -140,6 +140,37 @@ class RequestStatsEngineTest extends EngineTestBase {
   }
 
   @Test
+  void aRequestThatEndsBeforeItsFirstResponseIsReportedUnansweredBeforeItsEnd() {
+    stats.logUnanswered = true;
+    serverWithStats();
+    transport.inject(Wire.requestResponse(1, null, "answered"));
+    StreamHandle answered = responder.take();
+    expect("start REQUEST_RESPONSE");
+    Loop.run(loop, () -> answered.nextAndComplete(msg("a")));
+    transport.next(FrameType.PAYLOAD);
+    expect("first REQUEST_RESPONSE 0", "end REQUEST_RESPONSE COMPLETE 0");
+
+    transport.inject(Wire.requestResponse(3, null, "failed"));
+    StreamHandle failed = responder.take();
+    Loop.run(loop, () -> failed.error(new IllegalStateException("no")));
+    transport.next(FrameType.ERROR);
+    expect("start REQUEST_RESPONSE", "unanswered REQUEST_RESPONSE", "end REQUEST_RESPONSE ERROR 0");
+
+    transport.inject(Wire.requestStream(5, 5, "canceled"));
+    responder.take();
+    transport.inject(Wire.cancel(5));
+    expect("start REQUEST_STREAM", "unanswered REQUEST_STREAM", "end REQUEST_STREAM CANCELED 0");
+
+    transport.inject(Wire.requestStream(7, 5, "streamed"));
+    StreamHandle streamed = responder.take();
+    Loop.run(loop, () -> streamed.next(msg("1")));
+    transport.next(FrameType.PAYLOAD);
+    transport.inject(Wire.cancel(7));
+    expect("start REQUEST_STREAM", "first REQUEST_STREAM 0", "end REQUEST_STREAM CANCELED 0");
+    expectNoMore();
+  }
+
+  @Test
   void requestChannelCompletesWhenBothHalvesHave() {
     serverWithStats();
     transport.inject(Wire.requestChannel(1, 1, "first", false));

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -30,10 +31,14 @@ import java.util.function.ToIntFunction;
  * uses at least half of it, and shrinks as latency rises; {@link Builder#smoothing smoothed},
  * clamped to [{@link Builder#minLimit minLimit}, {@link Builder#maxLimit maxLimit}].
  *
- * <p><b>How it grants</b>: every connection gets an equal share of the requests that keep about
- * {@code limit} calls in flight at the recent latency, per time to live: {@code ceil(limit * ttl /
- * latency / connections)}, at least 1, so no connection starves while load is low (before the first
- * measurement the latency is taken as 1 ms). It grants at once on attach, again every half {@link
+ * <p><b>How it grants</b>: the connections share the requests that keep about {@code limit} calls in
+ * flight at the recent latency, per time to live ({@code limit * ttl / latency}; before the first
+ * measurement the latency is taken as 1 ms) by what they use: each tick a connection is given twice
+ * the rate at which it spent its last grant (at least 1), as long as that is no more than an equal
+ * part of what the others leave; the busy ones share the rest equally, and what nobody needs is
+ * spread over all. So an idle connection keeps a small grant, a busy one among many idle ones gets
+ * most of the total, and every one gets at least 1 request (a connection joining gets an equal
+ * share, {@code total / connections}). It grants at once on attach, again every half {@link
  * Builder#ttl ttl}, and early, within a sample window, when a connection's share moved by more than
  * {@link Builder#regrantChange regrantChange} or the admitted rank changed. The engine refuses
  * (REJECTED, the handler never sees it) what a grant does not cover.
@@ -41,13 +46,21 @@ import java.util.function.ToIntFunction;
  * <p><b>Ranks</b>: with {@link Builder#ranks ranks(count, rankOf)}, {@link #admit} refuses a
  * request whose rank is above the admitted one, and each grant carries the admitted rank as its
  * {@code maxRank}; as calls in flight near the limit the lowest priorities (largest ranks) go
- * first, from {@link Builder#shedFrom shedFrom} of the limit; rank 0 is always admitted while the
- * lease covers it.
+ * first, from {@link Builder#shedFrom shedFrom} of the limit; rank 0 is admitted while the lease
+ * covers it and the limit is not full.
+ *
+ * <p><b>A bound on calls in flight</b>: while the calls in flight are at the limit, {@link #admit}
+ * refuses every request (whatever the grants, which are a rate, said), and the grants are 0 until
+ * the calls in flight are back below {@value #RESUME_BELOW} of it. Handlers that hang therefore
+ * hold at most {@code limit} calls; request-responses that have not answered yet do not count as
+ * use of the limit, so they do not make it grow either.
  *
  * <p><b>One tick per policy</b>: a single timer, every sample window (at most every half ttl),
- * moves the limit once and looks at every connection with the result; it runs on the event loop of
- * one of the policy's connections, moves to another when that one closes, and stops when the last
- * one closes (see {@code LeaseTick}). The connections are granted on their own event loops.
+ * moves the limit once and looks at every connection with the result; it runs on a daemon thread
+ * shared by the adaptive policies of the JVM ({@code sluice-lease-tick}, gone a second after the
+ * last leasing connection closes), not on an event loop, so a handler that blocks one loop delays
+ * only the grants of that loop's connections (see {@code LeaseTick}). The connections are granted
+ * on their own event loops.
  *
  * <p>Thread-safe: one instance serves every connection of a server. Per request it updates a few
  * striped counters (no lock, no clock read); the limit moves on the tick, one thread at a time. It
@@ -56,6 +69,12 @@ import java.util.function.ToIntFunction;
 public final class AdaptiveLeasePolicy implements LeasePolicy {
   /** The latency assumed before the first measurement, for the first grants. */
   static final long ASSUMED_LATENCY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * Once the calls in flight filled the limit, the grants stay 0 until they are below this share
+   * of it: a server at its limit does not re-grant every connection on every tick as calls end and
+   * start around it.
+   */
+  static final double RESUME_BELOW = 0.9;
 
   private final Duration ttl;
   private final long ttlNanos;
@@ -75,6 +94,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
   private volatile double limit;
   private volatile long latencyNanos;
   private volatile long noLoadNanos;
+  private volatile boolean saturated;
   private final Stats stats = new Stats();
 
   private AdaptiveLeasePolicy(Builder b) {
@@ -93,7 +113,8 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
         new GradientLimit(b.initialLimit, b.minLimit, b.maxLimit, b.tolerance, b.smoothing, baselineWindows);
     this.limit = gradient.limit();
     this.windowStart = ticker.getAsLong();
-    this.tick = new LeaseTick(this, tickNanos());
+    this.tick =
+        new LeaseTick(this, b.tickScheduler != null ? b.tickScheduler : TickScheduler.shared(), tickNanos());
     this.config =
         "AdaptiveLeasePolicy(ttl=" + ttl + ", limit=" + b.initialLimit + " in [" + b.minLimit + ", "
             + b.maxLimit + "], sampleWindow=" + b.sampleWindow + ", minSamples=" + b.minSamples
@@ -185,18 +206,57 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     if (w.count() == 0) {
       return;
     }
-    // Calls in flight on average over the window (Little's law over the latencies it saw),
-    // or now, whichever is more.
-    double concurrency = Math.max((double) meter.inFlight(), (double) w.sumNanos() / (now - start));
+    // Calls in flight on average over the window (Little's law over the latencies it saw), or the
+    // calls in flight now that have answered (streams sending), whichever is more. Request-responses
+    // still waiting for their handler do not count: a hung handler is no sign that the server could
+    // carry more, and counting it would raise the limit while the hung calls pile up.
+    double answering = Math.max(0, meter.inFlight() - meter.awaiting());
+    double concurrency = Math.max(answering, (double) w.sumNanos() / (now - start));
     limit = gradient.update(w.meanNanos(), concurrency);
     latencyNanos = Math.round(gradient.recentNanos());
     noLoadNanos = gradient.noLoadNanos();
   }
 
-  /** Each connection's share of the limit per ttl at the recent latency; at least 1. */
-  int requestsPerConnection() {
+  /**
+   * Whether the calls in flight filled the limit: set on a tick that finds the limit reached, cleared
+   * on one that finds them below {@link #RESUME_BELOW} of it. While set, the grants are 0. On the
+   * tick only (read anywhere).
+   */
+  void checkSaturation() {
+    long inFlight = meter.inFlight();
+    double l = limit;
+    if (inFlight >= l) {
+      saturated = true;
+    } else if (inFlight < l * RESUME_BELOW) {
+      saturated = false;
+    }
+  }
+
+  /**
+   * The requests per ttl that keep about {@code limit} calls in flight at the recent latency, for
+   * every connection together; 0 while the calls in flight fill the limit.
+   */
+  double requestsPerTtl() {
+    if (saturated) {
+      return 0;
+    }
     long latency = latencyNanos > 0 ? latencyNanos : ASSUMED_LATENCY_NANOS;
-    double total = limit * ((double) ttlNanos / latency);
+    return limit * ((double) ttlNanos / latency);
+  }
+
+  long ttlNanos() {
+    return ttlNanos;
+  }
+
+  /**
+   * An equal share of {@link #requestsPerTtl} per connection (what a connection gets on joining,
+   * and the average share); at least 1, but 0 while the calls in flight fill the limit.
+   */
+  int requestsPerConnection() {
+    double total = requestsPerTtl();
+    if (total == 0) {
+      return 0;
+    }
     double share = Math.ceil(total / Math.max(1, connections.get()));
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, share));
   }
@@ -205,8 +265,15 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     return shedding.admittedMaxRank(meter.inFlight(), limit);
   }
 
-  /** {@link ConnectionLease#admit}: refuses a rank above the admitted one. */
+  /**
+   * {@link ConnectionLease#admit}: refuses every request while the calls in flight fill the limit
+   * (the bound on calls taken on at once, whatever the grants said), and a rank above the admitted
+   * one.
+   */
   boolean admit(Message request) {
+    if (meter.inFlight() >= limit) {
+      return false;
+    }
     if (shedding.ranks() == 1) {
       return true;
     }
@@ -299,6 +366,7 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     private ToIntFunction<Message> rankOf = m -> 0;
     private double shedFrom = 0.5;
     private LongSupplier ticker = System::nanoTime;
+    private ScheduledExecutorService tickScheduler; // null: TickScheduler.shared()
     private Set<RequestStats.Kind> measured = EnumSet.allOf(RequestStats.Kind.class);
 
     private Builder() {}
@@ -330,7 +398,8 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
 
     /**
      * The limit never goes above this (default 2000), however low latency stays: a finite bound
-     * on the calls the server takes on at once when latency does not show its limits (memory).
+     * on the calls in flight (beyond the limit requests are refused) when latency does not show
+     * the server's limits (memory).
      */
     public Builder maxLimit(int limit) {
       this.maxLimit = atLeastOne(limit, "maxLimit");
@@ -455,6 +524,12 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     /** The clock, in nanoseconds (default {@link System#nanoTime}); tests drive their own. */
     Builder ticker(LongSupplier ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Where the tick runs (default: {@link TickScheduler#shared()}); tests drive their own. */
+    Builder tickScheduler(ScheduledExecutorService scheduler) {
+      this.tickScheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

@@ -32,7 +32,11 @@ public interface LeaseStats {
   /** Connections the policy is granting to now. */
   int connections();
 
-  /** Requests each connection is granted per time to live now (what the next grant will be). */
+  /**
+   * Requests per time to live an equal share gives each connection now: the average grant (busy
+   * connections are granted more, idle ones less) and what a joining connection gets; 0 while the
+   * calls in flight fill the limit.
+   */
   int requestsPerConnection();
 
   /** Requests started since the policy was made. */

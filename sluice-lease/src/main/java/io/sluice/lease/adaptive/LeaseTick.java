@@ -20,11 +20,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that one result, so the work per tick is one limit update plus a comparison per connection, and
  * the timers are one per policy, not one per connection.
  *
- * <p><b>Where it runs.</b> The SPI gives a policy no executor of its own, only each connection's
- * event loop ({@link io.sluice.lease.LeaseGrants#scheduler()}). The timer starts on the loop of
- * the first connection that joins (the <em>host</em>); when the host closes it moves to another
- * open connection's loop, keeping its phase; when the last connection closes it stops, and the
- * next one to join starts it again. A loop that refuses the timer (shut down) is passed over.
+ * <p><b>Where it runs.</b> On the policy's tick scheduler ({@link TickScheduler}: one daemon thread
+ * shared by the adaptive policies of the JVM), never on a connection's event loop: a handler that
+ * blocks one event loop then delays the grants of that loop's connections only, not every
+ * connection's renewal. The timer starts with the first connection that joins and stops when the
+ * last one leaves; the next one to join starts it again.
  *
  * <p><b>Grants.</b> A connection is granted on its own loop: the grants one tick makes go as one
  * task per event loop, not one hand-off per connection (which would also give every leasing
@@ -33,36 +33,36 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * renewal comes on the shared tick and never later than it would on a timer of its own.
  *
  * <p><b>Threads.</b> {@link #join} and {@link #leave} run on the connection's loop and take a
- * lock (once per connection set up or closed, never per request); a tick runs on the host's loop,
- * one at a time (a tick that finds another still running, as can happen for a moment after the
- * timer moved, skips its turn).
+ * lock (once per connection set up or closed, never per request); ticks run one at a time (a tick
+ * that finds another still running skips its turn).
  */
 final class LeaseTick implements Runnable {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(LeaseTick.class);
 
   private final AdaptiveLeasePolicy policy;
+  private final ScheduledExecutorService scheduler;
   private final long periodNanos;
   /** The connections the tick visits: every joined connection not yet closed. */
   private final Set<LeasedConnection> connections = ConcurrentHashMap.newKeySet();
   /** Held while a tick runs: ticks run one at a time, and LeasedConnection's records with them. */
   private final AtomicBoolean ticking = new AtomicBoolean();
   private final Object lock = new Object();
-  private LeasedConnection host; // guarded by lock
   private ScheduledFuture<?> timer; // guarded by lock; null while stopped
-  /** When the last tick ran (or the timer started): the phase the timer keeps when it moves. */
+  /** When the last tick ran (or the timer started): the date of a joining connection's grant. */
   private volatile long lastTickAt;
 
-  LeaseTick(AdaptiveLeasePolicy policy, long periodNanos) {
+  LeaseTick(AdaptiveLeasePolicy policy, ScheduledExecutorService scheduler, long periodNanos) {
     this.policy = policy;
+    this.scheduler = scheduler;
     this.periodNanos = periodNanos;
   }
 
   /**
    * A connection starts leasing: it is granted at once and visited from the next tick on. Starts
-   * the timer on its loop if none runs. Call on the connection's loop.
+   * the timer if none runs. Call on the connection's loop.
    *
-   * @throws RejectedExecutionException if the timer had to start and the loop refused it; the
-   *     caller closes the connection (which makes it {@link #leave})
+   * @throws RejectedExecutionException if the timer had to start and the scheduler refused it;
+   *     the caller closes the connection (which makes it {@link #leave})
    */
   void join(LeasedConnection c) {
     int requests;
@@ -78,43 +78,21 @@ final class LeaseTick implements Runnable {
       c.granted(lastTickAt, requests, rank);
       connections.add(c);
       if (start) {
-        timer = c.scheduler().scheduleAtFixedRate(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
-        host = c;
+        timer = scheduler.scheduleAtFixedRate(this, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
       }
     }
     c.send(requests, rank);
   }
 
-  /**
-   * A connection closed: the tick no longer visits it. If its loop ran the timer, the timer moves
-   * to another open connection's loop, or stops if there is none.
-   */
+  /** A connection closed: the tick no longer visits it; the timer stops with the last one. */
   void leave(LeasedConnection c) {
     synchronized (lock) {
       connections.remove(c);
-      if (host != c) {
-        return;
-      }
-      timer.cancel(false);
-      timer = null;
-      host = null;
-      long delay = Math.max(0, lastTickAt + periodNanos - policy.now());
-      for (LeasedConnection next : connections) {
-        if (next.isOpen() && startOn(next, delay)) {
-          return;
-        }
+      if (connections.isEmpty() && timer != null) {
+        timer.cancel(false);
+        timer = null;
       }
     }
-  }
-
-  private boolean startOn(LeasedConnection c, long delayNanos) {
-    try {
-      timer = c.scheduler().scheduleAtFixedRate(this, delayNanos, periodNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      return false; // its loop is shutting down; its connection closes soon
-    }
-    host = c;
-    return true;
   }
 
   /** Connections the tick visits. */
@@ -139,15 +117,30 @@ final class LeaseTick implements Runnable {
       long now = policy.now();
       lastTickAt = now;
       policy.maybeUpdate(now);
-      int requests = policy.requestsPerConnection();
+      policy.checkSaturation();
+      double total = policy.requestsPerTtl();
       int rank = policy.admittedMaxRank();
-      Map<ScheduledExecutorService, Batch> batches = null;
+      int n = 0;
       for (LeasedConnection c : connections) {
+        if (n == visit.length) {
+          visit = java.util.Arrays.copyOf(visit, n * 2);
+          needs = java.util.Arrays.copyOf(needs, n * 2);
+        }
+        visit[n] = c;
+        needs[n] = c.need(now);
+        n++;
+      }
+      Shares shares = Shares.of(needs, n, total, sorted());
+      Map<ScheduledExecutorService, Batch> batches = null;
+      for (int i = 0; i < n; i++) {
+        LeasedConnection c = visit[i];
+        visit[i] = null;
+        int requests = total == 0 ? 0 : shares.of(needs[i]);
         if (c.due(now, requests, rank)) {
           if (batches == null) {
             batches = new IdentityHashMap<>();
           }
-          batches.computeIfAbsent(c.scheduler(), l -> new Batch(requests, rank)).add(c);
+          batches.computeIfAbsent(c.scheduler(), l -> new Batch(rank)).add(c, requests);
         }
       }
       if (batches != null) {
@@ -167,26 +160,82 @@ final class LeaseTick implements Runnable {
     }
   }
 
+  // Reused from tick to tick (ticks run one at a time): the connections visited and their needs.
+  private LeasedConnection[] visit = new LeasedConnection[16];
+  private double[] needs = new double[16];
+  private double[] sorted = new double[16];
+
+  private double[] sorted() {
+    if (sorted.length < needs.length) {
+      sorted = new double[needs.length];
+    }
+    return sorted;
+  }
+
+  /**
+   * How one tick shares the requests per ttl among the connections by what they need (max-min
+   * fair): a connection that needs less than an equal part of what is left gets what it needs, the
+   * others share the rest equally (the <em>level</em>); what nobody needs is spread equally over all.
+   * So idle connections keep a small grant and a busy one gets the rest, instead of every connection
+   * an equal part whether it uses it or not.
+   */
+  static final class Shares {
+    private final double level;
+    private final double extra;
+
+    private Shares(double level, double extra) {
+      this.level = level;
+      this.extra = extra;
+    }
+
+    /**
+     * {@code needs[0..n)} requests per ttl, {@code total} to share; {@code scratch} at least {@code
+     * n} long.
+     */
+    static Shares of(double[] needs, int n, double total, double[] scratch) {
+      if (n == 0) {
+        return new Shares(Double.POSITIVE_INFINITY, 0);
+      }
+      System.arraycopy(needs, 0, scratch, 0, n);
+      java.util.Arrays.sort(scratch, 0, n);
+      double left = total;
+      for (int i = 0; i < n; i++) {
+        int rest = n - i;
+        if (scratch[i] * rest > left) {
+          return new Shares(left / rest, 0); // the rest share what is left
+        }
+        left -= scratch[i];
+      }
+      return new Shares(Double.POSITIVE_INFINITY, left / n); // every need met; spread what is left
+    }
+
+    /** The grant of a connection that needs {@code need}: at least 1. */
+    int of(double need) {
+      double share = Math.ceil(Math.min(need, level) + extra);
+      return (int) Math.max(1, Math.min(Integer.MAX_VALUE, share));
+    }
+  }
+
   /** The grants of one tick for the connections of one event loop; runs on that loop. */
   private static final class Batch implements Runnable {
-    private final int requests;
     private final int rank;
     private final List<LeasedConnection> due = new ArrayList<>();
+    private final List<Integer> requests = new ArrayList<>();
 
-    Batch(int requests, int rank) {
-      this.requests = requests;
+    Batch(int rank) {
       this.rank = rank;
     }
 
-    void add(LeasedConnection c) {
+    void add(LeasedConnection c, int r) {
       due.add(c);
+      requests.add(r);
     }
 
     @Override
     public void run() {
-      for (LeasedConnection c : due) {
+      for (int i = 0; i < due.size(); i++) {
         try {
-          c.send(requests, rank);
+          due.get(i).send(requests.get(i), rank);
         } catch (Throwable e) {
           logger.warn("a lease grant failed", e);
         }

@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * One connection's lease under an {@link AdaptiveLeasePolicy}: granted at once when it joins the
  * policy's {@link LeaseTick}, then looked at on every tick and granted anew when its grant is half
  * way through its time to live, when its share moved by more than the policy's re-grant change, or
- * when the admitted rank changed.
+ * when the admitted rank changed. Its share follows what it spent of its last grant ({@link #need}).
  *
  * <p>Threads: the record of the last grant ({@code grantedAt}, {@code grantedRequests}, {@code
  * grantedRank}) is written under the tick's lock before the connection joins the tick's set (which
@@ -29,7 +29,7 @@ final class LeasedConnection implements ConnectionLease {
     this.grants = grants;
   }
 
-  /** The connection's event loop: where its grants are made, and where the tick may run. */
+  /** The connection's event loop: where its grants are made. */
   ScheduledExecutorService scheduler() {
     return grants.scheduler();
   }
@@ -44,6 +44,16 @@ final class LeasedConnection implements ConnectionLease {
     grantedAt = at;
     grantedRequests = requests;
     grantedRank = rank;
+  }
+
+  /**
+   * At a tick: the requests per ttl this connection needs, from what it spent of its last grant
+   * since it was made: twice its rate (room to grow), at least 1. On the tick only.
+   */
+  double need(long now) {
+    long used = Math.max(0, (long) grantedRequests - grants.remaining());
+    long elapsed = Math.max(policy.tickNanos(), now - grantedAt);
+    return Math.max(1, 2.0 * used * policy.ttlNanos() / elapsed);
   }
 
   /**

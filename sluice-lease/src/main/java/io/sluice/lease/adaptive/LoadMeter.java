@@ -15,12 +15,16 @@ import java.util.concurrent.atomic.LongAdder;
  * request-channel: how long the handler took to answer. The end of a stream says how long the peer
  * kept it open, and a fire-and-forget has no answer, so neither is a latency sample (both still
  * count in flight while they run). Only the kinds of request it is told to measure count at all.
+ * It also counts the request-responses that have not answered yet ({@link #awaiting}), so that
+ * calls waiting on a hung handler are not taken for work the server is getting done.
  */
 final class LoadMeter implements RequestStats {
   private final boolean[] measured = new boolean[Kind.values().length];
   private final LongAdder started = new LongAdder();
   private final LongAdder ended = new LongAdder();
   private final LongAdder rejected = new LongAdder();
+  /** Request-responses started and neither answered nor ended yet: waiting for their handler. */
+  private final LongAdder awaiting = new LongAdder();
   private final LongAdder latencySum = new LongAdder();
   private final LongAdder latencyCount = new LongAdder();
   private final LongAccumulator latencyMin = new LongAccumulator(Math::min, Long.MAX_VALUE);
@@ -35,17 +39,33 @@ final class LoadMeter implements RequestStats {
   public void onStart(Kind kind) {
     if (measured[kind.ordinal()]) {
       started.increment();
+      if (kind == Kind.REQUEST_RESPONSE) {
+        awaiting.increment();
+      }
     }
   }
 
   @Override
   public void onFirstResponse(Kind kind, long latencyNanos) {
-    if (latencyNanos < 0 || !measured[kind.ordinal()]) {
-      return; // not measured, or a clock that went backwards: not a sample
+    if (!measured[kind.ordinal()]) {
+      return;
+    }
+    if (kind == Kind.REQUEST_RESPONSE) {
+      awaiting.decrement();
+    }
+    if (latencyNanos < 0) {
+      return; // a clock that went backwards: not a sample
     }
     latencySum.add(latencyNanos);
     latencyCount.increment();
     latencyMin.accumulate(latencyNanos);
+  }
+
+  @Override
+  public void onEndUnanswered(Kind kind) {
+    if (kind == Kind.REQUEST_RESPONSE && measured[kind.ordinal()]) {
+      awaiting.decrement();
+    }
   }
 
   @Override
@@ -69,6 +89,14 @@ final class LoadMeter implements RequestStats {
     // rather than as ended before it started.
     long e = ended.sum();
     return Math.max(0, started.sum() - e);
+  }
+
+  /**
+   * Request-responses in flight that have not answered yet (their handler is still at work, or
+   * hangs); a snapshot, never negative.
+   */
+  long awaiting() {
+    return Math.max(0, awaiting.sum());
   }
 
   long started() {

@@ -12,7 +12,8 @@ import io.sluice.lease.LeaseGrants;
  * </pre>
  *
  * so with 4 ranks and {@code shedFrom} 0.5, rank 3 is shed from 62.5% of the limit, rank 2 from
- * 75% and rank 1 from 87.5%. Rank 0 is never shed here: only the lease itself bounds it.
+ * 75% and rank 1 from 87.5%. Rank 0 is never shed here: only the lease and the limit itself (the
+ * policy refuses every rank at it) bound it.
  * Immutable.
  */
 final class RankShedding {

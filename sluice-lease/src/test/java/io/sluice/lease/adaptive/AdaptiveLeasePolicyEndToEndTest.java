@@ -174,6 +174,68 @@ class AdaptiveLeasePolicyEndToEndTest {
     until("the connection forgotten", () -> policy.stats().connections() == 0);
   }
 
+  @Test
+  void handlersThatNeverAnswerHoldNoMoreThanTheLimitInFlight() throws Exception {
+    // A limit of 10 that cannot move, one rank. Every call hangs in its handler: the 11th and
+    // later are REJECTED before any handler sees them, and once the hanging calls end the
+    // server takes calls on again.
+    AdaptiveLeasePolicy policy =
+        AdaptiveLeasePolicy.builder()
+            .initialLimit(10).minLimit(10).maxLimit(10)
+            .sampleWindow(Duration.ofMillis(10))
+            .build();
+    String name = "adaptive-lease-hung-" + System.nanoTime();
+    server =
+        await(
+            Connections.start(
+                LocalTransport.server(name),
+                ConnectionOptions.builder().leasePolicy(policy).build(),
+                (setup, requester) -> responder));
+    client =
+        await(
+            Connections.connect(
+                LocalTransport.client(name),
+                ConnectionOptions.builder().lease(true).build(),
+                ClientSetup.defaults(),
+                r -> new Responder() {}));
+    List<CompletableFuture<String>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      calls.add(call("h" + i));
+    }
+    int rejected = 0;
+    for (CompletableFuture<String> f : calls.subList(10, 30)) {
+      assertThatRejected(f);
+      rejected++;
+    }
+    assertThat(rejected).isEqualTo(20);
+    assertThat(handled).hasSize(10);
+    assertThat(held).hasSize(10);
+    assertThat(policy.stats().inFlight()).isEqualTo(10);
+    until("the client told the server takes no more", () -> client.availability() == 0);
+
+    for (StreamHandle h : held) {
+      h.nextAndComplete(Message.utf8(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, "done"));
+    }
+    for (CompletableFuture<String> f : calls.subList(0, 10)) {
+      assertThat(await(f)).isEqualTo("done");
+    }
+    until("granted again", () -> client.availability() > 0);
+    assertThat(await(call("after"))).isEqualTo("ok:after");
+
+    // The tick runs on a thread of its own, not on an event loop; with no leasing connection
+    // left, that thread ends by itself.
+    assertThat(tickThreads()).isPositive();
+    client.dispose();
+    until("the connection forgotten", () -> policy.stats().connections() == 0);
+    until("no tick thread left", () -> tickThreads() == 0);
+  }
+
+  private static long tickThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().equals("sluice-lease-tick"))
+        .count();
+  }
+
   private static void assertThatRejected(CompletableFuture<String> f) throws InterruptedException {
     try {
       f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);

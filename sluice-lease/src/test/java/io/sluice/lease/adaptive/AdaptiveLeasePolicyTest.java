@@ -25,9 +25,10 @@ class AdaptiveLeasePolicyTest {
   private static final Duration WINDOW = Duration.ofMillis(100);
 
   private final FakeGrants.Clock clock = new FakeGrants.Clock();
+  private final FakeGrants.FakeScheduler tickLoop = new FakeGrants.FakeScheduler(clock);
 
   private AdaptiveLeasePolicy.Builder builder() {
-    return AdaptiveLeasePolicy.builder().ticker(clock::now);
+    return AdaptiveLeasePolicy.builder().ticker(clock::now).tickScheduler(tickLoop);
   }
 
   /**
@@ -52,8 +53,9 @@ class AdaptiveLeasePolicyTest {
     clock.advance(WINDOW);
   }
 
+  /** A window with the limit well used (three quarters of it in flight). */
   private void fullWindow(AdaptiveLeasePolicy policy, long latencyNanos) {
-    window(policy, policy.stats().limit(), 20, latencyNanos);
+    window(policy, policy.stats().limit() * 3L / 4, 20, latencyNanos);
   }
 
   @Test
@@ -225,6 +227,45 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
+  void aBusyConnectionAmongManyIdleOnesIsGrantedWhatItUses() {
+    // A limit of 100 that cannot move, 10 ms per call: 100 * 2 s / 10 ms = 20,000 requests per ttl
+    // for the server, 20 for each of 1000 connections if shared equally. One client sends all
+    // its grant allows, the 999 others nothing, and the server has nothing in flight.
+    AdaptiveLeasePolicy policy = builder().initialLimit(100).minLimit(100).maxLimit(100).build();
+    FakeGrants.FakeScheduler loop = new FakeGrants.FakeScheduler(clock);
+    List<FakeGrants> idle = new ArrayList<>();
+    for (int i = 0; i < 999; i++) {
+      FakeGrants g = new FakeGrants(loop);
+      policy.attach(g);
+      idle.add(g);
+    }
+    FakeGrants busy = new FakeGrants(loop);
+    policy.attach(busy);
+    window(policy, 0, 20, 10 * MS);
+    assertThat(policy.stats().latencyNanos()).isEqualTo(10 * MS);
+    clock.advance(WINDOW);
+    assertThat(busy.last().requests()).isEqualTo(20);
+
+    for (int tick = 0; tick < 20; tick++) {
+      busy.spent = busy.last().requests(); // spends all of it before each tick
+      clock.advance(WINDOW);
+    }
+    assertThat(busy.last().requests()).isGreaterThan(20_000 / 2);
+    long granted = busy.last().requests();
+    for (FakeGrants g : idle) {
+      granted += g.last().requests();
+    }
+    assertThat(granted).as("all grants together").isLessThanOrEqualTo(20_000 + 1000);
+    // An idle client that starts sending is given more at the next ticks.
+    FakeGrants woken = idle.get(0);
+    for (int tick = 0; tick < 5; tick++) {
+      woken.spent = woken.last().requests();
+      clock.advance(WINDOW);
+    }
+    assertThat(woken.last().requests()).isGreaterThan(20);
+  }
+
+  @Test
   void aShareIsAtLeastOneRequestSoNoConnectionStarves() {
     AdaptiveLeasePolicy policy = builder().initialLimit(10).minLimit(10).maxLimit(10).build();
     List<FakeGrants> all = new ArrayList<>();
@@ -238,6 +279,64 @@ class AdaptiveLeasePolicyTest {
     assertThat(policy.stats().requestsPerConnection()).isEqualTo(1);
     clock.advance(WINDOW);
     assertThat(all).allSatisfy(g -> assertThat(g.last().requests()).isEqualTo(1));
+  }
+
+  @Test
+  void handlersThatNeverAnswerHoldNoMoreThanTheLimit() {
+    // Every call hangs: no latency ever arrives. Offered 500 calls per window for 20 windows,
+    // the policy takes on no more than its limit (100) at once, and grants nothing more once
+    // that many hang, so that clients go elsewhere instead of being refused one by one.
+    AdaptiveLeasePolicy policy = builder().build();
+    FakeGrants g = new FakeGrants(clock);
+    ConnectionLease lease = policy.attach(g);
+    RequestStats stats = policy.requestStats();
+    int admitted = 0;
+    for (int w = 0; w < 20; w++) {
+      for (int i = 0; i < 500; i++) {
+        if (admits(lease, 0)) {
+          stats.onStart(Kind.REQUEST_RESPONSE);
+          admitted++;
+        }
+      }
+      clock.advance(WINDOW);
+      assertThat(policy.stats().inFlight()).isLessThanOrEqualTo(policy.stats().limit());
+    }
+    assertThat(admitted).isEqualTo(100);
+    assertThat(policy.stats().limit()).isEqualTo(100);
+    assertThat(g.last().requests()).isZero();
+    assertThat(policy.stats().requestsPerConnection()).isZero();
+
+    // Half of them end: the server takes calls on again, and says so at the next tick.
+    for (int i = 0; i < 50; i++) {
+      stats.onEnd(Kind.REQUEST_RESPONSE, 10 * MS, Outcome.CANCELED);
+    }
+    assertThat(admits(lease, 0)).isTrue();
+    clock.advance(WINDOW);
+    assertThat(g.last().requests()).isPositive();
+  }
+
+  @Test
+  void aPartialHangDoesNotRaiseTheLimit() {
+    // Per window 100 calls: 90 answer in 1 ms, 10 hang. The quick answers keep the latency at its
+    // no-load level, but the hanging calls are no sign that the server could carry more.
+    AdaptiveLeasePolicy policy = builder().build();
+    ConnectionLease lease = policy.attach(new FakeGrants(clock));
+    RequestStats stats = policy.requestStats();
+    for (int w = 0; w < 60; w++) {
+      for (int i = 0; i < 100; i++) {
+        if (!admits(lease, 0)) {
+          continue;
+        }
+        stats.onStart(Kind.REQUEST_RESPONSE);
+        if (i % 10 != 0) {
+          stats.onFirstResponse(Kind.REQUEST_RESPONSE, MS);
+          stats.onEnd(Kind.REQUEST_RESPONSE, MS, Outcome.COMPLETE);
+        }
+      }
+      clock.advance(WINDOW);
+      assertThat(policy.stats().limit()).as("window %d", w).isLessThanOrEqualTo(100);
+      assertThat(policy.stats().inFlight()).isLessThanOrEqualTo(100);
+    }
   }
 
   private static Message rank(int rank) {
@@ -268,7 +367,7 @@ class AdaptiveLeasePolicyTest {
     // 4 ranks from half the limit: rank 3 goes at 62.5 in flight, 2 at 75, 1 at 87.5.
     int[][] steps = {
       {0, LeaseGrants.ALL_RANKS}, {62, LeaseGrants.ALL_RANKS}, {63, 2}, {74, 2}, {75, 1},
-      {87, 1}, {88, 0}, {150, 0}, {70, 2}, {10, LeaseGrants.ALL_RANKS}
+      {87, 1}, {88, 0}, {99, 0}, {100, 0}, {150, 0}, {70, 2}, {10, LeaseGrants.ALL_RANKS}
     };
     for (int[] step : steps) {
       while (policy.stats().inFlight() < step[0]) {
@@ -280,7 +379,8 @@ class AdaptiveLeasePolicyTest {
       int max = step[1];
       assertThat(policy.stats().admittedMaxRank()).as("at %d in flight", step[0]).isEqualTo(max);
       for (int r = 0; r <= 5; r++) {
-        boolean expected = r == 0 || Math.min(r, 3) <= max;
+        // From the limit in flight on, nothing is admitted, rank 0 neither.
+        boolean expected = step[0] < 100 && (r == 0 || Math.min(r, 3) <= max);
         assertThat(admits(lease, r)).as("rank %d at %d in flight", r, step[0]).isEqualTo(expected);
       }
       clock.advance(WINDOW); // the next tick tells the client
@@ -289,7 +389,7 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
-  void rankZeroIsAlwaysAdmittedAndAnUnreadableRankIsTheLowest() {
+  void rankZeroIsAdmittedBelowTheLimitAndAnUnreadableRankIsTheLowest() {
     AdaptiveLeasePolicy policy =
         builder()
             .initialLimit(10).minLimit(10).maxLimit(10)
@@ -299,7 +399,7 @@ class AdaptiveLeasePolicyTest {
             .build();
     ConnectionLease lease = policy.attach(new FakeGrants(clock));
     assertThat(admits(lease, 0)).isTrue(); // not shedding: even the unreadable one goes in
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       policy.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(policy.stats().admittedMaxRank()).isZero();
@@ -308,12 +408,14 @@ class AdaptiveLeasePolicyTest {
     AdaptiveLeasePolicy byData =
         builder().initialLimit(10).minLimit(10).maxLimit(10).ranks(3, AdaptiveLeasePolicyTest::rankOf).build();
     ConnectionLease l2 = byData.attach(new FakeGrants(clock));
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       byData.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(admits(l2, 0)).isTrue();
     assertThat(admits(l2, -5)).isTrue(); // below 0 counts as 0
     assertThat(admits(l2, 1)).isFalse();
+    byData.requestStats().onStart(Kind.REQUEST_RESPONSE); // the limit, 10, in flight: none
+    assertThat(admits(l2, 0)).isFalse();
   }
 
   @Test
@@ -321,7 +423,7 @@ class AdaptiveLeasePolicyTest {
     AdaptiveLeasePolicy policy = builder().initialLimit(10).minLimit(10).maxLimit(10).build();
     FakeGrants g = new FakeGrants(clock);
     ConnectionLease lease = policy.attach(g);
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 9; i++) {
       policy.requestStats().onStart(Kind.REQUEST_RESPONSE);
     }
     assertThat(policy.stats().admittedMaxRank()).isEqualTo(LeaseGrants.ALL_RANKS);
@@ -338,13 +440,13 @@ class AdaptiveLeasePolicyTest {
     ConnectionLease la = policy.attach(a);
     policy.attach(b);
     assertThat(policy.stats().connections()).isEqualTo(2);
-    assertThat(a.scheduler.live()).isEqualTo(1);
+    assertThat(tickLoop.live()).isEqualTo(1);
     int shareOfTwo = b.last().requests();
 
     la.close();
     la.close(); // once is enough; a second close changes nothing
     assertThat(policy.stats().connections()).isEqualTo(1);
-    assertThat(a.scheduler.live()).isZero();
+    assertThat(policy.tick().size()).isEqualTo(1);
     int grantsOfA = a.grants.size();
     clock.advance(Duration.ofSeconds(10));
     assertThat(a.grants).hasSize(grantsOfA);

@@ -21,6 +21,8 @@ class AdaptiveLeasePolicyTickTest {
 
   private final FakeGrants.Clock clock = new FakeGrants.Clock();
   private final AtomicLong clockReads = new AtomicLong();
+  /** Where the tick runs: a thread of its own in a server, a scheduler on the clock here. */
+  private final FakeGrants.FakeScheduler tickLoop = new FakeGrants.FakeScheduler(clock);
 
   /** A limit that cannot move, 2 s ttl (renewed every 1 s), a tick every 100 ms. */
   private AdaptiveLeasePolicy.Builder fixed() {
@@ -29,6 +31,7 @@ class AdaptiveLeasePolicyTickTest {
           clockReads.incrementAndGet();
           return clock.now();
         })
+        .tickScheduler(tickLoop)
         .initialLimit(50).minLimit(50).maxLimit(50);
   }
 
@@ -146,17 +149,18 @@ class AdaptiveLeasePolicyTickTest {
     FakeGrants again = new FakeGrants(clock);
     policy.attach(again);
     assertThat(again.grants).hasSize(1); // at once
-    assertThat(again.scheduler.live()).isEqualTo(1);
+    assertThat(tickLoop.live()).isEqualTo(1);
+    assertThat(again.scheduler.live()).isZero(); // never on a connection's loop
     clock.advance(Duration.ofSeconds(1));
     assertThat(again.grants).hasSize(2);
   }
 
   @Test
-  void whenItsHostClosesTheTimerMovesToAnotherConnectionAndKeepsItsPhase() {
+  void whenTheFirstConnectionClosesTheTimerKeepsItsPhase() {
     AdaptiveLeasePolicy policy = fixed().build();
     FakeGrants a = new FakeGrants(clock);
     FakeGrants b = new FakeGrants(clock);
-    ConnectionLease la = policy.attach(a); // the tick runs on a's loop, every 100 ms from here
+    ConnectionLease la = policy.attach(a); // the tick runs every 100 ms from here
     clock.advance(Duration.ofMillis(150));
     policy.attach(b); // half a tick later
     int shareOfTwo = b.last().requests();
@@ -164,9 +168,9 @@ class AdaptiveLeasePolicyTickTest {
 
     la.close(); // at 250 ms
     assertThat(a.scheduler.live()).isZero();
-    assertThat(b.scheduler.live()).isEqualTo(1);
-    // b's share doubled, and b hears of it at the next tick of the old phase (300 ms), not a
-    // whole tick after the move (350 ms).
+    assertThat(b.scheduler.live()).isZero();
+    assertThat(tickLoop.live()).isEqualTo(1);
+    // b's share doubled, and b hears of it at the next tick (300 ms).
     clock.advance(Duration.ofMillis(49));
     assertThat(b.last().requests()).isEqualTo(shareOfTwo);
     clock.advance(Duration.ofMillis(1));
@@ -187,7 +191,7 @@ class AdaptiveLeasePolicyTickTest {
   }
 
   @Test
-  void aLoopThatRefusesTheTimerIsPassedOver() {
+  void aLoopThatShutDownIsPassedOver() {
     AdaptiveLeasePolicy policy = fixed().build();
     FakeGrants a = new FakeGrants(clock);
     FakeGrants b = new FakeGrants(clock);
@@ -198,13 +202,33 @@ class AdaptiveLeasePolicyTickTest {
     b.scheduler.shutDown = true; // b's loop is gone; its connection has not closed yet
 
     la.close();
-    assertThat(c.scheduler.live()).isEqualTo(1);
     assertThat(clock.liveTimers()).isEqualTo(1);
     int grantsOfB = b.grants.size();
     int grantsOfC = c.grants.size();
     clock.advance(Duration.ofSeconds(2)); // b's grants are refused by its loop; the tick goes on
     assertThat(b.grants).hasSize(grantsOfB);
     assertThat(c.grants.size()).isGreaterThanOrEqualTo(grantsOfC + 2);
+  }
+
+  @Test
+  void aBlockedEventLoopDelaysOnlyTheRenewalsOfItsOwnConnections() {
+    AdaptiveLeasePolicy policy = fixed().build();
+    FakeGrants.FakeScheduler x = new FakeGrants.FakeScheduler(clock);
+    FakeGrants.FakeScheduler y = new FakeGrants.FakeScheduler(clock);
+    FakeGrants a = new FakeGrants(x); // the first connection
+    FakeGrants b = new FakeGrants(y);
+    policy.attach(a);
+    policy.attach(b);
+
+    x.blocked = true; // a handler blocks a's event loop
+    clock.advance(Duration.ofSeconds(3));
+    assertThat(b.grants).as("b, on a loop that runs").hasSizeGreaterThanOrEqualTo(4); // every 1 s
+    assertThat(a.grants).as("a, on the blocked loop").hasSize(1);
+
+    x.unblock(); // the grants made for it meanwhile reach it when its loop runs again
+    assertThat(a.grants.size()).isGreaterThan(1);
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(a.grants.size()).isGreaterThanOrEqualTo(3);
   }
 
   @Test

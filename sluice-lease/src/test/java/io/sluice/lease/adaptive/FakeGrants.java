@@ -42,6 +42,9 @@ final class FakeGrants implements LeaseGrants {
       for (int guard = 0; guard < 10_000_000; guard++) {
         Timer due = null;
         for (FakeScheduler s : schedulers) {
+          if (s.blocked) {
+            continue; // a blocked loop runs nothing, its timers neither
+          }
           for (Timer t : s.timers) {
             if (!t.canceled && t.next <= end && (due == null || t.next < due.next)) {
               due = t;
@@ -63,6 +66,8 @@ final class FakeGrants implements LeaseGrants {
   final List<Grant> grants = new ArrayList<>();
   final FakeScheduler scheduler;
   boolean open = true;
+  /** Requests of the last grant the client has spent (the test sets it); a new grant resets it. */
+  int spent;
   /** Every grant throws (an engine that fails), after the test sets it. */
   boolean failing;
 
@@ -83,6 +88,7 @@ final class FakeGrants implements LeaseGrants {
       throw new IllegalStateException("failing on purpose");
     }
     grants.add(new Grant(ttl, requests, maxRank));
+    spent = 0;
   }
 
   @Override
@@ -92,7 +98,7 @@ final class FakeGrants implements LeaseGrants {
 
   @Override
   public int remaining() {
-    return grants.isEmpty() ? 0 : grants.get(grants.size() - 1).requests();
+    return grants.isEmpty() ? 0 : Math.max(0, grants.get(grants.size() - 1).requests() - spent);
   }
 
   @Override
@@ -166,6 +172,12 @@ final class FakeGrants implements LeaseGrants {
     /** Tasks run through {@link #execute}. */
     int executed;
     boolean shutDown;
+    /**
+     * A loop that a handler blocks: its timers do not run and tasks handed to it wait, until the
+     * test clears it and calls {@link #unblock}.
+     */
+    boolean blocked;
+    private final List<Runnable> waiting = new ArrayList<>();
 
     /** A scheduler whose timers {@code clock} runs. */
     FakeScheduler(Clock clock) {
@@ -214,7 +226,19 @@ final class FakeGrants implements LeaseGrants {
         throw new RejectedExecutionException("shut down");
       }
       executed++;
+      if (blocked) {
+        waiting.add(command);
+        return;
+      }
       command.run();
+    }
+
+    /** The loop runs again: the tasks handed to it meanwhile run now, in order. */
+    void unblock() {
+      blocked = false;
+      List<Runnable> tasks = new ArrayList<>(waiting);
+      waiting.clear();
+      tasks.forEach(Runnable::run);
     }
 
     @Override

@@ -16,6 +16,7 @@ import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -193,6 +194,7 @@ public final class GrpcClientTransport {
                   }
                 });
     long start = System.nanoTime();
+    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
     b.connect(InetSocketAddress.createUnresolved(host, port))
         .addListener(
             (ChannelFuture f) -> {

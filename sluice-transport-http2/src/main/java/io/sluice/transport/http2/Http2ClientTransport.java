@@ -17,6 +17,7 @@ import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.MappingWire;
 import io.sluice.transport.http2.internal.StreamMapping;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -189,6 +190,7 @@ public final class Http2ClientTransport implements ClientTransport {
                   }
                 });
     long start = System.nanoTime();
+    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
     b.connect(InetSocketAddress.createUnresolved(host, port))
         .addListener(
             (ChannelFuture f) -> {

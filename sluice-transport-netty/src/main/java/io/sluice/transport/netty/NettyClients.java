@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.resolver.AddressResolverGroup;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import java.net.SocketAddress;
@@ -25,7 +26,8 @@ final class NettyClients {
   /**
    * Connects a {@code channelType} channel (which must match {@code loops}' engine) to {@code
    * remote}. {@code ssl} makes the channel's TLS handler, or is null; {@code bootstrap} sets the
-   * options of its kind of socket.
+   * options of its kind of socket. An unresolved {@code remote} is resolved with {@code resolver}
+   * (null: for addresses that need none, e.g. unix domain sockets).
    */
   static CompletableFuture<DuplexTransport> connect(
       EventLoopGroup loops,
@@ -33,7 +35,8 @@ final class NettyClients {
       SocketAddress remote,
       int connectTimeoutMillis,
       Consumer<Bootstrap> bootstrap,
-      Function<Channel, SslHandler> ssl) {
+      Function<Channel, SslHandler> ssl,
+      AddressResolverGroup<?> resolver) {
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
     NettyDuplexTransport[] transport = new NettyDuplexTransport[1];
     SslHandler[] tls = new SslHandler[1];
@@ -55,6 +58,9 @@ final class NettyClients {
                     ch.pipeline().addLast(transport[0]);
                   }
                 });
+    if (resolver != null) {
+      b.resolver(resolver);
+    }
     bootstrap.accept(b);
     ChannelFuture connect = b.connect(remote);
     connect.addListener(

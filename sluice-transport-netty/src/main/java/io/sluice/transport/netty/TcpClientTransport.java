@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -27,15 +28,23 @@ public final class TcpClientTransport implements ClientTransport {
   private final EventLoopGroup group;
   private final IoMode io;
   private final SslContext ssl;
+  private final String serverName; // null: the host
   private final int connectTimeoutMillis;
 
   private TcpClientTransport(
-      String host, int port, EventLoopGroup group, IoMode io, SslContext ssl, int connectTimeoutMillis) {
+      String host,
+      int port,
+      EventLoopGroup group,
+      IoMode io,
+      SslContext ssl,
+      String serverName,
+      int connectTimeoutMillis) {
     this.host = host;
     this.port = port;
     this.group = group;
     this.io = io;
     this.ssl = ssl;
+    this.serverName = serverName;
     this.connectTimeoutMillis = connectTimeoutMillis;
   }
 
@@ -45,7 +54,7 @@ public final class TcpClientTransport implements ClientTransport {
       throw new IllegalArgumentException("port must be in 1..65535, got " + port);
     }
     return new TcpClientTransport(
-        Objects.requireNonNull(host, "host"), port, null, null, null, 10_000);
+        Objects.requireNonNull(host, "host"), port, null, null, null, null, 10_000);
   }
 
   /** Connects to {@code address}. */
@@ -62,7 +71,7 @@ public final class TcpClientTransport implements ClientTransport {
    */
   public TcpClientTransport withEventLoopGroup(EventLoopGroup group) {
     IoChoice.check(Objects.requireNonNull(group, "group"), io);
-    return new TcpClientTransport(host, port, group, io, ssl, connectTimeoutMillis);
+    return new TcpClientTransport(host, port, group, io, ssl, serverName, connectTimeoutMillis);
   }
 
   /**
@@ -73,13 +82,33 @@ public final class TcpClientTransport implements ClientTransport {
    */
   public TcpClientTransport withIo(IoMode io) {
     IoChoice.check(group, Objects.requireNonNull(io, "io"));
-    return new TcpClientTransport(host, port, group, io, ssl, connectTimeoutMillis);
+    return new TcpClientTransport(host, port, group, io, ssl, serverName, connectTimeoutMillis);
   }
 
-  /** Speaks TLS with {@code ssl} (a client context); the handshake completes before SETUP. */
+  /**
+   * Speaks TLS with {@code ssl} (a client context); the handshake completes before SETUP. The
+   * server's certificate is checked against the host this transport connects to, which is also
+   * sent as SNI (unless it is an IP literal, where no SNI is sent).
+   */
   public TcpClientTransport withSsl(SslContext ssl) {
     return new TcpClientTransport(
-        host, port, group, io, Objects.requireNonNull(ssl, "ssl"), connectTimeoutMillis);
+        host, port, group, io, Objects.requireNonNull(ssl, "ssl"), null, connectTimeoutMillis);
+  }
+
+  /**
+   * Speaks TLS with {@code ssl} to a server known by {@code serverName} while connecting to the
+   * host (typically an IP): the server's certificate is checked against {@code serverName}, and
+   * {@code serverName} is sent as SNI. For addresses found by DNS discovery, whose host is the IP
+   * the name resolved to: {@code withSsl(ssl, DnsAddressSource.serverName(address))}
+   * (sluice-balancer), instead of turning the check off.
+   */
+  public TcpClientTransport withSsl(SslContext ssl, String serverName) {
+    Objects.requireNonNull(serverName, "serverName");
+    if (serverName.isEmpty()) {
+      throw new IllegalArgumentException("serverName must not be empty");
+    }
+    return new TcpClientTransport(
+        host, port, group, io, Objects.requireNonNull(ssl, "ssl"), serverName, connectTimeoutMillis);
   }
 
   /** Longest a connect may take before it fails (default 10 s). */
@@ -87,7 +116,7 @@ public final class TcpClientTransport implements ClientTransport {
     if (millis <= 0) {
       throw new IllegalArgumentException("connect timeout must be positive, got " + millis);
     }
-    return new TcpClientTransport(host, port, group, io, ssl, millis);
+    return new TcpClientTransport(host, port, group, io, ssl, serverName, millis);
   }
 
   @Override
@@ -99,11 +128,15 @@ public final class TcpClientTransport implements ClientTransport {
         InetSocketAddress.createUnresolved(host, port),
         connectTimeoutMillis,
         b -> b.option(ChannelOption.TCP_NODELAY, true),
-        ssl == null ? null : ch -> ssl.newHandler(ch.alloc(), host, port));
+        ssl == null
+            ? null
+            : ch -> ssl.newHandler(ch.alloc(), serverName != null ? serverName : host, port),
+        Resolvers.forGroup(loops)); // netty's DNS resolver: never the JDK's, blocking, on the loop
   }
 
   @Override
   public String toString() {
-    return "tcp client " + host + ":" + port + (ssl != null ? " (tls)" : "");
+    return "tcp client " + host + ":" + port
+        + (ssl == null ? "" : serverName != null ? " (tls, server name " + serverName + ")" : " (tls)");
   }
 }

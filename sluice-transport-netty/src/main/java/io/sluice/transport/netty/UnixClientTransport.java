@@ -137,7 +137,8 @@ public final class UnixClientTransport implements ClientTransport {
             : ch ->
                 sslPeerHost == null
                     ? ssl.newHandler(ch.alloc())
-                    : ssl.newHandler(ch.alloc(), sslPeerHost, -1));
+                    : ssl.newHandler(ch.alloc(), sslPeerHost, -1),
+        null); // a socket file: nothing to resolve
     return connected.exceptionallyCompose(error -> CompletableFuture.failedFuture(connectError(error)));
   }
 

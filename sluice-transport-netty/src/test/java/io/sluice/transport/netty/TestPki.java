@@ -13,7 +13,8 @@ import java.time.temporal.ChronoUnit;
  * Certificates for the TLS tests, made once per test JVM with netty-pkitesting (an implementation
  * independent of {@link Tls#selfSigned}) and written as PEM files into a temporary folder that is
  * deleted when the JVM exits: a CA, a server certificate it signed for localhost and 127.0.0.1, a
- * client certificate it signed, and a second, unrelated CA. Nothing is committed.
+ * client certificate it signed, a second, unrelated CA, and a server certificate it signed for the
+ * name server.test only. Nothing is committed.
  */
 final class TestPki {
   private TestPki() {}
@@ -23,7 +24,15 @@ final class TestPki {
   }
 
   /** The PEM files. */
-  record Files(Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey, Path otherCa) {}
+  record Files(
+      Path ca,
+      Path serverCert,
+      Path serverKey,
+      Path clientCert,
+      Path clientKey,
+      Path otherCa,
+      Path namedServerCert,
+      Path namedServerKey) {}
 
   static Files files() {
     return Holder.FILES;
@@ -48,6 +57,12 @@ final class TestPki {
               .addSanIpAddress("127.0.0.1")
               .addExtendedKeyUsageServerAuth()
               .buildIssuedBy(ca);
+      X509Bundle named = // a server known only by name, as one found by DNS discovery
+          base.copy()
+              .subject("CN=server.test")
+              .addSanDnsName("server.test")
+              .addExtendedKeyUsageServerAuth()
+              .buildIssuedBy(ca);
       X509Bundle client =
           base.copy().subject("CN=sluice test client").addExtendedKeyUsageClientAuth().buildIssuedBy(ca);
       Path dir = java.nio.file.Files.createTempDirectory("sluice-tls-test");
@@ -58,7 +73,9 @@ final class TestPki {
               write(dir, "server.key", server.getPrivateKeyPEM()),
               write(dir, "client.crt", client.getCertificatePEM()),
               write(dir, "client.key", client.getPrivateKeyPEM()),
-              write(dir, "other-ca.crt", other.getCertificatePEM()));
+              write(dir, "other-ca.crt", other.getCertificatePEM()),
+              write(dir, "named.crt", named.getCertificatePEM()),
+              write(dir, "named.key", named.getPrivateKeyPEM()));
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(

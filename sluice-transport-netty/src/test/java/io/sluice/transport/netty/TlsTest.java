@@ -359,6 +359,49 @@ class TlsTest {
    * deadline, long before the connection's setup timeout (10 minutes here) would do it.
    */
   @Test
+  void aServerKnownByNameIsReachedByItsIpWithTheNameCheckedAndSentAsSni() throws Exception {
+    // The server's certificate names server.test only; the client connects to its IP, as a
+    // balancer does with addresses found by DNS. It checks the certificate against the name it is
+    // given and sends that name as SNI.
+    List<javax.net.ssl.SSLEngine> engines = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SslContext serverSsl =
+        new io.netty.handler.ssl.DelegatingSslContext(
+            Tls.server(TestPki.files().namedServerCert(), TestPki.files().namedServerKey()).build()) {
+          @Override
+          protected void initEngine(javax.net.ssl.SSLEngine engine) {
+            engines.add(engine);
+          }
+        };
+    InetSocketAddress at = serve(serverSsl);
+    SslContext client = Tls.client().trust(pki().ca()).build();
+
+    // The IP alone does not match the certificate: refused, as it should be.
+    assertThat(failure(connect("127.0.0.1", at, client))).isNotNull();
+    // With the server's name: checked against it, and accepted.
+    Requester r =
+        Connections.connect(
+                TcpClientTransport.create("127.0.0.1", at.getPort()).withSsl(client, "server.test"),
+                ConnectionOptions.defaults(),
+                ClientSetup.defaults(),
+                x -> new Responder() {})
+            .get(WAIT, TimeUnit.SECONDS);
+    clients.add(r);
+    assertThat(echo(r, "by name")).isEqualTo("by name");
+    javax.net.ssl.SSLSession session = engines.get(engines.size() - 1).getSession();
+    assertThat(((javax.net.ssl.ExtendedSSLSession) session).getRequestedServerNames())
+        .containsExactly(new javax.net.ssl.SNIHostName("server.test"));
+    // A name the certificate does not carry is refused.
+    assertThat(
+            failure(
+                Connections.connect(
+                    TcpClientTransport.create("127.0.0.1", at.getPort()).withSsl(client, "other.test"),
+                    ConnectionOptions.defaults(),
+                    ClientSetup.defaults(),
+                    x -> new Responder() {})))
+        .isNotNull();
+  }
+
+  @Test
   void theServerCutsOffAPeerThatNeverFinishesTheHandshake() throws Exception {
     InetSocketAddress at =
         serve(

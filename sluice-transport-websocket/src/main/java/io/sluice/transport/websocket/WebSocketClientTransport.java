@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import io.sluice.transport.websocket.internal.ClientUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.net.URI;
@@ -186,6 +187,7 @@ public final class WebSocketClientTransport implements ClientTransport {
                     ch.pipeline().addLast(new ClientUpgradeHandler(s, hostHeader, result));
                   }
                 });
+    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
     ChannelFuture connect = b.connect(host, port);
     connect.addListener(
         f -> {

@@ -7,6 +7,7 @@ import io.sluice.reactor.SluiceClient;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.rsocket.RpcResponder;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.SharedEventLoops;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.net.InetSocketAddress;
@@ -50,5 +51,7 @@ public final class Main {
     connection.close(); // graceful: CONNECTION_CLOSE, then live streams drain
     connection.onClose().block(wait);
     server.close();
+    server.onClose().get();
+    SharedEventLoops.shutdownGracefully().get(); // ends Sluice's I/O threads (sluice-io-*)
   }
 }

@@ -15,6 +15,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
+import io.sluice.transport.netty.internal.Resolvers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ProtocolException;
@@ -271,6 +272,7 @@ public final class WebSocketConnector {
                                 }));
                   }
                 });
+    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
     ChannelFuture connect = b.connect(InetSocketAddress.createUnresolved(target.host(), target.port()));
     connect.addListener(
         f -> {

@@ -7,18 +7,22 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerDomainSocketChannel;
@@ -31,9 +35,12 @@ import io.sluice.transport.netty.IoMode;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -139,7 +146,8 @@ public final class EventLoops {
 
   /**
    * The JVM-wide group of the default engine (one thread per core, daemon threads), created on
-   * first use and never shut down; if a native default fails to start its loops, NIO's.
+   * first use and shut down only by {@link #shutdownShared} (after which the next call makes a new
+   * one); if a native default fails to start its loops, NIO's.
    */
   public static EventLoopGroup shared() {
     synchronized (SHARED) {
@@ -157,7 +165,7 @@ public final class EventLoops {
 
   /**
    * The JVM-wide group of {@code mode} ({@link IoMode#AUTO}: {@link #shared()}), one thread per
-   * core and daemon threads, created on first use and never shut down.
+   * core and daemon threads, created on first use and shut down only by {@link #shutdownShared}.
    *
    * @throws IllegalStateException when {@code mode} names an engine that cannot run here
    */
@@ -169,6 +177,36 @@ public final class EventLoops {
     synchronized (SHARED) {
       return SHARED.computeIfAbsent(m, k -> create(0, "sluice-io-" + k.label(), k));
     }
+  }
+
+  /**
+   * Shuts down every shared group made so far (see {@link
+   * io.sluice.transport.netty.SharedEventLoops}); the next {@link #shared} makes a new one. The
+   * future completes when all their threads have ended.
+   */
+  public static CompletableFuture<Void> shutdownShared(long quietPeriod, long timeout, TimeUnit unit) {
+    List<EventLoopGroup> groups;
+    synchronized (SHARED) {
+      groups = new ArrayList<>(SHARED.values());
+      SHARED.clear();
+      sharedDefault = null;
+    }
+    CompletableFuture<?>[] ended = new CompletableFuture<?>[groups.size()];
+    for (int i = 0; i < groups.size(); i++) {
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      groups.get(i)
+          .shutdownGracefully(quietPeriod, timeout, unit)
+          .addListener(
+              x -> {
+                if (x.isSuccess()) {
+                  f.complete(null);
+                } else {
+                  f.completeExceptionally(x.cause());
+                }
+              });
+      ended[i] = f;
+    }
+    return CompletableFuture.allOf(ended);
   }
 
   /** A new group of {@code threads} loops (0: one per core) of the default engine. */
@@ -296,6 +334,18 @@ public final class EventLoops {
         return IoUringSocketChannel.class;
       default:
         return NioSocketChannel.class;
+    }
+  }
+
+  /** The UDP channel of {@code mode}'s groups (for the DNS resolver). */
+  public static Class<? extends DatagramChannel> datagramChannel(IoMode mode) {
+    switch (engine(mode)) {
+      case EPOLL:
+        return EpollDatagramChannel.class;
+      case IO_URING:
+        return IoUringDatagramChannel.class;
+      default:
+        return NioDatagramChannel.class;
     }
   }
 
