@@ -109,7 +109,12 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     // A response now for methods with one; the streaming ones as their writes allow.
-    listener.onReady(allowance.first());
+    try {
+      listener.onReady(allowance.first());
+    } catch (RuntimeException e) {
+      handlerFailed(e); // this call only: thrown on, it would close the connection
+      return;
+    }
     deliver();
   }
 
