@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -58,6 +59,11 @@ final class H1Exchange implements WebExchange {
   @Override
   public EventExecutor executor() {
     return ctx.executor();
+  }
+
+  @Override
+  public Channel channel() {
+    return ctx.channel();
   }
 
   @Override

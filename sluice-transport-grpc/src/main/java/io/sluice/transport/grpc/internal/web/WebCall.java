@@ -13,6 +13,7 @@ import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.grpc.internal.AbstractServerCall;
+import io.sluice.transport.grpc.internal.ReadBudget;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,10 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One gRPC-Web or HTTP/JSON call (a unary or server-streaming method: one request message): the
  * {@link ServerCall} handed to the method's handler.
  *
- * <p><b>Request.</b> The body is collected up to its limit (the largest message accepted, plus
- * gRPC-Web's prefix, in base64 for {@code -text}); a body over it is refused as it arrives
- * (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. The handler starts once the body is
- * complete, and gets the message when it asks for it.
+ * <p><b>Request.</b> The body is collected (copied, on the heap) up to its limit (the largest
+ * message accepted, plus gRPC-Web's prefix, in base64 for {@code -text}); a body over it is
+ * refused as it arrives (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. Its bytes are
+ * reserved from the connection's {@link ReadBudget}, which the gRPC calls of the connection share
+ * too, until the body is decoded or the call ends; a body that would exceed it is refused
+ * RESOURCE_EXHAUSTED (HTTP 429 for JSON). The handler starts once the body is complete, and gets
+ * the message when it asks for it.
  *
  * <p><b>Response.</b> gRPC-Web: headers, each message as a data frame, the status as the trailers
  * frame ({@code 0x80}); a call that ends before its first message answers trailers-only
@@ -51,12 +55,15 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   private final Cors cors;
   private final CharSequence origin;
   private final JsonCodec json;
+  private final ReadBudget budget;
   /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
   private final AtomicInteger queued = new AtomicInteger();
 
   // Event-loop state.
   private boolean done; // the response is over (or the caller gone): nothing more is written
   private ByteBuf body;
+  /** Bytes of {@link #body} reserved from {@link #budget}. */
+  private long reserved;
   private Req request;
   private boolean delivered;
   private boolean headStarted;
@@ -73,6 +80,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       Cors cors,
       CharSequence origin,
       JsonCodec json,
+      ReadBudget budget,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
     super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos);
@@ -83,6 +91,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     this.cors = cors;
     this.origin = origin;
     this.json = json;
+    this.budget = budget;
     startDeadline();
   }
 
@@ -105,27 +114,57 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       return;
     }
     long have = body == null ? 0 : body.readableBytes();
-    if (have + chunk.readableBytes() > maxBody) {
-      Status s =
+    int n = chunk.readableBytes();
+    if (have + n > maxBody) {
+      refuseBody(
           Status.of(
               Status.Code.RESOURCE_EXHAUSTED,
-              "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)");
-      if (ended.compareAndSet(false, true)) {
-        done = true;
-        if (kind == WebKind.JSON) {
-          WebResponses.plain(ex, 413, cors, origin, s.description());
-        } else {
-          WebResponses.answer(ex, kind, cors, origin, s, null);
-        }
-        wrapUp(s);
-      }
+              "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)"),
+          413);
       return;
     }
+    if (!budget.reserve(n)) {
+      refuseBody(
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "the requests being read on this connection would hold more than " + budget.max() + " bytes"),
+          0);
+      return;
+    }
+    reserved += n;
     if (body == null) {
-      body = ex.alloc().buffer((int) Math.min(maxBody, Math.max(256, chunk.readableBytes())));
+      // Grows as bytes come (no size the caller declares is trusted), never beyond the limit.
+      body = ex.alloc().heapBuffer((int) Math.min(maxBody, Math.max(256, n)), (int) Math.min(Integer.MAX_VALUE, maxBody));
     }
     body.writeBytes(chunk);
     ex.readMore();
+  }
+
+  /**
+   * Answers a request whose body is refused ({@code jsonStatus}: a plain answer with that HTTP
+   * status for JSON; 0: the status's own) and ends the call; the handler has not started.
+   */
+  private void refuseBody(Status s, int jsonStatus) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    done = true;
+    if (kind == WebKind.JSON && jsonStatus != 0) {
+      WebResponses.plain(ex, jsonStatus, cors, origin, s.description());
+    } else {
+      WebResponses.answer(ex, kind, cors, origin, s, null);
+    }
+    wrapUp(s);
+  }
+
+  /** The body is decoded or dropped: its bytes no longer count against the connection's budget. */
+  private void releaseBody() {
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+    budget.release(reserved);
+    reserved = 0;
   }
 
   /** The request's body is complete: decodes it and starts the handler. */
@@ -133,8 +172,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     if (ended.get()) {
       return;
     }
-    ByteBuf b = body != null ? body : Unpooled.EMPTY_BUFFER;
-    body = null;
+    ByteBuf b = body != null ? body.retain() : Unpooled.EMPTY_BUFFER;
     try {
       request = decode(b);
     } catch (StatusException e) {
@@ -142,6 +180,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       return;
     } finally {
       b.release();
+      releaseBody();
     }
     if (!startHandler()) {
       return;
@@ -355,10 +394,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   @Override
   protected void cleanUp() {
     done = true;
-    if (body != null) {
-      body.release();
-      body = null;
-    }
+    releaseBody();
     if (pendingJson != null) {
       pendingJson.release();
       pendingJson = null;

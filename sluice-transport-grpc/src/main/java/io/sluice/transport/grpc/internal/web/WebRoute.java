@@ -20,6 +20,7 @@ import io.sluice.transport.grpc.internal.GrpcMetadata;
 import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.grpc.internal.GrpcTimeout;
 import io.sluice.transport.grpc.internal.GrpcWire;
+import io.sluice.transport.grpc.internal.ReadBudget;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.concurrent.TimeUnit;
@@ -182,7 +183,8 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
       return null;
     }
     return new WebCall<>(
-        ex, kind, def, md, timeoutNanos, maxInboundMessageSize, cors, origin, json, observer, startNanos);
+        ex, kind, def, md, timeoutNanos, maxInboundMessageSize, cors, origin, json,
+        ReadBudget.of(ex.channel(), maxInboundMessageSize), observer, startNanos);
   }
 
   /** The call's metadata; null when the names are not valid Sluice names (no such method then). */
