@@ -138,7 +138,8 @@ public final class GrpcServer {
         .withMaxInboundMessageSize(from.maxInboundMessageSize())
         .withGzipResponses(from.gzipResponses())
         .withInstrumentation(from.instrumentation())
-        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new));
+        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new))
+        .withRequestBodyTimeout(from.requestBodyTimeout());
   }
 
   /** Serves as {@code services} says. */

@@ -8,6 +8,9 @@ import static io.sluice.transport.http2.RawH2Peer.windowUpdate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.transport.http2.RawH2Peer;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,13 +18,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a gRPC-Web or HTTP/JSON request body may hold on the server: the bodies of one connection
  * count against the connection's read budget (the one its gRPC calls share, twice the message
- * limit and at least 8 MiB), whatever their content type.
+ * limit and at least 8 MiB), whatever their content type, and a body must be complete within the
+ * request body timeout, over HTTP/2 and HTTP/1.1.
  */
 class WebBodyLimitsTest {
   private static final Duration GUARD = Duration.ofSeconds(30); // hang guard only
@@ -120,6 +125,46 @@ class WebBodyLimitsTest {
         assertThat(message).contains("would hold more than 8388608 bytes");
       }
       assertThat(p.goAway).isNull();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {WEB, JSON})
+  void aBodyNotCompleteWithinTheTimeoutIsRefusedOverHttp2(String contentType) throws Exception {
+    int port = start(services().withRequestBodyTimeout(Duration.ofMillis(300)));
+    try (RawH2Peer p = RawH2Peer.handshake(port)) {
+      p.send(concat(request(1, contentType), data(1, false, concat(bodyStart(contentType), new byte[10]))));
+      p.await(q -> q.status(1) != null, GUARD);
+      assertThat(p.status(1)).as(":status").isEqualTo(contentType.equals(JSON) ? "408" : "200");
+      if (!contentType.equals(JSON)) {
+        assertThat(grpcStatus(p, 1)).as("grpc-status").isEqualTo("4");
+        assertThat(p.trailer(1, "grpc-message")).contains("request body not complete within 300 ms");
+      }
+      // The connection goes on.
+      p.send(concat(request(3, WEB), data(3, true, concat(bodyStart(WEB), new byte[0]))));
+      p.await(q -> q.status(3) != null, GUARD);
+      assertThat(grpcStatus(p, 3)).as("grpc-status of a call whose body lied about its length").isNotNull();
+    }
+  }
+
+  @Test
+  void aBodyNotCompleteWithinTheTimeoutIsRefusedOverHttp1() throws Exception {
+    int port = start(services().withRequestBodyTimeout(Duration.ofMillis(300)));
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout((int) GUARD.toMillis());
+      String head =
+          "POST /" + EchoService.NAME + "/Bytes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + WEB
+              + "\r\nContent-Length: 1000\r\n\r\n";
+      s.getOutputStream().write(concat(head.getBytes(StandardCharsets.US_ASCII), bodyStart(WEB), new byte[10]));
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      byte[] b = new byte[4096];
+      for (int n; (n = in.read(b)) >= 0; ) { // to the end: the server closes the connection
+        got.write(b, 0, n);
+      }
+      String answer = got.toString(StandardCharsets.ISO_8859_1);
+      assertThat(answer).startsWith("HTTP/1.1 200").containsIgnoringCase("grpc-status: 4");
     }
   }
 }

@@ -16,7 +16,8 @@ import io.sluice.transport.http2.internal.H2Handler;
  * writes the response as HEADERS and DATA. The body's bytes go back to the flow-control windows as
  * they arrive (the call copies them): the call holds at most its limit of them, the calls of the
  * connection together at most its read budget (shared with its gRPC calls), and a request past
- * either is refused. Runs on the connection's event loop.
+ * either is refused, as is one whose body takes longer than the request body timeout. Runs on
+ * the connection's event loop.
  */
 final class H2Exchange implements WebExchange, H2Handler.StreamSink {
   private final H2Handler handler;

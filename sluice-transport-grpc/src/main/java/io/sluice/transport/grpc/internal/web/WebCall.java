@@ -15,6 +15,8 @@ import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.grpc.internal.AbstractServerCall;
 import io.sluice.transport.grpc.internal.ReadBudget;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,8 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * refused as it arrives (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. Its bytes are
  * reserved from the connection's {@link ReadBudget}, which the gRPC calls of the connection share
  * too, until the body is decoded or the call ends; a body that would exceed it is refused
- * RESOURCE_EXHAUSTED (HTTP 429 for JSON). The handler starts once the body is complete, and gets
- * the message when it asks for it.
+ * RESOURCE_EXHAUSTED (HTTP 429 for JSON). A body not complete within the request body timeout
+ * of its headers is refused DEADLINE_EXCEEDED (HTTP 408 for JSON). The handler starts once the
+ * body is complete, and gets the message when it asks for it.
  *
  * <p><b>Response.</b> gRPC-Web: headers, each message as a data frame, the status as the trailers
  * frame ({@code 0x80}); a call that ends before its first message answers trailers-only
@@ -64,6 +67,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   private ByteBuf body;
   /** Bytes of {@link #body} reserved from {@link #budget}. */
   private long reserved;
+  private ScheduledFuture<?> bodyTimer;
   private Req request;
   private boolean delivered;
   private boolean headStarted;
@@ -81,6 +85,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       CharSequence origin,
       JsonCodec json,
       ReadBudget budget,
+      long bodyTimeoutNanos,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
     super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos);
@@ -93,6 +98,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     this.json = json;
     this.budget = budget;
     startDeadline();
+    bodyTimer = loop.schedule(() -> bodyTimedOut(bodyTimeoutNanos), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
   }
 
   /** The largest request body for {@code maxMessage}: one message, framed, in base64 for text. */
@@ -157,6 +163,23 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     wrapUp(s);
   }
 
+  private void bodyTimedOut(long nanos) {
+    bodyTimer = null;
+    refuseBody(
+        Status.of(
+            Status.Code.DEADLINE_EXCEEDED,
+            "request body not complete within " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms of its headers"),
+        408);
+  }
+
+  private void stopBodyTimer() {
+    ScheduledFuture<?> t = bodyTimer;
+    if (t != null) {
+      bodyTimer = null;
+      t.cancel(false);
+    }
+  }
+
   /** The body is decoded or dropped: its bytes no longer count against the connection's budget. */
   private void releaseBody() {
     if (body != null) {
@@ -172,6 +195,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     if (ended.get()) {
       return;
     }
+    stopBodyTimer();
     ByteBuf b = body != null ? body.retain() : Unpooled.EMPTY_BUFFER;
     try {
       request = decode(b);
@@ -394,6 +418,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   @Override
   protected void cleanUp() {
     done = true;
+    stopBodyTimer();
     releaseBody();
     if (pendingJson != null) {
       pendingJson.release();
