@@ -72,7 +72,7 @@ final class H1Exchange implements WebExchange {
   }
 
   private boolean reusable() {
-    return keepAlive && requestComplete;
+    return keepAlive && requestComplete && !owner.closing();
   }
 
   private static void copy(Http2Headers from, HttpHeaders to) {

@@ -50,6 +50,8 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
   private WebCall<?, ?> call;
   private ScheduledFuture<?> idle;
   private ChannelHandlerContext ctx;
+  /** The server is stopping: the connection closes once the response under way is over. */
+  private boolean closing;
   /** Decoded parts of pipelined requests waiting for the one being served (at most one read's worth). */
   private final ArrayDeque<Object> pending = new ArrayDeque<>();
 
@@ -213,6 +215,22 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
         || name.equals("upgrade") || name.equals("proxy-connection") || name.equals("expect");
   }
 
+  /**
+   * The server is stopping: closes the connection now if no request is being served, else once
+   * its response is over (with {@code Connection: close} when it has not started). On the loop.
+   */
+  public void closeAfterResponse() {
+    closing = true;
+    if (current == null && ctx != null) {
+      ctx.close();
+    }
+  }
+
+  /** True once the connection is to close after the response under way. */
+  boolean closing() {
+    return closing;
+  }
+
   /** {@code ex}'s response is over; {@code reuse}: read the next request. */
   void exchangeOver(H1Exchange ex, boolean reuse) {
     if (current != ex) {
@@ -223,6 +241,10 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
     }
     current = null;
     call = null;
+    if (reuse && closing) {
+      ctx.close(); // the server is stopping (the response went with Connection: close)
+      return;
+    }
     if (reuse) {
       waitForRequest(ctx, IDLE_NANOS);
       if (pending.isEmpty()) {
