@@ -57,7 +57,7 @@ import io.netty.channel.ChannelHandlerContext;
  * #DEFAULT_MAX_CONCURRENT_STREAMS} concurrent calls per connection; a 1 MiB stream window (a
  * request's bytes go back to it only as the handler asks for messages), a 4 MiB connection
  * window; 8 KiB of metadata per request; a 16 MiB message limit ({@link GrpcServices}); the
- * client's preface within 10 s of the connect. netty's HTTP/2
+ * client's preface (or first HTTP/1.1 request head) within 10 s of the connect. netty's HTTP/2
  * protections stay on (RST_STREAM limits both ways, control frame, empty DATA and CONTINUATION
  * limits). {@link Running#close()} and {@link Running#stop} let the calls in flight finish.
  *
@@ -226,7 +226,10 @@ public final class GrpcServer {
         prefaceTimeout);
   }
 
-  /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
+  /**
+   * Time from accept (TLS handshake included) to the client's preface, or over HTTP/1.1 to the
+   * head of its first request; a slower client is closed.
+   */
   public GrpcServer withPrefaceTimeout(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -276,8 +279,8 @@ public final class GrpcServer {
   ServerChannels.ChildSetup childSetup(WebRoute route, H2Handler.Limits limits, HttpServerConnections connections) {
     long prefaceMillis = prefaceTimeout.toMillis();
     Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
-    Consumer<ChannelHandlerContext> http1 =
-        ctx -> Http1Handler.install(ctx.pipeline(), route, prefaceTimeout.toNanos(), maxHeaderList);
+    // The first request's head is timed from accept (closeWithoutPreface), not from here.
+    Consumer<ChannelHandlerContext> http1 = ctx -> Http1Handler.install(ctx.pipeline(), route, 0, maxHeaderList);
     boolean tlsHttp1 =
         ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ch -> {
@@ -294,12 +297,20 @@ public final class GrpcServer {
     };
   }
 
+  /**
+   * Closes {@code ch} if, {@code millis} after its accept, it has not sent its HTTP/2 preface or
+   * the head of its first HTTP/1.1 request (TLS handshake included).
+   */
   private static void closeWithoutPreface(Channel ch, long millis) {
     ch.eventLoop()
         .schedule(
             () -> {
-              if (ch.pipeline().get(Http1Handler.class) != null) {
-                return; // HTTP/1.1 keeps its own time for each request's head
+              Http1Handler h1 = ch.pipeline().get(Http1Handler.class);
+              if (h1 != null) {
+                if (h1.awaitingFirstRequest()) {
+                  ch.close(); // after that, HTTP/1.1 keeps its own time between requests
+                }
+                return;
               }
               H2Handler h = ch.pipeline().get(H2Handler.class);
               if (h == null || !h.decoder().prefaceReceived()) {
