@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.sluice.rpc.CallMetadata;
@@ -23,8 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One gRPC-Web or HTTP/JSON call (a unary or server-streaming method: one request message): the
  * {@link ServerCall} handed to the method's handler.
  *
- * <p><b>Request.</b> The body is collected (copied, on the heap) up to its limit (the largest
- * message accepted, plus gRPC-Web's prefix, in base64 for {@code -text}); a body over it is
+ * <p><b>Request.</b> The body is collected up to its limit (the largest message accepted, plus
+ * gRPC-Web's prefix, in base64 for {@code -text}), copied into heap chunks of at most 16 KiB that
+ * are never regrown (so a body costs about its own size, and chunks of one size are what the
+ * allocator's pool keeps reusing); a body over it is
  * refused as it arrives (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. Its bytes are
  * reserved from the connection's {@link ReadBudget}, which the gRPC calls of the connection share
  * too, until the body is decoded or the call ends; a body that would exceed it is refused
@@ -59,13 +62,20 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   private final CharSequence origin;
   private final JsonCodec json;
   private final ReadBudget budget;
+  /** The largest chunk a body is copied into. */
+  private static final int BODY_CHUNK = 16 << 10;
+  /** The smallest. */
+  private static final int MIN_CHUNK = 1024;
+
   /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
   private final AtomicInteger queued = new AtomicInteger();
 
   // Event-loop state.
   private boolean done; // the response is over (or the caller gone): nothing more is written
-  private ByteBuf body;
-  /** Bytes of {@link #body} reserved from {@link #budget}. */
+  /** The full chunks of the body so far (null until the first); {@link #tail} is being filled. */
+  private CompositeByteBuf body;
+  private ByteBuf tail;
+  /** Bytes of the body so far, all reserved from {@link #budget}. */
   private long reserved;
   private ScheduledFuture<?> bodyTimer;
   private Req request;
@@ -119,9 +129,8 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       ex.readMore();
       return;
     }
-    long have = body == null ? 0 : body.readableBytes();
     int n = chunk.readableBytes();
-    if (have + n > maxBody) {
+    if (reserved + n > maxBody) {
       refuseBody(
           Status.of(
               Status.Code.RESOURCE_EXHAUSTED,
@@ -138,12 +147,30 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       return;
     }
     reserved += n;
-    if (body == null) {
-      // Grows as bytes come (no size the caller declares is trusted), never beyond the limit.
-      body = ex.alloc().heapBuffer((int) Math.min(maxBody, Math.max(256, n)), (int) Math.min(Integer.MAX_VALUE, maxBody));
+    // Grows with the bytes that came (no size the caller declares is trusted).
+    for (int from = chunk.readerIndex(), left = n; left > 0; ) {
+      if (tail == null) {
+        int size = Math.max(MIN_CHUNK, Math.min(left, BODY_CHUNK));
+        tail = ex.alloc().heapBuffer(size, size);
+      }
+      int k = Math.min(left, tail.maxWritableBytes());
+      tail.writeBytes(chunk, from, k);
+      from += k;
+      left -= k;
+      if (tail.maxWritableBytes() == 0) {
+        keepTail();
+      }
     }
-    body.writeBytes(chunk);
     ex.readMore();
+  }
+
+  /** Adds the chunk being filled to the body's chunks. */
+  private void keepTail() {
+    if (body == null) {
+      body = ex.alloc().compositeHeapBuffer(Integer.MAX_VALUE);
+    }
+    body.addComponent(true, tail);
+    tail = null;
   }
 
   /**
@@ -182,6 +209,10 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
 
   /** The body is decoded or dropped: its bytes no longer count against the connection's budget. */
   private void releaseBody() {
+    if (tail != null) {
+      tail.release();
+      tail = null;
+    }
     if (body != null) {
       body.release();
       body = null;
@@ -196,6 +227,9 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       return;
     }
     stopBodyTimer();
+    if (tail != null) {
+      keepTail();
+    }
     ByteBuf b = body != null ? body.retain() : Unpooled.EMPTY_BUFFER;
     try {
       request = decode(b);
