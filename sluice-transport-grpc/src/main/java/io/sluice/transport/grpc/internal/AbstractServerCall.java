@@ -71,6 +71,7 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
    *     #startDeadline})
    * @param observer the instrumentation's observer of this call (may be a no-op)
    * @param startNanos when the call started, for the observer
+   * @param connection the responses queued by the calls of the call's connection
    */
   @SuppressWarnings("unchecked")
   protected AbstractServerCall(
@@ -79,14 +80,15 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
       CallMetadata metadata,
       long timeoutNanos,
       RpcInstrumentation.CallObserver observer,
-      long startNanos) {
+      long startNanos,
+      ResponseAllowance.Connection connection) {
     this.loop = loop;
     this.def = (ServerMethodDefinition<Req, Resp>) def;
     this.metadata = metadata;
     this.timeoutNanos = timeoutNanos;
     this.observer = observer;
     this.startNanos = startNanos;
-    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
+    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams(), connection);
   }
 
   // ---- for the subclass, on the event loop ------------------------------------------------------

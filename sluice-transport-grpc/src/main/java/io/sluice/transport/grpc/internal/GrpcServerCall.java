@@ -83,7 +83,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       GrpcEncoding responseEncoding,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
-    super(handler.ctx().executor(), def, metadata, timeoutNanos, observer, startNanos);
+    super(
+        handler.ctx().executor(), def, metadata, timeoutNanos, observer, startNanos,
+        ResponseAllowance.Connection.of(handler.ctx().channel()));
     this.handler = handler;
     this.stream = stream;
     this.deframer = deframer;

@@ -15,6 +15,7 @@ import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.grpc.internal.AbstractServerCall;
 import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.grpc.internal.ResponseAllowance;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -98,7 +99,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       long bodyTimeoutNanos,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
-    super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos);
+    super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos, ResponseAllowance.Connection.of(ex.channel()));
     this.ex = ex;
     this.kind = kind;
     this.maxMessage = maxMessage;
