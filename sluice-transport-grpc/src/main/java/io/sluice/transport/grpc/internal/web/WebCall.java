@@ -424,16 +424,13 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       ByteBuf answer = pendingJson;
       pendingJson = null;
       if (end.isOk()) {
-        Headers md = pendingHeaders;
         Http2Headers h =
             WebResponses.headers(
                 def.method().kind().serverStreams() ? WebResponses.AsciiContentType.NDJSON : WebResponses.AsciiContentType.JSON,
                 cors,
                 origin,
-                md);
-        if (trailers != null) {
-          io.sluice.transport.grpc.internal.GrpcMetadata.addTo(trailers, h);
-        }
+                pendingHeaders,
+                trailers);
         ex.respond(200, h, answer != null ? answer : Unpooled.EMPTY_BUFFER);
       } else {
         if (answer != null) {
