@@ -28,6 +28,8 @@ public final class SluiceServer implements ServerTransport.Bound {
   private boolean stopping;
   private Duration grace;
   private final CompletableFuture<Void> connectionsClosed = new CompletableFuture<>();
+  /** The transport's own stop ({@link ServerTransport.Bound#stop}): its listener and what it serves itself. */
+  private final CompletableFuture<Void> transportStopped = new CompletableFuture<>();
   private volatile ServerTransport.Bound bound;
 
   SluiceServer(ConnectionOptions options, Acceptor acceptor) {
@@ -79,9 +81,12 @@ public final class SluiceServer implements ServerTransport.Bound {
    * LEASE of 0 requests (on a connection that leases: its client stops sending there at once, its
    * availability drops to 0) and ERROR[CONNECTION_CLOSE], refuses new streams and lets the live
    * ones finish; a connection whose streams are still live after {@code grace} is closed then.
-   * Calling it again returns the same future and changes nothing.
+   * The transport stops what it serves itself with the same grace ({@link
+   * ServerTransport.Bound#stop}: the gRPC calls of a multiprotocol server, say). Calling it again
+   * returns the same future and changes nothing.
    *
-   * @return completes once the listener and every connection have closed
+   * @return completes once the listener, every connection and what the transport serves itself
+   *     have closed
    * @throws IllegalArgumentException if {@code grace} is negative
    */
   public CompletableFuture<Void> stop(Duration grace) {
@@ -100,7 +105,7 @@ public final class SluiceServer implements ServerTransport.Bound {
       }
     }
     if (draining != null) {
-      bound.close();
+      bound.stop(grace).whenComplete((v, e) -> transportStopped.complete(null));
       for (SluiceConnection c : draining) {
         c.drain(grace);
       }
@@ -110,7 +115,7 @@ public final class SluiceServer implements ServerTransport.Bound {
         }
       }
     }
-    return CompletableFuture.allOf(connectionsClosed, bound.onClose());
+    return CompletableFuture.allOf(connectionsClosed, transportStopped, bound.onClose());
   }
 
   /** {@link #stop} with {@link ConnectionOptions#drainTimeout()} as the grace, without waiting. */

@@ -1,6 +1,7 @@
 package io.sluice.transport;
 
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -26,6 +27,22 @@ public interface ServerTransport {
     /** Stops accepting; existing connections are not touched. Idempotent. */
     @Override
     void close();
+
+    /**
+     * Stops accepting, as {@link #close()} does, and stops what the transport serves itself,
+     * without handing it to {@code onConnection} (the gRPC calls of a server of several
+     * protocols, say): tells its clients to start nothing new there, lets what is under way
+     * finish, and cuts what is left after {@code grace}. The connections handed to {@code
+     * onConnection} are not touched (their engine drains them). The default is {@link #close()}.
+     * Idempotent; called by a server's graceful stop.
+     *
+     * @return completes once the listener has closed and what the transport serves itself has
+     *     ended
+     */
+    default CompletableFuture<Void> stop(Duration grace) {
+      close();
+      return onClose();
+    }
 
     /** Completes once the listener is closed. */
     CompletableFuture<Void> onClose();

@@ -3,16 +3,14 @@ package io.sluice.transport.grpc;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.internal.web.AlpnGrpc;
 import io.sluice.transport.grpc.internal.web.CleartextDetector;
 import io.sluice.transport.grpc.internal.web.Http1Handler;
+import io.sluice.transport.grpc.internal.web.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
@@ -26,6 +24,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import io.netty.channel.ChannelHandlerContext;
 
@@ -41,7 +40,7 @@ import io.netty.channel.ChannelHandlerContext;
  * GrpcServer.Running server =
  *     GrpcServer.create("127.0.0.1", 50051).withServices(registry).start();
  * ...
- * server.close();
+ * server.stop(Duration.ofSeconds(30)).join(); // or close(): the calls in flight may finish
  * }</pre>
  *
  * <p>What it speaks: {@code application/grpc} and {@code application/grpc+proto}; gRPC-Web
@@ -58,8 +57,9 @@ import io.netty.channel.ChannelHandlerContext;
  * #DEFAULT_MAX_CONCURRENT_STREAMS} concurrent calls per connection; a 1 MiB stream window (a
  * request's bytes go back to it only as the handler asks for messages), a 4 MiB connection
  * window; 8 KiB of metadata per request; a 16 MiB message limit ({@link GrpcServices}); the
- * client's preface within 10 s of the connect. netty's HTTP/2 protections stay on (RST_STREAM
- * limits both ways, control frame, empty DATA and CONTINUATION limits).
+ * client's preface (or first HTTP/1.1 request head) within 10 s of the connect. netty's HTTP/2
+ * protections stay on (RST_STREAM limits both ways, control frame, empty DATA and CONTINUATION
+ * limits). {@link Running#close()} and {@link Running#stop} let the calls in flight finish.
  *
  * <p><b>Threads.</b> Calls run on their connection's event loop. <b>Buffers.</b> None cross this
  * class.
@@ -138,7 +138,8 @@ public final class GrpcServer {
         .withMaxInboundMessageSize(from.maxInboundMessageSize())
         .withGzipResponses(from.gzipResponses())
         .withInstrumentation(from.instrumentation())
-        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new));
+        .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new))
+        .withRequestBodyTimeout(from.requestBodyTimeout());
   }
 
   /** Serves as {@code services} says. */
@@ -225,7 +226,10 @@ public final class GrpcServer {
         prefaceTimeout);
   }
 
-  /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
+  /**
+   * Time from accept (TLS handshake included) to the client's preface, or over HTTP/1.1 to the
+   * head of its first request; a slower client is closed.
+   */
   public GrpcServer withPrefaceTimeout(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -239,14 +243,9 @@ public final class GrpcServer {
     WebRoute route = new WebRoute(services());
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
     H2Handler.Limits limits = Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
-    long prefaceMillis = prefaceTimeout.toMillis();
     String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
-    ChannelGroup connections = new DefaultChannelGroup("grpc connections", GlobalEventExecutor.INSTANCE);
-    Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
-    Consumer<ChannelHandlerContext> http1 =
-        ctx -> Http1Handler.install(ctx.pipeline(), route, prefaceTimeout.toNanos(), maxHeaderList);
-    boolean tlsHttp1 =
-        ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
+    // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
+    HttpServerConnections connections = new HttpServerConnections(ch -> true);
     return ServerChannels.bind(
             a -> scheme + " server " + a,
             loops,
@@ -258,25 +257,9 @@ public final class GrpcServer {
                     .childOption(ChannelOption.AUTO_READ, true),
             ssl,
             maxConnections,
-            ch -> {
-              connections.add(ch);
-              if (ssl == null) {
-                // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
-                ch.pipeline().addLast(new CleartextDetector(http2, http1));
-              } else if (tlsHttp1) {
-                ch.pipeline().addLast(new AlpnGrpc(http2, http1));
-              } else {
-                ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
-              }
-              closeWithoutPreface(ch, prefaceMillis);
-            },
-            new ServerChannels.Hooks() {
-              @Override
-              public void afterClose() {
-                connections.close();
-              }
-            })
-        .thenApply(Running::new);
+            childSetup(route, limits, connections),
+            new ServerChannels.Hooks() {})
+        .thenApply(b -> new Running(b, connections));
   }
 
   /**
@@ -292,12 +275,42 @@ public final class GrpcServer {
     }
   }
 
+  /** What each accepted connection gets (after TLS, which ServerChannels adds). */
+  ServerChannels.ChildSetup childSetup(WebRoute route, H2Handler.Limits limits, HttpServerConnections connections) {
+    long prefaceMillis = prefaceTimeout.toMillis();
+    Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
+    // The first request's head is timed from accept (closeWithoutPreface), not from here.
+    Consumer<ChannelHandlerContext> http1 = ctx -> Http1Handler.install(ctx.pipeline(), route, 0, maxHeaderList);
+    boolean tlsHttp1 =
+        ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
+    return ch -> {
+      connections.add(ch);
+      if (ssl == null) {
+        // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
+        ch.pipeline().addLast(new CleartextDetector(http2, http1));
+      } else if (tlsHttp1) {
+        ch.pipeline().addLast(new AlpnGrpc(http2, http1));
+      } else {
+        ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
+      }
+      closeWithoutPreface(ch, prefaceMillis);
+    };
+  }
+
+  /**
+   * Closes {@code ch} if, {@code millis} after its accept, it has not sent its HTTP/2 preface or
+   * the head of its first HTTP/1.1 request (TLS handshake included).
+   */
   private static void closeWithoutPreface(Channel ch, long millis) {
     ch.eventLoop()
         .schedule(
             () -> {
-              if (ch.pipeline().get(Http1Handler.class) != null) {
-                return; // HTTP/1.1 keeps its own time for each request's head
+              Http1Handler h1 = ch.pipeline().get(Http1Handler.class);
+              if (h1 != null) {
+                if (h1.awaitingFirstRequest()) {
+                  ch.close(); // after that, HTTP/1.1 keeps its own time between requests
+                }
+                return;
               }
               H2Handler h = ch.pipeline().get(H2Handler.class);
               if (h == null || !h.decoder().prefaceReceived()) {
@@ -315,10 +328,16 @@ public final class GrpcServer {
 
   /** A bound, serving gRPC server. Thread-safe. */
   public static final class Running implements AutoCloseable {
-    private final ServerTransport.Bound bound;
+    /** How long {@link #close()} lets the calls in flight finish. */
+    public static final Duration CLOSE_GRACE = Duration.ofSeconds(30);
 
-    private Running(ServerTransport.Bound bound) {
+    private final ServerTransport.Bound bound;
+    private final HttpServerConnections connections;
+    private final AtomicReference<CompletableFuture<Void>> stopped = new AtomicReference<>();
+
+    private Running(ServerTransport.Bound bound, HttpServerConnections connections) {
       this.bound = bound;
+      this.connections = connections;
     }
 
     /** The address bound (with the real port when port 0 was asked for). */
@@ -332,15 +351,42 @@ public final class GrpcServer {
     }
 
     /**
-     * Stops accepting and closes every connection (their calls are cancelled: handlers see {@code
-     * onCancel}). Idempotent; {@link #onClose()} completes once done.
+     * Stops the server gracefully: stops accepting at once; tells the client of every HTTP/2
+     * connection to start no more calls there (GOAWAY with the last stream it opened: a call
+     * started after it fails over to another connection, UNAVAILABLE here), lets the calls in
+     * flight finish and closes each connection once its last call ended; an HTTP/1.1 connection
+     * closes once the response under way is over. What is still open after {@code grace} is
+     * closed then (its calls are cancelled: handlers see {@code onCancel}, callers UNAVAILABLE).
+     * Calling it again returns the same future and changes nothing.
+     *
+     * @return completes once the listener and every connection have closed
+     * @throws IllegalArgumentException if {@code grace} is negative
+     */
+    public CompletableFuture<Void> stop(Duration grace) {
+      Objects.requireNonNull(grace, "grace");
+      if (grace.isNegative()) {
+        throw new IllegalArgumentException("grace must not be negative: " + grace);
+      }
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      if (!stopped.compareAndSet(null, f)) {
+        return stopped.get();
+      }
+      bound.close();
+      CompletableFuture.allOf(bound.onClose(), connections.stop(grace))
+          .whenComplete((v, e) -> f.complete(null));
+      return f;
+    }
+
+    /**
+     * {@link #stop} with {@link #CLOSE_GRACE} (30 s), without waiting: the calls in flight may
+     * finish. Idempotent; {@link #onClose()} completes once the listener is closed.
      */
     @Override
     public void close() {
-      bound.close();
+      stop(CLOSE_GRACE);
     }
 
-    /** Completes once the listener is closed. */
+    /** Completes once the listener is closed (the connections may still drain: see {@link #stop}). */
     public CompletableFuture<Void> onClose() {
       return bound.onClose();
     }

@@ -2,6 +2,7 @@ package io.sluice.transport.grpc;
 
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
@@ -15,7 +16,8 @@ import java.util.Set;
  * <p>Defaults: a {@value #DEFAULT_MAX_INBOUND_MESSAGE_SIZE}-byte (16 MiB) inbound message limit,
  * checked on the message's prefix and again after decompression (a larger message ends the call
  * with RESOURCE_EXHAUSTED); responses uncompressed; no instrumentation; no CORS origin (gRPC-Web
- * and HTTP/JSON serve same-origin browser pages only, see {@link #withCorsAllowedOrigins}).
+ * and HTTP/JSON serve same-origin browser pages only, see {@link #withCorsAllowedOrigins}); 30 s
+ * for a gRPC-Web or JSON request's body ({@link #withRequestBodyTimeout}).
  *
  * <p>Besides gRPC, the same services answer gRPC-Web ({@code application/grpc-web},
  * {@code application/grpc-web-text}) and HTTP/JSON ({@code application/json}): see
@@ -25,34 +27,40 @@ public final class GrpcServices {
   /** The largest request message accepted unless {@link #withMaxInboundMessageSize} says otherwise. */
   public static final int DEFAULT_MAX_INBOUND_MESSAGE_SIZE = 16 << 20;
 
+  /** A gRPC-Web or JSON request's time to send its body unless {@link #withRequestBodyTimeout} says otherwise. */
+  public static final Duration DEFAULT_REQUEST_BODY_TIMEOUT = Duration.ofSeconds(30);
+
   private final ServiceRegistry registry;
   private final int maxInboundMessageSize;
   private final boolean gzipResponses;
   private final RpcInstrumentation instrumentation;
   private final Set<String> corsAllowedOrigins;
-
-  private GrpcServices(
-      ServiceRegistry registry, int maxInboundMessageSize, boolean gzipResponses, RpcInstrumentation instrumentation) {
-    this(registry, maxInboundMessageSize, gzipResponses, instrumentation, Set.of());
-  }
+  private final Duration requestBodyTimeout;
 
   private GrpcServices(
       ServiceRegistry registry,
       int maxInboundMessageSize,
       boolean gzipResponses,
       RpcInstrumentation instrumentation,
-      Set<String> corsAllowedOrigins) {
+      Set<String> corsAllowedOrigins,
+      Duration requestBodyTimeout) {
     this.registry = registry;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.gzipResponses = gzipResponses;
     this.instrumentation = instrumentation;
     this.corsAllowedOrigins = corsAllowedOrigins;
+    this.requestBodyTimeout = requestBodyTimeout;
   }
 
   /** Serves the services of {@code registry} with the defaults. */
   public static GrpcServices of(ServiceRegistry registry) {
     return new GrpcServices(
-        Objects.requireNonNull(registry, "registry"), DEFAULT_MAX_INBOUND_MESSAGE_SIZE, false, RpcInstrumentation.NONE);
+        Objects.requireNonNull(registry, "registry"),
+        DEFAULT_MAX_INBOUND_MESSAGE_SIZE,
+        false,
+        RpcInstrumentation.NONE,
+        Set.of(),
+        DEFAULT_REQUEST_BODY_TIMEOUT);
   }
 
   /**
@@ -63,7 +71,7 @@ public final class GrpcServices {
     if (bytes < 0) {
       throw new IllegalArgumentException("max inbound message size must not be negative, got " + bytes);
     }
-    return new GrpcServices(registry, bytes, gzipResponses, instrumentation, corsAllowedOrigins);
+    return new GrpcServices(registry, bytes, gzipResponses, instrumentation, corsAllowedOrigins, requestBodyTimeout);
   }
 
   /**
@@ -71,7 +79,8 @@ public final class GrpcServices {
    * grpc-accept-encoding}); off by default (it costs CPU to save bandwidth).
    */
   public GrpcServices withGzipResponses(boolean gzip) {
-    return new GrpcServices(registry, maxInboundMessageSize, gzip, instrumentation, corsAllowedOrigins);
+    return new GrpcServices(
+        registry, maxInboundMessageSize, gzip, instrumentation, corsAllowedOrigins, requestBodyTimeout);
   }
 
   /** Observes every call (metrics, tracing). */
@@ -81,7 +90,8 @@ public final class GrpcServices {
         maxInboundMessageSize,
         gzipResponses,
         Objects.requireNonNull(instrumentation, "instrumentation"),
-        corsAllowedOrigins);
+        corsAllowedOrigins,
+        requestBodyTimeout);
   }
 
   /**
@@ -99,7 +109,29 @@ public final class GrpcServices {
         throw new IllegalArgumentException("an origin is scheme://host[:port] without a path, got '" + o + "'");
       }
     }
-    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, set);
+    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, set, requestBodyTimeout);
+  }
+
+  /**
+   * The longest a gRPC-Web or HTTP/JSON request may take from its headers to the end of its body
+   * (default {@link #DEFAULT_REQUEST_BODY_TIMEOUT}, 30 s), over HTTP/2 and HTTP/1.1. A request
+   * still incomplete then is answered DEADLINE_EXCEEDED (gRPC-Web) or 408 (JSON) and what it
+   * sent is released. Its handler has not started yet: a handler's own time is the call's
+   * deadline ({@code grpc-timeout}). gRPC calls stream their requests and have no such limit.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  public GrpcServices withRequestBodyTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, corsAllowedOrigins, timeout);
+  }
+
+  /** See {@link #withRequestBodyTimeout}. */
+  public Duration requestBodyTimeout() {
+    return requestBodyTimeout;
   }
 
   /** The origins allowed across origins (empty: CORS off). */

@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code Chat(stream BytesValue) -> stream BytesValue}: echoes each message.
  *   <li>{@code Sink(stream BytesValue) -> StringValue}: asks for no message at all; records how
  *       many bytes the server was given (never asked for).
+ *   <li>{@code ThrowOnCancel(StringValue) -> StringValue}: never answers; its {@code onCancel}
+ *       completes {@link #throwOnCancelCalled}, then throws.
+ *   <li>{@code ThrowOnReady(StringValue) -> stream BytesValue}: its {@code onReady} throws.
  * </ul>
  */
 final class EchoService {
@@ -43,6 +46,8 @@ final class EchoService {
   final CompletableFuture<Integer> floodSent = new CompletableFuture<>();
 
   final CompletableFuture<Status> floodCancelled = new CompletableFuture<>();
+
+  final CompletableFuture<Void> throwOnCancelCalled = new CompletableFuture<>();
 
   /** Messages the handlers of Count sent. */
   final AtomicLong countSent = new AtomicLong();
@@ -70,6 +75,8 @@ final class EchoService {
             .add(method("Chat", MethodKind.BIDI_STREAMING, BytesValue.parser(), BytesValue.parser()), this::chat)
             .add(method("Sink", MethodKind.CLIENT_STREAMING, BytesValue.parser(), StringValue.parser()), this::sink)
             .add(method("Flood", MethodKind.SERVER_STREAMING, StringValue.parser(), BytesValue.parser()), this::flood)
+            .add(method("ThrowOnCancel", MethodKind.UNARY, StringValue.parser(), StringValue.parser()), this::throwOnCancel)
+            .add(method("ThrowOnReady", MethodKind.SERVER_STREAMING, StringValue.parser(), BytesValue.parser()), this::throwOnReady)
             .build();
     return ServiceRegistry.builder().add(def).build();
   }
@@ -237,6 +244,27 @@ final class EchoService {
       @Override
       public void onCancel() {
         floodCancelled.complete(Status.of(Status.Code.CANCELLED, "flood"));
+      }
+    };
+  }
+
+  private ServerCall.Listener<StringValue> throwOnCancel(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new Adapter<>() {
+      @Override
+      public void onCancel() {
+        throwOnCancelCalled.complete(null);
+        throw new IllegalStateException("onCancel failed");
+      }
+    };
+  }
+
+  private ServerCall.Listener<StringValue> throwOnReady(ServerCall<StringValue, BytesValue> call) {
+    call.request(1);
+    return new Adapter<>() {
+      @Override
+      public void onReady(long n) {
+        throw new IllegalStateException("onReady failed");
       }
     };
   }

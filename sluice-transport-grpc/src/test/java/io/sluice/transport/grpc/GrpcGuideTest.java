@@ -10,6 +10,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.sluice.rpc.ServiceRegistry;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -46,8 +47,9 @@ class GrpcGuideTest {
       channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
     } finally {
       // tag::close[]
-      server.close(); // stops accepting and closes the connections: running calls are cancelled
-      server.onClose().get();
+      // Stops accepting, sends GOAWAY, lets running calls finish (cancelling what still runs after
+      // the grace), and completes once every connection has closed. close() does it with 30 s.
+      server.stop(Duration.ofSeconds(30)).get();
       // end::close[]
     }
   }

@@ -258,6 +258,85 @@ abstract class GrpcJavaClientTest {
         .isEqualTo("after");
   }
 
+  /** A bidi call left open on the channel's connection: echoes what it is sent. */
+  private static final class OpenChat {
+    final ClientCall<BytesValue, BytesValue> call;
+    final java.util.concurrent.BlockingQueue<BytesValue> got = new java.util.concurrent.LinkedBlockingQueue<>();
+    final CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
+
+    OpenChat(ManagedChannel channel) throws Exception {
+      call = channel.newCall(CHAT, CallOptions.DEFAULT);
+      call.start(
+          new ClientCall.Listener<BytesValue>() {
+            @Override
+            public void onMessage(BytesValue message) {
+              got.add(message);
+            }
+
+            @Override
+            public void onClose(io.grpc.Status status, Metadata trailers) {
+              closed.complete(status);
+            }
+          },
+          new Metadata());
+      call.request(Integer.MAX_VALUE);
+      assertThat(echo(1)).as("the open call echoes").isEqualTo(bytes(1));
+    }
+
+    BytesValue echo(int n) throws Exception {
+      call.sendMessage(bytes(n));
+      BytesValue m = got.poll(30, TimeUnit.SECONDS);
+      if (m == null) {
+        throw new AssertionError("no echo; the call closed with " + closed.getNow(null));
+      }
+      return m;
+    }
+
+    void finish() throws Exception {
+      call.halfClose();
+      assertThat(closed.get(30, TimeUnit.SECONDS).getCode()).isEqualTo(io.grpc.Status.Code.OK);
+    }
+  }
+
+  @Test
+  void aHandlerWhoseOnCancelThrowsDoesNotTakeTheConnectionDown() throws Exception {
+    MethodDescriptor<StringValue, StringValue> throwOnCancel =
+        method("ThrowOnCancel", MethodDescriptor.MethodType.UNARY, StringValue.getDefaultInstance(), StringValue.getDefaultInstance());
+    OpenChat other = new OpenChat(channel);
+    ClientCall<StringValue, StringValue> call = channel.newCall(throwOnCancel, CallOptions.DEFAULT);
+    CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
+    call.start(
+        new ClientCall.Listener<StringValue>() {
+          @Override
+          public void onClose(io.grpc.Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
+    call.sendMessage(StringValue.of("x"));
+    call.halfClose();
+    call.request(1);
+    assertThat(other.echo(2)).isEqualTo(bytes(2)); // the call above has reached the server by now
+    call.cancel("the caller cancels", null);
+    service.throwOnCancelCalled.get(30, TimeUnit.SECONDS);
+    assertThat(closed.get(30, TimeUnit.SECONDS).getCode()).isEqualTo(io.grpc.Status.Code.CANCELLED);
+    // The other call on the same connection goes on.
+    assertThat(other.echo(3)).isEqualTo(bytes(3));
+    other.finish();
+  }
+
+  @Test
+  void aHandlerWhoseOnReadyThrowsFailsOnlyItsCall() throws Exception {
+    MethodDescriptor<StringValue, BytesValue> throwOnReady =
+        method("ThrowOnReady", MethodDescriptor.MethodType.SERVER_STREAMING, StringValue.getDefaultInstance(), BytesValue.getDefaultInstance());
+    OpenChat other = new OpenChat(channel);
+    Iterator<BytesValue> it = ClientCalls.blockingServerStreamingCall(channel, throwOnReady, CallOptions.DEFAULT, StringValue.of("x"));
+    StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class, it::hasNext);
+    assertThat(e.getStatus().getCode()).as("%s", e.getStatus()).isEqualTo(io.grpc.Status.Code.UNKNOWN);
+    assertThat(other.echo(4)).isEqualTo(bytes(4));
+    other.finish();
+  }
+
   @Test
   void metadataEchoedAsHeaderAndBinaryTrailer() {
     Metadata out = new Metadata();

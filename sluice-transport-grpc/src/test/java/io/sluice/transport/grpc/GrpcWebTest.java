@@ -90,6 +90,25 @@ class GrpcWebTest {
 
   @ParameterizedTest
   @MethodSource("modes")
+  void customResponseMetadataIsExposedToPagesOfOtherOrigins(Mode mode) throws Exception {
+    String base = start(mode, GrpcServices.of(new EchoService().registry()).withCorsAllowedOrigins("https://app.example"));
+    HttpResponse<byte[]> r =
+        WebHttp.post(client(mode), base + UNARY, WEB, WebHttp.frame(StringValue.of("hello")),
+            "origin", "https://app.example", "x-echo-initial", "hi");
+    assertThat(r.headers().firstValue("x-echo-initial")).hasValue("hi");
+    assertThat(r.headers().firstValue("access-control-allow-origin")).hasValue("https://app.example");
+    assertThat(r.headers().firstValue("access-control-expose-headers").orElse("").split(","))
+        .as("names a browser lets the page read")
+        .contains("grpc-status", "grpc-message", "x-echo-initial");
+    HttpResponse<byte[]> json =
+        WebHttp.post(client(mode), base + UNARY, "application/json", "\"hello\"".getBytes(StandardCharsets.UTF_8),
+            "origin", "https://app.example", "x-echo-initial", "hi");
+    assertThat(json.headers().firstValue("access-control-expose-headers").orElse("").split(","))
+        .contains("x-echo-initial");
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
   void serverStreamingAnswersEveryMessageInOrder(Mode mode) throws Exception {
     String base = start(mode, GrpcServices.of(new EchoService().registry()));
     HttpResponse<byte[]> r = WebHttp.post(client(mode), base + COUNT, WEB, WebHttp.frame(StringValue.of("50:300")));

@@ -15,9 +15,11 @@ import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.ServerChannels;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -247,7 +249,58 @@ public final class MultiProtocolServerTransport implements ServerTransport {
         null, // TLS is one of the protocols detected, not a layer under all of them
         s.maxConnections,
         routes::init,
-        new ServerChannels.Hooks() {});
+        new ServerChannels.Hooks() {})
+        .thenApply(b -> new Listening(b, routes));
+  }
+
+  /**
+   * The bound server: closing it stops the listener and sends GOAWAY on its HTTP/2 connections
+   * (their clients open no more streams there; WebSocket over HTTP/2 CONNECTs are refused);
+   * {@link #stop} also ends what the port serves itself, without the engine: gRPC, gRPC-Web and
+   * HTTP/JSON calls are let finish, and their connections closed then or after the grace.
+   */
+  private static final class Listening implements Bound {
+    private final Bound listener;
+    private final Routes routes;
+    private final AtomicReference<CompletableFuture<Void>> stopped = new AtomicReference<>();
+
+    Listening(Bound listener, Routes routes) {
+      this.listener = listener;
+      this.routes = routes;
+    }
+
+    @Override
+    public SocketAddress address() {
+      return listener.address();
+    }
+
+    @Override
+    public void close() {
+      listener.close();
+      routes.stopAccepting();
+    }
+
+    @Override
+    public CompletableFuture<Void> stop(Duration grace) {
+      Objects.requireNonNull(grace, "grace");
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      if (!stopped.compareAndSet(null, f)) {
+        return stopped.get();
+      }
+      listener.close();
+      CompletableFuture.allOf(listener.onClose(), routes.stop(grace)).whenComplete((v, e) -> f.complete(null));
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<Void> onClose() {
+      return listener.onClose();
+    }
+
+    @Override
+    public String toString() {
+      return listener.toString();
+    }
   }
 
   private static String description(Object address, Settings s) {

@@ -3,6 +3,8 @@ package io.sluice.transport.grpc.internal;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.Headers;
@@ -36,6 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public abstract class AbstractServerCall<Req extends MessageLite, Resp extends MessageLite>
     implements ServerCall<Req, Resp> {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractServerCall.class);
+
   /** The event loop the call's state lives on. */
   protected final EventExecutor loop;
   /** The method called. */
@@ -68,6 +72,7 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
    *     #startDeadline})
    * @param observer the instrumentation's observer of this call (may be a no-op)
    * @param startNanos when the call started, for the observer
+   * @param connection the responses queued by the calls of the call's connection
    */
   @SuppressWarnings("unchecked")
   protected AbstractServerCall(
@@ -76,14 +81,15 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
       CallMetadata metadata,
       long timeoutNanos,
       RpcInstrumentation.CallObserver observer,
-      long startNanos) {
+      long startNanos,
+      ResponseAllowance.Connection connection) {
     this.loop = loop;
     this.def = (ServerMethodDefinition<Req, Resp>) def;
     this.metadata = metadata;
     this.timeoutNanos = timeoutNanos;
     this.observer = observer;
     this.startNanos = startNanos;
-    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams());
+    this.allowance = new ResponseAllowance(this.def.method().kind().serverStreams(), connection);
   }
 
   // ---- for the subclass, on the event loop ------------------------------------------------------
@@ -175,7 +181,27 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
     }
     long more = allowance.more();
     if (more > 0) {
-      listener.onReady(more);
+      try {
+        listener.onReady(more);
+      } catch (RuntimeException e) {
+        fail(Status.fromThrowable(e));
+      }
+    }
+  }
+
+  /**
+   * Tells the handler's listener the call was cancelled. What it throws is logged, not thrown: the
+   * call is over, and the exception would otherwise reach the connection's frame reader and close
+   * the connection with every other call on it.
+   */
+  private void cancelListener() {
+    if (listener == null) {
+      return;
+    }
+    try {
+      listener.onCancel();
+    } catch (RuntimeException e) {
+      logger.warn("the listener of {} threw from onCancel", def.method().fullName(), e);
     }
   }
 
@@ -210,20 +236,19 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
       return;
     }
     wrapUp(status);
-    if (listener != null) {
-      listener.onCancel();
-    }
+    cancelListener();
   }
 
-  /** A transport-side error (bad input, over a limit, the deadline): the call ends, the handler is cancelled. */
+  /**
+   * A transport-side error (bad input, over a limit, the deadline) or a listener callback that
+   * threw: the call ends, the handler is cancelled.
+   */
   protected final void fail(Status status) {
     if (!ended.compareAndSet(false, true)) {
       return;
     }
     finish(status, Headers.EMPTY);
-    if (listener != null) {
-      listener.onCancel();
-    }
+    cancelListener();
   }
 
   // ---- what the subclass does -------------------------------------------------------------------

@@ -124,20 +124,10 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
             ? GrpcEncoding.GZIP
             : GrpcEncoding.IDENTITY;
     MessageDeframer deframer =
-        new MessageDeframer(handler.ctx().alloc(), maxInboundMessageSize, encoding, readBudget(handler));
+        new MessageDeframer(
+            handler.ctx().alloc(), maxInboundMessageSize, encoding, ReadBudget.of(handler.ctx().channel(), maxInboundMessageSize));
     return new GrpcServerCall<>(
         handler, stream, def, md, timeoutNanos, deframer, responseEncoding, observer, startNanos);
-  }
-
-  /** The connection's budget for request messages being read, made by its first call. */
-  private ReadBudget readBudget(H2Handler handler) {
-    io.netty.util.Attribute<ReadBudget> a = handler.ctx().channel().attr(ReadBudget.KEY);
-    ReadBudget b = a.get();
-    if (b == null) {
-      b = ReadBudget.forMessageLimit(maxInboundMessageSize);
-      a.set(b);
-    }
-    return b;
   }
 
   /** The call's metadata; null when the names are not valid Sluice names (no such method then). */

@@ -84,7 +84,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       GrpcEncoding responseEncoding,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
-    super(handler.ctx().executor(), def, metadata, timeoutNanos, observer, startNanos);
+    super(
+        handler.ctx().executor(), def, metadata, timeoutNanos, observer, startNanos,
+        ResponseAllowance.Connection.of(handler.ctx().channel()));
     this.handler = handler;
     this.stream = stream;
     this.deframer = deframer;
@@ -110,7 +112,12 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     // A response now for methods with one; the streaming ones as their writes allow.
-    listener.onReady(allowance.first());
+    try {
+      listener.onReady(allowance.first());
+    } catch (RuntimeException e) {
+      handlerFailed(e); // this call only: thrown on, it would close the connection
+      return;
+    }
     deliver();
   }
 

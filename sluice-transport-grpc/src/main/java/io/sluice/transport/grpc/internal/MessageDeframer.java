@@ -22,8 +22,9 @@ import java.util.ArrayDeque;
  * the (larger) network buffers its pieces came in.
  *
  * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
- * copies small inputs and retains slices of large ones until they are taken into a message (the
- * caller keeps its own reference);
+ * copies small inputs, and inputs that fill less than half of the buffer they were cut from, and
+ * retains slices of the others until they are taken into a message (the caller keeps its own
+ * reference), so bytes held here never pin much more memory than they are;
  * {@link #next} returns a buffer the caller owns; {@link #close} releases everything held.
  */
 public final class MessageDeframer {
@@ -82,7 +83,15 @@ public final class MessageDeframer {
     }
     buffered += n;
     if (n >= COPY_BELOW) {
-      chunks.add(data.retainedSlice());
+      // A DATA payload is a slice of the buffer it was read into: kept as a slice, it keeps that
+      // whole buffer. So only one that fills at least half of it is kept so (as the engine keeps
+      // fragments); a smaller one is copied, or a peer could pin a 64 KiB read buffer with each
+      // 2 KiB of DATA, the rest of each read being frames no window counts.
+      if (n >= rootCapacity(data) >>> 1) {
+        chunks.add(data.retainedSlice());
+      } else {
+        chunks.add(alloc.heapBuffer(n, n).writeBytes(data, data.readerIndex(), n));
+      }
       tail = null;
       return;
     }
@@ -91,6 +100,18 @@ public final class MessageDeframer {
       chunks.add(tail);
     }
     tail.writeBytes(data, data.readerIndex(), n);
+  }
+
+  /**
+   * The capacity of the buffer {@code b} was cut from: a slice's parent (through a leak detector's
+   * wrapper too, which wraps the slice, not the parent).
+   */
+  private static int rootCapacity(ByteBuf b) {
+    ByteBuf root = b;
+    for (ByteBuf u; (u = root.unwrap()) != null; ) {
+      root = u;
+    }
+    return root.capacity();
   }
 
   /** Bytes added and not yet taken into a message: what the peer sent that nobody asked for yet. */

@@ -1,13 +1,17 @@
 package io.sluice.transport.grpc.internal;
 
+import io.netty.channel.Channel;
+import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
 
 /**
- * The bytes the calls of one connection may hold together in request messages they are reading
- * (begun, not yet whole): each call's own limit is the message size limit, so without a budget a
- * connection could hold {@code maxConcurrentStreams} messages at the limit. A {@link
- * MessageDeframer} reserves each byte it takes into a message and gives its reservation back when
- * the message is whole or the call ends; a reservation beyond the budget fails that call.
+ * The bytes the calls of one connection may hold together in requests they are reading: gRPC
+ * messages begun and not yet whole, and gRPC-Web and HTTP/JSON request bodies not yet complete,
+ * whatever the content type and over HTTP/2 or HTTP/1.1. Each call's own limit is the message
+ * size limit, so without a budget a connection could hold {@code maxConcurrentStreams} messages
+ * at the limit. A {@link MessageDeframer} (and a gRPC-Web call collecting its body) reserves each
+ * byte it takes and gives its reservation back when the message or body is whole or the call
+ * ends; a reservation beyond the budget fails that call with RESOURCE_EXHAUSTED.
  *
  * <p><b>Threads.</b> One connection's event loop (not thread-safe).
  */
@@ -33,8 +37,22 @@ public final class ReadBudget {
     return new ReadBudget(Math.max(8L << 20, 2L * maxMessageSize));
   }
 
+  /**
+   * The budget of connection {@code ch}, made by its first call ({@link #forMessageLimit}); one
+   * per connection whatever its calls speak. On {@code ch}'s event loop.
+   */
+  public static ReadBudget of(Channel ch, int maxMessageSize) {
+    Attribute<ReadBudget> a = ch.attr(KEY);
+    ReadBudget b = a.get();
+    if (b == null) {
+      b = forMessageLimit(maxMessageSize);
+      a.set(b);
+    }
+    return b;
+  }
+
   /** Reserves {@code n} bytes; false (nothing reserved) when that would exceed the budget. */
-  boolean reserve(long n) {
+  public boolean reserve(long n) {
     if (this == UNLIMITED) {
       return true;
     }
@@ -45,7 +63,8 @@ public final class ReadBudget {
     return true;
   }
 
-  void release(long n) {
+  /** Gives back {@code n} bytes reserved before. */
+  public void release(long n) {
     if (this != UNLIMITED) {
       held -= n;
     }

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.grpc.internal.web.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
@@ -13,6 +14,7 @@ import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -29,6 +31,9 @@ public final class Routes {
   private final Duration detectionTimeout;
   private final Consumer<DuplexTransport> onConnection;
   private final WebRoute grpc;
+  /** WebSocket over HTTP/2: one acceptor for every connection, stopped when the server stops. */
+  private final WebSocketAcceptor webSockets;
+  private final HttpServerConnections connections;
 
   /**
    * @param ssl the server's TLS context, or null to refuse TLS (its ClientHello is then garbage)
@@ -63,10 +68,41 @@ public final class Routes {
     this.http2 = http2;
     this.detectionTimeout = detectionTimeout;
     this.onConnection = onConnection;
+    this.webSockets = new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
+    this.connections = new HttpServerConnections(Routes::undecided);
+  }
+
+  /**
+   * A connection whose protocol is not known yet (still detecting, in its TLS handshake, or
+   * before the head of its first HTTP/1.1 request).
+   */
+  static boolean undecided(Channel ch) {
+    ChannelPipeline p = ch.pipeline();
+    return p.get(ProtocolDetector.class) != null || p.get(AlpnRouter.class) != null || p.get(Http1Split.class) != null;
+  }
+
+  /**
+   * The server stopped listening: new WebSocket over HTTP/2 CONNECTs are refused, and the client
+   * of every HTTP/2 connection is told to open no more streams (GOAWAY); what is open goes on.
+   */
+  public void stopAccepting() {
+    webSockets.stop();
+    connections.goAway();
+  }
+
+  /**
+   * Stops the connections served here rather than by the engine (see {@link
+   * HttpServerConnections}): HTTP/2 ones once their streams have ended, HTTP/1.1 gRPC-Web ones
+   * once their response is over, undecided ones at once; what is left after {@code grace} is cut.
+   */
+  public CompletableFuture<Void> stop(Duration grace) {
+    stopAccepting();
+    return connections.stop(grace);
   }
 
   /** The accepted {@code channel}'s first handler (autoRead must be off). */
   public void init(Channel channel) {
+    connections.add(channel);
     DetectionDeadline deadline = DetectionDeadline.start(channel, detectionTimeout);
     channel.pipeline().addLast(new ProtocolDetector(this, deadline, false));
   }
@@ -123,8 +159,6 @@ public final class Routes {
    */
   void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
     // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
-    WebSocketAcceptor webSockets =
-        new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
     H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, grpc));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
     ctx.pipeline().addLast(h2);

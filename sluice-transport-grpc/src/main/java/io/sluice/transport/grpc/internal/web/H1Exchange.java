@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -61,12 +62,17 @@ final class H1Exchange implements WebExchange {
   }
 
   @Override
+  public Channel channel() {
+    return ctx.channel();
+  }
+
+  @Override
   public ByteBufAllocator alloc() {
     return ctx.alloc();
   }
 
   private boolean reusable() {
-    return keepAlive && requestComplete;
+    return keepAlive && requestComplete && !owner.closing();
   }
 
   private static void copy(Http2Headers from, HttpHeaders to) {

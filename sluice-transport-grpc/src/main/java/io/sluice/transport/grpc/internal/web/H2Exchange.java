@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.Http2Error;
@@ -13,7 +14,9 @@ import io.sluice.transport.http2.internal.H2Handler;
 /**
  * A gRPC-Web or HTTP/JSON request on an HTTP/2 stream: hands its body to the {@link WebCall} and
  * writes the response as HEADERS and DATA. The body's bytes go back to the flow-control windows as
- * they arrive: the call holds at most its limit of them and refuses the request past it. Runs on
+ * they arrive (the call copies them): the call holds at most its limit of them, the calls of the
+ * connection together at most its read budget (shared with its gRPC calls), and a request past
+ * either is refused, as is one whose body takes longer than the request body timeout. Runs on
  * the connection's event loop.
  */
 final class H2Exchange implements WebExchange, H2Handler.StreamSink {
@@ -78,6 +81,11 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
   @Override
   public EventExecutor executor() {
     return handler.ctx().executor();
+  }
+
+  @Override
+  public Channel channel() {
+    return handler.ctx().channel();
   }
 
   @Override

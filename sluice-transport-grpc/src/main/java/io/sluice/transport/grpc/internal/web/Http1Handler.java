@@ -50,6 +50,10 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
   private WebCall<?, ?> call;
   private ScheduledFuture<?> idle;
   private ChannelHandlerContext ctx;
+  /** The server is stopping: the connection closes once the response under way is over. */
+  private boolean closing;
+  /** The head of a first request has come. */
+  private boolean headSeen;
   /** Decoded parts of pipelined requests waiting for the one being served (at most one read's worth). */
   private final ArrayDeque<Object> pending = new ArrayDeque<>();
 
@@ -63,7 +67,9 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
 
   /**
    * Puts HTTP/1.1 serving at the end of {@code pipeline} (autoRead off) and asks for the first
-   * read; {@code firstRequestNanos} to get the first request's head, {@code maxHeaderBytes} for it.
+   * read; {@code firstRequestNanos} to get the first request's head from now (0: the caller times
+   * it, from the connection's accept: see {@link #awaitingFirstRequest}), {@code maxHeaderBytes}
+   * for it.
    */
   public static void install(ChannelPipeline pipeline, WebRoute route, long firstRequestNanos, int maxHeaderBytes) {
     pipeline.channel().config().setAutoRead(false);
@@ -102,8 +108,15 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    waitForRequest(ctx, firstRequestNanos);
+    if (firstRequestNanos > 0) {
+      waitForRequest(ctx, firstRequestNanos);
+    }
     ctx.read();
+  }
+
+  /** True until the head of the connection's first request has come. */
+  public boolean awaitingFirstRequest() {
+    return !headSeen;
   }
 
   private void waitForRequest(ChannelHandlerContext ctx, long nanos) {
@@ -190,6 +203,7 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
       return;
     }
     cancelIdle();
+    headSeen = true;
     Http2Headers headers = new DefaultHttp2Headers(false);
     for (Map.Entry<String, String> e : req.headers()) {
       String name = e.getKey().toLowerCase(Locale.ROOT);
@@ -213,6 +227,22 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
         || name.equals("upgrade") || name.equals("proxy-connection") || name.equals("expect");
   }
 
+  /**
+   * The server is stopping: closes the connection now if no request is being served, else once
+   * its response is over (with {@code Connection: close} when it has not started). On the loop.
+   */
+  public void closeAfterResponse() {
+    closing = true;
+    if (current == null && ctx != null) {
+      ctx.close();
+    }
+  }
+
+  /** True once the connection is to close after the response under way. */
+  boolean closing() {
+    return closing;
+  }
+
   /** {@code ex}'s response is over; {@code reuse}: read the next request. */
   void exchangeOver(H1Exchange ex, boolean reuse) {
     if (current != ex) {
@@ -223,6 +253,10 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
     }
     current = null;
     call = null;
+    if (reuse && closing) {
+      ctx.close(); // the server is stopping (the response went with Connection: close)
+      return;
+    }
     if (reuse) {
       waitForRequest(ctx, IDLE_NANOS);
       if (pending.isEmpty()) {

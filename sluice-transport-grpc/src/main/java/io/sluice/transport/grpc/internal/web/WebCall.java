@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.sluice.rpc.CallMetadata;
@@ -14,7 +15,11 @@ import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.grpc.internal.AbstractServerCall;
+import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.grpc.internal.ResponseAllowance;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,9 +27,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link ServerCall} handed to the method's handler.
  *
  * <p><b>Request.</b> The body is collected up to its limit (the largest message accepted, plus
- * gRPC-Web's prefix, in base64 for {@code -text}); a body over it is refused as it arrives
- * (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. The handler starts once the body is
- * complete, and gets the message when it asks for it.
+ * gRPC-Web's prefix, in base64 for {@code -text}), copied into heap chunks of at most 16 KiB that
+ * are never regrown (so a body costs about its own size, and chunks of one size are what the
+ * allocator's pool keeps reusing); a body over it is
+ * refused as it arrives (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. Its bytes are
+ * reserved from the connection's {@link ReadBudget}, which the gRPC calls of the connection share
+ * too, until the body is decoded or the call ends; a body that would exceed it is refused
+ * RESOURCE_EXHAUSTED (HTTP 429 for JSON). A body not complete within the request body timeout
+ * of its headers is refused DEADLINE_EXCEEDED (HTTP 408 for JSON). The handler starts once the
+ * body is complete, and gets the message when it asks for it.
  *
  * <p><b>Response.</b> gRPC-Web: headers, each message as a data frame, the status as the trailers
  * frame ({@code 0x80}); a call that ends before its first message answers trailers-only
@@ -52,12 +63,23 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   private final Cors cors;
   private final CharSequence origin;
   private final JsonCodec json;
+  private final ReadBudget budget;
+  /** The largest chunk a body is copied into. */
+  private static final int BODY_CHUNK = 16 << 10;
+  /** The smallest. */
+  private static final int MIN_CHUNK = 1024;
+
   /** Headers and messages handed to the loop and not written yet: what comes after waits for them. */
   private final AtomicInteger queued = new AtomicInteger();
 
   // Event-loop state.
   private boolean done; // the response is over (or the caller gone): nothing more is written
-  private ByteBuf body;
+  /** The full chunks of the body so far (null until the first); {@link #tail} is being filled. */
+  private CompositeByteBuf body;
+  private ByteBuf tail;
+  /** Bytes of the body so far, all reserved from {@link #budget}. */
+  private long reserved;
+  private ScheduledFuture<?> bodyTimer;
   private Req request;
   private boolean delivered;
   private boolean headStarted;
@@ -74,9 +96,11 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       Cors cors,
       CharSequence origin,
       JsonCodec json,
+      ReadBudget budget,
+      long bodyTimeoutNanos,
       RpcInstrumentation.CallObserver observer,
       long startNanos) {
-    super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos);
+    super(ex.executor(), def, metadata, timeoutNanos, observer, startNanos, ResponseAllowance.Connection.of(ex.channel()));
     this.ex = ex;
     this.kind = kind;
     this.maxMessage = maxMessage;
@@ -84,7 +108,9 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     this.cors = cors;
     this.origin = origin;
     this.json = json;
+    this.budget = budget;
     startDeadline();
+    bodyTimer = loop.schedule(() -> bodyTimedOut(bodyTimeoutNanos), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
   }
 
   /** The largest request body for {@code maxMessage}: one message, framed, in base64 for text. */
@@ -105,28 +131,96 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       ex.readMore();
       return;
     }
-    long have = body == null ? 0 : body.readableBytes();
-    if (have + chunk.readableBytes() > maxBody) {
-      Status s =
+    int n = chunk.readableBytes();
+    if (reserved + n > maxBody) {
+      refuseBody(
           Status.of(
               Status.Code.RESOURCE_EXHAUSTED,
-              "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)");
-      if (ended.compareAndSet(false, true)) {
-        done = true;
-        if (kind == WebKind.JSON) {
-          WebResponses.plain(ex, 413, cors, origin, s.description());
-        } else {
-          WebResponses.answer(ex, kind, cors, origin, s, null);
-        }
-        wrapUp(s);
-      }
+              "request body larger than " + maxBody + " bytes (the largest message accepted is " + maxMessage + " bytes)"),
+          413);
       return;
     }
-    if (body == null) {
-      body = ex.alloc().buffer((int) Math.min(maxBody, Math.max(256, chunk.readableBytes())));
+    if (!budget.reserve(n)) {
+      refuseBody(
+          Status.of(
+              Status.Code.RESOURCE_EXHAUSTED,
+              "the requests being read on this connection would hold more than " + budget.max() + " bytes"),
+          0);
+      return;
     }
-    body.writeBytes(chunk);
+    reserved += n;
+    // Grows with the bytes that came (no size the caller declares is trusted).
+    for (int from = chunk.readerIndex(), left = n; left > 0; ) {
+      if (tail == null) {
+        int size = Math.max(MIN_CHUNK, Math.min(left, BODY_CHUNK));
+        tail = ex.alloc().heapBuffer(size, size);
+      }
+      int k = Math.min(left, tail.maxWritableBytes());
+      tail.writeBytes(chunk, from, k);
+      from += k;
+      left -= k;
+      if (tail.maxWritableBytes() == 0) {
+        keepTail();
+      }
+    }
     ex.readMore();
+  }
+
+  /** Adds the chunk being filled to the body's chunks. */
+  private void keepTail() {
+    if (body == null) {
+      body = ex.alloc().compositeHeapBuffer(Integer.MAX_VALUE);
+    }
+    body.addComponent(true, tail);
+    tail = null;
+  }
+
+  /**
+   * Answers a request whose body is refused ({@code jsonStatus}: a plain answer with that HTTP
+   * status for JSON; 0: the status's own) and ends the call; the handler has not started.
+   */
+  private void refuseBody(Status s, int jsonStatus) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    done = true;
+    if (kind == WebKind.JSON && jsonStatus != 0) {
+      WebResponses.plain(ex, jsonStatus, cors, origin, s.description());
+    } else {
+      WebResponses.answer(ex, kind, cors, origin, s, null);
+    }
+    wrapUp(s);
+  }
+
+  private void bodyTimedOut(long nanos) {
+    bodyTimer = null;
+    refuseBody(
+        Status.of(
+            Status.Code.DEADLINE_EXCEEDED,
+            "request body not complete within " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms of its headers"),
+        408);
+  }
+
+  private void stopBodyTimer() {
+    ScheduledFuture<?> t = bodyTimer;
+    if (t != null) {
+      bodyTimer = null;
+      t.cancel(false);
+    }
+  }
+
+  /** The body is decoded or dropped: its bytes no longer count against the connection's budget. */
+  private void releaseBody() {
+    if (tail != null) {
+      tail.release();
+      tail = null;
+    }
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+    budget.release(reserved);
+    reserved = 0;
   }
 
   /** The request's body is complete: decodes it and starts the handler. */
@@ -134,8 +228,11 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     if (ended.get()) {
       return;
     }
-    ByteBuf b = body != null ? body : Unpooled.EMPTY_BUFFER;
-    body = null;
+    stopBodyTimer();
+    if (tail != null) {
+      keepTail();
+    }
+    ByteBuf b = body != null ? body.retain() : Unpooled.EMPTY_BUFFER;
     try {
       request = decode(b);
     } catch (StatusException e) {
@@ -143,6 +240,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       return;
     } finally {
       b.release();
+      releaseBody();
     }
     if (!startHandler()) {
       return;
@@ -327,16 +425,13 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
       ByteBuf answer = pendingJson;
       pendingJson = null;
       if (end.isOk()) {
-        Headers md = pendingHeaders;
         Http2Headers h =
             WebResponses.headers(
                 def.method().kind().serverStreams() ? WebResponses.AsciiContentType.NDJSON : WebResponses.AsciiContentType.JSON,
                 cors,
                 origin,
-                md);
-        if (trailers != null) {
-          io.sluice.transport.grpc.internal.GrpcMetadata.addTo(trailers, h);
-        }
+                pendingHeaders,
+                trailers);
         ex.respond(200, h, answer != null ? answer : Unpooled.EMPTY_BUFFER);
       } else {
         if (answer != null) {
@@ -356,10 +451,8 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   @Override
   protected void cleanUp() {
     done = true;
-    if (body != null) {
-      body.release();
-      body = null;
-    }
+    stopBodyTimer();
+    releaseBody();
     if (pendingJson != null) {
       pendingJson.release();
       pendingJson = null;

@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal.web;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.concurrent.EventExecutor;
 
@@ -18,6 +19,9 @@ import io.netty.util.concurrent.EventExecutor;
  */
 interface WebExchange {
   EventExecutor executor();
+
+  /** The connection the request came on. */
+  Channel channel();
 
   ByteBufAllocator alloc();
 

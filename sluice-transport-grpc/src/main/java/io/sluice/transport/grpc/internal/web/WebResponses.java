@@ -16,13 +16,19 @@ import io.sluice.transport.grpc.internal.StatusMessages;
 final class WebResponses {
   private WebResponses() {}
 
-  /** Response headers of {@code kind}: the content type, CORS, then {@code metadata}. */
-  static Http2Headers headers(AsciiContentType type, Cors cors, CharSequence origin, Headers metadata) {
+  /**
+   * Response headers of {@code kind}: the content type, each of {@code metadata} (null ones
+   * skipped), then CORS (exposing the metadata's names, so that pages of allowed origins read
+   * them).
+   */
+  static Http2Headers headers(AsciiContentType type, Cors cors, CharSequence origin, Headers... metadata) {
     Http2Headers h = new DefaultHttp2Headers().set("content-type", type.value());
-    cors.addTo(h, origin);
-    if (metadata != null) {
-      GrpcMetadata.addTo(metadata, h);
+    for (Headers m : metadata) {
+      if (m != null) {
+        GrpcMetadata.addTo(m, h);
+      }
     }
+    cors.addTo(h, origin);
     return h;
   }
 

@@ -20,6 +20,7 @@ import io.sluice.transport.grpc.internal.GrpcMetadata;
 import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.grpc.internal.GrpcTimeout;
 import io.sluice.transport.grpc.internal.GrpcWire;
+import io.sluice.transport.grpc.internal.ReadBudget;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,7 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
   private final int maxInboundMessageSize;
   private final RpcInstrumentation instrumentation;
   private final Cors cors;
+  private final long bodyTimeoutNanos;
 
   public WebRoute(GrpcServices services) {
     this.grpc = new GrpcRoute(services);
@@ -49,6 +51,7 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
     this.maxInboundMessageSize = services.maxInboundMessageSize();
     this.instrumentation = services.instrumentation();
     this.cors = new Cors(services.corsAllowedOrigins());
+    this.bodyTimeoutNanos = services.requestBodyTimeout().toNanos();
   }
 
   /** True for a request that gRPC-Web, HTTP/JSON or CORS serve (gRPC excluded). */
@@ -182,7 +185,8 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
       return null;
     }
     return new WebCall<>(
-        ex, kind, def, md, timeoutNanos, maxInboundMessageSize, cors, origin, json, observer, startNanos);
+        ex, kind, def, md, timeoutNanos, maxInboundMessageSize, cors, origin, json,
+        ReadBudget.of(ex.channel(), maxInboundMessageSize), bodyTimeoutNanos, observer, startNanos);
   }
 
   /** The call's metadata; null when the names are not valid Sluice names (no such method then). */
