@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * small-heap child JVM, while grpc-java ({@link GoodGrpcClient}) makes a unary and a 100-message
  * server-streaming call on its own connection: gzip bombs, oversize and lying message prefixes,
  * 1-byte DATA frames, thousands of headers, zero, tiny and garbage {@code grpc-timeout}s, unknown
- * encodings, ten thousand calls opened and abandoned, and callers that never read what they asked
+ * encodings, gRPC-Web and HTTP/JSON bodies that never end on every stream of a connection, ten thousand calls opened and abandoned, and callers that never read what they asked
  * for (endless server streams, calls answered at once). Each checks bounded memory and no leak (the base class), the {@code grpc-status} the
  * attacker got on each of its calls, and, where the attack leaves it open, that the attacker's own
  * connection still answers a good call.
@@ -306,6 +306,61 @@ class GrpcAttacksTest extends HostileTestBase {
                 + " (the budget is that connection's)";
           }
         });
+  }
+
+  /**
+   * The request bodies of gRPC-Web and HTTP/JSON calls count against the same budget as gRPC's
+   * messages: 64 streams of one connection each send a 4 MiB body that never ends.
+   */
+  @Test
+  void grpcWebAndJsonBodiesAtTheLimitOnEveryStream() throws Exception {
+    String[] types = {"application/grpc-web+proto", "application/json"};
+    for (String type : types) {
+      boolean json = type.equals("application/json");
+      scenario(
+          (json ? "HTTP/JSON" : "gRPC-Web") + " bodies on 64 streams of one connection: each sends 4 MiB, never ends",
+          port -> bodiesThatNeverEnd(port, type, json));
+    }
+  }
+
+  private String bodiesThatNeverEnd(int port, String type, boolean json) throws IOException {
+    int streams = 64;
+    int each = 4 << 20;
+    byte[] chunk = new byte[MAX_FRAME];
+    java.util.Arrays.fill(chunk, (byte) 'A'); // base64 letters: the inside of a JSON BytesValue
+    // gRPC-Web: a message prefix declaring the limit; JSON: a string that is never closed.
+    byte[] start = json ? new byte[] {'"'} : prefix(false, MESSAGE_LIMIT);
+    try (RawH2Peer p = handshake(port)) {
+      p.send(repeat(streams, i -> concat(
+          RawH2Peer.headers(2 * i + 1, false, Hpack.block(GrpcFrames.webFields("Size", type))),
+          data(2 * i + 1, false, start))));
+      long sent = 0;
+      // Rounds of 16 KiB on each stream not answered yet, each fenced by a PING (as above).
+      for (int k = 0; k < each / MAX_FRAME; k++) {
+        List<byte[]> round = new ArrayList<>();
+        for (int i = 0; i < streams; i++) {
+          int id = 2 * i + 1;
+          if (!p.resets.containsKey(id) && p.status(id) == null) {
+            round.add(data(id, false, chunk));
+            sent += MAX_FRAME;
+          }
+        }
+        if (round.isEmpty()) {
+          break;
+        }
+        assertThat(p.trySend(concat(round.toArray(new byte[0][])))).as("sent round %d", k).isTrue();
+        assertThat(p.pingFence(1000 + k)).as("PING after round %d (GOAWAY: %s)", k, p.goAway).isTrue();
+      }
+      Map<String, Integer> got = new TreeMap<>();
+      outcomes(p, streams).values().forEach(o -> got.merge(o, 1, Integer::sum));
+      // The connection's budget (twice the 16 MiB limit) holds at most 8 bodies of 4 MiB.
+      assertThat(got.getOrDefault(RESOURCE_EXHAUSTED, 0)).as("calls refused (%s)", got)
+          .isGreaterThanOrEqualTo(streams - 8);
+      String status = p.status(1) != null ? p.status(1) : p.status(3);
+      assertThat(p.goAway).as("GOAWAY").isNull();
+      return (sent >> 20) + " MiB sent; " + got + " (8 = RESOURCE_EXHAUSTED" + (json ? ", :status " + status : "")
+          + ", none = still sending, held); the connection stays open";
+    }
   }
 
   @Test

@@ -30,6 +30,14 @@ final class GrpcFrames {
     return f.toArray(new String[0]);
   }
 
+  /** The header fields of a gRPC-Web or HTTP/JSON call of {@code method}, {@code contentType} its body's. */
+  static String[] webFields(String method, String contentType) {
+    return new String[] {
+      ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/" + HostileGrpcService.NAME + "/" + method,
+      "content-type", contentType, "x-grpc-web", "1"
+    };
+  }
+
   /** HEADERS (END_HEADERS) of a call of {@code method}. */
   static byte[] call(int streamId, boolean endStream, String method, String... extra) {
     return headers(streamId, endStream, Hpack.block(fields(method, extra)));

@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Request.</b> The body is collected up to its limit (the largest message accepted, plus
  * gRPC-Web's prefix, in base64 for {@code -text}), copied into heap chunks of at most 16 KiB that
- * are never regrown (so a body costs about its own size, and chunks of one size are what the
- * allocator's pool keeps reusing); a body over it is
+ * are never regrown, so a body costs about its own size; they are not pooled, so that what a
+ * connection's bodies held goes back to the heap once released, not to a pool that keeps it; a
+ * body over it is
  * refused as it arrives (RESOURCE_EXHAUSTED; HTTP 413 for JSON) and never held. Its bytes are
  * reserved from the connection's {@link ReadBudget}, which the gRPC calls of the connection share
  * too, until the body is decoded or the call ends; a body that would exceed it is refused
@@ -153,7 +154,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
     for (int from = chunk.readerIndex(), left = n; left > 0; ) {
       if (tail == null) {
         int size = Math.max(MIN_CHUNK, Math.min(left, BODY_CHUNK));
-        tail = ex.alloc().heapBuffer(size, size);
+        tail = Unpooled.buffer(size, size);
       }
       int k = Math.min(left, tail.maxWritableBytes());
       tail.writeBytes(chunk, from, k);
@@ -169,7 +170,7 @@ final class WebCall<Req extends MessageLite, Resp extends MessageLite> extends A
   /** Adds the chunk being filled to the body's chunks. */
   private void keepTail() {
     if (body == null) {
-      body = ex.alloc().compositeHeapBuffer(Integer.MAX_VALUE);
+      body = Unpooled.compositeBuffer(Integer.MAX_VALUE);
     }
     body.addComponent(true, tail);
     tail = null;
