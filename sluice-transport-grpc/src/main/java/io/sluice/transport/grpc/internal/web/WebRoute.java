@@ -173,7 +173,7 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
       try {
         json = JsonCodec.forMethod(def.method());
       } catch (StatusException e) {
-        Http2Headers h = WebResponses.headers(WebResponses.AsciiContentType.JSON, cors, origin, null);
+        Http2Headers h = WebResponses.headers(WebResponses.AsciiContentType.JSON, cors, origin);
         ex.respond(415, h, Unpooled.wrappedBuffer(JsonCodec.error(e.status())));
         CallObservation.end(observer, e.status(), startNanos);
         return null;
