@@ -25,16 +25,25 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP/2 connection, either side: netty's connection handler (built by netty's builder, so
- * every mitigation the builder applies is kept: the RST_STREAM limits both ways, the queued
- * control frame limit, the empty-DATA limit, the CONTINUATION limits, the stream cap from the
- * first byte) with the frame listener that hands each stream's frames to its {@link StreamSink}.
+ * every mitigation the builder applies is kept: the limit on RST_STREAM sent, the queued control
+ * frame limit, the empty-DATA limit, the CONTINUATION limits, the stream cap from the first byte)
+ * with the frame listener that hands each stream's frames to its {@link StreamSink}.
  *
  * <p>A server's streams get their sink from the {@link Router} when their request HEADERS
  * arrive; a client's from whoever opens them ({@link #attach}). Events of the connection as a
  * whole (PING acks, GOAWAY, the channel closing) go to the {@link ConnectionListener}s.
+ *
+ * <p><b>Resets.</b> A server counts early resets: streams a client resets before it could have
+ * seen an answer, either before any response HEADERS went out on them or in the same read as the
+ * one that opened them (HEADERS and RST_STREAM sent back to back). That is what rapid reset
+ * (CVE-2023-44487) does, work started for streams nobody waits for. More than {@link
+ * Limits#maxEarlyResets} in {@link Limits#earlyResetWindowNanos} is a connection error
+ * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
+ * a stream, {@code take(n)}) is not counted here.
  *
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
@@ -116,6 +125,13 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Server: the highest client stream id opened, and the ids skipped below it (at most 64 gaps). */
   private int lastOpened = -1;
   private final List<int[]> skipped = new ArrayList<>();
+  /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
+  private int maxEarlyResets = Integer.MAX_VALUE;
+  private long earlyResetWindowNanos;
+  private long earlyResetWindowStart;
+  private int earlyResets;
+  /** Server: the first client stream opened in the current read (ids grow), or MAX_VALUE. */
+  private int firstOpenedThisRead = Integer.MAX_VALUE;
 
   private H2Handler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
     super(decoder, encoder, settings);
@@ -132,6 +148,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
                     skipped.add(new int[] {first, stream.id() - 2});
                   }
                   lastOpened = stream.id();
+                  if (firstOpenedThisRead == Integer.MAX_VALUE) {
+                    firstOpenedThisRead = stream.id();
+                  }
                 }
               }
 
@@ -145,18 +164,60 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
             });
   }
 
-  /** Limits and settings of one side; see the transports' {@code with*} methods. */
+  /**
+   * Limits and settings of one side; see the transports' {@code with*} methods. A server closes a
+   * connection whose client makes more than {@code maxEarlyResets} early resets within {@code
+   * earlyResetWindowNanos} (see the class comment); a client ignores both.
+   */
   public record Limits(
       int maxConcurrentStreams,
       int streamWindowSize,
       int connectionWindowSize,
       int maxHeaderListSize,
       int maxFrameSize,
-      boolean enableConnectProtocol) {}
+      boolean enableConnectProtocol,
+      int maxEarlyResets,
+      long earlyResetWindowNanos) {
+
+    /** With the default bound on early resets ({@link Http2Options#DEFAULT_MAX_EARLY_RESETS}). */
+    public Limits(
+        int maxConcurrentStreams,
+        int streamWindowSize,
+        int connectionWindowSize,
+        int maxHeaderListSize,
+        int maxFrameSize,
+        boolean enableConnectProtocol) {
+      this(
+          maxConcurrentStreams,
+          streamWindowSize,
+          connectionWindowSize,
+          maxHeaderListSize,
+          maxFrameSize,
+          enableConnectProtocol,
+          Http2Options.DEFAULT_MAX_EARLY_RESETS,
+          Http2Options.DEFAULT_EARLY_RESET_WINDOW.toNanos());
+    }
+
+    /** These limits with another bound on early resets. */
+    public Limits withEarlyResets(int max, long windowNanos) {
+      return new Limits(
+          maxConcurrentStreams,
+          streamWindowSize,
+          connectionWindowSize,
+          maxHeaderListSize,
+          maxFrameSize,
+          enableConnectProtocol,
+          max,
+          windowNanos);
+    }
+  }
 
   /**
-   * Builds a handler with netty's builder: every default mitigation kept, and the RST_STREAM limits
-   * on both ways and on both sides (netty applies the decoder's on servers only by default).
+   * Builds a handler with netty's builder, every default mitigation kept. Resets: on a server,
+   * netty's limit on RST_STREAM sent (error codes other than NO_ERROR and CANCEL: MadeYouReset)
+   * and this class's bound on early resets received in place of netty's count of every reset
+   * received; on a client, neither (as netty's defaults for clients): a client's connection is
+   * not cut for the resets a server sends or makes it send.
    */
   public static H2Handler build(boolean server, Limits limits, Router router) {
     Http2Settings settings = new Http2Settings();
@@ -175,11 +236,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
-    H2Handler h = new Builder().connection(connection).settings(settings).build();
+    H2Handler h = new Builder().connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
       h.raiseRemoteCap();
+      h.maxEarlyResets = limits.maxEarlyResets();
+      h.earlyResetWindowNanos = limits.earlyResetWindowNanos();
+      h.earlyResetWindowStart = System.nanoTime();
     }
     h.connectionWindowIncrement =
         Math.max(0, limits.connectionWindowSize() - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
@@ -187,13 +251,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
-    Builder settings(Http2Settings s) {
+    Builder settings(Http2Settings s, boolean server) {
       initialSettings(s);
       // The engine has drained its streams before it closes: no grace period is waited for.
       gracefulShutdownTimeoutMillis(0);
-      // Rapid reset (CVE-2023-44487) and MadeYouReset (CVE-2025-55163): on both ways.
-      decoderEnforceMaxRstFramesPerWindow(200, 30);
-      encoderEnforceMaxRstFramesPerWindow(200, 30);
+      // Rapid reset (CVE-2023-44487): netty counts every RST_STREAM received, cancels of answered
+      // streams too; a server counts early resets itself instead (onRstStreamRead).
+      decoderEnforceMaxRstFramesPerWindow(0, 0);
+      // MadeYouReset (CVE-2025-55163): resets a client makes a server send, on servers.
+      encoderEnforceMaxRstFramesPerWindow(server ? 200 : 0, server ? 30 : 0);
       return this;
     }
 
@@ -251,6 +317,25 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       return;
     }
     super.onStreamError(ctx, outbound, cause, e);
+  }
+
+  /**
+   * A server's count of early resets (see the class comment). One more than {@link
+   * Limits#maxEarlyResets} within the window is a connection error.
+   */
+  private void earlyReset() throws Http2Exception {
+    long now = System.nanoTime();
+    if (now - earlyResetWindowStart >= earlyResetWindowNanos) {
+      earlyResetWindowStart = now;
+      earlyResets = 0;
+    }
+    if (++earlyResets > maxEarlyResets) {
+      throw new Http2Exception(
+          Http2Error.ENHANCE_YOUR_CALM,
+          "more than " + maxEarlyResets + " streams reset before an answer could arrive within "
+              + TimeUnit.NANOSECONDS.toMillis(earlyResetWindowNanos) + " ms (rapid reset)",
+          Http2Exception.ShutdownHint.HARD_SHUTDOWN);
+    }
   }
 
   public void addListener(ConnectionListener l) {
@@ -358,6 +443,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    firstOpenedThisRead = Integer.MAX_VALUE;
     for (int i = 0; i < listeners.size(); i++) {
       listeners.get(i).onReadComplete();
     }
@@ -452,8 +538,13 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {}
 
   @Override
-  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) throws Http2Exception {
     Http2Stream stream = connection().stream(streamId);
+    if (stream != null && connection().isServer() && !stream.isResetSent()
+        && connection().remote().isValidStreamId(streamId)
+        && (!stream.isHeadersSent() || streamId >= firstOpenedThisRead)) {
+      earlyReset();
+    }
     StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
     if (sink != null) {
       sink.onReset(stream, errorCode);
