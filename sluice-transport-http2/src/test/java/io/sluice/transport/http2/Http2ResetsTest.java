@@ -168,6 +168,44 @@ class Http2ResetsTest {
   }
 
   @Test
+  void cancelsOfStreamsWithDataQueuedDrawNoResetBack() throws Exception {
+    InetSocketAddress server = serve(Http2ServerTransport.create("127.0.0.1", 0));
+    // Stream windows of 100 bytes: most of what the server sends waits in its flow controller.
+    try (RawH2Peer p = RawH2Peer.handshake(server.getPort(), RawH2Peer.SETTINGS_INITIAL_WINDOW_SIZE, 100)) {
+      for (int i = 0; i < 300; i++) {
+        int id = 2 * i + 1;
+        p.send(requestStream(id, 500, "many"));
+        p.await(x -> x.dataBytes.containsKey(id) || x.goAway != null, GUARD);
+        p.send(rstStream(id, Http2Error.CANCEL));
+      }
+      assertThat(p.pingFence(1)).as("PING answered").isTrue();
+      assertThat(p.goAway).as("no GOAWAY").isNull();
+      assertThat(p.resets).as("no reset in answer to the client's").isEmpty();
+    }
+  }
+
+  @Test
+  void framesOnAStreamTheServerResetAreIgnoredAfterManyIdGaps() throws Exception {
+    InetSocketAddress server = serve(Http2ServerTransport.create("127.0.0.1", 0));
+    try (RawH2Peer p = RawH2Peer.handshake(server.getPort())) {
+      // 70 requests on ids 1, 5, 9, ...: 69 ids skipped (3, 7, ...), each a gap the server keeps.
+      p.send(RawH2Peer.repeat(70, i -> requestStream(4 * i + 1, 1, "x")));
+      int reset = 4 * 70 + 1;
+      // A stream the server resets (its first RSocket frame is not a request) ...
+      p.send(concat(streamRequestHeaders(reset),
+          rsocketData(reset, false, FrameBuilder.payload(1, true, false).data("x").toBytes())));
+      p.await(x -> x.resets.containsKey(reset) || x.goAway != null, GUARD);
+      assertThat(p.resets).containsEntry(reset, Http2Error.PROTOCOL_ERROR.code());
+      // ... a stream above it, then what the client had sent on the reset one before it knew.
+      p.send(concat(requestStream(reset + 2, 1, "y"), data(reset, false, new byte[8]),
+          headers(reset, true, RawH2Peer.Hpack.block("x-trailer", "1"))));
+      assertThat(p.pingFence(7)).as("PING answered").isTrue();
+      assertThat(p.goAway).as("no GOAWAY").isNull();
+      assertThat(p.resets).as("only the one reset").hasSize(1);
+    }
+  }
+
+  @Test
   void earlyResetsBeyondTheBoundCloseTheConnectionAndLateOnesDoNot() throws Exception {
     InetSocketAddress server =
         serve(Http2ServerTransport.create("127.0.0.1", 0).withMaxEarlyResets(100, Duration.ofSeconds(60)));

@@ -43,7 +43,9 @@ import java.util.concurrent.TimeUnit;
  * (CVE-2023-44487) does, work started for streams nobody waits for. More than {@link
  * Limits#maxEarlyResets} in {@link Limits#earlyResetWindowNanos} is a connection error
  * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
- * a stream, {@code take(n)}) is not counted here.
+ * a stream, {@code take(n)}) is not counted here. The streams this side resets are
+ * remembered (the newest {@value #RESET_IDS_KEPT}), and the frames the peer sent on them before it
+ * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
  *
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
@@ -113,7 +115,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     default void onChannelClosed() {}
   }
 
+  /** How many of the stream ids this side reset are remembered (see {@link ResetIds}). */
+  static final int RESET_IDS_KEPT = 1024;
+
   private final Http2Connection.PropertyKey sinkKey;
+  private final ResetIds resetIds = new ResetIds(RESET_IDS_KEPT);
   private final List<ConnectionListener> listeners = new ArrayList<>(2);
   private Router router;
   private ChannelHandlerContext ctx;
@@ -122,7 +128,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   private boolean settingsSeen;
   /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
   private int refuseAbove = Integer.MAX_VALUE;
-  /** Server: the highest client stream id opened, and the ids skipped below it (at most 64 gaps). */
+  /**
+   * Server: the highest client stream id opened, and the ids the client skipped below it (the
+   * first 64 gaps; ids in later gaps are taken for closed streams).
+   */
   private int lastOpened = -1;
   private final List<int[]> skipped = new ArrayList<>();
   /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
@@ -291,7 +300,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     connection().remote().maxActiveStreams((int) Math.min(Integer.MAX_VALUE, 2L * refuseAbove));
   }
 
-  /** A client stream id below the highest it opened that it never opened (RFC 9113 5.1.1). */
+  /**
+   * A client stream id below the highest it opened that it skipped, as far as the gaps kept tell
+   * (RFC 9113 5.1.1); false for an id in a gap beyond them.
+   */
   private boolean neverOpened(int id) {
     if (lastOpened < 0 || id > lastOpened || !connection().remote().isValidStreamId(id)) {
       return false;
@@ -301,22 +313,56 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         return true;
       }
     }
-    return skipped.size() >= 64; // too many gaps kept: unknown, treated as never opened
+    return false;
   }
 
+  /**
+   * netty answers a frame on a stream it no longer has (DATA, HEADERS) with RST_STREAM
+   * STREAM_CLOSED: it cannot tell a stream it reset from one closed otherwise or never opened.
+   * Here: on a stream this side reset, the frame was sent before the peer saw the reset and is
+   * ignored (RFC 9113 5.1; netty already counted DATA to the connection's window and gave it
+   * back). On a server, a client's frame on a stream it skipped is a connection error
+   * PROTOCOL_ERROR (5.1.1), and on one it closed itself (its END_STREAM or its reset) one of type
+   * STREAM_CLOSED (5.1).
+   */
   @Override
   protected void onStreamError(
       ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException e) {
-    // netty answers HEADERS on an unknown id below the last one opened with RST_STREAM(STREAM_CLOSED):
-    // it cannot tell a closed stream from one never opened. A new stream below an id already used is
-    // a connection error PROTOCOL_ERROR (RFC 9113 5.1.1).
-    if (!outbound && connection().isServer() && e.error() == Http2Error.STREAM_CLOSED
-        && connection().stream(e.streamId()) == null && neverOpened(e.streamId())) {
-      onConnectionError(ctx, false, cause, Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
-          "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", e.streamId(), lastOpened));
-      return;
+    int id = e.streamId();
+    if (outbound) {
+      Http2Stream closed = connection().stream(id);
+      if (closed == null || closed.state() == Http2Stream.State.CLOSED) {
+        // Writes of ours that were queued on a stream that then closed (the peer reset it, say):
+        // netty would answer with RST_STREAM(STREAM_CLOSED), counted by the limit on resets
+        // sent, to a peer that closed the stream itself (RFC 9113 5.4.2: no RST_STREAM in
+        // answer to one). Nothing to tell it.
+        return;
+      }
+    }
+    if (!outbound && e.error() == Http2Error.STREAM_CLOSED && connection().stream(id) == null) {
+      if (resetIds.contains(id)) {
+        return;
+      }
+      if (connection().isServer() && connection().remote().isValidStreamId(id)) {
+        Http2Exception error =
+            neverOpened(id)
+                ? Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
+                    "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", id, lastOpened)
+                : Http2Exception.connectionError(Http2Error.STREAM_CLOSED,
+                    "a frame on stream %d, which the client closed (RFC 9113 5.1)", id);
+        onConnectionError(ctx, false, cause, error);
+        return;
+      }
     }
     super.onStreamError(ctx, outbound, cause, e);
+  }
+
+  /** Every RST_STREAM this side sends (netty's and ours, refusals too) comes here: remembered. */
+  @Override
+  public io.netty.channel.ChannelFuture resetStream(
+      ChannelHandlerContext ctx, int streamId, long errorCode, ChannelPromise promise) {
+    resetIds.add(streamId);
+    return super.resetStream(ctx, streamId, errorCode, promise);
   }
 
   /**
@@ -335,6 +381,43 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
           "more than " + maxEarlyResets + " streams reset before an answer could arrive within "
               + TimeUnit.NANOSECONDS.toMillis(earlyResetWindowNanos) + " ms (rapid reset)",
           Http2Exception.ShutdownHint.HARD_SHUTDOWN);
+    }
+  }
+
+  /**
+   * The ids of the newest streams this side reset, at most {@code max}, oldest forgotten first. A
+   * ring that grows as needed; a lookup scans it (it is made only for a frame on a stream netty no
+   * longer has).
+   */
+  static final class ResetIds {
+    private final int max;
+    private int[] ids = new int[16];
+    private int size;
+    private int next;
+
+    ResetIds(int max) {
+      this.max = max;
+    }
+
+    void add(int id) {
+      if (size < ids.length) {
+        ids[size++] = id;
+      } else if (ids.length < max) {
+        ids = java.util.Arrays.copyOf(ids, Math.min(max, ids.length * 2));
+        ids[size++] = id;
+      } else {
+        ids[next] = id;
+        next = (next + 1) % max;
+      }
+    }
+
+    boolean contains(int id) {
+      for (int i = 0; i < size; i++) {
+        if (ids[i] == id) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
