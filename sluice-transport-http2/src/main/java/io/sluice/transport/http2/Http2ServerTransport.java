@@ -39,8 +39,9 @@ import java.util.function.Consumer;
  * protections stay on: at most 200 RST_STREAM with an error code sent per 30 s, a cap on queued
  * control frames, on empty DATA frames and on CONTINUATION frames.
  *
- * <p>A request that is not the mapping's is answered with headers only: 415 for another {@code
- * content-type}, 405 for a method other than POST, 404 for an unknown {@code /rsocket/...} path.
+ * <p>A request that is not the mapping's is answered with a status and its reason as plain text:
+ * 415 for another {@code content-type}, 405 for a method other than POST, 404 for an unknown
+ * {@code /rsocket/...} path; what the client still sends of it is dropped.
  *
  * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection.
  */

@@ -185,6 +185,31 @@ class Http2ResetsTest {
   }
 
   @Test
+  void aThousandRequestsAnsweredBeforeTheirEndKeepTheConnection() throws Exception {
+    InetSocketAddress server = serve(Http2ServerTransport.create("127.0.0.1", 0));
+    try (RawH2Peer p = RawH2Peer.handshake(server.getPort())) {
+      p.send(windowUpdate(0, 1 << 30)); // room for every answer's body
+      byte[] block = requestBlock("/rsocket/nowhere");
+      for (int round = 0; round < 10; round++) {
+        int base = round * 100;
+        // A 404 for each (answered on its HEADERS), then the rest of each request.
+        p.send(RawH2Peer.repeat(100, i -> {
+          int id = 2 * (base + i) + 1;
+          return concat(headers(id, false, block), data(id, true, new byte[16]));
+        }));
+        assertThat(p.pingFence(round)).as("PING answered after round %d", round).isTrue();
+      }
+      p.await(x -> x.headers.size() >= 1000 || x.goAway != null, GUARD);
+      assertThat(p.goAway).as("no GOAWAY").isNull();
+      assertThat(p.resets).as("no stream reset").isEmpty();
+      for (int i = 0; i < 1000; i++) {
+        assertThat(p.status(2 * i + 1)).as(":status of stream %d", 2 * i + 1).isEqualTo("404");
+      }
+      assertThat(p.closed).isFalse();
+    }
+  }
+
+  @Test
   void framesOnAStreamTheServerResetAreIgnoredAfterManyIdGaps() throws Exception {
     InetSocketAddress server = serve(Http2ServerTransport.create("127.0.0.1", 0));
     try (RawH2Peer p = RawH2Peer.handshake(server.getPort())) {

@@ -1,6 +1,7 @@
 package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
@@ -46,6 +47,11 @@ import java.util.concurrent.TimeUnit;
  * a stream, {@code take(n)}) is not counted here. The streams this side resets are
  * remembered (the newest {@value #RESET_IDS_KEPT}), and the frames the peer sent on them before it
  * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
+ *
+ * <p><b>Answers before the request's end.</b> A server that answered a request in full while the
+ * client is still sending it ({@link #respondAndEnd}, {@link #discardRequestRest}) does not reset
+ * the stream: it drops what the client still sends until its END_STREAM, and asks it to stop
+ * (RST_STREAM NO_ERROR, RFC 9113 8.1) only if it sends more than a stream window after the answer.
  *
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
@@ -115,10 +121,30 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     default void onChannelClosed() {}
   }
 
+  /** Streams a server answered (or refused) without a sink: later frames on them go nowhere. */
+  private static final StreamSink NO_SINK =
+      new StreamSink() {
+        @Override
+        public void onHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {}
+
+        @Override
+        public int onData(Http2Stream stream, ByteBuf data, int padding, boolean endStream) {
+          return data.readableBytes() + padding;
+        }
+
+        @Override
+        public void onReset(Http2Stream stream, long errorCode) {}
+
+        @Override
+        public void onClosed(Http2Stream stream) {}
+      };
+
   /** How many of the stream ids this side reset are remembered (see {@link ResetIds}). */
   static final int RESET_IDS_KEPT = 1024;
 
   private final Http2Connection.PropertyKey sinkKey;
+  /** Streams answered in full while the client still sends: the bytes dropped since (an int[1]). */
+  private final Http2Connection.PropertyKey discardKey;
   private final ResetIds resetIds = new ResetIds(RESET_IDS_KEPT);
   private final List<ConnectionListener> listeners = new ArrayList<>(2);
   private Router router;
@@ -146,6 +172,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     super(decoder, encoder, settings);
     decoder.frameListener(this);
     sinkKey = connection().newKey();
+    discardKey = connection().newKey();
     connection()
         .addListener(
             new Http2ConnectionAdapter() {
@@ -471,19 +498,49 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     }
   }
 
-  /** Answers a request stream with headers only and ends it ({@code :status} {@code status}). */
+  /**
+   * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
+   * any) as a {@code sluice-reason} header and as a plain-text body. What the client still sends
+   * of its request is dropped ({@link #discardRequestRest}).
+   */
   public void respondAndEnd(Http2Stream stream, int status, String reason) {
     Http2Headers h = new DefaultHttp2Headers().status(Integer.toString(status));
-    if (reason != null) {
-      h.add("content-type", "text/plain");
+    if (reason == null) {
+      encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
+    } else {
+      h.add("content-type", "text/plain; charset=utf-8");
       h.add("sluice-reason", reason);
+      encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.newPromise());
+      encoder().writeData(ctx, stream.id(), ByteBufUtil.writeUtf8(ctx.alloc(), reason + "\n"), 0, true, ctx.newPromise());
     }
-    encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
-    if (stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
-      // The client may still be sending its request; it need not.
+    discardRequestRest(stream);
+    flush(ctx);
+  }
+
+  /**
+   * The answer on {@code stream} is complete (its END_STREAM written or queued) while the client
+   * may still be sending its request: from now on what it sends on the stream is dropped, not
+   * handed to the stream's sink, and its bytes go back to the windows; its END_STREAM closes the
+   * stream. Not reset: the client's DATA already on its way would meet a closed stream. A client
+   * that sends more than a stream window after the answer went out is asked to stop with
+   * RST_STREAM(NO_ERROR) (RFC 9113 8.1). Nothing to do once the client's side is closed.
+   */
+  public void discardRequestRest(Http2Stream stream) {
+    if (stream.state().remoteSideOpen() && stream.getProperty(discardKey) == null) {
+      stream.setProperty(discardKey, new int[1]);
+    }
+  }
+
+  /** DATA on a stream whose request is being dropped ({@link #discardRequestRest}). */
+  private void discard(Http2Stream stream, int[] dropped, int bytes, boolean endStream) {
+    if (endStream || stream.isResetSent()) {
+      return;
+    }
+    dropped[0] = (int) Math.min(Integer.MAX_VALUE, (long) dropped[0] + bytes);
+    if (dropped[0] > decoder().flowController().initialWindowSize()
+        && stream.state() == Http2Stream.State.HALF_CLOSED_LOCAL) {
       resetStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.newPromise());
     }
-    flush(ctx);
   }
 
   @Override
@@ -569,7 +626,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
     Http2Stream stream = connection().stream(streamId);
-    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
+    if (stream == null) {
+      return data.readableBytes() + padding;
+    }
+    int[] dropped = stream.getProperty(discardKey);
+    if (dropped != null) {
+      discard(stream, dropped, data.readableBytes() + padding, endOfStream);
+      return data.readableBytes() + padding;
+    }
+    StreamSink sink = stream.getProperty(sinkKey);
     if (sink == null) {
       return data.readableBytes() + padding;
     }
@@ -584,11 +649,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     if (stream == null) {
       return;
     }
+    if (stream.getProperty(discardKey) != null) {
+      return; // the trailers of a request answered already
+    }
     StreamSink sink = stream.getProperty(sinkKey);
     if (sink == null) {
       if (!connection().isServer() || router == null || !connection().remote().isValidStreamId(streamId)) {
         return;
       }
+      stream.setProperty(sinkKey, NO_SINK); // its trailers are not a request of their own
       if (connection().numActiveStreams() > refuseAbove) {
         encoder().writeRstStream(ctx, streamId, Http2Error.REFUSED_STREAM.code(), ctx.newPromise());
         return;
