@@ -296,6 +296,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       decoderEnforceMaxRstFramesPerWindow(0, 0);
       // MadeYouReset (CVE-2025-55163): resets a client makes a server send, on servers.
       encoderEnforceMaxRstFramesPerWindow(server ? 200 : 0, server ? 30 : 0);
+      // The peer's SETTINGS are acknowledged in onSettingsRead, after the router answered the
+      // client's preface: a SETTINGS frame the router sends then goes before the ACK.
+      autoAckSettingsFrame(false);
       return this;
     }
 
@@ -718,6 +721,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         router.onPreface(this);
       }
     }
+    // The ACK applies the settings (see Builder.settings): after what the router sent, before the
+    // listeners, which read them applied.
+    encoder().writeSettingsAck(ctx, ctx.newPromise());
     for (ConnectionListener l : listeners.toArray(new ConnectionListener[0])) {
       l.onSettings(settings);
     }
