@@ -42,7 +42,7 @@ class GrpcTlsAttacksTest extends HostileTestBase {
         port -> {
           try (RawH2Peer p = RawH2Peer.handshakeTls(port)) {
             p.fencedFlood(Http2AttacksTest.FLOOD, Http2AttacksTest.perStream(
-                50, id -> concat(GrpcFrames.countForever(id, false), rstStream(id, Http2Error.CANCEL))));
+                Http2AttacksTest.RAPID_RESET_BATCH, id -> concat(GrpcFrames.countForever(id, false), rstStream(id, Http2Error.CANCEL))));
             return Http2AttacksTest.expectGoAway(p, ENHANCE_YOUR_CALM);
           }
         });

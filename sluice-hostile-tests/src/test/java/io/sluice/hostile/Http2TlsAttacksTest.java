@@ -42,7 +42,7 @@ class Http2TlsAttacksTest extends HostileTestBase {
             p.fencedFlood(
                 Http2AttacksTest.FLOOD,
                 Http2AttacksTest.perStream(
-                    50, id -> concat(Http2AttacksTest.forever(id), rstStream(id, Http2Error.CANCEL))));
+                    Http2AttacksTest.RAPID_RESET_BATCH, id -> concat(Http2AttacksTest.forever(id), rstStream(id, Http2Error.CANCEL))));
             return Http2AttacksTest.expectGoAway(p, ENHANCE_YOUR_CALM);
           }
         });

@@ -2,6 +2,7 @@ package io.sluice.balancer.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.handler.ssl.SslContext;
 import io.sluice.Acceptor;
 import io.sluice.Message;
 import io.sluice.Requester;
@@ -171,6 +172,17 @@ class FleetGuideTest {
     // end::dns[]
     srv.close();
     return pods;
+  }
+
+  static Balancer tls(AddressSource fromDns, SslContext tls) {
+    return Balancer.builder()
+        .addresses(fromDns)
+        // tag::tls[]
+        .connector(a -> Connections.connect(
+            TcpClientTransport.create((InetSocketAddress) a).withSsl(tls, DnsAddressSource.serverName(a)),
+            ConnectionOptions.defaults(), ClientSetup.defaults(), r -> new Responder() {}))
+        // end::tls[]
+        .build();
   }
 
   static void manual(ManualAddressSource source, SocketAddress a, SocketAddress b) {

@@ -57,9 +57,11 @@ import io.netty.channel.ChannelHandlerContext;
  * #DEFAULT_MAX_CONCURRENT_STREAMS} concurrent calls per connection; a 1 MiB stream window (a
  * request's bytes go back to it only as the handler asks for messages), a 4 MiB connection
  * window; 8 KiB of metadata per request; a 16 MiB message limit ({@link GrpcServices}); the
- * client's preface (or first HTTP/1.1 request head) within 10 s of the connect. netty's HTTP/2
- * protections stay on (RST_STREAM limits both ways, control frame, empty DATA and CONTINUATION
- * limits). {@link Running#close()} and {@link Running#stop} let the calls in flight finish.
+ * client's preface (or first HTTP/1.1 request head) within 10 s of the connect; at most {@value
+ * #DEFAULT_MAX_EARLY_RESETS} calls reset by the client before an answer could reach it per 10 s
+ * ({@link #withMaxEarlyResets}: rapid reset). netty's HTTP/2 protections stay on (the limit on
+ * RST_STREAM sent, control frame, empty DATA and CONTINUATION limits). {@link Running#close()} and
+ * {@link Running#stop} let the calls in flight finish.
  *
  * <p><b>Threads.</b> Calls run on their connection's event loop. <b>Buffers.</b> None cross this
  * class.
@@ -69,6 +71,8 @@ public final class GrpcServer {
   public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
   /** Concurrent calls per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
+  public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
   private final InetSocketAddress address;
   private final GrpcServices services;
@@ -79,6 +83,8 @@ public final class GrpcServer {
   private final int streamWindow;
   private final int maxHeaderList;
   private final Duration prefaceTimeout;
+  private final int maxEarlyResets;
+  private final Duration earlyResetWindow;
 
   private GrpcServer(
       InetSocketAddress address,
@@ -89,7 +95,9 @@ public final class GrpcServer {
       int maxConcurrentStreams,
       int streamWindow,
       int maxHeaderList,
-      Duration prefaceTimeout) {
+      Duration prefaceTimeout,
+      int maxEarlyResets,
+      Duration earlyResetWindow) {
     this.address = address;
     this.services = services;
     this.group = group;
@@ -99,6 +107,8 @@ public final class GrpcServer {
     this.streamWindow = streamWindow;
     this.maxHeaderList = maxHeaderList;
     this.prefaceTimeout = prefaceTimeout;
+    this.maxEarlyResets = maxEarlyResets;
+    this.earlyResetWindow = earlyResetWindow;
   }
 
   /** A server for {@code host:port}; port 0 picks a free port ({@link Running#address()} tells). */
@@ -115,7 +125,9 @@ public final class GrpcServer {
         DEFAULT_MAX_CONCURRENT_STREAMS,
         Http2Options.DEFAULT_STREAM_WINDOW,
         Http2Options.DEFAULT_MAX_HEADER_LIST,
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10),
+        Http2Options.DEFAULT_MAX_EARLY_RESETS,
+        Http2Options.DEFAULT_EARLY_RESET_WINDOW);
   }
 
   private GrpcServer with(
@@ -123,7 +135,7 @@ public final class GrpcServer {
       int streamWindow, int maxHeaderList, Duration prefaceTimeout) {
     return new GrpcServer(
         address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout);
+        prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /** Serves the services of {@code registry} (keeping options set by earlier {@code with*}). */
@@ -238,11 +250,30 @@ public final class GrpcServer {
     return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout);
   }
 
+  /**
+   * At most {@code resets} early resets per {@code window} on one connection (default {@value
+   * #DEFAULT_MAX_EARLY_RESETS} per 10 s): calls the client resets before an answer could reach it
+   * (before any response headers, or in the same read as the request that opened them), the
+   * pattern of rapid reset (CVE-2023-44487), whose handlers run for nobody. One more closes the
+   * connection with GOAWAY(ENHANCE_YOUR_CALM). A call cancelled after the client had its response
+   * headers (a deadline during a server stream, a cancelled stream) is not counted.
+   *
+   * @throws IllegalArgumentException if {@code resets} is below 1 or {@code window} is not 1 ms..1 h
+   */
+  public GrpcServer withMaxEarlyResets(int resets, Duration window) {
+    Http2Options.checkEarlyResets(resets, window);
+    return new GrpcServer(
+        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
+        prefaceTimeout, resets, window);
+  }
+
   /** Binds and starts serving; the future fails if the address cannot be bound. */
   public CompletableFuture<Running> bind() {
     WebRoute route = new WebRoute(services());
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    H2Handler.Limits limits = Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
+    H2Handler.Limits limits =
+        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
+            .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
     String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
     // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
     HttpServerConnections connections = new HttpServerConnections(ch -> true);

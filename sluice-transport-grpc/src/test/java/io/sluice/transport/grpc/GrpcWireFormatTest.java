@@ -270,16 +270,31 @@ class GrpcWireFormatTest {
   }
 
   @Test
-  void aCallEndedBeforeItsRequestArrivedAsksTheCallerToStopWithRstNoError() throws Exception {
+  void aCallEndedBeforeItsRequestArrivedDropsTheRestOfItAndStopsACallerThatGoesOn() throws Exception {
     // The message is refused by its prefix (over the 16 MiB limit) before its body: the caller may
-    // still be sending it, so after the trailers the server asks it to stop (RST_STREAM NO_ERROR).
+    // still be sending it. What it sends is dropped until its END_STREAM, without a reset (a reset
+    // would make the DATA already on its way meet a closed stream); a caller that goes on past a
+    // stream window after the trailers is asked to stop (RST_STREAM NO_ERROR, RFC 9113 8.1).
     byte[] oversize = ByteBuffer.allocate(5 + 16).put((byte) 0).putInt(32 << 20).put(new byte[16]).array();
     RawH2Peer p = RawH2Peer.handshake(server.port());
     try (p) {
       p.send(concat(headers(1, false, request("/" + EchoService.NAME + "/Bytes")), data(1, false, oversize)));
-      p.await(peer -> peer.resets.containsKey(1), GUARD);
+      p.await(peer -> peer.trailer(1, "grpc-status") != null || peer.goAway != null, GUARD);
       assertThat(p.trailer(1, "grpc-status")).isEqualTo("8");
-      assertThat(p.resets.get(1)).isEqualTo(0L);
+      p.send(concat(data(1, false, new byte[1000]), data(1, true, new byte[0])));
+      assertThat(p.pingFence(1)).isTrue();
+      assertThat(p.resets).as("RST_STREAMs from the server").isEmpty();
+
+      p.send(concat(headers(3, false, request("/" + EchoService.NAME + "/Bytes")), data(3, false, oversize)));
+      p.await(peer -> peer.trailer(3, "grpc-status") != null || peer.goAway != null, GUARD);
+      byte[] chunk = new byte[16_000];
+      for (int i = 0; i < 70 && !p.resets.containsKey(3); i++) { // 1.12 MB: past the 1 MiB window
+        p.send(data(3, false, chunk));
+        p.readAvailable();
+      }
+      p.await(peer -> peer.resets.containsKey(3) || peer.goAway != null, GUARD);
+      assertThat(p.resets.get(3)).as("RST_STREAM on the stream whose caller went on").isEqualTo(0L);
+      assertThat(p.goAway).isNull();
     }
   }
 }

@@ -34,11 +34,14 @@ import java.util.function.Consumer;
  * netty refuses streams beyond it); a 1 MiB stream window and a 4 MiB connection window (given
  * back as soon as a frame reaches the engine: request-n is what bounds a peer); 8 KiB of headers
  * per request; the client's preface within 10 s of the connect (TLS handshake included), else the
- * connection is closed. netty's HTTP/2 protections stay on: at most 200 RST_STREAM per 30 s each
- * way, a cap on queued control frames, on empty DATA frames and on CONTINUATION frames.
+ * connection is closed; at most {@value #DEFAULT_MAX_EARLY_RESETS} streams reset by the client
+ * before an answer could reach it per 10 s ({@link #withMaxEarlyResets}: rapid reset). netty's HTTP/2
+ * protections stay on: at most 200 RST_STREAM with an error code sent per 30 s, a cap on queued
+ * control frames, on empty DATA frames and on CONTINUATION frames.
  *
- * <p>A request that is not the mapping's is answered with headers only: 415 for another {@code
- * content-type}, 405 for a method other than POST, 404 for an unknown {@code /rsocket/...} path.
+ * <p>A request that is not the mapping's is answered with a status and its reason as plain text:
+ * 415 for another {@code content-type}, 405 for a method other than POST, 404 for an unknown
+ * {@code /rsocket/...} path; what the client still sends of it is dropped.
  *
  * <p><b>Buffers.</b> None cross this class: frames are allocated and released by the connection.
  */
@@ -47,6 +50,8 @@ public final class Http2ServerTransport implements ServerTransport {
   public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
   /** Concurrent streams per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
+  public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
   private final InetSocketAddress address;
   private final EventLoopGroup group;
@@ -56,6 +61,8 @@ public final class Http2ServerTransport implements ServerTransport {
   private final int streamWindow;
   private final int maxHeaderList;
   private final Duration prefaceTimeout;
+  private final int maxEarlyResets;
+  private final Duration earlyResetWindow;
 
   private Http2ServerTransport(
       InetSocketAddress address,
@@ -65,7 +72,9 @@ public final class Http2ServerTransport implements ServerTransport {
       int maxConcurrentStreams,
       int streamWindow,
       int maxHeaderList,
-      Duration prefaceTimeout) {
+      Duration prefaceTimeout,
+      int maxEarlyResets,
+      Duration earlyResetWindow) {
     this.address = address;
     this.group = group;
     this.ssl = ssl;
@@ -74,6 +83,8 @@ public final class Http2ServerTransport implements ServerTransport {
     this.streamWindow = streamWindow;
     this.maxHeaderList = maxHeaderList;
     this.prefaceTimeout = prefaceTimeout;
+    this.maxEarlyResets = maxEarlyResets;
+    this.earlyResetWindow = earlyResetWindow;
   }
 
   /** Listens on {@code host:port}; port 0 picks a free port ({@link Bound#address()} tells). */
@@ -89,14 +100,16 @@ public final class Http2ServerTransport implements ServerTransport {
         DEFAULT_MAX_CONCURRENT_STREAMS,
         Http2Options.DEFAULT_STREAM_WINDOW,
         Http2Options.DEFAULT_MAX_HEADER_LIST,
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10),
+        Http2Options.DEFAULT_MAX_EARLY_RESETS,
+        Http2Options.DEFAULT_EARLY_RESET_WINDOW);
   }
 
   /** Uses {@code group} for accepted connections instead of the shared default group. */
   public Http2ServerTransport withEventLoopGroup(EventLoopGroup group) {
     return new Http2ServerTransport(
         address, Objects.requireNonNull(group, "group"), ssl, maxConnections, maxConcurrentStreams,
-        streamWindow, maxHeaderList, prefaceTimeout);
+        streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /**
@@ -113,7 +126,7 @@ public final class Http2ServerTransport implements ServerTransport {
               + ssl.applicationProtocolNegotiator().protocols());
     }
     return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /** Most connections open at once; connections beyond it are closed on accept. */
@@ -122,7 +135,7 @@ public final class Http2ServerTransport implements ServerTransport {
       throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
     }
     return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /** SETTINGS_MAX_CONCURRENT_STREAMS: streams a client may have open at once (1..2^31-1). */
@@ -131,7 +144,7 @@ public final class Http2ServerTransport implements ServerTransport {
       throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
     }
     return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /**
@@ -141,14 +154,14 @@ public final class Http2ServerTransport implements ServerTransport {
   public Http2ServerTransport withStreamWindowSize(int bytes) {
     return new Http2ServerTransport(
         address, group, ssl, maxConnections, maxConcurrentStreams, Http2Options.checkWindow(bytes),
-        maxHeaderList, prefaceTimeout);
+        maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest header block accepted (1 KiB..1 MiB). */
   public Http2ServerTransport withMaxHeaderListSize(int bytes) {
     return new Http2ServerTransport(
         address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow,
-        Http2Options.checkHeaderList(bytes), prefaceTimeout);
+        Http2Options.checkHeaderList(bytes), prefaceTimeout, maxEarlyResets, earlyResetWindow);
   }
 
   /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
@@ -158,7 +171,25 @@ public final class Http2ServerTransport implements ServerTransport {
       throw new IllegalArgumentException("timeout must be positive, got " + timeout);
     }
     return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout);
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout, maxEarlyResets, earlyResetWindow);
+  }
+
+  /**
+   * At most {@code resets} early resets per {@code window} on one connection (default {@value
+   * #DEFAULT_MAX_EARLY_RESETS} per 10 s): streams the client resets before an answer could reach
+   * it (before any response headers, or in the same read as the request that opened them), the
+   * pattern of rapid reset (CVE-2023-44487), whose work the client never waits for. One more
+   * closes the connection with GOAWAY(ENHANCE_YOUR_CALM). A cancel of a stream the client had an
+   * answer on ({@code take(n)}, a timeout during a stream) is not counted here; the engine's
+   * {@code maxCancelsPerSecond} bounds those.
+   *
+   * @throws IllegalArgumentException if {@code resets} is below 1 or {@code window} is not 1 ms..1 h
+   */
+  public Http2ServerTransport withMaxEarlyResets(int resets, Duration window) {
+    Http2Options.checkEarlyResets(resets, window);
+    return new Http2ServerTransport(
+        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout,
+        resets, window);
   }
 
   @Override
@@ -166,7 +197,8 @@ public final class Http2ServerTransport implements ServerTransport {
     Objects.requireNonNull(onConnection, "onConnection");
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
     H2Handler.Limits limits =
-        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false);
+        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
+            .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
     long prefaceMillis = prefaceTimeout.toMillis();
     String scheme = ssl != null ? "h2" : "h2c";
     return ServerChannels.bind(

@@ -33,6 +33,7 @@ import static io.sluice.transport.http2.RawH2Peer.requestStream;
 import static io.sluice.transport.http2.RawH2Peer.rsocketData;
 import static io.sluice.transport.http2.RawH2Peer.rstStream;
 import static io.sluice.transport.http2.RawH2Peer.settings;
+import static io.sluice.transport.http2.RawH2Peer.settingsAck;
 import static io.sluice.transport.http2.RawH2Peer.streamRequestHeaders;
 import static io.sluice.transport.http2.RawH2Peer.windowUpdate;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -374,6 +375,30 @@ class Http2ServerConformanceTest {
     try (RawH2Peer p = RawH2Peer.handshake(port)) {
       p.send(settings(0x99, 7, SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20));
       assertThat(p.awaitFrame(f -> f.type() == SETTINGS && (f.flags() & FLAG_ACK) != 0, GUARD)).isNotNull();
+    }
+  }
+
+  /**
+   * 6.5.3: the ACK of the client's SETTINGS is the server's answer to them. The mapping's server
+   * sends SETTINGS of its own when the preface arrives (windows as large as the engine's frames):
+   * they go before that ACK, so that a client waiting for its ACK (h2spec) does not meet them later.
+   */
+  @Test
+  void theServersOwnSettingsGoBeforeTheAckOfTheClients() throws Exception {
+    try (RawH2Peer p = RawH2Peer.open(port)) {
+      p.send(settingsAck()); // of the server's first SETTINGS, whatever it holds
+      assertThat(p.pingFence(9)).isTrue();
+      int ack = -1;
+      for (int i = 0; i < p.frames.size() && ack < 0; i++) {
+        RawH2Peer.Frame f = p.frames.get(i);
+        if (f.type() == SETTINGS && (f.flags() & FLAG_ACK) != 0) {
+          ack = i;
+        }
+      }
+      assertThat(ack).as("the ACK of the client's SETTINGS").isNotNegative();
+      assertThat(p.frames.subList(ack, p.frames.size()))
+          .as("SETTINGS from the server after its ACK of the client's")
+          .noneMatch(f -> f.type() == SETTINGS && (f.flags() & FLAG_ACK) == 0);
     }
   }
 

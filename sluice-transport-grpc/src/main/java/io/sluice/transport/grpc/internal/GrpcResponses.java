@@ -1,9 +1,7 @@
 package io.sluice.transport.grpc.internal;
 
-import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.rpc.Headers;
@@ -49,8 +47,8 @@ public final class GrpcResponses {
 
   /**
    * Ends {@code stream} with a trailers-only response: {@code :status 200}, the content type and
-   * the status in one HEADERS frame with END_STREAM; then, unless the caller is done sending
-   * ({@code peerDone}), asks it to stop ({@link #writeLast}).
+   * the status in one HEADERS frame with END_STREAM; unless the caller is done sending ({@code
+   * peerDone}), the rest of its request is dropped ({@link #writeLast}).
    */
   public static void trailersOnly(
       H2Handler handler, Http2Stream stream, Status status, Headers trailers, boolean peerDone) {
@@ -64,22 +62,15 @@ public final class GrpcResponses {
   }
 
   /**
-   * Writes the stream's last HEADERS (END_STREAM). Once they are written (after any DATA queued
-   * before them), if the caller may still be sending ({@code peerDone} false) and the stream is
-   * still open on its side, sends RST_STREAM(NO_ERROR): a complete response, and a request to stop
-   * sending (RFC 9113 8.1). Sent any earlier, the reset would drop what is still queued.
+   * Writes the stream's last HEADERS (END_STREAM). If the caller may still be sending ({@code
+   * peerDone} false), what it sends until its END_STREAM is dropped ({@link
+   * H2Handler#discardRequestRest}): the stream is not reset, since a reset would make its DATA
+   * already on the way meet a closed stream.
    */
   public static void writeLast(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean peerDone) {
-    ChannelPromise p = handler.newPromise();
+    handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, handler.newPromise());
     if (!peerDone) {
-      p.addListener(
-          f -> {
-            if (f.isSuccess() && stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
-              handler.resetStream(handler.ctx(), stream.id(), Http2Error.NO_ERROR.code(), handler.newPromise());
-              handler.flushNow();
-            }
-          });
+      handler.discardRequestRest(stream);
     }
-    handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, p);
   }
 }

@@ -342,11 +342,10 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     Status end = endStatus(status);
     if (!finished) {
       finished = true;
-      // Whether the caller may still be sending what matters: if not, no RST_STREAM(NO_ERROR)
-      // after the trailers. A caller that does not stream has nothing more to send once its one
-      // message is in, only END_STREAM (grpc-java sometimes sends it in a DATA frame of its own):
-      // reset, that END_STREAM would meet a closed stream and draw a reset back, two resets per
-      // call that netty's limit on resets sent counts until it closes the connection.
+      // A caller that may still be sending has the rest of its request dropped after the
+      // trailers (writeLast), the stream not reset: a reset would make its DATA already on the
+      // way meet a closed stream. A caller that does not stream has nothing more to send once its
+      // one message is in, only END_STREAM (grpc-java sometimes sends it in a DATA frame of its own).
       boolean peerDone = inboundEnded || (received > 0 && !def.method().kind().clientStreams());
       Http2Headers t =
           headersSent

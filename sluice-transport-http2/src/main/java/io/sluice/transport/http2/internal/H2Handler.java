@@ -1,6 +1,7 @@
 package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
@@ -25,16 +26,32 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP/2 connection, either side: netty's connection handler (built by netty's builder, so
- * every mitigation the builder applies is kept: the RST_STREAM limits both ways, the queued
- * control frame limit, the empty-DATA limit, the CONTINUATION limits, the stream cap from the
- * first byte) with the frame listener that hands each stream's frames to its {@link StreamSink}.
+ * every mitigation the builder applies is kept: the limit on RST_STREAM sent, the queued control
+ * frame limit, the empty-DATA limit, the CONTINUATION limits, the stream cap from the first byte)
+ * with the frame listener that hands each stream's frames to its {@link StreamSink}.
  *
  * <p>A server's streams get their sink from the {@link Router} when their request HEADERS
  * arrive; a client's from whoever opens them ({@link #attach}). Events of the connection as a
  * whole (PING acks, GOAWAY, the channel closing) go to the {@link ConnectionListener}s.
+ *
+ * <p><b>Resets.</b> A server counts early resets: streams a client resets before it could have
+ * seen an answer, either before any response HEADERS went out on them or in the same read as the
+ * one that opened them (HEADERS and RST_STREAM sent back to back). That is what rapid reset
+ * (CVE-2023-44487) does, work started for streams nobody waits for. More than {@link
+ * Limits#maxEarlyResets} in {@link Limits#earlyResetWindowNanos} is a connection error
+ * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
+ * a stream, {@code take(n)}) is not counted here. The streams this side resets are
+ * remembered (the newest {@value #RESET_IDS_KEPT}), and the frames the peer sent on them before it
+ * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
+ *
+ * <p><b>Answers before the request's end.</b> A server that answered a request in full while the
+ * client is still sending it ({@link #respondAndEnd}, {@link #discardRequestRest}) does not reset
+ * the stream: it drops what the client still sends until its END_STREAM, and asks it to stop
+ * (RST_STREAM NO_ERROR, RFC 9113 8.1) only if it sends more than a stream window after the answer.
  *
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
@@ -104,7 +121,31 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     default void onChannelClosed() {}
   }
 
+  /** Streams a server answered (or refused) without a sink: later frames on them go nowhere. */
+  private static final StreamSink NO_SINK =
+      new StreamSink() {
+        @Override
+        public void onHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {}
+
+        @Override
+        public int onData(Http2Stream stream, ByteBuf data, int padding, boolean endStream) {
+          return data.readableBytes() + padding;
+        }
+
+        @Override
+        public void onReset(Http2Stream stream, long errorCode) {}
+
+        @Override
+        public void onClosed(Http2Stream stream) {}
+      };
+
+  /** How many of the stream ids this side reset are remembered (see {@link ResetIds}). */
+  static final int RESET_IDS_KEPT = 1024;
+
   private final Http2Connection.PropertyKey sinkKey;
+  /** Streams answered in full while the client still sends: the bytes dropped since (an int[1]). */
+  private final Http2Connection.PropertyKey discardKey;
+  private final ResetIds resetIds = new ResetIds(RESET_IDS_KEPT);
   private final List<ConnectionListener> listeners = new ArrayList<>(2);
   private Router router;
   private ChannelHandlerContext ctx;
@@ -113,14 +154,25 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   private boolean settingsSeen;
   /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
   private int refuseAbove = Integer.MAX_VALUE;
-  /** Server: the highest client stream id opened, and the ids skipped below it (at most 64 gaps). */
+  /**
+   * Server: the highest client stream id opened, and the ids the client skipped below it (the
+   * first 64 gaps; ids in later gaps are taken for closed streams).
+   */
   private int lastOpened = -1;
   private final List<int[]> skipped = new ArrayList<>();
+  /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
+  private int maxEarlyResets = Integer.MAX_VALUE;
+  private long earlyResetWindowNanos;
+  private long earlyResetWindowStart;
+  private int earlyResets;
+  /** Server: the first client stream opened in the current read (ids grow), or MAX_VALUE. */
+  private int firstOpenedThisRead = Integer.MAX_VALUE;
 
   private H2Handler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
     super(decoder, encoder, settings);
     decoder.frameListener(this);
     sinkKey = connection().newKey();
+    discardKey = connection().newKey();
     connection()
         .addListener(
             new Http2ConnectionAdapter() {
@@ -132,6 +184,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
                     skipped.add(new int[] {first, stream.id() - 2});
                   }
                   lastOpened = stream.id();
+                  if (firstOpenedThisRead == Integer.MAX_VALUE) {
+                    firstOpenedThisRead = stream.id();
+                  }
                 }
               }
 
@@ -145,18 +200,60 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
             });
   }
 
-  /** Limits and settings of one side; see the transports' {@code with*} methods. */
+  /**
+   * Limits and settings of one side; see the transports' {@code with*} methods. A server closes a
+   * connection whose client makes more than {@code maxEarlyResets} early resets within {@code
+   * earlyResetWindowNanos} (see the class comment); a client ignores both.
+   */
   public record Limits(
       int maxConcurrentStreams,
       int streamWindowSize,
       int connectionWindowSize,
       int maxHeaderListSize,
       int maxFrameSize,
-      boolean enableConnectProtocol) {}
+      boolean enableConnectProtocol,
+      int maxEarlyResets,
+      long earlyResetWindowNanos) {
+
+    /** With the default bound on early resets ({@link Http2Options#DEFAULT_MAX_EARLY_RESETS}). */
+    public Limits(
+        int maxConcurrentStreams,
+        int streamWindowSize,
+        int connectionWindowSize,
+        int maxHeaderListSize,
+        int maxFrameSize,
+        boolean enableConnectProtocol) {
+      this(
+          maxConcurrentStreams,
+          streamWindowSize,
+          connectionWindowSize,
+          maxHeaderListSize,
+          maxFrameSize,
+          enableConnectProtocol,
+          Http2Options.DEFAULT_MAX_EARLY_RESETS,
+          Http2Options.DEFAULT_EARLY_RESET_WINDOW.toNanos());
+    }
+
+    /** These limits with another bound on early resets. */
+    public Limits withEarlyResets(int max, long windowNanos) {
+      return new Limits(
+          maxConcurrentStreams,
+          streamWindowSize,
+          connectionWindowSize,
+          maxHeaderListSize,
+          maxFrameSize,
+          enableConnectProtocol,
+          max,
+          windowNanos);
+    }
+  }
 
   /**
-   * Builds a handler with netty's builder: every default mitigation kept, and the RST_STREAM limits
-   * on both ways and on both sides (netty applies the decoder's on servers only by default).
+   * Builds a handler with netty's builder, every default mitigation kept. Resets: on a server,
+   * netty's limit on RST_STREAM sent (error codes other than NO_ERROR and CANCEL: MadeYouReset)
+   * and this class's bound on early resets received in place of netty's count of every reset
+   * received; on a client, neither (as netty's defaults for clients): a client's connection is
+   * not cut for the resets a server sends or makes it send.
    */
   public static H2Handler build(boolean server, Limits limits, Router router) {
     Http2Settings settings = new Http2Settings();
@@ -175,11 +272,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
-    H2Handler h = new Builder().connection(connection).settings(settings).build();
+    H2Handler h = new Builder().connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
       h.raiseRemoteCap();
+      h.maxEarlyResets = limits.maxEarlyResets();
+      h.earlyResetWindowNanos = limits.earlyResetWindowNanos();
+      h.earlyResetWindowStart = System.nanoTime();
     }
     h.connectionWindowIncrement =
         Math.max(0, limits.connectionWindowSize() - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
@@ -187,13 +287,18 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
-    Builder settings(Http2Settings s) {
+    Builder settings(Http2Settings s, boolean server) {
       initialSettings(s);
       // The engine has drained its streams before it closes: no grace period is waited for.
       gracefulShutdownTimeoutMillis(0);
-      // Rapid reset (CVE-2023-44487) and MadeYouReset (CVE-2025-55163): on both ways.
-      decoderEnforceMaxRstFramesPerWindow(200, 30);
-      encoderEnforceMaxRstFramesPerWindow(200, 30);
+      // Rapid reset (CVE-2023-44487): netty counts every RST_STREAM received, cancels of answered
+      // streams too; a server counts early resets itself instead (onRstStreamRead).
+      decoderEnforceMaxRstFramesPerWindow(0, 0);
+      // MadeYouReset (CVE-2025-55163): resets a client makes a server send, on servers.
+      encoderEnforceMaxRstFramesPerWindow(server ? 200 : 0, server ? 30 : 0);
+      // The peer's SETTINGS are acknowledged in onSettingsRead, after the router answered the
+      // client's preface: a SETTINGS frame the router sends then goes before the ACK.
+      autoAckSettingsFrame(false);
       return this;
     }
 
@@ -225,7 +330,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     connection().remote().maxActiveStreams((int) Math.min(Integer.MAX_VALUE, 2L * refuseAbove));
   }
 
-  /** A client stream id below the highest it opened that it never opened (RFC 9113 5.1.1). */
+  /**
+   * A client stream id below the highest it opened that it skipped, as far as the gaps kept tell
+   * (RFC 9113 5.1.1); false for an id in a gap beyond them.
+   */
   private boolean neverOpened(int id) {
     if (lastOpened < 0 || id > lastOpened || !connection().remote().isValidStreamId(id)) {
       return false;
@@ -235,22 +343,112 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         return true;
       }
     }
-    return skipped.size() >= 64; // too many gaps kept: unknown, treated as never opened
+    return false;
   }
 
+  /**
+   * netty answers a frame on a stream it no longer has (DATA, HEADERS) with RST_STREAM
+   * STREAM_CLOSED: it cannot tell a stream it reset from one closed otherwise or never opened.
+   * Here: on a stream this side reset, the frame was sent before the peer saw the reset and is
+   * ignored (RFC 9113 5.1; netty already counted DATA to the connection's window and gave it
+   * back). On a server, a client's frame on a stream it skipped is a connection error
+   * PROTOCOL_ERROR (5.1.1), and on one it closed itself (its END_STREAM or its reset) one of type
+   * STREAM_CLOSED (5.1).
+   */
   @Override
   protected void onStreamError(
       ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception.StreamException e) {
-    // netty answers HEADERS on an unknown id below the last one opened with RST_STREAM(STREAM_CLOSED):
-    // it cannot tell a closed stream from one never opened. A new stream below an id already used is
-    // a connection error PROTOCOL_ERROR (RFC 9113 5.1.1).
-    if (!outbound && connection().isServer() && e.error() == Http2Error.STREAM_CLOSED
-        && connection().stream(e.streamId()) == null && neverOpened(e.streamId())) {
-      onConnectionError(ctx, false, cause, Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
-          "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", e.streamId(), lastOpened));
-      return;
+    int id = e.streamId();
+    if (outbound) {
+      Http2Stream closed = connection().stream(id);
+      if (closed == null || closed.state() == Http2Stream.State.CLOSED) {
+        // Writes of ours that were queued on a stream that then closed (the peer reset it, say):
+        // netty would answer with RST_STREAM(STREAM_CLOSED), counted by the limit on resets
+        // sent, to a peer that closed the stream itself (RFC 9113 5.4.2: no RST_STREAM in
+        // answer to one). Nothing to tell it.
+        return;
+      }
+    }
+    if (!outbound && e.error() == Http2Error.STREAM_CLOSED && connection().stream(id) == null) {
+      if (resetIds.contains(id)) {
+        return;
+      }
+      if (connection().isServer() && connection().remote().isValidStreamId(id)) {
+        Http2Exception error =
+            neverOpened(id)
+                ? Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
+                    "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", id, lastOpened)
+                : Http2Exception.connectionError(Http2Error.STREAM_CLOSED,
+                    "a frame on stream %d, which the client closed (RFC 9113 5.1)", id);
+        onConnectionError(ctx, false, cause, error);
+        return;
+      }
     }
     super.onStreamError(ctx, outbound, cause, e);
+  }
+
+  /** Every RST_STREAM this side sends (netty's and ours, refusals too) comes here: remembered. */
+  @Override
+  public io.netty.channel.ChannelFuture resetStream(
+      ChannelHandlerContext ctx, int streamId, long errorCode, ChannelPromise promise) {
+    resetIds.add(streamId);
+    return super.resetStream(ctx, streamId, errorCode, promise);
+  }
+
+  /**
+   * A server's count of early resets (see the class comment). One more than {@link
+   * Limits#maxEarlyResets} within the window is a connection error.
+   */
+  private void earlyReset() throws Http2Exception {
+    long now = System.nanoTime();
+    if (now - earlyResetWindowStart >= earlyResetWindowNanos) {
+      earlyResetWindowStart = now;
+      earlyResets = 0;
+    }
+    if (++earlyResets > maxEarlyResets) {
+      throw new Http2Exception(
+          Http2Error.ENHANCE_YOUR_CALM,
+          "more than " + maxEarlyResets + " streams reset before an answer could arrive within "
+              + TimeUnit.NANOSECONDS.toMillis(earlyResetWindowNanos) + " ms (rapid reset)",
+          Http2Exception.ShutdownHint.HARD_SHUTDOWN);
+    }
+  }
+
+  /**
+   * The ids of the newest streams this side reset, at most {@code max}, oldest forgotten first. A
+   * ring that grows as needed; a lookup scans it (it is made only for a frame on a stream netty no
+   * longer has).
+   */
+  static final class ResetIds {
+    private final int max;
+    private int[] ids = new int[16];
+    private int size;
+    private int next;
+
+    ResetIds(int max) {
+      this.max = max;
+    }
+
+    void add(int id) {
+      if (size < ids.length) {
+        ids[size++] = id;
+      } else if (ids.length < max) {
+        ids = java.util.Arrays.copyOf(ids, Math.min(max, ids.length * 2));
+        ids[size++] = id;
+      } else {
+        ids[next] = id;
+        next = (next + 1) % max;
+      }
+    }
+
+    boolean contains(int id) {
+      for (int i = 0; i < size; i++) {
+        if (ids[i] == id) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   public void addListener(ConnectionListener l) {
@@ -303,19 +501,49 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     }
   }
 
-  /** Answers a request stream with headers only and ends it ({@code :status} {@code status}). */
+  /**
+   * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
+   * any) as a {@code sluice-reason} header and as a plain-text body. What the client still sends
+   * of its request is dropped ({@link #discardRequestRest}).
+   */
   public void respondAndEnd(Http2Stream stream, int status, String reason) {
     Http2Headers h = new DefaultHttp2Headers().status(Integer.toString(status));
-    if (reason != null) {
-      h.add("content-type", "text/plain");
+    if (reason == null) {
+      encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
+    } else {
+      h.add("content-type", "text/plain; charset=utf-8");
       h.add("sluice-reason", reason);
+      encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.newPromise());
+      encoder().writeData(ctx, stream.id(), ByteBufUtil.writeUtf8(ctx.alloc(), reason + "\n"), 0, true, ctx.newPromise());
     }
-    encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
-    if (stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
-      // The client may still be sending its request; it need not.
+    discardRequestRest(stream);
+    flush(ctx);
+  }
+
+  /**
+   * The answer on {@code stream} is complete (its END_STREAM written or queued) while the client
+   * may still be sending its request: from now on what it sends on the stream is dropped, not
+   * handed to the stream's sink, and its bytes go back to the windows; its END_STREAM closes the
+   * stream. Not reset: the client's DATA already on its way would meet a closed stream. A client
+   * that sends more than a stream window after the answer went out is asked to stop with
+   * RST_STREAM(NO_ERROR) (RFC 9113 8.1). Nothing to do once the client's side is closed.
+   */
+  public void discardRequestRest(Http2Stream stream) {
+    if (stream.state().remoteSideOpen() && stream.getProperty(discardKey) == null) {
+      stream.setProperty(discardKey, new int[1]);
+    }
+  }
+
+  /** DATA on a stream whose request is being dropped ({@link #discardRequestRest}). */
+  private void discard(Http2Stream stream, int[] dropped, int bytes, boolean endStream) {
+    if (endStream || stream.isResetSent()) {
+      return;
+    }
+    dropped[0] = (int) Math.min(Integer.MAX_VALUE, (long) dropped[0] + bytes);
+    if (dropped[0] > decoder().flowController().initialWindowSize()
+        && stream.state() == Http2Stream.State.HALF_CLOSED_LOCAL) {
       resetStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.newPromise());
     }
-    flush(ctx);
   }
 
   @Override
@@ -358,6 +586,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    firstOpenedThisRead = Integer.MAX_VALUE;
     for (int i = 0; i < listeners.size(); i++) {
       listeners.get(i).onReadComplete();
     }
@@ -400,7 +629,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
     Http2Stream stream = connection().stream(streamId);
-    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
+    if (stream == null) {
+      return data.readableBytes() + padding;
+    }
+    int[] dropped = stream.getProperty(discardKey);
+    if (dropped != null) {
+      discard(stream, dropped, data.readableBytes() + padding, endOfStream);
+      return data.readableBytes() + padding;
+    }
+    StreamSink sink = stream.getProperty(sinkKey);
     if (sink == null) {
       return data.readableBytes() + padding;
     }
@@ -415,11 +652,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     if (stream == null) {
       return;
     }
+    if (stream.getProperty(discardKey) != null) {
+      return; // the trailers of a request answered already
+    }
     StreamSink sink = stream.getProperty(sinkKey);
     if (sink == null) {
       if (!connection().isServer() || router == null || !connection().remote().isValidStreamId(streamId)) {
         return;
       }
+      stream.setProperty(sinkKey, NO_SINK); // its trailers are not a request of their own
       if (connection().numActiveStreams() > refuseAbove) {
         encoder().writeRstStream(ctx, streamId, Http2Error.REFUSED_STREAM.code(), ctx.newPromise());
         return;
@@ -452,8 +693,13 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {}
 
   @Override
-  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) throws Http2Exception {
     Http2Stream stream = connection().stream(streamId);
+    if (stream != null && connection().isServer() && !stream.isResetSent()
+        && connection().remote().isValidStreamId(streamId)
+        && (!stream.isHeadersSent() || streamId >= firstOpenedThisRead)) {
+      earlyReset();
+    }
     StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
     if (sink != null) {
       sink.onReset(stream, errorCode);
@@ -475,6 +721,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         router.onPreface(this);
       }
     }
+    // The ACK applies the settings (see Builder.settings): after what the router sent, before the
+    // listeners, which read them applied.
+    encoder().writeSettingsAck(ctx, ctx.newPromise());
     for (ConnectionListener l : listeners.toArray(new ConnectionListener[0])) {
       l.onSettings(settings);
     }

@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.concurrent.EventExecutor;
@@ -146,24 +145,17 @@ final class H2Exchange implements WebExchange, H2Handler.StreamSink {
   }
 
   /**
-   * The stream's last frame (HEADERS or DATA with END_STREAM); once written, a caller still
-   * sending is asked to stop (RST_STREAM NO_ERROR, RFC 9113 8.1).
+   * The stream's last frame (HEADERS or DATA with END_STREAM); what a caller still sends of its
+   * request is dropped from then on ({@link H2Handler#discardRequestRest}), not reset.
    */
   private void last(Http2Headers headers, ByteBuf data) {
     done = true;
-    ChannelPromise p = handler.newPromise();
-    p.addListener(
-        f -> {
-          if (f.isSuccess() && stream.state() != Http2Stream.State.CLOSED && stream.state().remoteSideOpen()) {
-            handler.resetStream(handler.ctx(), stream.id(), Http2Error.NO_ERROR.code(), handler.newPromise());
-            handler.flushNow();
-          }
-        });
     if (headers != null) {
-      handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, p);
+      handler.encoder().writeHeaders(handler.ctx(), stream.id(), headers, 0, true, handler.newPromise());
     } else {
-      handler.encoder().writeData(handler.ctx(), stream.id(), data, 0, true, p);
+      handler.encoder().writeData(handler.ctx(), stream.id(), data, 0, true, handler.newPromise());
     }
+    handler.discardRequestRest(stream);
     handler.flushNow();
   }
 
