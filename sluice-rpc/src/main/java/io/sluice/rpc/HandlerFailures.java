@@ -10,7 +10,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  *
  * <p>A {@link StatusException} anywhere in the cause chain is the handler's choice: its status is
  * sent as it is. Any other exception is unexpected: it is logged here (WARN, with the method's
- * name and the stack trace) and the caller gets {@link Status.Code#UNKNOWN} with no description,
+ * name and the stack trace; at most {@value #LOGGED_PER_WINDOW} a minute server-wide, the next one
+ * written says how many were left out, so a client that makes every call fail cannot flood the
+ * log) and the caller gets {@link Status.Code#UNKNOWN} with no description,
  * because an exception's text can name hosts, users, paths or SQL. {@link
  * ServerInterceptors#exposeErrorMessages()} sends the text instead, for services that want it.
  *
@@ -18,6 +20,10 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  */
 public final class HandlerFailures {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(HandlerFailures.class);
+  /** Stack traces written per minute, server-wide. */
+  static final int LOGGED_PER_WINDOW = 20;
+
+  private static final LogBudget budget = new LogBudget(LOGGED_PER_WINDOW, 60_000_000_000L);
 
   private HandlerFailures() {}
 
@@ -28,11 +34,15 @@ public final class HandlerFailures {
    */
   public static Status status(MethodDescriptor<?, ?> method, Throwable t) {
     Status s = Status.fromThrowable(t);
-    if (t != null && s.cause() == t) {
-      logger.warn(
-          "{} failed; the caller gets UNKNOWN without the exception's text",
-          method == null ? "an RPC call" : method.fullName(),
-          t);
+    if (t != null && s.cause() == t && logger.isWarnEnabled()) {
+      long left = budget.admit(System.nanoTime());
+      if (left != LogBudget.SUPPRESSED) {
+        logger.warn(
+            "{} failed; the caller gets UNKNOWN without the exception's text{}",
+            method == null ? "an RPC call" : method.fullName(),
+            left == 0 ? "" : " (" + left + " such failures before this one were not logged)",
+            t);
+      }
     }
     return s;
   }
