@@ -136,13 +136,42 @@ public final class RpcErrors {
     return sep < 0 ? null : ResponseMetadataCodec.decodeText(data.substring(sep + 1));
   }
 
-  /** {@code data} without response metadata at its end (when it has some). */
+  /**
+   * {@code data} without response metadata at its end (when it has some). A block that no longer
+   * decodes after a status of Sluice's form was cut on the way (an ERROR frame cannot be
+   * fragmented, and the sending engine cuts error data to the connection's frame size): it is left
+   * out and the description says so, rather than showing the client a NUL and base64.
+   */
   private static String withoutMetadata(String data) {
     int sep = data.lastIndexOf(METADATA_SEPARATOR);
-    if (sep < 0 || ResponseMetadataCodec.decodeText(data.substring(sep + 1)) == null) {
+    if (sep < 0) {
       return data;
     }
-    return data.substring(0, sep);
+    if (ResponseMetadataCodec.decodeText(data.substring(sep + 1)) != null) {
+      return data.substring(0, sep);
+    }
+    String head = data.substring(0, sep);
+    return sluiceForm(head) ? head + CUT_METADATA : data;
+  }
+
+  /** Said after a description whose response metadata did not arrive whole. */
+  static final String CUT_METADATA = " (response metadata left out: cut to the connection's frame size)";
+
+  /** Whether {@code data} starts with a status code as {@link #encode} writes it: 1..16 and ':'. */
+  private static boolean sluiceForm(String data) {
+    int colon = data.indexOf(':');
+    if (colon <= 0 || colon > 2 || data.charAt(0) == '0') {
+      return false;
+    }
+    int code = 0;
+    for (int i = 0; i < colon; i++) {
+      char c = data.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+      code = code * 10 + (c - '0');
+    }
+    return code <= 16;
   }
 
   /** The exception to fail a stream with for {@code status} (not for OK). */
@@ -160,20 +189,10 @@ public final class RpcErrors {
       return Status.Code.UNKNOWN.toStatus();
     }
     data = withoutMetadata(data);
-    int colon = data.indexOf(':');
     // 1..16 without a leading zero: code 0 (OK) never ends a call with an ERROR.
-    if (colon > 0 && colon <= 2 && data.charAt(0) != '0') {
-      int code = 0;
-      for (int i = 0; i < colon; i++) {
-        char c = data.charAt(i);
-        if (c < '0' || c > '9') {
-          return Status.of(Status.Code.UNKNOWN, data);
-        }
-        code = code * 10 + (c - '0');
-      }
-      if (code <= 16) {
-        return Status.of(Status.Code.fromValue(code), data.substring(colon + 1));
-      }
+    if (sluiceForm(data)) {
+      int colon = data.indexOf(':');
+      return Status.of(Status.Code.fromValue(Integer.parseInt(data.substring(0, colon))), data.substring(colon + 1));
     }
     return Status.of(Status.Code.UNKNOWN, data);
   }

@@ -106,4 +106,25 @@ class RpcErrorsTest {
     String small = RpcErrors.encode(Status.of(Status.Code.NOT_FOUND, "n"), null, Headers.of("k", "v"));
     assertThat(RpcErrors.responseMetadata(new ApplicationErrorException(small)).trailers()).isEqualTo(Headers.of("k", "v"));
   }
+
+  /**
+   * An ERROR frame cannot be fragmented, so an engine with a small frame size cuts error data that
+   * carries response metadata in the middle of its base64 block: the client keeps the status and
+   * its description, and is told the metadata was left out, instead of reading a NUL and base64.
+   */
+  @Test
+  void responseMetadataCutOnTheWayIsLeftOutNotShown() {
+    Status s = Status.of(Status.Code.RESOURCE_EXHAUSTED, "too many");
+    String data = RpcErrors.encode(s, Headers.EMPTY, Headers.of("detail", "x".repeat(2_000)));
+    assertThat(data).contains("\u0000");
+    String cut = data.substring(0, 1_000); // what an engine whose frames are ~1 KiB sends
+    Status got = RpcErrors.decode(cut);
+    assertThat(got.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(got.description()).isEqualTo("too many" + RpcErrors.CUT_METADATA).doesNotContain("\u0000");
+    assertThat(RpcErrors.responseMetadata(new ApplicationErrorException(cut))).isNull();
+    // Whole, the block still decodes and is not part of the description.
+    assertThat(RpcErrors.decode(data)).isEqualTo(s);
+    // Foreign text with a NUL is left as it is.
+    assertThat(RpcErrors.decode("boom\u0000zz")).isEqualTo(Status.of(Status.Code.UNKNOWN, "boom\u0000zz"));
+  }
 }
