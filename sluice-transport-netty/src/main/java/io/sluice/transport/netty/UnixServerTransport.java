@@ -26,8 +26,9 @@ import java.util.function.Consumer;
  * java.nio.file.FileAlreadyExistsException}) and a socket a server listens on ({@link
  * java.net.BindException}, address in use); a socket nobody listens on, left by a server that
  * died, is replaced. Servers that start at once on the same path take turns through a lock: an
- * {@code flock} on {@code <path>.lock} beside the socket (made 0600 and left in place), so that
- * one binds and the others find it listening. Once bound the file gets {@link #DEFAULT_PERMISSIONS} (owner read and write:
+ * POSIX record lock ({@code fcntl}) on {@code <path>.lock} beside the socket (made 0600 and left
+ * in place), so that one binds and the others find it listening; {@link #bind} waits for that lock
+ * on the calling thread (at most 10 s), so call it from a thread that may block, not an event loop. Once bound the file gets {@link #DEFAULT_PERMISSIONS} (owner read and write:
  * only the same user may connect) unless {@link #withPermissions} says otherwise, and closing the
  * server removes it (if it is still this server's). The path must fit the OS's socket address:
  * 107 bytes on Linux (108 with the terminating NUL), 103 on macOS.

@@ -95,23 +95,59 @@ final class UnixSocketFiles {
   /** Longest a server waits for another that is binding the same socket file. */
   static final long BIND_LOCK_WAIT_MILLIS = 10_000;
 
-  /** Servers of this JVM binding a socket file now, by the file's absolute path. */
-  private static final ConcurrentHashMap<Path, Semaphore>
-      BINDING = new ConcurrentHashMap<>();
+  /**
+   * Servers of this JVM binding a socket file now, by the file's absolute path. An entry lives
+   * while a server holds or waits for its lock, so the map does not grow with every path a process
+   * ever bound.
+   */
+  private static final ConcurrentHashMap<Path, Turn> BINDING = new ConcurrentHashMap<>();
+
+  /** One path's turn-taking within this JVM: the semaphore, and how many servers hold or want it. */
+  private static final class Turn {
+    final Semaphore semaphore = new Semaphore(1);
+    int users; // changed only inside BINDING.compute for this path
+
+    static Turn join(Path key) {
+      return BINDING.compute(
+          key,
+          (k, t) -> {
+            Turn turn = t == null ? new Turn() : t;
+            turn.users++;
+            return turn;
+          });
+    }
+
+    void leave(Path key) {
+      BINDING.computeIfPresent(key, (k, t) -> --t.users == 0 ? null : t);
+    }
+  }
+
+  /** Paths whose bind lock a server of this JVM holds or waits for (for tests). */
+  static int pathsBeingBound() {
+    return BINDING.size();
+  }
 
   /**
    * Held while a server makes room for its socket and binds it: replacing a stale socket is
    * check-then-delete, and two servers doing it at once could each delete what the other had just
-   * bound (both then bound, one of them unreachable). Among processes the lock is a {@code
-   * flock} on {@code <socket>.lock} beside the socket (made 0600, never followed if a link, and
-   * left in place: removing it would race), within this JVM a semaphore per path, since a JVM's
-   * own file locks do not exclude each other's threads.
+   * bound (both then bound, one of them unreachable). Among processes the lock is a POSIX record
+   * lock ({@code fcntl}, through {@link FileChannel#tryLock()}) on {@code <socket>.lock} beside the
+   * socket (made 0600, never followed if a link, and left in place: removing it would race), within
+   * this JVM a semaphore per path, since a process's own record locks do not exclude its threads.
+   *
+   * <p>A local user who can write the socket's directory can hold that lock, or put a link or a
+   * file of theirs at the lock's path, and so keep the server from binding (a {@link
+   * BindException} after at most {@link #BIND_LOCK_WAIT_MILLIS}, or at once). That gives them
+   * nothing new: whoever can write the directory can already take the socket's own path. Keep
+   * sockets in a directory only the service can write.
    */
   static final class BindLock implements AutoCloseable {
-    private final Semaphore inJvm;
+    private final Path key;
+    private final Turn inJvm;
     private final FileChannel file;
 
-    private BindLock(Semaphore inJvm, FileChannel file) {
+    private BindLock(Path key, Turn inJvm, FileChannel file) {
+      this.key = key;
       this.inJvm = inJvm;
       this.file = file;
     }
@@ -119,11 +155,12 @@ final class UnixSocketFiles {
     @Override
     public void close() {
       try {
-        file.close(); // releases the flock
+        file.close(); // releases the record lock
       } catch (IOException e) {
         // closing a lock file's channel: nothing to do about it
       } finally {
-        inJvm.release();
+        inJvm.semaphore.release();
+        inJvm.leave(key);
       }
     }
   }
@@ -136,14 +173,15 @@ final class UnixSocketFiles {
    */
   static BindLock lockForBind(Path path) throws IOException {
     Path key = path.toAbsolutePath().normalize();
-    Semaphore inJvm =
-        BINDING.computeIfAbsent(key, k -> new Semaphore(1));
+    Turn inJvm = Turn.join(key);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BIND_LOCK_WAIT_MILLIS);
     try {
-      if (!inJvm.tryAcquire(BIND_LOCK_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+      if (!inJvm.semaphore.tryAcquire(BIND_LOCK_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+        inJvm.leave(key);
         throw new BindException("another server of this process is binding " + path);
       }
     } catch (InterruptedException e) {
+      inJvm.leave(key);
       Thread.currentThread().interrupt();
       throw new BindException("interrupted while waiting to bind " + path);
     }
@@ -155,16 +193,18 @@ final class UnixSocketFiles {
         if (System.nanoTime() - deadline > 0) {
           throw new BindException("another process is binding " + path + " (it holds " + lockFile + ")");
         }
-        Thread.sleep(10); // flock has no timed wait; another process's bind takes milliseconds
+        Thread.sleep(10); // tryLock has no timed wait; another process's bind takes milliseconds
       }
-      return new BindLock(inJvm, file);
+      return new BindLock(key, inJvm, file);
     } catch (IOException | RuntimeException e) {
       closeQuietly(file);
-      inJvm.release();
+      inJvm.semaphore.release();
+      inJvm.leave(key);
       throw e;
     } catch (InterruptedException e) {
       closeQuietly(file);
-      inJvm.release();
+      inJvm.semaphore.release();
+      inJvm.leave(key);
       Thread.currentThread().interrupt();
       throw new BindException("interrupted while waiting to bind " + path);
     }
