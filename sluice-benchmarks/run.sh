@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="$root/sluice-benchmarks"
-peers="$root/benchmarks/peers-rsocket"
+peers="$root/peers/rsocket-java-bench"
 peers_jar="$peers/target/peers-rsocket.jar"
 java_bin="${SLUICE_JAVA:-java}"
 
@@ -69,7 +69,7 @@ fi
 if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; then
   echo "sluice: building the rsocket-java / Spring RSocket peers (first run or sources changed)..." >&2
   (cd "$peers" && mvn -q -B -Dmaven.test.skip=true package >&2) || {
-    echo "sluice: build of benchmarks/peers-rsocket failed" >&2
+    echo "sluice: build of peers/rsocket-java-bench failed" >&2
     exit 1
   }
 fi

@@ -472,11 +472,11 @@ final class Orchestrator {
       split(System.getenv("SLUICE_BENCH_CLIENT_OPTS"), cmd);
     }
     if (Spec.PEER_JAR_IMPLS.contains(impl)) {
-      String jar = System.getProperty("sluice.bench.peers", "benchmarks/peers-rsocket/target/peers-rsocket.jar");
+      String jar = System.getProperty("sluice.bench.peers", "peers/rsocket-java-bench/target/peers-rsocket.jar");
       if (!new File(jar).isFile()) {
         throw new IllegalStateException(
             "the rsocket-java / Spring RSocket peer jar is missing: " + jar
-                + " (./sluice bench builds it; or mvn -f benchmarks/peers-rsocket/pom.xml package)");
+                + " (./sluice bench builds it; or mvn -f peers/rsocket-java-bench/pom.xml package)");
       }
       cmd.add("-jar");
       cmd.add(jar);

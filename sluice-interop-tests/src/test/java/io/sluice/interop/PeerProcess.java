@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The rsocket-java 1.1.5 peer (interop/rsocket-java-peer) as a child process. It is stopped by its
+ * The rsocket-java 1.1.5 peer (peers/rsocket-java-peer) as a child process. It is stopped by its
  * own handle, never by name.
  */
 final class PeerProcess implements AutoCloseable {
@@ -50,7 +50,7 @@ final class PeerProcess implements AutoCloseable {
       throw new IllegalStateException(
           "rsocket-java peer jar not found at "
               + path
-              + "; build it with: mvn -B -f interop/rsocket-java-peer/pom.xml package");
+              + "; build it with: mvn -B -f peers/rsocket-java-peer/pom.xml package");
     }
     return Path.of(path);
   }

@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * The composite metadata and routing extensions against rsocket-java 1.1.5's own codecs (the ones
  * Spring Messaging uses), both ways over TCP. Each side encodes a Spring-style route plus a custom
  * MIME entry with its own codec and must read the other side's encoding back exactly. The contract
- * is the peer's {@code Routing} class (interop/rsocket-java-peer).
+ * is the peer's {@code Routing} class (peers/rsocket-java-peer).
  */
 class RoutingInteropTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);

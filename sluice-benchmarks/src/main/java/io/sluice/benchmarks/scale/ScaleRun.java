@@ -156,10 +156,10 @@ final class ScaleRun {
     split(System.getenv(server ? "SLUICE_BENCH_SERVER_OPTS" : "SLUICE_BENCH_CLIENT_OPTS"), cmd);
     if (impl.equals("rsocket-java")) {
       String jar = System.getProperty("sluice.bench.peers",
-          "benchmarks/peers-rsocket/target/peers-rsocket.jar");
+          "peers/rsocket-java-bench/target/peers-rsocket.jar");
       if (!new File(jar).isFile()) {
         throw new IllegalStateException("the rsocket-java peer jar is missing: " + jar
-            + " (./sluice bench builds it; or mvn -f benchmarks/peers-rsocket/pom.xml package)");
+            + " (./sluice bench builds it; or mvn -f peers/rsocket-java-bench/pom.xml package)");
       }
       cmd.add("-jar");
       cmd.add(jar);

@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 /**
- * The interop runs against grpc-java's own peers (grpc-java-peer/run.sh, grpc-interop-testing
+ * The interop runs against grpc-java's own peers (peers/grpc-java-peer/run.sh, grpc-interop-testing
  * 1.79.0 in its own JVMs): grpc-java's TestServiceClient, over netty and over OkHttp, against
  * {@link TestServiceImpl} on Sluice's gRPC server, and the Sluice-stub cases over Sluice's gRPC
  * client against grpc-java's TestServiceServer. Part of every build (about 2 minutes): the
- * grpc-java-peer module, built before this one, copies the peer into its target/lib; outside the
+ * peers/grpc-java-peer module, built before this one, copies the peer into its target/lib; outside the
  * reactor the test fetches it with Maven first, passing {@code -Dsluice.grpcJavaInterop.mvnArgs=...}.
  * {@code -Dsluice.grpcJavaInterop=false} skips it.
  *
@@ -45,7 +45,7 @@ class GrpcJavaInteropTest {
           "timeout_on_sleeping_server", "very_large_request", "pick_first_unary", "rpc_soak",
           "channel_soak");
 
-  private static final Path PEER = Path.of("grpc-java-peer").toAbsolutePath();
+  private static final Path PEER = Path.of("../peers/grpc-java-peer").toAbsolutePath();
   private static final Duration RUN_LIMIT = Duration.ofMinutes(5);
 
   private record Ran(int exit, String out) {}

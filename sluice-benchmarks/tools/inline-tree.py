@@ -2,7 +2,7 @@
 """C2's inlining trees from a HotSpot compilation log, one per compiled method (its last C2 compile).
 
     java -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=/tmp/c.xml ... EngineCost stream 8 60
-    benchmarks/inline-tree.py /tmp/c.xml io.sluice > /tmp/c.txt
+    sluice-benchmarks/tools/inline-tree.py /tmp/c.xml io.sluice > /tmp/c.txt
 
 Each root line gives the compiled size (nmsize) and the bytecodes inlined; each call below it the
 callee (its bytecode size), the profile count and receiver types, and C2's decision ("OK inline
