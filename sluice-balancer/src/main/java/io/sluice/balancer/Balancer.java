@@ -402,15 +402,23 @@ public final class Balancer implements Requester {
 
   /**
    * Every server in use now (state: connected, probing, reconnecting, connecting or ejected), with
-   * the attempts sent to it. Waits for the control executor (bounded: 5 s).
+   * the attempts sent to it. Waits for the control executor (at most 5 s), so that the address
+   * updates and connection events handed to it before are reflected; if it is busy for longer (a
+   * connector that takes long, e.g. a first connect setting up TLS or event loops), answers with
+   * the servers it published last and each one's state now, instead of failing.
    */
   public List<ServerStatus> servers() {
     CompletableFuture<List<ServerStatus>> f = new CompletableFuture<>();
     servers.onCtl(() -> f.complete(servers.status()));
     try {
       return f.get(5, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("the balancer's executor did not answer", e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      return servers.status(); // the control executor is busy: what it published last
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return servers.status();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("the balancer's status failed", e.getCause());
     }
   }
 

@@ -25,10 +25,12 @@ final class Server {
   long connectedNanos; // when conn connected
   /** Earlier connections closing gracefully (a drain, an ejection), oldest first; bounded. */
   final ArrayDeque<Requester> closing = new ArrayDeque<>(2);
-  boolean connecting;
   boolean removed; // gone from the address set: drained and forgotten
   ScheduledFuture<?> reconnect;
-  String lastError; // why the last connect or connection failed, for error messages
+
+  // Written on the control executor, read by Balancer.servers() on any thread.
+  volatile boolean connecting;
+  volatile String lastError; // why the last connect or connection failed, for error messages
 
   // Any thread.
   /** The connection requests may use, or null. */

@@ -73,6 +73,8 @@ final class ServerSet {
   private Set<SocketAddress> addresses = Set.of();
   private final ArrayDeque<BalancedCall> pending = new ArrayDeque<>();
   private volatile Server[] ready = NONE;
+  /** Every server in use (the keys of {@link #servers}), for {@link #status()} on any thread. */
+  private volatile Server[] inUse = NONE;
   private volatile int serverCount;
   private volatile int pendingCount;
   private volatile int connectionCount;
@@ -191,14 +193,19 @@ final class ServerSet {
     for (Server s : gone) {
       drain(s);
     }
+    List<Server> added = new ArrayList<>();
     for (SocketAddress a : wanted) {
       if (!servers.containsKey(a)) {
         Server s = new Server(a, tauNanos);
+        s.connecting = true;
         servers.put(a, s);
-        connect(s);
+        added.add(s);
       }
     }
-    publish();
+    publish(); // before the connector runs: servers() on another thread sees them connecting
+    for (Server s : added) {
+      connect(s);
+    }
   }
 
   private long apertureScore(SocketAddress a) {
@@ -429,6 +436,7 @@ final class ServerSet {
       connections += s.closing.size();
     }
     ready = r.isEmpty() ? NONE : r.toArray(NONE);
+    inUse = servers.isEmpty() ? NONE : servers.values().toArray(NONE);
     serverCount = servers.size();
     connectionCount = connections;
   }
@@ -553,11 +561,15 @@ final class ServerSet {
     return s.connecting ? "connecting" : "reconnecting";
   }
 
-  /** A snapshot of every server in use. Control only. */
+  /**
+   * A snapshot of every server in use: on the control executor, up to date; on any other thread,
+   * the servers as last published and each one's state now.
+   */
   List<Balancer.ServerStatus> status() {
-    List<Balancer.ServerStatus> r = new ArrayList<>(servers.size());
+    Server[] all = inUse;
+    List<Balancer.ServerStatus> r = new ArrayList<>(all.length);
     long now = System.nanoTime();
-    for (Server s : servers.values()) {
+    for (Server s : all) {
       r.add(
           new Balancer.ServerStatus(
               s.address,

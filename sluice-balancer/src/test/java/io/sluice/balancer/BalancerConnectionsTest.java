@@ -373,4 +373,43 @@ class BalancerConnectionsTest {
     assertThat(slow.calls.get()).as("tries of the slow server").isGreaterThanOrEqualTo(4);
     assertThat(fast.calls.get()).isGreaterThan(slow.calls.get());
   }
+
+  /**
+   * servers() answers while the control executor is busy for longer than its wait: a connector
+   * whose call takes long (a first connect sets up netty's event loops, its DNS configuration and
+   * loads their classes on the control executor: 1 to 1.5 s measured at a load average of 35, the
+   * cause of BalancerProcessTest's "the balancer's executor did not answer"). It used to throw.
+   */
+  @Test
+  void serversAnswersWhileTheControlExecutorIsBusyWithASlowConnector() throws Exception {
+    java.util.concurrent.CountDownLatch inConnector = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    Balancer balancer =
+        Balancer.builder()
+            .addresses(fixed(a))
+            .connector(
+                address -> {
+                  inConnector.countDown();
+                  try {
+                    release.await(60, TimeUnit.SECONDS); // bounded: the test releases it
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return a.connect();
+                })
+            .build();
+    balancers.add(balancer);
+    try {
+      assertThat(inConnector.await(30, TimeUnit.SECONDS)).isTrue();
+      List<Balancer.ServerStatus> busy = balancer.servers(); // waits its 5 s, then answers
+      assertThat(busy).hasSize(1);
+      assertThat(busy.get(0).address()).isEqualTo(a.address);
+      assertThat(busy.get(0).state()).isEqualTo("connecting");
+    } finally {
+      release.countDown();
+    }
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    assertThat(balancer.servers().get(0).state()).isEqualTo("connected");
+  }
 }

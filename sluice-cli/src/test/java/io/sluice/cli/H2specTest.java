@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -26,7 +27,8 @@ import org.w3c.dom.NodeList;
  * against {@code ./sluice server --transport h2} and {@code ./sluice grpc-test-server}, each in its
  * own JVM as ./sluice starts it. Asserts the pass count, the cases that once failed, and that
  * nothing fails but the cases known to (each with its reason). Skips, saying so, when h2spec is
- * neither in {@code SLUICE_GO_BIN} nor on the PATH.
+ * neither in {@code SLUICE_GO_BIN} nor on the PATH; fails instead with {@code CI=true} (.ci/run
+ * installs it).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class H2specTest {
@@ -146,7 +148,7 @@ class H2specTest {
     return Integer.parseInt(first.substring("LISTENING ".length()).strip());
   }
 
-  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; the test is skipped if absent. */
+  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; if absent, skipped (failed with CI=true). */
   private static Path find(String tool) {
     Set<String> dirs = new LinkedHashSet<>();
     String goBin = System.getenv("SLUICE_GO_BIN");
@@ -163,9 +165,13 @@ class H2specTest {
         return p;
       }
     }
-    Assumptions.abort(
+    String what =
         tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH): install it with"
-            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible");
+            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible";
+    if ("true".equals(System.getenv("CI"))) {
+      fail(what + " (CI=true: .ci/run installs it, so this is a failure, not a skip)");
+    }
+    Assumptions.abort(what);
     return null;
   }
 }

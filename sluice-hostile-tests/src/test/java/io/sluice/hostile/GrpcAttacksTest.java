@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Attacks only a gRPC server meets (issue 22 item 8), from a raw HTTP/2 client against a {@link
- * io.sluice.transport.grpc.GrpcServer} (h2c, its defaults but a 2 s preface timeout) in the suite's
+ * io.sluice.transport.grpc.GrpcServer} (h2c, its defaults) in the suite's
  * small-heap child JVM, while grpc-java ({@link GoodGrpcClient}) makes a unary and a 100-message
  * server-streaming call on its own connection: gzip bombs, oversize and lying message prefixes,
  * 1-byte DATA frames, thousands of headers, zero, tiny and garbage {@code grpc-timeout}s, unknown
@@ -52,7 +52,7 @@ class GrpcAttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=grpc", "prefaceTimeoutMs=2000"};
+    return new String[] {"transport=grpc", PREFACE_TIMEOUT};
   }
 
   @Override

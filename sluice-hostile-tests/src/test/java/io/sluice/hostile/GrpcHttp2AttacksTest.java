@@ -9,14 +9,14 @@ import io.sluice.transport.http2.RawH2Peer.Hpack;
 
 /**
  * {@link Http2AttacksTest}'s attacks, unchanged, against a {@link
- * io.sluice.transport.grpc.GrpcServer} (h2c, its defaults but a 2 s preface timeout): each
+ * io.sluice.transport.grpc.GrpcServer} (h2c, its defaults): each
  * attack's requests are gRPC calls of {@link HostileGrpcService} instead of the stream mapping's,
  * and the well-behaved client is grpc-java ({@link GoodGrpcClient}).
  */
 class GrpcHttp2AttacksTest extends Http2AttacksTest {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=grpc", "prefaceTimeoutMs=2000"};
+    return new String[] {"transport=grpc", PREFACE_TIMEOUT};
   }
 
   @Override

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class GrpcTlsAttacksTest extends HostileTestBase {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=grpctls", "prefaceTimeoutMs=2000"};
+    return new String[] {"transport=grpctls", PREFACE_TIMEOUT};
   }
 
   @Override

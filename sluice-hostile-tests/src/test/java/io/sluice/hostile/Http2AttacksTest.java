@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * 100-item request-stream; each scenario checks the server's memory, its leak reports, and what the
  * attacker got: GOAWAY with netty's code then the close, or (a peer that never reads, whose GOAWAY
  * is queued behind what it did not read) the close. The server runs with the transport's defaults
- * except a 2 s preface timeout and a 2 s write-stall timeout, to keep runs short. The requests the
+ * except a 2 s write-stall timeout, to keep runs short. The requests the
  * attacks send come from overridable methods ({@link #endless}, {@link #requestFields}, ...), so a
  * subclass runs the same attacks with another protocol's requests ({@link GrpcHttp2AttacksTest}).
  */
@@ -63,7 +63,7 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2", "writeStallTimeoutMs=2000", "prefaceTimeoutMs=2000"};
+    return new String[] {"transport=h2", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT};
   }
 
   @Override
@@ -484,7 +484,7 @@ class Http2AttacksTest extends HostileTestBase {
       assertThat(cutCount).as("slow connections cut off").isEqualTo(count);
       // The server's SETTINGS (and nothing that answers a frame: none arrived whole).
       assertThat(maxRead).as("bytes the server sent a slow connection").isLessThan(100);
-      return cutCount + "/" + count + " closed at the preface deadline (2 s); the server sent each at most "
+      return cutCount + "/" + count + " closed at the preface deadline (10 s); the server sent each at most "
           + maxRead + " bytes" + (maxRead > 0 ? " (its SETTINGS)" : "");
     } finally {
       for (SocketChannel ch : slow) {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class Http2TlsAttacksTest extends HostileTestBase {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", "prefaceTimeoutMs=2000"};
+    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT};
   }
 
   @Override
