@@ -43,9 +43,9 @@ final class RpcMeters implements RpcInstrumentation {
     0.25, 0.3, 0.4, 0.5, 0.65, 0.8, 1, 2, 5, 10, 20, 50, 100
   };
 
-  /** Size buckets (bytes) of gRFC A66. */
+  /** Size buckets (bytes) of gRFC A66 (its 0 bucket aside: Micrometer takes positive bounds only). */
   private static final double[] SIZE_BUCKETS = {
-    0, 1024, 2048, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864, 268435456,
+    1024, 2048, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864, 268435456,
     1073741824, 4294967296.0
   };
 
