@@ -117,6 +117,8 @@ final class ConnectionMeters implements ConnectionObserver {
       for (Limit l : Limit.values()) {
         counter("sluice.limits.hit", "Times a bound of docs/limits.md refused or cut something", tags.and("limit", l.tag()), s -> s.limitHits(l));
       }
+      counter("sluice.lease.grants", "LEASE frames sent (grants)", tags, s -> s.frames(false, FrameTypeIndex.LEASE));
+      counter("sluice.lease.received", "LEASE frames received", tags, s -> s.frames(true, FrameTypeIndex.LEASE));
       retired = new long[readers.size()];
       Gauge.builder("sluice.connections", this, g -> g.open())
           .description("Connections open now")
@@ -188,5 +190,10 @@ final class ConnectionMeters implements ConnectionObserver {
     synchronized double closedCount(int index) {
       return closed[index];
     }
+  }
+
+  /** Type indexes of {@link ConnectionStats#frames} (the RSocket frame type codes). */
+  private static final class FrameTypeIndex {
+    static final int LEASE = 0x02;
   }
 }
