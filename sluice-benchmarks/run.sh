@@ -56,7 +56,7 @@ if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root
   "$root/sluice-transport-netty" "$root/sluice-transport-websocket" "$root/sluice-transport-http2" "$root/sluice-transport-grpc" "$root/sluice-reactor" "$root/sluice-flavor-support" \
   "$root/sluice-futures" "$root/sluice-rxjava" "$root/sluice-mutiny" "$root/sluice-grpc-stub" \
   "$root/sluice-rpc" "$root/sluice-rpc-reactor" "$root/sluice-rpc-compiler" \
-  "$root/sluice-virtualthreads" "$root/sluice-balancer" "$root/sluice-lease" "$bench" || needs_jdk21_build; then
+  "$root/sluice-virtualthreads" "$root/sluice-balancer" "$root/sluice-lease" "$root/sluice-micrometer" "$bench" || needs_jdk21_build; then
   echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
   # shellcheck disable=SC2086
   (cd "$root" && mvn -q -B $profile -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {

@@ -152,6 +152,10 @@ final class BalancedCall implements StreamHandle {
       } else {
         tried[attempts] = conn;
         triedServers[attempts] = server;
+        if (attempts > 0) {
+          balancer.servers.retries.increment();
+        }
+        balancer.servers.picks.increment();
         attempts++;
         current = a;
       }

@@ -428,6 +428,18 @@ public final class Balancer implements Requester {
    */
   public record Retained(int servers, int connections, int pending) {}
 
+  /**
+   * What the balancer has done so far, for metrics: attempts sent to a server (picks), attempts
+   * that were retries of an earlier one of their call, and servers ejected after consecutive
+   * failures. Monotonic; any thread.
+   */
+  public record Counts(long picks, long retries, long ejections) {}
+
+  /** See {@link Counts}. Any thread; a snapshot. */
+  public Counts counts() {
+    return new Counts(servers.picks.sum(), servers.retries.sum(), servers.ejections.sum());
+  }
+
   /** See {@link Retained}. Any thread; a snapshot. */
   public Retained retained() {
     return new Retained(servers.serverCount(), servers.connectionCount(), servers.pendingCount());

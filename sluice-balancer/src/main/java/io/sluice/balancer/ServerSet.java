@@ -40,6 +40,11 @@ import java.util.function.Function;
  * have closed (each within its drain timeout), and at most {@code maxPending} waiting calls.
  */
 final class ServerSet {
+  /** Attempts sent, attempts after the first of their call, servers ejected: for metrics. */
+  final java.util.concurrent.atomic.LongAdder picks = new java.util.concurrent.atomic.LongAdder();
+  final java.util.concurrent.atomic.LongAdder retries = new java.util.concurrent.atomic.LongAdder();
+  final java.util.concurrent.atomic.LongAdder ejections = new java.util.concurrent.atomic.LongAdder();
+
   private static final Server[] NONE = new Server[0];
   /** How often closing connections (a server that sent CONNECTION_CLOSE) are looked for. */
   private static final long TICK_MILLIS = 100;
@@ -414,6 +419,7 @@ final class ServerSet {
               return;
             }
             s.lastError = f + " consecutive failures: ejected, probing with backoff";
+            ejections.increment();
             retire(s);
             if (aperture > 0) {
               reconcile();

@@ -87,6 +87,8 @@ public final class BenchMain {
         return new GrpcStubImpl();
       case "sluice-rpc":
         return new RpcImpl();
+      case "sluice-rpc+observed":
+        return new RpcImpl(true);
       case "sluice-virtualthreads":
         return virtualThreads(false);
       case "sluice-virtualthreads-eventloop":

@@ -22,7 +22,7 @@ class FlavorImplsTest {
   @ValueSource(
       strings = {
         "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub",
-        "sluice-rpc", "sluice-virtualthreads", "sluice-virtualthreads-eventloop"
+        "sluice-rpc", "sluice-rpc+observed", "sluice-virtualthreads", "sluice-virtualthreads-eventloop"
       })
   @Timeout(120) // hang guard only
   void streamAndRequestResponseMoveMessages(String impl) throws Exception {

@@ -6,6 +6,8 @@ import io.sluice.grpc.interop.InteropGrpc;
 import io.sluice.grpc.interop.InteropRsocket;
 import io.sluice.grpc.interop.InteropServices;
 import io.sluice.grpc.interop.TestServiceImpl;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.GrpcServer;
@@ -33,16 +35,29 @@ final class GrpcTestCommands {
     String host = a.get("host", "127.0.0.1");
     int port = port(a, 0);
     String transport = transport(a);
+    MetricsEndpoint metrics = MetricsEndpoint.start(a, err);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
       ServiceRegistry registry = InteropServices.registry(service);
       CompletableFuture<Void> closed;
       int bound;
       if (transport.equals("grpc")) {
-        GrpcServer.Running server = InteropGrpc.serve(host, port, registry);
+        GrpcServer.Running server =
+            InteropGrpc.serve(
+                host,
+                port,
+                registry,
+                metrics == null ? RpcInstrumentation.NONE : metrics.metrics().grpcServer());
         bound = server.port();
         closed = server.onClose();
       } else {
-        ServerTransport.Bound server = InteropRsocket.serve(host, port, registry);
+        ConnectionOptions options = InteropRsocket.options();
+        RpcInstrumentation instrumentation = RpcInstrumentation.NONE;
+        if (metrics != null) {
+          options = options.toBuilder().observer(metrics.metrics().connections()).build();
+          instrumentation = metrics.metrics().rsocketServer();
+        }
+        ServerTransport.Bound server =
+            InteropRsocket.serve(host, port, registry, options, instrumentation);
         bound = ((InetSocketAddress) server.address()).getPort();
         closed = server.onClose();
       }
@@ -54,6 +69,10 @@ final class GrpcTestCommands {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
       err.println("sluice grpc-test-server: cannot serve on " + host + ":" + port + ": " + cause);
       return 1;
+    } finally {
+      if (metrics != null) {
+        metrics.close();
+      }
     }
   }
 

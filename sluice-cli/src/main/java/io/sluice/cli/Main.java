@@ -46,7 +46,7 @@ public final class Main {
           "demo.txt"),
       new Command(
           "server",
-          Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed")),
+          Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed", "metrics-port")),
           Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease")),
           "server.txt"),
       new Command(
@@ -55,7 +55,7 @@ public final class Main {
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
-      new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of(), "grpc-test-server.txt"),
+      new Command("grpc-test-server", Set.of("host", "port", "transport", "metrics-port"), Set.of(), "grpc-test-server.txt"),
       new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
@@ -258,7 +258,23 @@ public final class Main {
   }
 
   private static int server(Args a, PrintStream out, PrintStream err) throws InterruptedException {
+    MetricsEndpoint metrics = MetricsEndpoint.start(a, err);
+    try {
+      return server(a, metrics, out, err);
+    } finally {
+      if (metrics != null) {
+        metrics.close();
+      }
+    }
+  }
+
+  private static int server(Args a, MetricsEndpoint metrics, PrintStream out, PrintStream err)
+      throws InterruptedException {
     ConnectionOptions options = serverOptions(a);
+    if (metrics != null) {
+      options = options.toBuilder().observer(metrics.metrics().connections()).build();
+      ServerLease.bindMetrics(options.leasePolicy(), metrics.metrics());
+    }
     ServerTransport transport = Endpoints.server(a, io(a), err);
     ServerTransport.Bound bound =
         SluiceServer.builder(transport)

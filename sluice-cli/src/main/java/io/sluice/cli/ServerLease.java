@@ -67,6 +67,17 @@ final class ServerLease {
    * daemon thread, so the process still ends when the server does. Null for other policies.
    */
   static ScheduledExecutorService report(LeasePolicy policy, PrintStream err) {
+    return reportIfAdaptive(policy, err);
+  }
+
+  /** With {@code --metrics-port}: the adaptive policy's figures as {@code sluice.lease.*}. */
+  static void bindMetrics(LeasePolicy policy, io.sluice.micrometer.SluiceMetrics metrics) {
+    if (policy instanceof AdaptiveLeasePolicy) {
+      io.sluice.micrometer.LeaseMeters.bind(metrics, ((AdaptiveLeasePolicy) policy).stats());
+    }
+  }
+
+  private static ScheduledExecutorService reportIfAdaptive(LeasePolicy policy, PrintStream err) {
     if (!(policy instanceof AdaptiveLeasePolicy)) {
       return null;
     }

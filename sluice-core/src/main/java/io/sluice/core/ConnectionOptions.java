@@ -29,6 +29,7 @@ public final class ConnectionOptions {
   private final int leaseRequests;
   private final LeasePolicy leasePolicy;
   private final RequestStats requestStats;
+  private final ConnectionObserver observer;
   private final int maxReassemblyBytes;
   private final int maxFragmentsPerMessage;
   private final Duration writeStallTimeout;
@@ -59,6 +60,7 @@ public final class ConnectionOptions {
     this.leaseRequests = b.leaseRequests;
     this.leasePolicy = b.leasePolicy;
     this.requestStats = b.requestStats;
+    this.observer = b.observer;
     this.maxReassemblyBytes = b.maxReassemblyBytes;
     this.maxFragmentsPerMessage = b.maxFragmentsPerMessage;
     this.writeStallTimeout = b.writeStallTimeout;
@@ -180,6 +182,15 @@ public final class ConnectionOptions {
   }
 
   /**
+   * Told of every connection made with these options and given its counts (frames, bytes,
+   * streams, errors, limits), or null (the default: nothing is counted). sluice-micrometer's
+   * binding is one.
+   */
+  public ConnectionObserver observer() {
+    return observer;
+  }
+
+  /**
    * Bytes of all partly reassembled inbound messages of the connection together; more is a
    * CONNECTION_ERROR (many streams each just below {@link #maxReassembledSize()} would otherwise
    * add up).
@@ -287,6 +298,7 @@ public final class ConnectionOptions {
     private int leaseRequests = Integer.MAX_VALUE;
     private LeasePolicy leasePolicy;
     private RequestStats requestStats;
+    private ConnectionObserver observer;
     private int maxReassemblyBytes = 8 * 1024 * 1024;
     private int maxFragmentsPerMessage = 8192;
     private Duration writeStallTimeout = Duration.ofSeconds(30);
@@ -319,6 +331,7 @@ public final class ConnectionOptions {
       leaseRequests = o.leaseRequests;
       leasePolicy = o.leasePolicy;
       requestStats = o.requestStats;
+      observer = o.observer;
       maxReassemblyBytes = o.maxReassemblyBytes;
       maxFragmentsPerMessage = o.maxFragmentsPerMessage;
       writeStallTimeout = o.writeStallTimeout;
@@ -420,6 +433,12 @@ public final class ConnectionOptions {
     /** See {@link ConnectionOptions#requestStats()}; null turns it off. */
     public Builder requestStats(RequestStats stats) {
       this.requestStats = stats;
+      return this;
+    }
+
+    /** See {@link ConnectionOptions#observer()}; null turns it off. */
+    public Builder observer(ConnectionObserver observer) {
+      this.observer = observer;
       return this;
     }
 

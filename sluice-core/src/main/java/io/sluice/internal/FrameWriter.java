@@ -6,6 +6,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.Message;
+import io.sluice.core.ConnectionStats;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.lease.LeaseGrants;
@@ -94,9 +95,12 @@ final class FrameWriter {
    * {@code SluiceConnection.setState}), read for every frame without a hop to the connection.
    */
   boolean closed;
+  /** The connection's counts, or null when no observer is set (see {@code StreamTable}). */
+  private final ConnectionCounters counters;
 
   FrameWriter(SluiceConnection conn) {
     this.conn = conn;
+    this.counters = conn.streams.counters;
     this.transport = conn.transport;
     this.loop = conn.loop;
     this.alloc = conn.alloc;
@@ -200,6 +204,14 @@ final class FrameWriter {
       }
       return;
     }
+    ConnectionCounters c = counters;
+    if (c != null) {
+      c.frameOut(type, frameSize);
+      if (type == FrameType.REQUEST_FNF) {
+        c.streamStarted(type);
+        c.streamEnded(type, ConnectionStats.Outcome.COMPLETE);
+      }
+    }
     if (payloadSize <= COPY_THRESHOLD) {
       ByteBuf out = beginFrame(frameSize);
       Frames.writeRequestHeader(out, streamId, type, flags, initialN);
@@ -272,7 +284,11 @@ final class FrameWriter {
         f |= Frames.FLAG_METADATA;
       }
       int size = Frames.requestHeaderSize(frameType) + (withMetadata ? 3 + mdTake : 0) + dTake;
-      ByteBuf out = beginFrame(size);
+      if (first && counters != null && type == FrameType.REQUEST_FNF) {
+        counters.streamStarted(type);
+        counters.streamEnded(type, ConnectionStats.Outcome.COMPLETE);
+      }
+      ByteBuf out = beginFrame(frameType, size);
       Frames.writeRequestHeader(out, streamId, frameType, f, initialN);
       if (withMetadata) {
         Frames.writeU24(out, mdTake);
@@ -299,7 +315,7 @@ final class FrameWriter {
     if (closed) {
       return;
     }
-    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 4);
+    ByteBuf out = beginFrame(FrameType.REQUEST_N, Frames.HEADER_SIZE + 4);
     Frames.writeRequestN(out, streamId, n);
     endFrame(out);
     if (urgent && inReadBatch && !earlyFlushDone) {
@@ -312,7 +328,7 @@ final class FrameWriter {
       return;
     }
     conn.writability.noteUnpaid(Frames.HEADER_SIZE);
-    ByteBuf out = beginFrame(Frames.HEADER_SIZE);
+    ByteBuf out = beginFrame(FrameType.CANCEL, Frames.HEADER_SIZE);
     Frames.writeCancel(out, streamId);
     endFrame(out);
   }
@@ -325,11 +341,32 @@ final class FrameWriter {
     if (size > largestError) {
       message = Frames.truncateUtf8(message, largestError - Frames.errorSize(null));
       size = Frames.errorSize(message);
+      conn.in.limitHit(ConnectionStats.Limit.OUTBOUND_ERROR_SIZE);
     }
     conn.writability.noteUnpaid(size);
-    ByteBuf out = beginFrame(size);
+    if (counters != null) {
+      counters.errorOut(code);
+    }
+    ByteBuf out = beginFrame(FrameType.ERROR, size);
     Frames.writeError(out, streamId, code, message);
     endFrame(out);
+  }
+
+  /** As {@link #beginFrame(int)}, counting a frame of {@code type} for the observer. */
+  ByteBuf beginFrame(int type, int size) {
+    if (counters != null) {
+      counters.frameOut(type, size);
+    }
+    return beginFrame(size);
+  }
+
+  /**
+   * The refusal of a METADATA_PUSH too large to send, counted as a limit hit; {@code message}
+   * says why.
+   */
+  IllegalArgumentException refusedPush(String message) {
+    conn.in.limitHit(ConnectionStats.Limit.OUTBOUND_METADATA_PUSH_SIZE);
+    return new IllegalArgumentException(message);
   }
 
   /** Returns a buffer with room for one frame of {@code size} bytes (prefix already written). */
@@ -435,7 +472,7 @@ final class FrameWriter {
   /** Writes KEEPALIVE; {@code data} (may be null) is copied, not taken. */
   void writeKeepAlive(boolean respond, ByteBuf data) {
     int size = Frames.HEADER_SIZE + 8 + (data == null ? 0 : data.readableBytes());
-    ByteBuf out = beginFrame(size);
+    ByteBuf out = beginFrame(FrameType.KEEPALIVE, size);
     Frames.writeKeepAlive(out, respond, 0, data);
     endFrame(out);
   }
@@ -446,7 +483,7 @@ final class FrameWriter {
    */
   void writeLease(int ttlMillis, int requests, int maxRank) {
     boolean ranked = maxRank != LeaseGrants.ALL_RANKS;
-    ByteBuf out = beginFrame(Frames.HEADER_SIZE + 8 + (ranked ? 4 : 0));
+    ByteBuf out = beginFrame(FrameType.LEASE, Frames.HEADER_SIZE + 8 + (ranked ? 4 : 0));
     Frames.writeHeader(out, 0, FrameType.LEASE, ranked ? Frames.FLAG_METADATA : 0);
     out.writeInt(ttlMillis & 0x7FFFFFFF);
     out.writeInt(requests & 0x7FFFFFFF);

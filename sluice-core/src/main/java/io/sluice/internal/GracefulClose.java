@@ -38,6 +38,10 @@ final class GracefulClose {
     if (conn.state == SluiceConnection.CLOSED || conn.state == SluiceConnection.DRAINING) {
       return;
     }
+    conn.in.closing(
+        serverStop
+            ? io.sluice.core.ConnectionStats.CloseCause.DRAIN
+            : io.sluice.core.ConnectionStats.CloseCause.LOCAL_CLOSE);
     if (conn.state == SluiceConnection.AWAITING_SETUP) {
       conn.closeNow(null);
       return;

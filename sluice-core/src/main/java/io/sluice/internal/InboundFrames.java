@@ -8,6 +8,7 @@ import io.sluice.ErrorCode;
 import io.sluice.Message;
 import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
+import io.sluice.core.ConnectionStats;
 import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.FrameValidator;
@@ -49,11 +50,14 @@ final class InboundFrames {
    * once, and once more when leasing starts (see {@code Lease#startGrants}).
    */
   RequestStats stats;
+  /** The connection's counts, or null when no observer is set (see {@code StreamTable}). */
+  private final ConnectionCounters counters;
 
   InboundFrames(SluiceConnection conn) {
     this.conn = conn;
     this.out = conn.out;
     this.streams = conn.streams;
+    this.counters = conn.streams.counters;
     this.keepAlive = conn.keepAlive;
     ConnectionOptions options = conn.options;
     this.stats = options.requestStats();
@@ -66,6 +70,11 @@ final class InboundFrames {
     }
     out.readBatchFrame();
     keepAlive.heard = true;
+    ConnectionCounters c = counters;
+    if (c != null) {
+      int size = frame.readableBytes();
+      c.frameIn(size >= Frames.HEADER_SIZE ? Frames.type(frame) : 0, size);
+    }
     try {
       String malformed = FrameValidator.validate(frame);
       if (malformed != null) {
@@ -77,6 +86,7 @@ final class InboundFrames {
         }
         // Before establishment a broken frame is a broken SETUP: answer with a setup-class code.
         int code = conn.state == SluiceConnection.AWAITING_SETUP ? ErrorCode.INVALID_SETUP : ErrorCode.CONNECTION_ERROR;
+        closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
         conn.connectionError(code, "malformed frame: " + malformed, null);
         return;
       }
@@ -93,6 +103,7 @@ final class InboundFrames {
     } catch (Throwable t) {
       // Nothing a peer sends may escape the connection: a bug here becomes a connection error.
       logger.warn("Unexpected failure handling {}", Frames.describe(frame), t);
+      closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
       conn.connectionError(ErrorCode.CONNECTION_ERROR, "internal error", t);
     }
     out.inboundFrameHandled();
@@ -106,6 +117,7 @@ final class InboundFrames {
           return;
         }
         if (Frames.keepAliveData(frame).readableBytes() > conn.options.maxKeepAliveDataSize()) {
+          limitHit(ConnectionStats.Limit.MAX_KEEPALIVE_DATA_SIZE);
           conn.connectionError(
               ErrorCode.CONNECTION_ERROR,
               "KEEPALIVE data larger than " + conn.options.maxKeepAliveDataSize() + " bytes",
@@ -114,6 +126,7 @@ final class InboundFrames {
         }
         if (Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
           if (!conn.writability.admitEcho()) {
+            limitHit(ConnectionStats.Limit.KEEPALIVE_ECHOES_PENDING);
             return;
           }
           ByteBuf data = Frames.keepAliveData(frame);
@@ -142,9 +155,11 @@ final class InboundFrames {
         countIgnored();
         return;
       case FrameType.RESUME:
+        closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
         conn.connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
         return;
       default:
+        closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
         conn.connectionError(
             ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is not valid on stream 0", null);
     }
@@ -160,6 +175,7 @@ final class InboundFrames {
     }
     ByteBuf md = Frames.metadataPushContent(frame);
     if (md.readableBytes() > conn.options.maxMetadataPushSize()) {
+      limitHit(ConnectionStats.Limit.MAX_METADATA_PUSH_SIZE);
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR,
           "METADATA_PUSH larger than " + conn.options.maxMetadataPushSize() + " bytes",
@@ -177,8 +193,12 @@ final class InboundFrames {
   private void onConnectionErrorFrame(ByteBuf frame) {
     int code = Frames.errorCode(frame);
     String message = Frames.errorMessage(frame);
+    if (counters != null) {
+      counters.errorIn(code);
+    }
     if (code == ErrorCode.CONNECTION_CLOSE) {
       if (conn.state == SluiceConnection.ESTABLISHED) {
+        closing(ConnectionStats.CloseCause.PEER_CLOSE);
         conn.graceful.startDraining(conn.options.drainTimeout().toMillis());
       }
       return;
@@ -186,6 +206,7 @@ final class InboundFrames {
     if (!conn.client && code >= ErrorCode.INVALID_SETUP && code <= ErrorCode.REJECTED_RESUME) {
       return; // a server ignores setup-class errors (spec)
     }
+    closing(ConnectionStats.CloseCause.PEER_ERROR);
     conn.closeNow(SluiceException.from(code, message));
   }
 
@@ -204,6 +225,7 @@ final class InboundFrames {
         }
         return;
       }
+      closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR, Frames.describe(frame) + " is only valid on stream 0", null);
       return;
@@ -252,8 +274,12 @@ final class InboundFrames {
             return;
           }
           int code = Frames.errorCode(frame);
+          if (counters != null) {
+            counters.errorIn(code);
+          }
           SluiceException e = SluiceException.from(code, Frames.errorMessage(frame));
           boolean notify = !s.terminated;
+          s.ending(StreamState.ERROR);
           s.terminate();
           if (notify) {
             s.notifyError(e);
@@ -279,6 +305,7 @@ final class InboundFrames {
         s.outboundDone = true;
         s.notifyCancel();
         if (s.inboundDone) {
+          s.ending(StreamState.CANCELED);
           s.terminate();
         }
       }
@@ -286,6 +313,7 @@ final class InboundFrames {
     }
     boolean notify = !s.terminated;
     s.endStats(RequestStats.Outcome.CANCELED);
+    s.ending(StreamState.CANCELED);
     s.terminate();
     if (notify) {
       s.notifyCancel();
@@ -294,6 +322,7 @@ final class InboundFrames {
 
   private void onNewRequest(int streamId, int type, ByteBuf frame) {
     if (!streams.notePeerRequest(streamId)) {
+      closing(ConnectionStats.CloseCause.PROTOCOL_ERROR);
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR,
           "request on stream " + streamId + " which has this side's parity",
@@ -317,6 +346,7 @@ final class InboundFrames {
       return;
     }
     if (streams.activeResponder >= conn.options.maxActiveStreams()) {
+      limitHit(ConnectionStats.Limit.MAX_ACTIVE_STREAMS);
       refuse(streamId, type, "too many live streams (" + conn.options.maxActiveStreams() + ")");
       return;
     }
@@ -345,6 +375,14 @@ final class InboundFrames {
 
   /** Refuses a new request before the responder sees it: REJECTED (a fire-and-forget: dropped). */
   private void refuse(int streamId, int type, String why) {
+    if (counters != null) {
+      counters.streamRefused(type);
+    }
+    refuseFrame(streamId, type, why);
+  }
+
+  /** As {@link #refuse}, for a stream already counted (its end is counted as it terminates). */
+  private void refuseFrame(int streamId, int type, String why) {
     if (type != FrameType.REQUEST_FNF) {
       out.sendError(streamId, ErrorCode.REJECTED, why);
     }
@@ -363,7 +401,10 @@ final class InboundFrames {
     }
     request.release();
     if (s != null) {
+      s.ending(StreamState.REJECTED);
       s.terminate();
+      refuseFrame(streamId, type, "refused by the lease policy");
+      return false;
     }
     refuse(streamId, type, "refused by the lease policy");
     return false;
@@ -376,6 +417,10 @@ final class InboundFrames {
     RequestStats st = stats;
     if (st != null) {
       RequestStatsTap.start(st, FrameType.REQUEST_FNF);
+    }
+    if (counters != null) {
+      counters.streamStarted(FrameType.REQUEST_FNF);
+      counters.streamEnded(FrameType.REQUEST_FNF, ConnectionStats.Outcome.COMPLETE);
     }
     RequestStats.Outcome outcome = RequestStats.Outcome.COMPLETE;
     try {
@@ -476,16 +521,19 @@ final class InboundFrames {
     boolean follows =
         Frames.hasFlag(frame, Frames.FLAG_FOLLOWS) && !Frames.hasFlag(frame, Frames.FLAG_COMPLETE);
     if (follows && data.readableBytes() == 0 && (metadata == null || !metadata.isReadable())) {
+      limitHit(ConnectionStats.Limit.EMPTY_FRAGMENT);
       streamViolation(s, "empty fragment");
       return false;
     }
     if (s.fragCount() >= conn.options.maxFragmentsPerMessage()) {
+      limitHit(ConnectionStats.Limit.MAX_FRAGMENTS_PER_MESSAGE);
       streamViolation(
           s, "fragmented message in more than " + conn.options.maxFragmentsPerMessage() + " fragments");
       return false;
     }
     int add = (metadata == null ? 0 : metadata.readableBytes()) + data.readableBytes();
     if (reassemblyBytes + add > conn.options.maxReassemblyBytes()) {
+      limitHit(ConnectionStats.Limit.MAX_REASSEMBLY_BYTES);
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR,
           "fragmented messages in progress hold more than "
@@ -495,6 +543,7 @@ final class InboundFrames {
       return false;
     }
     if (!s.appendFragment(conn.alloc, metadata, data, conn.options.maxReassembledSize())) {
+      limitHit(ConnectionStats.Limit.MAX_REASSEMBLED_SIZE);
       streamViolation(
           s, "fragmented message larger than " + conn.options.maxReassembledSize() + " bytes");
       return false;
@@ -529,6 +578,7 @@ final class InboundFrames {
       if (s.inboundCredit != StreamState.UNBOUNDED) {
         if (s.inboundCredit <= 0) {
           m.release();
+          limitHit(ConnectionStats.Limit.REQUEST_N_CREDIT);
           streamViolation(s, "peer sent more messages than it was granted");
           return;
         }
@@ -553,6 +603,7 @@ final class InboundFrames {
     } else {
       out.sendError(s.id, ErrorCode.INVALID, what);
     }
+    s.ending(StreamState.ERROR);
     s.terminate();
     if (notify) {
       s.notifyError(StreamState.invalid(what));
@@ -596,11 +647,53 @@ final class InboundFrames {
     if (budget.take()) {
       return false;
     }
+    limitHit(BUDGET_LIMITS[kind]);
     conn.connectionError(
         ErrorCode.CONNECTION_ERROR,
         "more than " + budget.limit() + " " + what + " per second",
         null);
     return true;
+  }
+
+  private static final ConnectionStats.Limit[] BUDGET_LIMITS = {
+    ConnectionStats.Limit.MAX_KEEPALIVES_PER_SECOND,
+    ConnectionStats.Limit.MAX_METADATA_PUSHES_PER_SECOND,
+    ConnectionStats.Limit.MAX_REQUEST_N_PER_SECOND,
+    ConnectionStats.Limit.MAX_CANCELS_PER_SECOND,
+    ConnectionStats.Limit.MAX_STREAM_ERRORS_PER_SECOND,
+    ConnectionStats.Limit.MAX_IGNORED_FRAMES_PER_SECOND
+  };
+
+  /** Counts a limit that refused or cut something (nothing without an observer). */
+  void limitHit(ConnectionStats.Limit limit) {
+    if (counters != null) {
+      counters.limitHit(limit);
+    }
+  }
+
+  /** Notes why the connection is about to close (the first reason given wins). */
+  void closing(ConnectionStats.CloseCause cause) {
+    if (counters != null) {
+      counters.closing(cause, null);
+    }
+  }
+
+  /**
+   * The transport failed (an inbound frame over {@code maxFrameSize} among others): a connection
+   * error.
+   */
+  void onTransportError(Throwable cause) {
+    if (cause instanceof io.sluice.transport.FrameTooLargeException) {
+      limitHit(ConnectionStats.Limit.MAX_FRAME_SIZE);
+    }
+    conn.connectionError(ErrorCode.CONNECTION_ERROR, Errors.message(cause), cause);
+  }
+
+  /** The connection has closed and reported it: the observer folds the counts (once). */
+  void connectionClosed() {
+    if (counters != null) {
+      counters.close();
+    }
   }
 
   private int limit(int kind) {

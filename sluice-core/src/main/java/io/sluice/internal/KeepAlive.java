@@ -44,6 +44,8 @@ final class KeepAlive {
       heard = false;
       lastHeardNanos = now;
     } else if (now - lastHeardNanos > lifetimeNanos) {
+      conn.in.closing(io.sluice.core.ConnectionStats.CloseCause.KEEPALIVE_TIMEOUT);
+      conn.in.limitHit(io.sluice.core.ConnectionStats.Limit.KEEPALIVE_MAX_LIFETIME);
       conn.connectionError(
           ErrorCode.CONNECTION_ERROR,
           "no frame from the peer for "

@@ -37,6 +37,9 @@ final class SetupHandshake {
   void writeClientSetup(ClientSetup setup) {
     ConnectionOptions options = conn.options;
     Message payload = setup.payload();
+    if (conn.streams.counters != null) {
+      conn.streams.counters.open();
+    }
     try {
       ByteBuf metadata = payload != null && payload.hasMetadata() ? payload.metadata() : null;
       ByteBuf data = payload != null ? payload.data() : Unpooled.EMPTY_BUFFER;
@@ -45,7 +48,7 @@ final class SetupHandshake {
               + setup.metadataMimeType().length()
               + setup.dataMimeType().length()
               + Frames.payloadSize(metadata, data);
-      ByteBuf out = conn.out.beginFrame(size);
+      ByteBuf out = conn.out.beginFrame(FrameType.SETUP, size);
       Setup.write(
           out,
           options.lease(),
@@ -67,10 +70,14 @@ final class SetupHandshake {
   /** Server: a client that sends no SETUP within the setup timeout is cut off. */
   void startTimeout() {
     long timeout = conn.options.setupTimeout().toMillis();
+    if (conn.streams.counters != null) {
+      conn.streams.counters.open();
+    }
     timeoutTask =
         conn.loop.schedule(
             () -> {
               if (conn.state == SluiceConnection.AWAITING_SETUP) {
+                conn.in.limitHit(io.sluice.core.ConnectionStats.Limit.SETUP_TIMEOUT);
                 conn.connectionError(
                     ErrorCode.INVALID_SETUP, "no SETUP within " + timeout + " ms", null);
               }
@@ -83,22 +90,28 @@ final class SetupHandshake {
     SluiceConnection.cancel(timeoutTask);
   }
 
+  /** Refuses the SETUP with {@code code} and closes, counted as a protocol error. */
+  private void refuseSetup(int code, String message, Throwable cause) {
+    conn.in.closing(io.sluice.core.ConnectionStats.CloseCause.PROTOCOL_ERROR);
+    conn.connectionError(code, message, cause);
+  }
+
   /** The first frame a server receives, which must be SETUP: accept or refuse the client. */
   void onSetupFrame(ByteBuf frame) {
     int type = Frames.type(frame);
     if (Frames.streamId(frame) != 0 || (type != FrameType.SETUP && type != FrameType.RESUME)) {
-      conn.connectionError(
+      refuseSetup(
           ErrorCode.INVALID_SETUP,
           "first frame must be SETUP or RESUME on stream 0, got " + Frames.describe(frame),
           null);
       return;
     }
     if (type == FrameType.RESUME) {
-      conn.connectionError(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
+      refuseSetup(ErrorCode.REJECTED_RESUME, "resumption is not supported", null);
       return;
     }
     if (Setup.majorVersion(frame) != Frames.MAJOR_VERSION) {
-      conn.connectionError(
+      refuseSetup(
           ErrorCode.UNSUPPORTED_SETUP,
           "unsupported version " + Setup.majorVersion(frame) + "." + Setup.minorVersion(frame),
           null);
@@ -107,7 +120,7 @@ final class SetupHandshake {
     int keepAlive = Setup.keepAliveInterval(frame);
     int lifetime = Setup.maxLifetime(frame);
     if (keepAlive <= 0 || lifetime <= 0) {
-      conn.connectionError(
+      refuseSetup(
           ErrorCode.INVALID_SETUP,
           "keepalive interval and max lifetime must be positive, got "
               + keepAlive
@@ -117,7 +130,7 @@ final class SetupHandshake {
       return;
     }
     if (Setup.resumeRequested(frame)) {
-      conn.connectionError(ErrorCode.REJECTED_SETUP, "resumption is not supported", null);
+      refuseSetup(ErrorCode.REJECTED_SETUP, "resumption is not supported", null);
       return;
     }
     SluiceConnection.cancel(timeoutTask);
@@ -140,7 +153,7 @@ final class SetupHandshake {
           && ((SluiceException) t).errorCode() <= ErrorCode.REJECTED_SETUP) {
         code = ((SluiceException) t).errorCode();
       }
-      conn.connectionError(code, Errors.message(t), null);
+      refuseSetup(code, Errors.message(t), null);
       return;
     } finally {
       conn.commands.deferring = false;
@@ -153,6 +166,12 @@ final class SetupHandshake {
     long lifetimeMillis = Math.min(lifetime, conn.options.maxPeerKeepAliveLifetime().toMillis());
     long checkMillis =
         Math.max(conn.options.minPeerKeepAliveInterval().toMillis(), Math.min(keepAlive, lifetimeMillis));
+    if (lifetimeMillis < lifetime) {
+      conn.in.limitHit(io.sluice.core.ConnectionStats.Limit.MAX_PEER_KEEPALIVE_LIFETIME);
+    }
+    if (checkMillis > keepAlive && keepAlive < lifetimeMillis) {
+      conn.in.limitHit(io.sluice.core.ConnectionStats.Limit.MIN_PEER_KEEPALIVE_INTERVAL);
+    }
     // The server does not send keepalives (rsocket-java#1128), it only checks the client's.
     conn.keepAlive.start(checkMillis, TimeUnit.MILLISECONDS.toNanos(lifetimeMillis), false);
     if (Setup.leaseRequested(frame)) {

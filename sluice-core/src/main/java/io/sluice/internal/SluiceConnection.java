@@ -333,6 +333,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     out.releaseBatch();
     commands.runAll();
     streams.clearBlocked();
+    in.connectionClosed();
     try {
       if (responder != null) {
         responder.onClose(closeCause);
@@ -427,7 +428,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
             metadata.release();
             StreamState.safeError(
                 listener,
-                new IllegalArgumentException(
+                out.refusedPush(
                     "METADATA_PUSH frame of "
                         + frameSize
                         + " bytes is larger than the largest frame ("
@@ -436,7 +437,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
             return;
           }
           try {
-            ByteBuf frame = out.beginFrame(frameSize);
+            ByteBuf frame = out.beginFrame(FrameType.METADATA_PUSH, frameSize);
             Frames.writeMetadataPush(frame, md);
             out.endFrame(frame);
           } finally {
@@ -567,17 +568,13 @@ public final class SluiceConnection implements Requester, FrameReceiver {
 
   @Override
   public void onTransportError(Throwable cause) {
-    connectionError(ErrorCode.CONNECTION_ERROR, Errors.message(cause), cause);
+    in.onTransportError(cause);
   }
 
   @Override
   public String toString() {
-    return (client ? "client" : "server")
-        + " connection to "
-        + transport.remoteAddress()
-        + " ("
-        + streams.size()
-        + " streams)";
+    String side = client ? "client" : "server";
+    return side + " connection to " + transport.remoteAddress() + " (" + streams.size() + " streams)";
   }
 
   /** Bytes held by fragmented messages still being reassembled, for tests. Call on the loop. */

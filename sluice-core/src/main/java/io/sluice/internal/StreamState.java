@@ -58,6 +58,11 @@ final class StreamState implements StreamHandle {
    */
   RequestStatsTap.Timing timing;
   boolean registered;
+  /**
+   * How the stream is ending, for the metrics (0: completes; see {@link #outcome}): a byte, as it
+   * fits beside the flags in this object's padding.
+   */
+  private byte ending;
   boolean pumping;
   boolean pumpScheduled;
 
@@ -201,6 +206,7 @@ final class StreamState implements StreamHandle {
       // waiting for credit, its stream live on both ends until the connection closes.
       conn.out.sendCancel(id);
     }
+    ending(CANCELED);
     terminate();
   }
 
@@ -280,6 +286,7 @@ final class StreamState implements StreamHandle {
       conn.out.sendError(id, Errors.streamCode(cause), Errors.message(cause));
     }
     boolean inboundOpen = !inboundDone;
+    ending(ERROR);
     terminate();
     if (inboundOpen && (requester || kind == FrameType.REQUEST_CHANNEL)) {
       notifyError(cause);
@@ -296,6 +303,7 @@ final class StreamState implements StreamHandle {
     } else {
       conn.out.sendError(id, io.sluice.ErrorCode.APPLICATION_ERROR, Errors.message(cause));
     }
+    ending(ERROR);
     terminate();
     notifyError(cause);
   }
@@ -455,6 +463,37 @@ final class StreamState implements StreamHandle {
     conn.streams.unregister(this);
     if (blocked) {
       conn.streams.endedBlocked();
+    }
+  }
+
+  static final byte ERROR = 1;
+  static final byte CANCELED = 2;
+  static final byte REJECTED = 3;
+  static final byte CONNECTION_CLOSED = 4;
+
+  /** Notes how the stream ends, before {@link #terminate} (the first reason given wins). */
+  void ending(byte how) {
+    if (ending == 0 && !terminated) {
+      ending = how;
+    }
+  }
+
+  /** How the stream ended, as the metrics name it. */
+  io.sluice.core.ConnectionStats.Outcome outcome() {
+    if (conn.state == SluiceConnection.CLOSED && ending == 0) {
+      return io.sluice.core.ConnectionStats.Outcome.CONNECTION_CLOSED;
+    }
+    switch (ending) {
+      case ERROR:
+        return io.sluice.core.ConnectionStats.Outcome.ERROR;
+      case CANCELED:
+        return io.sluice.core.ConnectionStats.Outcome.CANCELED;
+      case REJECTED:
+        return io.sluice.core.ConnectionStats.Outcome.REJECTED;
+      case CONNECTION_CLOSED:
+        return io.sluice.core.ConnectionStats.Outcome.CONNECTION_CLOSED;
+      default:
+        return io.sluice.core.ConnectionStats.Outcome.COMPLETE;
     }
   }
 

@@ -27,11 +27,20 @@ final class StreamTable {
   private final ArrayDeque<StreamState> blocked = new ArrayDeque<>();
   /** Streams in {@link #blocked} that ended there (removed in bulk, see {@link #endedBlocked}). */
   private int endedWhileBlocked;
+  /**
+   * The connection's counts when an observer is set ({@link
+   * io.sluice.core.ConnectionOptions#observer()}), else null; made here, the first part built, and
+   * shared by the others.
+   */
+  final ConnectionCounters counters;
 
   StreamTable(SluiceConnection conn) {
     this.conn = conn;
     this.client = conn.client;
     this.nextStreamId = client ? 1 : 2;
+    io.sluice.core.ConnectionObserver observer = conn.options.observer();
+    this.counters =
+        observer == null ? null : new ConnectionCounters(observer, conn.transport.name(), client);
   }
 
   StreamState get(int id) {
@@ -65,6 +74,9 @@ final class StreamTable {
   void register(StreamState s) {
     streams.put(s.id, s);
     s.registered = true;
+    if (counters != null) {
+      counters.streamStarted(s.kind);
+    }
     if (s.requester) {
       activeRequester++;
     } else {
@@ -78,6 +90,9 @@ final class StreamTable {
     }
     s.registered = false;
     streams.remove(s.id);
+    if (counters != null) {
+      counters.streamEnded(s.kind, s.outcome());
+    }
     if (s.requester) {
       activeRequester--;
     } else {
@@ -125,6 +140,7 @@ final class StreamTable {
     List<StreamState> live = new ArrayList<>(streams.values());
     for (StreamState s : live) {
       boolean notify = !s.terminated;
+      s.ending(StreamState.CONNECTION_CLOSED);
       s.terminate();
       if (notify) {
         s.notifyError(cause);

@@ -120,6 +120,7 @@ final class Writability {
           conn.loop.schedule(this::checkWriteStall, timeout - stalled, TimeUnit.NANOSECONDS);
       return;
     }
+    conn.in.limitHit(io.sluice.core.ConnectionStats.Limit.WRITE_STALL_TIMEOUT);
     conn.connectionError(
         ErrorCode.CONNECTION_ERROR,
         "the peer read nothing for "

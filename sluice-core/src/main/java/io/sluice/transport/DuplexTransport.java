@@ -100,6 +100,15 @@ public interface DuplexTransport {
   /** Closes the connection; idempotent. {@link FrameReceiver#onClosed} follows. */
   void close();
 
+  /**
+   * A short name of the kind of transport ({@code tcp}, {@code unix}, {@code local}, {@code
+   * websocket}, {@code http2} ...), the {@code transport} tag of the metrics. One of a few fixed
+   * values per implementation, never derived from what a peer sends.
+   */
+  default String name() {
+    return "other";
+  }
+
   /** The peer's address, for logs; may be null. */
   SocketAddress remoteAddress();
 }

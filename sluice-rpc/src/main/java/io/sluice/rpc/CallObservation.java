@@ -43,6 +43,30 @@ public final class CallObservation {
     }
   }
 
+  /** The call received a request message of {@code bytes} bytes. */
+  public static void messageReceived(RpcInstrumentation.CallObserver observer, int bytes) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return;
+    }
+    try {
+      observer.onMessageReceived(bytes);
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+
+  /** The call is sending a response message of {@code bytes} bytes. */
+  public static void messageSent(RpcInstrumentation.CallObserver observer, int bytes) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return;
+    }
+    try {
+      observer.onMessageSent(bytes);
+    } catch (RuntimeException ignored) {
+      // Instrumentation must not break calls.
+    }
+  }
+
   /** The call ended with {@code status}. */
   public static void end(RpcInstrumentation.CallObserver observer, Status status, long startNanos) {
     if (observer == RpcInstrumentation.CallObserver.NONE) {

@@ -35,6 +35,15 @@ public interface RpcInstrumentation {
     default void onFirstResponse(long nanosSinceStart) {}
 
     /**
+     * A request message of {@code bytes} bytes arrived (the serialized message as it came, without
+     * the transport's framing: the RSocket data, or the gRPC message after its 5-byte prefix).
+     */
+    default void onMessageReceived(int bytes) {}
+
+    /** A response message of {@code bytes} bytes is being sent (as {@link #onMessageReceived}). */
+    default void onMessageSent(int bytes) {}
+
+    /**
      * The call ended: {@link Status.Code#OK} on completion, {@link Status.Code#CANCELLED} when the
      * caller cancelled, {@link Status.Code#DEADLINE_EXCEEDED} when its deadline passed, the error's
      * status otherwise.

@@ -35,6 +35,7 @@ public final class Spec {
           "sluice-mutiny",
           "sluice-grpc-stub",
           "sluice-rpc",
+          "sluice-rpc+observed",
           "sluice-virtualthreads",
           "sluice-virtualthreads-eventloop");
 

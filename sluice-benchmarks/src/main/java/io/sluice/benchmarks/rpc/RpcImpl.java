@@ -30,6 +30,42 @@ import reactor.core.publisher.Mono;
 public final class RpcImpl extends FlavorImpl {
   private static final Duration CONNECT = Duration.ofSeconds(10);
 
+  /**
+   * With metrics ({@code sluice-rpc+observed}): a real PrometheusMeterRegistry holding
+   * sluice-micrometer's connection meters (both sides) and RPC server meters, scraped every 5 s
+   * as a Prometheus server would; null for plain {@code sluice-rpc}.
+   */
+  private final io.sluice.micrometer.SluiceMetrics metrics;
+
+  public RpcImpl() {
+    this(false);
+  }
+
+  public RpcImpl(boolean observed) {
+    if (!observed) {
+      metrics = null;
+      return;
+    }
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    metrics = io.sluice.micrometer.SluiceMetrics.of(registry);
+    java.util.concurrent.ScheduledExecutorService scraper =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "bench-prometheus-scrape");
+              t.setDaemon(true);
+              return t;
+            });
+    scraper.scheduleAtFixedRate(() -> registry.scrape().length(), 5, 5, TimeUnit.SECONDS);
+  }
+
+  private ConnectionOptions options() {
+    return metrics == null
+        ? ConnectionOptions.defaults()
+        : ConnectionOptions.builder().observer(metrics.connections()).build();
+  }
+
   private static Payload protoPayload(int size) {
     return Payload.newBuilder().setData(ByteString.copyFrom(new byte[size])).build();
   }
@@ -39,7 +75,12 @@ public final class RpcImpl extends FlavorImpl {
     ServiceRegistry registry =
         ServiceRegistry.builder().add(new ReactorBenchServer(new Counting(fnfReceived))).build();
     return port(
-        Connections.serve(serverTransport(), ConnectionOptions.defaults(), RpcResponder.acceptor(registry))
+        Connections.serve(
+                serverTransport(),
+                options(),
+                metrics == null
+                    ? RpcResponder.acceptor(registry)
+                    : RpcResponder.acceptor(registry, metrics.rsocketServer()))
             .get(10, TimeUnit.SECONDS));
   }
 
@@ -60,7 +101,8 @@ public final class RpcImpl extends FlavorImpl {
 
 
   private ReactorRequester connect(int port) {
-    ReactorRequester r = SluiceClient.builder(clientTransport(port)).connect().block(CONNECT);
+    ReactorRequester r =
+        SluiceClient.builder(clientTransport(port)).options(options()).connect().block(CONNECT);
     connected(r.unwrap());
     return r;
   }

@@ -20,10 +20,18 @@ public final class InteropGrpc {
    * responses gzip-compressed for callers that accept gzip (the server_compressed cases).
    */
   public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry) {
+    return serve(host, port, registry, io.sluice.rpc.RpcInstrumentation.NONE);
+  }
+
+  /** As {@link #serve(String, int, ServiceRegistry)}, every call observed by {@code instrumentation}. */
+  public static GrpcServer.Running serve(
+      String host, int port, ServiceRegistry registry, io.sluice.rpc.RpcInstrumentation instrumentation) {
     return GrpcServer.create(host, port)
-        .withServices(registry)
-        .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
-        .withGzipResponses(true)
+        .withServices(
+            io.sluice.transport.grpc.GrpcServices.of(registry)
+                .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
+                .withGzipResponses(true)
+                .withInstrumentation(instrumentation))
         .start();
   }
 

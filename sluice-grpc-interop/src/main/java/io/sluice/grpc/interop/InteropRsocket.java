@@ -38,7 +38,19 @@ public final class InteropRsocket {
   /** Serves {@code registry} over TCP on {@code host}:{@code port} (0: any free port). */
   public static ServerTransport.Bound serve(String host, int port, ServiceRegistry registry)
       throws InterruptedException, ExecutionException, TimeoutException {
-    return Connections.serve(TcpServerTransport.create(host, port), options(), RpcResponder.acceptor(registry))
+    return serve(host, port, registry, options(), io.sluice.rpc.RpcInstrumentation.NONE);
+  }
+
+  /** As {@link #serve(String, int, ServiceRegistry)} with these options and instrumentation. */
+  public static ServerTransport.Bound serve(
+      String host,
+      int port,
+      ServiceRegistry registry,
+      ConnectionOptions options,
+      io.sluice.rpc.RpcInstrumentation instrumentation)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return Connections.serve(
+            TcpServerTransport.create(host, port), options, RpcResponder.acceptor(registry, instrumentation))
         .get(WAIT.toSeconds(), TimeUnit.SECONDS);
   }
 

@@ -162,6 +162,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     firstPending = null;
     requested = true;
     halfCloseDelivered = true;
+    CallObservation.messageReceived(observer, m.data().readableBytes());
     Req req;
     try {
       req = ProtoMessages.parse(def.method().requestParser(), m);
@@ -252,6 +253,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
   }
 
   private boolean deliver(Message m) {
+    CallObservation.messageReceived(observer, m.data().readableBytes());
     Req req;
     try {
       req = ProtoMessages.parse(def.method().requestParser(), m);
@@ -307,9 +309,12 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
         m = withMetadata(m, h, null, false);
       }
     }
-    if (observer != RpcInstrumentation.CallObserver.NONE && !firstResponseSeen) {
-      firstResponseSeen = true;
-      CallObservation.firstResponse(observer, startNanos);
+    if (observer != RpcInstrumentation.CallObserver.NONE) {
+      CallObservation.messageSent(observer, m.data().readableBytes());
+      if (!firstResponseSeen) {
+        firstResponseSeen = true;
+        CallObservation.firstResponse(observer, startNanos);
+      }
     }
     if (interaction == RpcResponder.Interaction.RESPONSE) {
       Message old = PENDING_RESPONSE.getAndSet(this, m);

@@ -259,6 +259,11 @@ final class LocalDuplexTransport implements DuplexTransport {
   }
 
   @Override
+  public String name() {
+    return "local";
+  }
+
+  @Override
   public SocketAddress remoteAddress() {
     return remoteAddress;
   }

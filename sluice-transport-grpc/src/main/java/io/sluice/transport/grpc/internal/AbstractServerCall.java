@@ -143,7 +143,14 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
     if (sent == 1) {
       CallObservation.firstResponse(observer, startNanos);
     }
+    // The message without its 5-byte gRPC prefix (gRFC A66's compressed message size).
+    CallObservation.messageSent(observer, Math.max(0, out.readableBytes() - 5));
     return true;
+  }
+
+  /** A request message of {@code bytes} bytes arrived, for the observer. */
+  protected final void received(int bytes) {
+    CallObservation.messageReceived(observer, bytes);
   }
 
   /**

@@ -176,6 +176,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
           fail(Status.of(Status.Code.INTERNAL, def.method().fullName() + " takes one request; the caller sent more"));
           return;
         }
+        received(bytes.readableBytes());
         Req req;
         try {
           req = ProtoMessages.parse(def.method().requestParser(), bytes);

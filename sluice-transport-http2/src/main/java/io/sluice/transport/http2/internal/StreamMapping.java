@@ -624,6 +624,11 @@ public final class StreamMapping
   }
 
   @Override
+  public String name() {
+    return "http2";
+  }
+
+  @Override
   public SocketAddress remoteAddress() {
     return channel.remoteAddress();
   }

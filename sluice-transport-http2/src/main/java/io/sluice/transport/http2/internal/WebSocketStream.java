@@ -331,6 +331,11 @@ public final class WebSocketStream
   }
 
   @Override
+  public String name() {
+    return "websocket_h2";
+  }
+
+  @Override
   public SocketAddress remoteAddress() {
     return channel.remoteAddress();
   }

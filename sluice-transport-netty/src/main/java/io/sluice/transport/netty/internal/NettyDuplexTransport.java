@@ -281,6 +281,11 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
   }
 
   @Override
+  public String name() {
+    return channel instanceof io.netty.channel.socket.SocketChannel ? "tcp" : "unix";
+  }
+
+  @Override
   public SocketAddress remoteAddress() {
     return channel.remoteAddress();
   }

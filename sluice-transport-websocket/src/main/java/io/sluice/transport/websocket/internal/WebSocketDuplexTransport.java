@@ -505,6 +505,11 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
   }
 
   @Override
+  public String name() {
+    return "websocket";
+  }
+
+  @Override
   public SocketAddress remoteAddress() {
     return channel.remoteAddress();
   }

@@ -1,0 +1,211 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code --metrics-port}: {@code ./sluice server} and {@code ./sluice grpc-test-server}, each in
+ * its own JVM as ./sluice starts it, under load from {@code ./sluice client} and {@code ./sluice
+ * grpc-test-client}, serve Prometheus text at {@code http://127.0.0.1:P/metrics} with non-zero
+ * frame, byte, stream and RPC series; and {@code promtool check metrics} accepts each scrape when
+ * promtool is installed (in {@code SLUICE_GO_BIN} or on the PATH; else that check is skipped,
+ * saying how to install it).
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class MetricsPortTest {
+  private final List<Process> started = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (Process p : started) {
+      p.destroy();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private Process start(String... args) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    started.add(p);
+    return p;
+  }
+
+  private static int listening(Process p) throws Exception {
+    BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    String first = lines.readLine();
+    assertThat(first).startsWith("LISTENING ");
+    return Integer.parseInt(first.substring("LISTENING ".length()).strip());
+  }
+
+  private static int freePort() throws Exception {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static int run(String... argv) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = Main.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(exit).as("%s\n%s\n%s", String.join(" ", argv), out, err).isZero();
+    return exit;
+  }
+
+  static String scrape(int port) throws Exception {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(60)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+    return r.body();
+  }
+
+  /** The sum of the samples of {@code name} whose labels include every {@code k="v"} given. */
+  static double sample(String text, String name, String... labels) {
+    double sum = 0;
+    boolean found = false;
+    for (String line : text.split("\n")) {
+      if (!line.startsWith(name + "{")) {
+        continue;
+      }
+      String labelPart = line.substring(name.length(), line.lastIndexOf('}') + 1);
+      boolean all = true;
+      for (int i = 0; i < labels.length; i += 2) {
+        if (!labelPart.contains(labels[i] + "=\"" + labels[i + 1] + "\"")) {
+          all = false;
+          break;
+        }
+      }
+      if (all) {
+        found = true;
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    assertThat(found).as("a %s sample with %s in\n%s", name, List.of(labels), text).isTrue();
+    return sum;
+  }
+
+  @Test
+  void serverUnderClientLoadServesFrameByteAndStreamSeries() throws Exception {
+    int metricsPort = freePort();
+    Process server = start("server", "--port", "0", "--metrics-port", String.valueOf(metricsPort));
+    int port = listening(server);
+    run("client", "--port", String.valueOf(port));
+    String text = scrape(metricsPort);
+    String[] server_ = {"transport", "tcp", "side", "server"};
+    assertThat(sample(text, "sluice_frames_total", concat(server_, "type", "REQUEST_RESPONSE", "direction", "in"))).isPositive();
+    assertThat(sample(text, "sluice_frames_total", concat(server_, "type", "PAYLOAD", "direction", "out"))).isPositive();
+    assertThat(sample(text, "sluice_frames_total", concat(server_, "type", "SETUP", "direction", "in"))).isPositive();
+    assertThat(sample(text, "sluice_bytes_total", concat(server_, "direction", "in"))).isPositive();
+    assertThat(sample(text, "sluice_bytes_total", concat(server_, "direction", "out"))).isPositive();
+    assertThat(sample(text, "sluice_streams_total", concat(server_, "interaction", "request_response", "outcome", "complete"))).isPositive();
+    assertThat(sample(text, "sluice_streams_total", concat(server_, "interaction", "request_stream", "outcome", "complete"))).isPositive();
+    assertThat(sample(text, "sluice_connections_opened_total", server_)).isPositive();
+    assertThat(sample(text, "sluice_errors_total", concat(server_, "code", "APPLICATION_ERROR", "direction", "out"))).isPositive();
+    promtoolAccepts(text);
+  }
+
+  @Test
+  void grpcTestServerServesGrpcA66SeriesPerMethod() throws Exception {
+    int metricsPort = freePort();
+    Process server = start("grpc-test-server", "--port", "0", "--metrics-port", String.valueOf(metricsPort));
+    int port = listening(server);
+    run("grpc-test-client", "--port", String.valueOf(port), "--test_case", "empty_unary,large_unary,server_streaming");
+    String text = scrape(metricsPort);
+    String unary = "grpc.testing.TestService/UnaryCall";
+    assertThat(sample(text, "grpc_server_call_started_total", "grpc_method", unary)).isEqualTo(1);
+    assertThat(sample(text, "grpc_server_call_duration_seconds_count", "grpc_method", unary, "grpc_status", "OK")).isEqualTo(1);
+    assertThat(sample(text, "grpc_server_call_rcvd_total_compressed_message_size_bytes_sum", "grpc_method", unary, "grpc_status", "OK"))
+        .isGreaterThan(271_828); // large_unary sends a 271,828-byte payload
+    assertThat(sample(text, "grpc_server_call_sent_total_compressed_message_size_bytes_count", "grpc_method",
+            "grpc.testing.TestService/StreamingOutputCall", "grpc_status", "OK"))
+        .isEqualTo(1);
+    promtoolAccepts(text);
+  }
+
+  @Test
+  void grpcTestServerOverRsocketServesRpcAndConnectionSeries() throws Exception {
+    int metricsPort = freePort();
+    Process server = start("grpc-test-server", "--port", "0", "--transport", "rsocket", "--metrics-port", String.valueOf(metricsPort));
+    int port = listening(server);
+    run("grpc-test-client", "--port", String.valueOf(port), "--transport", "rsocket", "--test_case", "empty_unary,large_unary");
+    String text = scrape(metricsPort);
+    assertThat(sample(text, "rpc_server_call_duration_seconds_count",
+            "rpc_system", "sluice", "rpc_service", "grpc.testing.TestService", "rpc_method", "UnaryCall",
+            "rpc_response_status_code", "OK"))
+        .isEqualTo(1);
+    assertThat(sample(text, "rpc_server_call_started_total", "rpc_method", "EmptyCall")).isEqualTo(1);
+    assertThat(sample(text, "sluice_frames_total", "transport", "tcp", "side", "server", "type", "REQUEST_RESPONSE", "direction", "in"))
+        .isGreaterThanOrEqualTo(2);
+    promtoolAccepts(text);
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] r = new String[a.length + b.length];
+    System.arraycopy(a, 0, r, 0, a.length);
+    System.arraycopy(b, 0, r, a.length, b.length);
+    return r;
+  }
+
+  /** {@code promtool check metrics} on {@code text}: clean, or the test is skipped without it. */
+  private static void promtoolAccepts(String text) throws Exception {
+    Path promtool = find("promtool");
+    Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
+    try (var in = p.getOutputStream()) {
+      in.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("promtool check metrics said:\n%s", said).isZero();
+    assertThat(said.strip()).as("promtool check metrics findings").isEmpty();
+  }
+
+  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; the check is skipped if absent. */
+  private static Path find(String tool) {
+    Set<String> dirs = new LinkedHashSet<>();
+    String goBin = System.getenv("SLUICE_GO_BIN");
+    if (goBin != null && !goBin.isEmpty()) {
+      dirs.add(goBin);
+    }
+    String path = System.getenv("PATH");
+    if (path != null) {
+      dirs.addAll(List.of(path.split(File.pathSeparator)));
+    }
+    for (String d : dirs) {
+      Path p = Path.of(d, tool);
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    Assumptions.abort(
+        tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH): install it with"
+            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/prometheus/prometheus/cmd/promtool@v0.316.0");
+    return null;
+  }
+}
