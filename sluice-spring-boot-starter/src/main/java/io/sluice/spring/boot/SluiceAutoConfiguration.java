@@ -1,21 +1,15 @@
 package io.sluice.spring.boot;
 
-import io.sluice.balancer.Balancer;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -63,32 +57,4 @@ public class SluiceAutoConfiguration {
    * bean (picked up above) and binding the connection figures. Not written yet: no such class
    * exists on main to name.
    */
-
-  /** Actuator health: the server accepting, each client's balancer having a live server. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(HealthIndicator.class)
-  @ConditionalOnProperty(prefix = "management.health.sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
-  static class Health {
-    @Bean
-    @ConditionalOnBean(SluiceServerLifecycle.class)
-    @ConditionalOnMissingBean(name = "sluiceServerHealthIndicator")
-    HealthIndicator sluiceServerHealthIndicator(SluiceServerLifecycle server) {
-      return new SluiceHealthIndicators.Server(server);
-    }
-
-    @Bean
-    @ConditionalOnBean(Balancer.class)
-    @ConditionalOnMissingBean(name = "sluiceClientsHealthIndicator")
-    HealthIndicator sluiceClientsHealthIndicator(Map<String, Balancer> balancers) {
-      Map<String, Balancer> byClient = new LinkedHashMap<>();
-      balancers.forEach(
-          (bean, balancer) ->
-              byClient.put(
-                  bean.endsWith(SluiceClientsRegistrar.BALANCER_SUFFIX)
-                      ? bean.substring(0, bean.length() - SluiceClientsRegistrar.BALANCER_SUFFIX.length())
-                      : bean,
-                  balancer));
-      return new SluiceHealthIndicators.Clients(byClient);
-    }
-  }
 }
