@@ -52,15 +52,19 @@ class SampleApplicationTest {
     registry.add("sluice.server.port", () -> port);
   }
 
-  @Autowired ReactorGreeterClient greeter;
+  // tag::client[]
+  @Autowired ReactorGreeterClient greeter; // the bean of sluice.client.greeter.*
+  // end::client[]
   @Autowired SluiceServerLifecycle server;
   @Autowired HealthEndpoint health;
   @Autowired GreeterEndpoint endpoint;
 
+  // tag::client[]
   @Test
   void callsTheAppOverRsocketThroughTheStubBean() {
     HelloRequest ada = HelloRequest.newBuilder().setName("Ada").setCount(3).build();
     assertThat(greeter.sayHello(ada).block(WAIT).getMessage()).isEqualTo("hello Ada");
+    // end::client[]
     assertThat(greeter.streamGreetings(ada).map(HelloReply::getIndex).collectList().block(WAIT))
         .containsExactly(0L, 1L, 2L);
     assertThat(greeter.options().timeout()).isEqualTo(WAIT);
