@@ -56,19 +56,30 @@ final class PeerProcess implements AutoCloseable {
   }
 
   static PeerProcess start(String... args) throws IOException {
+    return startJar(jar(), List.of(), args);
+  }
+
+  /** Another peer jar (the Spring RSocket peer, say) as a child process, with JVM options. */
+  static PeerProcess startJar(Path jar, List<String> jvmOptions, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     cmd.add("-Xmx256m");
+    cmd.addAll(jvmOptions);
     cmd.add("-jar");
-    cmd.add(jar().toString());
+    cmd.add(jar.toString());
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     return new PeerProcess(pb.start());
   }
 
-  /** Waits (bounded) for the server's {@code LISTENING <port>} line. */
+  /** Waits (bounded: 60 s) for the server's {@code LISTENING <port>} line. */
   int awaitPort() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    return awaitPort(60);
+  }
+
+  /** Waits (bounded) for the server's {@code LISTENING <port>} line. */
+  int awaitPort(long seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     synchronized (output) {
       while (true) {
         for (String line : output) {
