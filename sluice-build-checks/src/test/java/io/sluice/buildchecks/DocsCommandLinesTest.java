@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
  * an option without its value fails the test. {@code protoc} and {@code jmh} take their tools' own
  * options and are not checked.
  *
- * <p>How a line is read: inline code ends at its closing backtick, a line in a code block at its
- * end ({@code \} joins the next); a {@code #} comment, {@code &}, {@code ;}, a redirection or a
+ * <p>How a line is read: in prose only inline code counts, and it ends at its closing backtick
+ * (maybe on a following line); a line in a code block ends at its end ({@code \} joins the next); a {@code #} comment, {@code &}, {@code ;}, a redirection or a
  * {@code |} outside brackets ends the command. Optional parts keep their contents ({@code [--tls]}
  * is {@code --tls}; {@code [--ca FILE | --insecure]} is both), and {@code ...} is dropped. Option
  * values are placeholders as often as not, so only names and arity are checked. A line whose
@@ -62,15 +62,18 @@ class DocsCommandLinesTest {
         "```sh",
         "./sluice serve --port 7878 &     # a command that does not exist",
         "./sluice bench --compare --warmpu 30",
+        "mvn -q install   # what ./sluice bench builds first (a comment, not a command line)",
         "./sluice client --servers a:1,b:2 --lease \\",
         "  --port",
         "./sluice bench --scale --connections 10 --concurrency 4",
         "```",
         "and `./sluice server [--tls [--cert FILE --key FILE]] [--lease | --lease-fixed 1000:50]` is fine,",
         "as are `./sluice bench --connections 16 [--concurrency N --response-size B]`,",
-        "`./sluice help COMMAND`, `./sluice protoc --anything` and `./sluice jmh -prof gc`.");
+        "`./sluice help COMMAND`, `./sluice protoc --anything` and `./sluice jmh -prof gc`.",
+        "Prose that names ./sluice bench is not a command line; `./sluice bench --pair",
+        "sluice-reactor,sluice-futures --epochs` goes on in the next line, `./sluice server|clients --io nio`.");
     List<Found> found = commandLines(page);
-    assertThat(found).extracting(Found::line).containsExactly(1, 3, 4, 5, 7, 9, 10, 11, 11);
+    assertThat(found).extracting(Found::line).containsExactly(1, 3, 4, 6, 8, 10, 11, 12, 12, 13, 14, 14);
     List<String> verdicts = new ArrayList<>();
     for (Found f : found) {
       verdicts.add(String.valueOf(check(f.argv())));
@@ -81,6 +84,10 @@ class DocsCommandLinesTest {
     assertThat(verdicts.get(3)).contains("--port needs a value");
     assertThat(verdicts.get(4)).contains("--concurrency");
     assertThat(verdicts.subList(5, 9)).containsOnly("null");
+    assertThat(found.get(9).argv()).containsExactly("bench", "--pair", "sluice-reactor,sluice-futures", "--epochs");
+    assertThat(verdicts.get(9)).contains("--epochs needs a value");
+    assertThat(verdicts.get(10)).isEqualTo("null");
+    assertThat(verdicts.get(11)).contains("unknown command 'clients'");
   }
 
   /** A command line found on a page: its line number (1-based) and the words after ./sluice. */
@@ -102,11 +109,17 @@ class DocsCommandLinesTest {
   static List<Found> commandLines(List<String> lines) {
     List<Found> found = new ArrayList<>();
     boolean inCode = false;
+    boolean inSpan = false; // an inline code span opened on an earlier line of the paragraph
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i);
       if (line.startsWith("```")) {
         inCode = !inCode;
+        inSpan = false;
         continue;
+      }
+      boolean spanAtStart = inSpan;
+      if (!inCode) {
+        inSpan = !line.isBlank() && (inSpan ^ line.chars().filter(c -> c == '`').count() % 2 == 1);
       }
       int number = i + 1;
       if (inCode) {
@@ -122,14 +135,30 @@ class DocsCommandLinesTest {
         if (!startsWord || !endsWord) {
           continue;
         }
-        int end = line.length();
-        if (!inCode && line.substring(0, at).chars().filter(c -> c == '`').count() % 2 == 1) {
-          int tick = line.indexOf('`', after);
-          end = tick < 0 ? line.length() : tick;
+        String text = line.substring(after);
+        if (inCode && line.substring(0, at).matches(".*(^|\\s)#.*")) {
+          continue; // in a shell comment
         }
-        List<String> argv = words(line.substring(after, end));
-        if (!argv.isEmpty() && !placeholder(argv)) {
-          found.add(new Found(number, argv));
+        if (!inCode) {
+          if (spanAtStart == (line.substring(0, at).chars().filter(c -> c == '`').count() % 2 == 1)) {
+            continue; // prose, not a command line
+          }
+          // inline code ends at its closing backtick, maybe on a following line
+          for (int next = i + 1; text.indexOf('`') < 0 && next < lines.size() && !lines.get(next).isBlank();
+              next++) {
+            text = text + " " + lines.get(next).replace("\\|", "|");
+          }
+          int tick = text.indexOf('`');
+          text = tick < 0 ? text : text.substring(0, tick);
+        }
+        List<String> argv = words(text);
+        if (argv.isEmpty() || placeholder(argv)) {
+          continue;
+        }
+        for (String command : argv.get(0).split("\\|")) { // ./sluice server|client --io E
+          List<String> one = new ArrayList<>(argv);
+          one.set(0, command);
+          found.add(new Found(number, one));
         }
       }
     }
