@@ -67,6 +67,30 @@ public final class BenchMain {
     }
   }
 
+  /**
+   * Parses {@code bench ...} or {@code jmh ...} as {@link #run} does and runs nothing: an unknown
+   * option, a stray word or an option without its value throws {@link Args.UsageException}. Option
+   * values are not checked, and {@code jmh} takes JMH's own options. The docs test in
+   * sluice-build-checks runs every {@code ./sluice bench} line of the docs through it.
+   */
+  public static void check(String... argv) {
+    if (argv.length > 0 && argv[0].equals("jmh")) {
+      return;
+    }
+    int from = argv.length > 0 && argv[0].equals("bench") ? 1 : 0;
+    if (Arrays.asList(argv).contains("--help")) {
+      return;
+    }
+    if (ScaleBench.handles(argv)) {
+      ManyOptions.rejectWithScale(argv, from);
+      ScaleBench.checkNames(argv, from);
+    } else if (ManyOptions.handles(argv, from)) {
+      ManyOptions.checkNames(argv, from, scaleOnlyNames());
+    } else {
+      Args.parse(argv, from, OPTIONS, FLAGS);
+    }
+  }
+
   public static void main(String[] argv) throws Exception {
     System.exit(run(argv, System.out, System.err));
   }

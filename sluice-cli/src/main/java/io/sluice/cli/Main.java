@@ -89,6 +89,44 @@ public final class Main {
     }
   }
 
+  /**
+   * Parses a command line as {@code ./sluice} and {@link #run} would, and runs nothing. Returns
+   * false for a command the script passes elsewhere ({@link #SCRIPT_COMMANDS}: {@code bench} is
+   * parsed by sluice-benchmarks' {@code BenchMain.check}, {@code protoc} and {@code jmh} take their
+   * tools' own options). Option values are not checked. The docs test in sluice-build-checks runs
+   * every {@code ./sluice ...} line of the docs through it.
+   *
+   * @throws IllegalArgumentException naming an unknown command or option, a stray word or an
+   *     option without its value
+   */
+  public static boolean check(String... argv) {
+    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h")) {
+      return true;
+    }
+    if (argv[0].equals("help")) {
+      if (argv.length > 2 || (argv.length == 2 && !COMMANDS.containsKey(argv[1])
+          && !SCRIPT_COMMANDS.contains(argv[1]))) {
+        throw new IllegalArgumentException("help takes one command, got " + Arrays.asList(argv));
+      }
+      return true;
+    }
+    if (SCRIPT_COMMANDS.contains(argv[0])) {
+      return false;
+    }
+    Command command = COMMANDS.get(argv[0]);
+    if (command == null) {
+      throw new IllegalArgumentException("unknown command '" + argv[0] + "'");
+    }
+    if (!Arrays.asList(argv).contains("--help")) {
+      try {
+        command.parse(argv);
+      } catch (Args.UsageException e) {
+        throw new IllegalArgumentException("sluice " + argv[0] + ": " + e.getMessage(), e);
+      }
+    }
+    return true;
+  }
+
   public static void main(String[] argv) {
     System.exit(run(argv, System.out, System.err));
   }

@@ -81,6 +81,31 @@ public record ManyOptions(int connections, List<Shape> shapes, int warmup, int s
    * is wrong.
    */
   public static ManyOptions parse(String[] argv, int from, Set<String> scaleNames) {
+    Args a = checkNames(argv, from, scaleNames);
+    if (!a.has("connections")) {
+      throw new Args.UsageException(
+          "--concurrency and --response-size go with --connections C (the many-connections mode)");
+    }
+    int connections = a.getInt("connections", 16, 1, MAX_CONNECTIONS);
+    List<Shape> shapes =
+        a.has("concurrency") || a.has("response-size")
+            ? List.of(new Shape(
+                a.getInt("concurrency", DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
+                a.getInt("response-size", DEFAULT_RESPONSE_SIZE, 0, MAX_RESPONSE_SIZE)))
+            : ISSUE_SHAPES;
+    boolean given = a.has("concurrency");
+    for (Shape s : shapes) {
+      check(s, connections, given);
+    }
+    return new ManyOptions(
+        connections, shapes, a.getInt("warmup", 30, 0, 3600), a.getInt("seconds", 10, 1, 3600));
+  }
+
+  /**
+   * The names and arity of this mode's options, no values: a {@link Args.UsageException} names an
+   * option this mode does not take (a scale option among {@code scaleNames} said as such).
+   */
+  public static Args checkNames(String[] argv, int from, Set<String> scaleNames) {
     for (int i = from; i < argv.length; i++) {
       String arg = argv[i];
       if (!arg.startsWith("--")) {
@@ -99,24 +124,7 @@ public record ManyOptions(int connections, List<Shape> shapes, int warmup, int s
             + " --warmup and --seconds (add --scale for the scale mode)");
       }
     }
-    Args a = Args.parse(argv, from, OPTIONS, Set.of());
-    if (!a.has("connections")) {
-      throw new Args.UsageException(
-          "--concurrency and --response-size go with --connections C (the many-connections mode)");
-    }
-    int connections = a.getInt("connections", 16, 1, MAX_CONNECTIONS);
-    List<Shape> shapes =
-        a.has("concurrency") || a.has("response-size")
-            ? List.of(new Shape(
-                a.getInt("concurrency", DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
-                a.getInt("response-size", DEFAULT_RESPONSE_SIZE, 0, MAX_RESPONSE_SIZE)))
-            : ISSUE_SHAPES;
-    boolean given = a.has("concurrency");
-    for (Shape s : shapes) {
-      check(s, connections, given);
-    }
-    return new ManyOptions(
-        connections, shapes, a.getInt("warmup", 30, 0, 3600), a.getInt("seconds", 10, 1, 3600));
+    return Args.parse(argv, from, OPTIONS, Set.of());
   }
 
   private static void check(Shape s, int connections, boolean concurrencyGiven) {

@@ -36,6 +36,11 @@ public final class ScaleBench {
     return names;
   }
 
+  /** The names and arity of the scale modes' options, no values (a parse-only check). */
+  public static void checkNames(String[] argv, int from) {
+    io.sluice.benchmarks.harness.Args.parse(argv, from, ScaleOptions.OPTIONS, ScaleOptions.FLAGS);
+  }
+
   /** Whether {@code argv} asks for a scale mode (or is one of its children). */
   public static boolean handles(String[] argv) {
     if (argv.length > 0 && (argv[0].equals("scale-server") || argv[0].equals("scale-client"))) {

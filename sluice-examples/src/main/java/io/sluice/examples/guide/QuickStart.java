@@ -1,5 +1,6 @@
 package io.sluice.examples.guide;
 
+// tag::readme-imports[]
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
@@ -10,6 +11,7 @@ import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import reactor.core.publisher.Mono;
+// end::readme-imports[]
 
 /** README's example: an echo server and a client doing one request-response over TCP. */
 public final class QuickStart {

@@ -218,6 +218,9 @@ class GuideSnippetsTest {
   private List<Path> pages() {
     List<Path> pages = new ArrayList<>();
     pages.add(root.resolve("README.md"));
+    if (Files.isRegularFile(root.resolve("CHANGELOG.md"))) {
+      pages.add(root.resolve("CHANGELOG.md"));
+    }
     try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
     } catch (IOException e) {
