@@ -61,6 +61,7 @@ class SluiceAutoConfigurationTest {
               runner
                   .withPropertyValues(
                       "sluice.server.enabled=false",
+                      "sluice.client.greeter.wait-for-server=30s",
                       "sluice.client.greeter.stub=" + ReactorGreeterClient.class.getName(),
                       "sluice.client.greeter.address=127.0.0.1:" + port)
                   .run(
@@ -118,6 +119,7 @@ class SluiceAutoConfigurationTest {
               runner
                   .withPropertyValues(
                       "sluice.server.enabled=false",
+                      "sluice.client.greeter.wait-for-server=30s",
                       "sluice.client.greeter.stub=" + FuturesGreeterClient.class.getName(),
                       "sluice.client.greeter.transport=grpc",
                       "sluice.client.greeter.deadline=20s",
@@ -152,8 +154,10 @@ class SluiceAutoConfigurationTest {
               runner
                   .withPropertyValues(
                       "sluice.server.enabled=false",
+                      "sluice.client.overRsocket.wait-for-server=30s",
                       "sluice.client.overRsocket.stub=" + ReactorGreeterClient.class.getName(),
                       "sluice.client.overRsocket.address=127.0.0.1:" + port,
+                      "sluice.client.overGrpc.wait-for-server=30s",
                       "sluice.client.overGrpc.stub=" + FuturesGreeterClient.class.getName(),
                       "sluice.client.overGrpc.transport=grpc",
                       "sluice.client.overGrpc.address=127.0.0.1:" + port)
@@ -193,7 +197,8 @@ class SluiceAutoConfigurationTest {
                   runner
                       .withPropertyValues(
                           "sluice.server.enabled=false",
-                          "sluice.client.greeter.stub=" + ReactorGreeterClient.class.getName(),
+                          "sluice.client.greeter.wait-for-server=30s",
+                      "sluice.client.greeter.stub=" + ReactorGreeterClient.class.getName(),
                           "sluice.client.greeter.transport=websocket",
                           "sluice.client.greeter.tls.enabled=true",
                           "sluice.client.greeter.tls.ca=" + cert,
@@ -248,7 +253,8 @@ class SluiceAutoConfigurationTest {
         .run(context -> assertThat(root(context.getStartupFailure())).hasMessageContaining("sluice.client.greeter.stub"));
     runner
         .withPropertyValues(
-            "sluice.server.enabled=false", "sluice.client.greeter.stub=" + ReactorGreeterClient.class.getName())
+            "sluice.server.enabled=false", "sluice.client.greeter.wait-for-server=30s",
+                      "sluice.client.greeter.stub=" + ReactorGreeterClient.class.getName())
         .run(context -> assertThat(root(context.getStartupFailure())).hasMessageContaining("sluice.client.greeter.address"));
     runner
         .withPropertyValues(
@@ -280,6 +286,7 @@ class SluiceAutoConfigurationTest {
               runner
                   .withPropertyValues(
                       "sluice.server.enabled=false",
+                      "sluice.client.up.wait-for-server=30s",
                       "sluice.client.up.stub=" + ReactorGreeterClient.class.getName(),
                       "sluice.client.up.address=127.0.0.1:" + port)
                   .run(
