@@ -100,6 +100,20 @@ public final class SluiceTracing {
     return client;
   }
 
+  /**
+   * An observer for {@link io.sluice.balancer.Balancer.Builder#attemptObserver}: each attempt of a
+   * call through the balancer becomes a span ({@code Attempt}, attributes {@code
+   * previous-rpc-attempts} as grpc-java's, {@code server.address}, and {@code retried} when it
+   * failed and the balancer sent the call again) under the call's client span, as grpc-java's
+   * attempts are. Put the balancer under {@link #clientInterceptor()}: {@code
+   * ClientInterceptors.intercept(balancer, tracing.clientInterceptor())}. The trace context the
+   * server receives is the call span's (the balancer resends the same request bytes), so a server
+   * span is the call span's child, beside the attempt spans. Needs sluice-balancer on the classpath.
+   */
+  public io.sluice.balancer.AttemptObserver balancerAttempts() {
+    return BalancerAttempts.observer(tracer);
+  }
+
   private Span start(MethodDescriptor<?, ?> method, SpanKind kind, Context parent) {
     return tracer.spanBuilder(method.fullName())
         .setSpanKind(kind)
@@ -208,6 +222,16 @@ public final class SluiceTracing {
           } catch (RuntimeException e) {
             ending.end(Status.fromThrowable(e));
             throw e;
+          }
+        }
+
+        // The transport's stream starts here (a single request at halfClose, a stream of requests
+        // at start or its first message): with the call's context current, a balancer's attempt
+        // spans (balancerAttempts()) find their parent.
+        @Override
+        public void sendMessage(Req message) {
+          try (Scope ignored = context.makeCurrent()) {
+            super.sendMessage(message);
           }
         }
 

@@ -247,6 +247,119 @@ class SluiceTracingTest {
     assertThat(spans).extracting(SpanData::getTraceId).containsOnly(caller.getTraceId());
   }
 
+  /** A server whose engine refuses every request (as without a lease): the balancer retries. */
+  static final class Refusing implements Requester {
+    @Override
+    public void fireAndForget(io.sluice.Message request, io.sluice.StreamListener listener) {
+      request.release();
+    }
+
+    @Override
+    public io.sluice.StreamHandle requestResponse(io.sluice.Message request, io.sluice.StreamListener listener) {
+      request.release();
+      listener.onError(new io.sluice.exceptions.RejectedException("no lease"));
+      return null;
+    }
+
+    @Override
+    public io.sluice.StreamHandle requestStream(io.sluice.Message request, long n, io.sluice.StreamListener listener) {
+      return requestResponse(request, listener);
+    }
+
+    @Override
+    public io.sluice.StreamHandle requestChannel(io.sluice.Message first, boolean complete, long n, io.sluice.StreamListener listener) {
+      return requestResponse(first, listener);
+    }
+
+    @Override
+    public void metadataPush(io.sluice.Message metadata, io.sluice.StreamListener listener) {
+      metadata.release();
+    }
+
+    @Override
+    public io.netty.buffer.ByteBufAllocator alloc() {
+      return io.netty.buffer.ByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    public java.util.concurrent.Executor executor() {
+      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void dispose() {}
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> onClose() {
+      return new java.util.concurrent.CompletableFuture<>();
+    }
+  }
+
+  @Test
+  void theBalancersRetriesAreAttemptsUnderOneCallSpan() throws Exception {
+    InetSocketAddress refusing = new InetSocketAddress("127.0.0.1", 1);
+    InetSocketAddress serving = (InetSocketAddress) rsocketServer.address();
+    // tag::balancer[]
+    io.sluice.balancer.Balancer balancer = io.sluice.balancer.Balancer.builder()
+        .addresses(io.sluice.balancer.AddressSource.fixed(List.of(refusing, serving)))
+        .connector(a -> a.equals(refusing)
+            ? java.util.concurrent.CompletableFuture.completedFuture((Requester) new Refusing())
+            : SluiceClient.builder(TcpClientTransport.create("127.0.0.1", serving.getPort())).connect().map(ReactorRequester::unwrap).toFuture())
+        .attemptObserver(tracing.balancerAttempts())
+        .build();
+    ReactorRequester calls = new ReactorRequester(ClientInterceptors.intercept(balancer, tracing.clientInterceptor()));
+    // end::balancer[]
+    try {
+      for (int i = 0; i < 3000 && balancer.servers().stream().filter(x -> x.state().equals("connected")).count() < 2; i++) {
+        Thread.sleep(10); // bounded: both connections up, so a refused first attempt has somewhere to go
+      }
+      // Each call's first pick is either server (power of two choices): bounded, until one was retried.
+      List<SpanData> spans = List.of();
+      for (int i = 0; i < 50 && spans.size() != 4; i++) {
+        exporter.reset();
+        assertThat(ReactorClientCalls.unary(calls, ECHO, CallOptions.DEFAULT, StringValue.of("b")).block(WAIT).getValue())
+            .isEqualTo("back:b");
+        waitFor(3); // client, server, one attempt
+        waitFor(4); // and a second attempt, when the first pick refused
+        spans = exporter.getFinishedSpanItems();
+      }
+      assertThat(spans).as("no call was retried in 50").hasSize(4);
+      SpanData call = one(spans, "test.Back/Echo", SpanKind.CLIENT);
+      SpanData server = one(spans, "test.Back/Echo", SpanKind.SERVER);
+      List<SpanData> attempts = spans.stream().filter(s -> s.getName().equals("Attempt")).toList();
+      assertThat(attempts).hasSize(2);
+      for (SpanData a : attempts) {
+        assertChild(a, call);
+      }
+      SpanData refused = attempts.stream().filter(a -> a.getStatus().getStatusCode() == StatusCode.ERROR).findFirst().orElseThrow();
+      assertThat(refused.getAttributes().get(BalancerAttempts.PREVIOUS_ATTEMPTS)).isEqualTo(0L);
+      assertThat(refused.getAttributes().get(BalancerAttempts.RETRIED)).isTrue();
+      assertThat(refused.getAttributes().get(BalancerAttempts.SERVER)).isEqualTo("127.0.0.1:1");
+      SpanData answered = attempts.stream().filter(a -> a != refused).findFirst().orElseThrow();
+      assertThat(answered.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+      assertThat(answered.getAttributes().get(BalancerAttempts.PREVIOUS_ATTEMPTS)).isEqualTo(1L);
+      assertChild(server, call);
+    } finally {
+      balancer.dispose();
+    }
+  }
+
+  /** True if {@code n} spans finish within a bounded wait (a retried call has 4, else 3). */
+  private static boolean waitFor(int n) throws InterruptedException {
+    for (int i = 0; i < 100 && exporter.getFinishedSpanItems().size() < n; i++) {
+      Thread.sleep(10);
+    }
+    return exporter.getFinishedSpanItems().size() >= n;
+  }
+
   private static final io.grpc.MethodDescriptor<StringValue, StringValue> GRPC_ECHO =
       io.grpc.MethodDescriptor.<StringValue, StringValue>newBuilder()
           .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
