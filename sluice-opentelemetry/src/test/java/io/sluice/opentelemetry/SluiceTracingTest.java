@@ -132,11 +132,13 @@ class SluiceTracingTest {
         .setTracerProvider(tp)
         .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
         .build();
-    tracing = SluiceTracing.create(otel);
+    // tag::wiring[]
+    tracing = SluiceTracing.create(otel); // any OpenTelemetry: the SDK, or GlobalOpenTelemetry.get()
     ServiceRegistry registry = ServiceRegistry.builder()
         .add(ServerInterceptors.intercept(back(), tracing.serverInterceptor()))
         .add(ServerInterceptors.intercept(front(), tracing.serverInterceptor()))
         .build();
+    // end::wiring[]
     rsocketServer = Connections.serve(TcpServerTransport.create("127.0.0.1", 0), ConnectionOptions.defaults(), RpcResponder.acceptor(registry))
         .get(30, TimeUnit.SECONDS);
     int port = ((InetSocketAddress) rsocketServer.address()).getPort();
@@ -165,7 +167,11 @@ class SluiceTracingTest {
   }
 
   private static ReactorRequester traced(Wire w) {
-    return new ReactorRequester(ClientInterceptors.intercept(w == Wire.RSOCKET ? rsocket : grpc, tracing.clientInterceptor()));
+    Requester connection = w == Wire.RSOCKET ? rsocket : grpc; // an RSocket connection or a GrpcChannel
+    // tag::client[]
+    Requester traced = ClientInterceptors.intercept(connection, tracing.clientInterceptor());
+    // end::client[]
+    return new ReactorRequester(traced);
   }
 
   /** Waits (bounded) for {@code n} finished spans: a server span may end just after the client's. */

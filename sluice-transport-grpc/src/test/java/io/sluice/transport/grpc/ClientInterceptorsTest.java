@@ -213,7 +213,10 @@ class ClientInterceptorsTest {
   @ParameterizedTest
   @EnumSource(Wire.class)
   void reactorCallsCarryTheHeader(Wire w) {
-    ReactorEchoServiceClient c = new ReactorEchoServiceClient(ClientInterceptors.intercept(wire(w), new BearerToken("r")));
+    Requester connection = wire(w); // an RSocket connection or a GrpcChannel
+    // tag::use[]
+    ReactorEchoServiceClient c = new ReactorEchoServiceClient(ClientInterceptors.intercept(connection, new BearerToken("r")));
+    // end::use[]
     assertThat(c.say(req("a")).block(WAIT).getText()).isEqualTo("a");
     assertThat(c.repeat(req("x").toBuilder().setCount(3).build()).collectList().block(WAIT)).hasSize(3);
     assertThat(c.join(Flux.just(req("a"), req("b"))).block(WAIT).getText()).isEqualTo("a,b");
@@ -427,6 +430,7 @@ class ClientInterceptorsTest {
     assertThat(seen.get("Say")).hasSize(1);
   }
 
+  // tag::refuse[]
   /** Refuses every call before anything is sent. */
   static final class Refusing implements ClientInterceptor {
     @Override
@@ -435,6 +439,7 @@ class ClientInterceptorsTest {
       return ClientInterceptors.failing(Status.of(Status.Code.UNAUTHENTICATED, "no token on the client"));
     }
   }
+  // end::refuse[]
 
   @ParameterizedTest
   @EnumSource(Wire.class)
