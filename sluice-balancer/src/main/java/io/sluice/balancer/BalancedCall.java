@@ -99,6 +99,18 @@ final class BalancedCall implements StreamHandle {
     this.maxAttempts = kind == FNF ? 1 : balancer.maxAttempts;
     this.tried = new Requester[maxAttempts];
     this.triedServers = new Server[maxAttempts];
+    this.observed = balancer.attemptObserver == AttemptObserver.NONE ? null : observeCall(balancer.attemptObserver);
+  }
+
+  /** What follows this call's attempts, or null. */
+  private final AttemptObserver.Call observed;
+
+  private static AttemptObserver.Call observeCall(AttemptObserver o) {
+    try {
+      return o.onCall();
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   String kindName() {
@@ -140,11 +152,13 @@ final class BalancedCall implements StreamHandle {
       return;
     }
     Attempt a = new Attempt(server, conn);
+    int previous;
     boolean exhausted;
     synchronized (this) {
       if (done) {
         return;
       }
+      previous = attempts;
       exhausted = attempts >= maxAttempts; // not reachable by the rules below; kept as a bound
       if (exhausted) {
         done = true;
@@ -163,6 +177,9 @@ final class BalancedCall implements StreamHandle {
     if (exhausted) {
       safeError(new IllegalStateException(kindName() + ": no attempts left"));
       return;
+    }
+    if (observed != null) {
+      a.observe(observed, previous);
     }
     server.requests.increment();
     if (kind != FNF) {
@@ -478,12 +495,17 @@ final class BalancedCall implements StreamHandle {
     return r < 0 ? Long.MAX_VALUE : r;
   }
 
+  private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Attempt, AttemptObserver.Attempt>
+      OBSERVER = java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(
+          Attempt.class, AttemptObserver.Attempt.class, "observer");
+
   /** One attempt: the listener of its stream on one connection. */
   private final class Attempt implements StreamListener {
     final Server server;
     final Requester conn;
     final long sentNanos = System.nanoTime();
     private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile AttemptObserver.Attempt observer; // null: nothing observes
     StreamHandle handle; // guarded by the call
     long demandIncluded; // guarded by the call
     boolean completeIncluded; // guarded by the call
@@ -494,8 +516,29 @@ final class BalancedCall implements StreamHandle {
       this.conn = conn;
     }
 
+    void observe(AttemptObserver.Call call, int previous) {
+      try {
+        observer = call.onAttempt(previous, server.address);
+      } catch (RuntimeException ignored) {
+        // An observer must not break calls.
+      }
+    }
+
+    /** Tells the observer, once, how the attempt ended. */
+    private void observedEnd(Throwable error, boolean retried) {
+      AttemptObserver.Attempt o = observer == null ? null : OBSERVER.getAndSet(this, null);
+      if (o != null) {
+        try {
+          o.onEnd(error, retried);
+        } catch (RuntimeException ignored) {
+          // An observer must not break calls.
+        }
+      }
+    }
+
     /** The attempt is over: no longer in flight on its server. */
     void end() {
+      observedEnd(null, false);
       if (kind != FNF && ended.compareAndSet(false, true)) {
         server.inflight.decrementAndGet();
         if (kind == RESPONSE) {
@@ -610,6 +653,7 @@ final class BalancedCall implements StreamHandle {
           releaseRequest();
         }
       }
+      observedEnd(e, retry);
       end();
       boolean connectionError =
           e instanceof ConnectionErrorException || e instanceof ConnectionCloseException;

@@ -66,6 +66,7 @@ public final class Balancer implements Requester {
   static final InternalLogger logger = InternalLoggerFactory.getInstance(Balancer.class);
 
   final int maxAttempts;
+  final AttemptObserver attemptObserver;
   final ServerSet servers;
   private final AddressSource source;
   private final ToIntFunction<Message> rankOf;
@@ -78,6 +79,7 @@ public final class Balancer implements Requester {
 
   private Balancer(Builder b) {
     this.maxAttempts = b.maxAttempts;
+    this.attemptObserver = b.attemptObserver;
     this.source = b.source;
     this.rankOf = b.rankOf;
     this.retryable = b.retryable;
@@ -465,6 +467,7 @@ public final class Balancer implements Requester {
     Duration backoffMax = Duration.ofSeconds(5);
     int failureThreshold = 5;
     int maxAttempts = 3;
+    AttemptObserver attemptObserver = AttemptObserver.NONE;
     Duration waitForServer = Duration.ofSeconds(5);
     int maxPending = 1024;
     Duration latencyDecay = Duration.ofSeconds(2);
@@ -472,6 +475,15 @@ public final class Balancer implements Requester {
     ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
 
     private Builder() {}
+
+    /**
+     * Tells {@code observer} of every call's attempts (default {@link AttemptObserver#NONE}): a
+     * tracer makes each attempt a span under the call's span.
+     */
+    public Builder attemptObserver(AttemptObserver observer) {
+      this.attemptObserver = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
 
     /** Where the servers come from (required). The balancer closes it when it closes. */
     public Builder addresses(AddressSource source) {

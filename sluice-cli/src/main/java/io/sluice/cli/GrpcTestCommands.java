@@ -37,7 +37,7 @@ final class GrpcTestCommands {
     String transport = transport(a);
     MetricsEndpoint metrics = MetricsEndpoint.start(a, err);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
-      ServiceRegistry registry = InteropServices.registry(service);
+      ServiceRegistry registry = CliTracing.serve(InteropServices.registry(service));
       CompletableFuture<Void> closed;
       int bound;
       if (transport.equals("grpc")) {
@@ -110,7 +110,7 @@ final class GrpcTestCommands {
       return 1;
     }
     try {
-      return new InteropClient(requester, CASE_WAIT).runAll(cases, out) == 0 ? 0 : 1;
+      return new InteropClient(CliTracing.call(requester), CASE_WAIT).runAll(cases, out) == 0 ? 0 : 1;
     } finally {
       requester.dispose();
     }

@@ -5,6 +5,7 @@ import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.InterceptedRequester;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.ResponseMetadataListener;
 import io.sluice.rpc.RpcInstrumentation;
@@ -30,6 +31,9 @@ import reactor.core.publisher.Mono;
  * {@link Status.Code#DEADLINE_EXCEEDED} and its stream is cancelled. The options' {@link
  * CallOptions#instrumentation()} observes each call, and its {@link
  * CallOptions#responseMetadata()} listener receives each call's response headers and trailers.
+ * Over a requester made by {@link io.sluice.rpc.ClientInterceptors#intercept} every call runs
+ * through its {@link io.sluice.rpc.ClientInterceptor}s first (and so do the futures, rxjava,
+ * mutiny, StreamObserver and blocking flavors, which call through here).
  *
  * <p><b>Threads.</b> The methods may be called from any thread. Responses arrive on the
  * connection's event loop, so operators downstream must not block there (move off with {@code
@@ -46,6 +50,11 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
+    if (requester.unwrap() instanceof InterceptedRequester ir) {
+      return InterceptedCalls.call(ir, method, options, request, null)
+          .singleOrEmpty()
+          .switchIfEmpty(Mono.error(() -> UnaryCall.noResponse(method)));
+    }
     if (PlainCalls.applies(options)) {
       return PlainCalls.unary(requester, method, options, request);
     }
@@ -66,6 +75,9 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
+    if (requester.unwrap() instanceof InterceptedRequester ir) {
+      return InterceptedCalls.call(ir, method, options, request, null);
+    }
     if (PlainCalls.applies(options)) {
       return PlainCalls.serverStreaming(requester, method, options, request);
     }
@@ -98,6 +110,9 @@ public final class ReactorClientCalls {
   private static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> channel(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Publisher<Req> requests) {
     Objects.requireNonNull(requests, "requests");
+    if (requester.unwrap() instanceof InterceptedRequester ir) {
+      return InterceptedCalls.call(ir, method, options, null, requests);
+    }
     return call(
         method,
         options,
@@ -133,6 +148,9 @@ public final class ReactorClientCalls {
   public static <Req extends MessageLite, Resp extends MessageLite> Mono<Void> fireAndForget(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
+    if (requester.unwrap() instanceof InterceptedRequester ir) {
+      return InterceptedCalls.call(ir, method, options, request, null).then();
+    }
     return call(
             method,
             options,

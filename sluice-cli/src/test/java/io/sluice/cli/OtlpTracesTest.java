@@ -1,0 +1,238 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.WireFormat;
+import com.sun.net.httpserver.HttpServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code grpc-test-server} and {@code grpc-test-client} in their own JVMs, as ./sluice starts them,
+ * with the standard OpenTelemetry variables pointing at a small OTLP/HTTP receiver on loopback (the
+ * JDK's HTTP server, decoding {@code ExportTraceServiceRequest}'s protobuf fields by number): the
+ * client's span and the server's span of a call arrive, the server's a child of the client's, each
+ * from its own {@code service.name}. Without the variables nothing is sent.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class OtlpTracesTest {
+  /** One span as OTLP sends it (opentelemetry-proto trace.proto field numbers). */
+  record Span(String service, String traceId, String spanId, String parentSpanId, String name, int kind) {}
+
+  private HttpServer receiver;
+  private final List<Span> spans = new CopyOnWriteArrayList<>();
+  private final List<Process> processes = new ArrayList<>();
+
+  @BeforeEach
+  void startReceiver() throws IOException {
+    receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    receiver.createContext("/v1/traces", exchange -> {
+      byte[] body = exchange.getRequestBody().readAllBytes();
+      try {
+        spans.addAll(decodeRequest(body));
+        exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
+        exchange.sendResponseHeaders(200, 0); // an empty ExportTraceServiceResponse
+      } catch (IOException | RuntimeException e) {
+        exchange.sendResponseHeaders(400, -1);
+      }
+      exchange.close();
+    });
+    receiver.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (Process p : processes) {
+      p.destroy();
+      p.waitFor(30, TimeUnit.SECONDS);
+    }
+    receiver.stop(0);
+  }
+
+  private Process start(Map<String, String> env, String... args) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+    pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    processes.add(p);
+    return p;
+  }
+
+  private Map<String, String> otel(String service) {
+    return Map.of(
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + receiver.getAddress().getPort(),
+        "OTEL_SERVICE_NAME", service,
+        "OTEL_TRACES_SAMPLER", "always_on",
+        "OTEL_BSP_SCHEDULE_DELAY", "100");
+  }
+
+  private static int listening(Process p) throws IOException {
+    BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    String first = lines.readLine();
+    assertThat(first).startsWith("LISTENING ");
+    return Integer.parseInt(first.substring("LISTENING ".length()).strip());
+  }
+
+  private static String run(Process client) throws Exception {
+    String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(client.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(client.exitValue()).as(out).isZero();
+    return out;
+  }
+
+  @Test
+  void aGrpcTestClientCallAndItsServerSpanAreOneTrace() throws Exception {
+    Process server = start(otel("test-server"), "grpc-test-server", "--port", "0");
+    int port = listening(server);
+    String out = run(start(otel("test-client"), "grpc-test-client", "--port", String.valueOf(port), "--test_case", "large_unary"));
+    assertThat(out).contains("PASS large_unary");
+    // The client flushed at exit; the server flushes every 100 ms.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (serverSpans("UnaryCall").isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    Span client = one("test-client", "grpc.testing.TestService/UnaryCall", 3);
+    Span serverSpan = one("test-server", "grpc.testing.TestService/UnaryCall", 2);
+    assertThat(serverSpan.traceId()).isEqualTo(client.traceId());
+    assertThat(serverSpan.parentSpanId()).isEqualTo(client.spanId());
+    assertThat(client.parentSpanId()).isEmpty();
+  }
+
+  @Test
+  void withoutTheVariablesNothingIsSent() throws Exception {
+    Process server = start(Map.of(), "grpc-test-server", "--port", "0");
+    int port = listening(server);
+    run(start(Map.of(), "grpc-test-client", "--port", String.valueOf(port), "--test_case", "empty_unary"));
+    server.destroy();
+    assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(spans).isEmpty();
+  }
+
+  private List<Span> serverSpans(String method) {
+    return spans.stream().filter(s -> s.kind() == 2 && s.name().endsWith("/" + method)).toList();
+  }
+
+  private Span one(String service, String name, int kind) {
+    List<Span> found = spans.stream()
+        .filter(s -> s.service().equals(service) && s.name().equals(name) && s.kind() == kind)
+        .toList();
+    assertThat(found).as(service + " " + name + " in " + spans).hasSize(1);
+    return found.get(0);
+  }
+
+  // ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+  // ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+  // Resource { repeated KeyValue attributes = 1; }  KeyValue { string key = 1; AnyValue value = 2; }
+  // AnyValue { string string_value = 1; ... }  ScopeSpans { scope = 1; repeated Span spans = 2; }
+  // Span { bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4;
+  //        string name = 5; SpanKind kind = 6; ... }
+  static List<Span> decodeRequest(byte[] body) throws IOException {
+    List<Span> out = new ArrayList<>();
+    CodedInputStream in = CodedInputStream.newInstance(body);
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      if (WireFormat.getTagFieldNumber(tag) == 1) {
+        decodeResourceSpans(in.readBytes(), out);
+      } else {
+        in.skipField(tag);
+      }
+    }
+    return out;
+  }
+
+  private static void decodeResourceSpans(ByteString b, List<Span> out) throws IOException {
+    CodedInputStream in = b.newCodedInput();
+    String service = "";
+    List<ByteString> scopes = new ArrayList<>();
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      switch (WireFormat.getTagFieldNumber(tag)) {
+        case 1 -> service = serviceName(in.readBytes());
+        case 2 -> scopes.add(in.readBytes());
+        default -> in.skipField(tag);
+      }
+    }
+    for (ByteString scope : scopes) {
+      CodedInputStream s = scope.newCodedInput();
+      for (int tag; (tag = s.readTag()) != 0; ) {
+        if (WireFormat.getTagFieldNumber(tag) == 2) {
+          out.add(decodeSpan(service, s.readBytes()));
+        } else {
+          s.skipField(tag);
+        }
+      }
+    }
+  }
+
+  private static String serviceName(ByteString resource) throws IOException {
+    CodedInputStream in = resource.newCodedInput();
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      if (WireFormat.getTagFieldNumber(tag) != 1) {
+        in.skipField(tag);
+        continue;
+      }
+      CodedInputStream kv = in.readBytes().newCodedInput();
+      String key = null;
+      String value = null;
+      for (int t; (t = kv.readTag()) != 0; ) {
+        switch (WireFormat.getTagFieldNumber(t)) {
+          case 1 -> key = kv.readString();
+          case 2 -> {
+            CodedInputStream any = kv.readBytes().newCodedInput();
+            for (int a; (a = any.readTag()) != 0; ) {
+              if (WireFormat.getTagFieldNumber(a) == 1) {
+                value = any.readString();
+              } else {
+                any.skipField(a);
+              }
+            }
+          }
+          default -> kv.skipField(t);
+        }
+      }
+      if ("service.name".equals(key)) {
+        return value;
+      }
+    }
+    return "";
+  }
+
+  private static Span decodeSpan(String service, ByteString b) throws IOException {
+    CodedInputStream in = b.newCodedInput();
+    HexFormat hex = HexFormat.of();
+    String traceId = "";
+    String spanId = "";
+    String parent = "";
+    String name = "";
+    int kind = 0;
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      switch (WireFormat.getTagFieldNumber(tag)) {
+        case 1 -> traceId = hex.formatHex(in.readBytes().toByteArray());
+        case 2 -> spanId = hex.formatHex(in.readBytes().toByteArray());
+        case 4 -> parent = hex.formatHex(in.readBytes().toByteArray());
+        case 5 -> name = in.readString();
+        case 6 -> kind = in.readEnum();
+        default -> in.skipField(tag);
+      }
+    }
+    return new Span(service, traceId, spanId, parent, name, kind);
+  }
+}
