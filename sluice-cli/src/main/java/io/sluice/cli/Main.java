@@ -57,6 +57,7 @@ public final class Main {
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
       new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of(), "grpc-test-server.txt"),
       new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
+      new Command("call", CallCommand.OPTIONS, CallCommand.FLAGS, "call.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
           "bench",
@@ -94,6 +95,11 @@ public final class Main {
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
+    return run(argv, System.in, out, err);
+  }
+
+  /** As {@link #run(String[], PrintStream, PrintStream)}, {@code in} as stdin ({@code call -d @}). */
+  static int run(String[] argv, InputStream in, PrintStream out, PrintStream err) {
     if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h")
         || argv[0].equals("help")) {
       if (argv.length == 2 && argv[0].equals("help") && COMMANDS.containsKey(argv[1])) {
@@ -113,6 +119,10 @@ public final class Main {
       return 0;
     }
     try {
+      if (command.name().equals("call")) {
+        // Positional arguments and grpcurl's short options: its own parser.
+        return CallCommand.run(argv, in, out, err);
+      }
       Args a = command.parse(argv);
       switch (command.name()) {
         case "demo":
