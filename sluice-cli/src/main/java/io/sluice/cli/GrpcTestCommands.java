@@ -33,18 +33,27 @@ final class GrpcTestCommands {
     String host = a.get("host", "127.0.0.1");
     int port = port(a, 0);
     String transport = transport(a);
+    boolean console = a.flag("console");
+    if (console && !transport.equals("grpc")) {
+      throw new Args.UsageException("--console is served on the gRPC port: drop --transport rsocket");
+    }
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
       ServiceRegistry registry = InteropServices.registry(service);
       CompletableFuture<Void> closed;
       int bound;
       if (transport.equals("grpc")) {
-        GrpcServer.Running server = InteropGrpc.serve(host, port, registry);
+        GrpcServer.Running server = InteropGrpc.serve(host, port, registry, console);
         bound = server.port();
         closed = server.onClose();
       } else {
         ServerTransport.Bound server = InteropRsocket.serve(host, port, registry);
         bound = ((InetSocketAddress) server.address()).getPort();
         closed = server.onClose();
+      }
+      if (console) {
+        err.println("sluice grpc-test-server: the console is at http://" + hostForUrl(host) + ":" + bound
+            + "/console/ (loopback clients only)");
+        err.flush();
       }
       out.println("LISTENING " + bound);
       out.flush();
@@ -55,6 +64,11 @@ final class GrpcTestCommands {
       err.println("sluice grpc-test-server: cannot serve on " + host + ":" + port + ": " + cause);
       return 1;
     }
+  }
+
+  /** {@code host} as a URL names it ({@code [::1]} for IPv6). */
+  static String hostForUrl(String host) {
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 
   /** {@code --transport}: grpc (default) or rsocket. */

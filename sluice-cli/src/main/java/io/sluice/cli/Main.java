@@ -47,7 +47,7 @@ public final class Main {
       new Command(
           "server",
           Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed")),
-          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease")),
+          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease", "console")),
           "server.txt"),
       new Command(
           "client",
@@ -55,7 +55,7 @@ public final class Main {
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
-      new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of(), "grpc-test-server.txt"),
+      new Command("grpc-test-server", Set.of("host", "port", "transport"), Set.of("console"), "grpc-test-server.txt"),
       new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
       new Command("call", CallCommand.OPTIONS, CallCommand.FLAGS, "call.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
@@ -276,6 +276,12 @@ public final class Main {
             .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
             .bind()
             .block(Duration.ofSeconds(10));
+    if (a.flag("console")) {
+      err.println("sluice server: the console is at http://"
+          + GrpcTestCommands.hostForUrl(a.get("host", "127.0.0.1")) + ":" + Endpoints.listening(transport, bound)
+          + "/console/ (loopback clients only)");
+      err.flush();
+    }
     out.println("LISTENING " + Endpoints.listening(transport, bound));
     out.flush();
     ScheduledExecutorService report = ServerLease.report(options.leasePolicy(), err);

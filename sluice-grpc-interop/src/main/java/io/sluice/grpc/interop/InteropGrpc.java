@@ -20,11 +20,17 @@ public final class InteropGrpc {
    * responses gzip-compressed for callers that accept gzip (the server_compressed cases).
    */
   public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry) {
-    return GrpcServer.create(host, port)
-        .withServices(registry)
-        .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
-        .withGzipResponses(true)
-        .start();
+    return serve(host, port, registry, false);
+  }
+
+  /** As {@link #serve(String, int, ServiceRegistry)}; {@code console}: the console page too. */
+  public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry, boolean console) {
+    GrpcServer server =
+        GrpcServer.create(host, port)
+            .withServices(registry)
+            .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
+            .withGzipResponses(true);
+    return (console ? server.withConsole() : server).start();
   }
 
   /**
