@@ -193,6 +193,9 @@ final class Endpoints {
     if (ANY.equals(a.get("transport", null))) {
       return anyServer(a, io, err);
     }
+    if (a.flag("console")) {
+      throw new Args.UsageException("--console is served by --transport any (the one port that serves HTTP)");
+    }
     Kind kind = kind(a);
     checkApplicable(a, kind);
     SslContext ssl = serverTls(a, err);
@@ -262,7 +265,20 @@ final class Endpoints {
         MultiProtocolServerTransport.create(a.get("host", "127.0.0.1"), port(a, 7878, true))
             .withWebSocketPath(wsPath(a))
             .withEventLoopGroup(EventLoops.shared(io));
+    if (a.flag("console")) {
+      // The echo responder is plain RSocket: the console shows health and reflection, which the
+      // port then serves over gRPC and HTTP/JSON, and the port's live figures.
+      t = t.withGrpc(consoleServices()).withConsole();
+    }
     return ssl == null ? t : t.withSsl(ssl);
+  }
+
+  /** grpc.health.v1.Health (the server SERVING) and server reflection, for server --console. */
+  static io.sluice.rpc.ServiceRegistry consoleServices() {
+    io.sluice.rpc.services.HealthService health = new io.sluice.rpc.services.HealthService();
+    health.setStatus("", io.sluice.rpc.services.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+    return io.sluice.rpc.services.ReflectionService.withReflection(
+        io.sluice.rpc.ServiceRegistry.builder().add(health).build());
   }
 
   /** What {@code LISTENING} names: the port of a TCP or WebSocket server, the socket file of uds. */

@@ -35,6 +35,10 @@ final class GrpcTestCommands {
     String host = a.get("host", "127.0.0.1");
     int port = port(a, 0);
     String transport = transport(a);
+    boolean console = a.flag("console");
+    if (console && !transport.equals("grpc")) {
+      throw new Args.UsageException("--console is served on the gRPC port: drop --transport rsocket");
+    }
     MetricsEndpoint metrics = MetricsEndpoint.start(a, err);
     try (TestServiceImpl service = new TestServiceImpl("sluice-" + ProcessHandle.current().pid())) {
       ServiceRegistry registry = CliTracing.serve(InteropServices.registry(service));
@@ -46,7 +50,8 @@ final class GrpcTestCommands {
                 host,
                 port,
                 registry,
-                metrics == null ? RpcInstrumentation.NONE : metrics.metrics().grpcServer());
+                metrics == null ? RpcInstrumentation.NONE : metrics.metrics().grpcServer(),
+                console);
         bound = server.port();
         closed = server.onClose();
       } else {
@@ -61,6 +66,11 @@ final class GrpcTestCommands {
         bound = ((InetSocketAddress) server.address()).getPort();
         closed = server.onClose();
       }
+      if (console) {
+        err.println("sluice grpc-test-server: the console is at http://" + hostForUrl(host) + ":" + bound
+            + "/console/ (loopback clients only)");
+        err.flush();
+      }
       out.println("LISTENING " + bound);
       out.flush();
       closed.join();
@@ -74,6 +84,11 @@ final class GrpcTestCommands {
         metrics.close();
       }
     }
+  }
+
+  /** {@code host} as a URL names it ({@code [::1]} for IPv6). */
+  static String hostForUrl(String host) {
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 
   /** {@code --transport}: grpc (default) or rsocket. */

@@ -47,7 +47,7 @@ public final class Main {
       new Command(
           "server",
           Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed", "metrics-port")),
-          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease")),
+          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease", "console")),
           "server.txt"),
       new Command(
           "client",
@@ -55,8 +55,9 @@ public final class Main {
           Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
-      new Command("grpc-test-server", Set.of("host", "port", "transport", "metrics-port"), Set.of(), "grpc-test-server.txt"),
+      new Command("grpc-test-server", Set.of("host", "port", "transport", "metrics-port"), Set.of("console"), "grpc-test-server.txt"),
       new Command("grpc-test-client", Set.of("host", "port", "test_case", "transport"), Set.of(), "grpc-test-client.txt"),
+      new Command("call", CallCommand.OPTIONS, CallCommand.FLAGS, "call.txt"),
       // Reached only as java -jar ...-all.jar bench: ./sluice bench runs sluice-benchmarks instead.
       new Command(
           "bench",
@@ -132,6 +133,11 @@ public final class Main {
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
+    return run(argv, System.in, out, err);
+  }
+
+  /** As {@link #run(String[], PrintStream, PrintStream)}, {@code in} as stdin ({@code call -d @}). */
+  static int run(String[] argv, InputStream in, PrintStream out, PrintStream err) {
     if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h")
         || argv[0].equals("help")) {
       if (argv.length == 2 && argv[0].equals("help") && COMMANDS.containsKey(argv[1])) {
@@ -151,6 +157,10 @@ public final class Main {
       return 0;
     }
     try {
+      if (command.name().equals("call")) {
+        // Positional arguments and grpcurl's short options: its own parser.
+        return CallCommand.run(argv, in, out, err);
+      }
       Args a = command.parse(argv);
       switch (command.name()) {
         case "demo":
@@ -320,6 +330,12 @@ public final class Main {
             .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
             .bind()
             .block(Duration.ofSeconds(10));
+    if (a.flag("console")) {
+      err.println("sluice server: the console is at http://"
+          + GrpcTestCommands.hostForUrl(a.get("host", "127.0.0.1")) + ":" + Endpoints.listening(transport, bound)
+          + "/console/ (loopback clients only)");
+      err.flush();
+    }
     out.println("LISTENING " + Endpoints.listening(transport, bound));
     out.flush();
     ScheduledExecutorService report = ServerLease.report(options.leasePolicy(), err);

@@ -20,19 +20,38 @@ public final class InteropGrpc {
    * responses gzip-compressed for callers that accept gzip (the server_compressed cases).
    */
   public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry) {
-    return serve(host, port, registry, io.sluice.rpc.RpcInstrumentation.NONE);
+    return serve(host, port, registry, io.sluice.rpc.RpcInstrumentation.NONE, false);
   }
 
   /** As {@link #serve(String, int, ServiceRegistry)}, every call observed by {@code instrumentation}. */
   public static GrpcServer.Running serve(
       String host, int port, ServiceRegistry registry, io.sluice.rpc.RpcInstrumentation instrumentation) {
-    return GrpcServer.create(host, port)
-        .withServices(
-            io.sluice.transport.grpc.GrpcServices.of(registry)
-                .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
-                .withGzipResponses(true)
-                .withInstrumentation(instrumentation))
-        .start();
+    return serve(host, port, registry, instrumentation, false);
+  }
+
+  /** As {@link #serve(String, int, ServiceRegistry)}; {@code console}: the console page too. */
+  public static GrpcServer.Running serve(String host, int port, ServiceRegistry registry, boolean console) {
+    return serve(host, port, registry, io.sluice.rpc.RpcInstrumentation.NONE, console);
+  }
+
+  /**
+   * As {@link #serve(String, int, ServiceRegistry)}, every call observed by {@code
+   * instrumentation}; {@code console}: the console page too.
+   */
+  public static GrpcServer.Running serve(
+      String host,
+      int port,
+      ServiceRegistry registry,
+      io.sluice.rpc.RpcInstrumentation instrumentation,
+      boolean console) {
+    GrpcServer server =
+        GrpcServer.create(host, port)
+            .withServices(
+                io.sluice.transport.grpc.GrpcServices.of(registry)
+                    .withMaxInboundMessageSize(InteropRsocket.MAX_MESSAGE_BYTES)
+                    .withGzipResponses(true)
+                    .withInstrumentation(instrumentation));
+    return (console ? server.withConsole() : server).start();
   }
 
   /**

@@ -146,12 +146,13 @@ public final class GrpcServer {
   }
 
   private static GrpcServices copy(GrpcServices from, ServiceRegistry registry) {
-    return GrpcServices.of(registry)
+    GrpcServices copy = GrpcServices.of(registry)
         .withMaxInboundMessageSize(from.maxInboundMessageSize())
         .withGzipResponses(from.gzipResponses())
         .withInstrumentation(from.instrumentation())
         .withCorsAllowedOrigins(from.corsAllowedOrigins().toArray(String[]::new))
         .withRequestBodyTimeout(from.requestBodyTimeout());
+    return from.console() == null ? copy : copy.withConsole(from.console());
   }
 
   /** Serves as {@code services} says. */
@@ -169,6 +170,19 @@ public final class GrpcServer {
   /** See {@link GrpcServices#withGzipResponses}; set the services first. */
   public GrpcServer withGzipResponses(boolean gzip) {
     return withServices(services().withGzipResponses(gzip));
+  }
+
+  /**
+   * Serves the console page at {@code http://HOST:PORT/console/} to loopback clients (see {@link
+   * Console}); set the services first.
+   */
+  public GrpcServer withConsole() {
+    return withServices(services().withConsole());
+  }
+
+  /** Serves the console page as {@code console} says; set the services first. */
+  public GrpcServer withConsole(Console console) {
+    return withServices(services().withConsole(console));
   }
 
   private GrpcServices services() {
@@ -271,12 +285,13 @@ public final class GrpcServer {
   public CompletableFuture<Running> bind() {
     WebRoute route = new WebRoute(services());
     EventLoopGroup loops = group != null ? group : EventLoops.shared();
+    // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
+    HttpServerConnections connections = new HttpServerConnections(ch -> true);
+    route.countConnections(connections::size);
     H2Handler.Limits limits =
         Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
             .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
     String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
-    // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
-    HttpServerConnections connections = new HttpServerConnections(ch -> true);
     return ServerChannels.bind(
             a -> scheme + " server " + a,
             loops,

@@ -36,6 +36,7 @@ public final class GrpcServices {
   private final RpcInstrumentation instrumentation;
   private final Set<String> corsAllowedOrigins;
   private final Duration requestBodyTimeout;
+  private final Console console; // null: no console
 
   private GrpcServices(
       ServiceRegistry registry,
@@ -43,7 +44,9 @@ public final class GrpcServices {
       boolean gzipResponses,
       RpcInstrumentation instrumentation,
       Set<String> corsAllowedOrigins,
-      Duration requestBodyTimeout) {
+      Duration requestBodyTimeout,
+      Console console) {
+    this.console = console;
     this.registry = registry;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.gzipResponses = gzipResponses;
@@ -60,7 +63,8 @@ public final class GrpcServices {
         false,
         RpcInstrumentation.NONE,
         Set.of(),
-        DEFAULT_REQUEST_BODY_TIMEOUT);
+        DEFAULT_REQUEST_BODY_TIMEOUT,
+        null);
   }
 
   /**
@@ -71,7 +75,7 @@ public final class GrpcServices {
     if (bytes < 0) {
       throw new IllegalArgumentException("max inbound message size must not be negative, got " + bytes);
     }
-    return new GrpcServices(registry, bytes, gzipResponses, instrumentation, corsAllowedOrigins, requestBodyTimeout);
+    return new GrpcServices(registry, bytes, gzipResponses, instrumentation, corsAllowedOrigins, requestBodyTimeout, console);
   }
 
   /**
@@ -80,7 +84,7 @@ public final class GrpcServices {
    */
   public GrpcServices withGzipResponses(boolean gzip) {
     return new GrpcServices(
-        registry, maxInboundMessageSize, gzip, instrumentation, corsAllowedOrigins, requestBodyTimeout);
+        registry, maxInboundMessageSize, gzip, instrumentation, corsAllowedOrigins, requestBodyTimeout, console);
   }
 
   /** Observes every call (metrics, tracing). */
@@ -91,7 +95,8 @@ public final class GrpcServices {
         gzipResponses,
         Objects.requireNonNull(instrumentation, "instrumentation"),
         corsAllowedOrigins,
-        requestBodyTimeout);
+        requestBodyTimeout,
+        console);
   }
 
   /**
@@ -109,7 +114,7 @@ public final class GrpcServices {
         throw new IllegalArgumentException("an origin is scheme://host[:port] without a path, got '" + o + "'");
       }
     }
-    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, set, requestBodyTimeout);
+    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, set, requestBodyTimeout, console);
   }
 
   /**
@@ -126,7 +131,27 @@ public final class GrpcServices {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, got " + timeout);
     }
-    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, corsAllowedOrigins, timeout);
+    return new GrpcServices(registry, maxInboundMessageSize, gzipResponses, instrumentation, corsAllowedOrigins, timeout, console);
+  }
+
+  /**
+   * Serves the console page at {@code /console/} (see {@link Console}): loopback clients only,
+   * the figures counted by the console from the calls and connections of the server.
+   */
+  public GrpcServices withConsole() {
+    return withConsole(Console.create());
+  }
+
+  /** Serves the console page as {@code console} says. */
+  public GrpcServices withConsole(Console console) {
+    return new GrpcServices(
+        registry, maxInboundMessageSize, gzipResponses, instrumentation, corsAllowedOrigins, requestBodyTimeout,
+        Objects.requireNonNull(console, "console"));
+  }
+
+  /** The console, or null when none is served (the default). */
+  public Console console() {
+    return console;
   }
 
   /** See {@link #withRequestBodyTimeout}. */

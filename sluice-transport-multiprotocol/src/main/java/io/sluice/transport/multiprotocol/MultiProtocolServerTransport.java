@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
+import io.sluice.transport.grpc.Console;
 import io.sluice.transport.grpc.GrpcServices;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.H2Handler;
@@ -219,6 +220,25 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   public MultiProtocolServerTransport withGrpc(GrpcServices services) {
     Objects.requireNonNull(services, "services");
     return with(s -> s.grpc = services);
+  }
+
+  /**
+   * Serves the console page at {@code http://HOST:PORT/console/} to loopback clients (see {@link
+   * Console}): over HTTP/1.1 and HTTP/2, beside the gRPC services; call {@link #withGrpc} first.
+   *
+   * @throws IllegalStateException without {@link #withGrpc} (the console shows and calls its services)
+   */
+  public MultiProtocolServerTransport withConsole() {
+    return withConsole(Console.create());
+  }
+
+  /** Serves the console page as {@code console} says; call {@link #withGrpc} first. */
+  public MultiProtocolServerTransport withConsole(Console console) {
+    Objects.requireNonNull(console, "console");
+    if (settings.grpc == null) {
+      throw new IllegalStateException("the console shows the gRPC services: call withGrpc(registry) first");
+    }
+    return with(s -> s.grpc = s.grpc.withConsole(console));
   }
 
   @Override

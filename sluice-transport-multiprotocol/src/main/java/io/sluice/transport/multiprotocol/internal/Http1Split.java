@@ -9,7 +9,7 @@ import io.sluice.transport.grpc.internal.web.WebRoute;
 
 /**
  * An HTTP/1.x connection's first request decides who serves the connection: gRPC-Web, HTTP/JSON
- * and CORS preflights ({@link Http1Handler#serves}) go to the gRPC server's HTTP/1.1 handler,
+ * and CORS preflights ({@link Http1Handler#serves}), and the console's pages when it has one, go to the gRPC server's HTTP/1.1 handler,
  * anything else to the WebSocket upgrade handling (404 or 426 for what is not an upgrade). Sits
  * right behind the request decoder, and leaves once it has chosen; until then the detection
  * deadline runs. Runs on the connection's event loop; autoRead is off.
@@ -35,7 +35,7 @@ final class Http1Split extends ChannelInboundHandlerAdapter {
     chosen = true;
     deadline.settle(); // the chosen handler's own timeouts take over
     // The chosen handlers go in behind this one, get the request from it, and then it leaves.
-    if (Http1Handler.serves(req)) {
+    if (Http1Handler.serves(req) || (web != null && web.servesConsole(req.uri()))) {
       Http1Handler.takeOver(ctx, web, req);
     } else {
       routes.webSocketUpgrade(ctx);

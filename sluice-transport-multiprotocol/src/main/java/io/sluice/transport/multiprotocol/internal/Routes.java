@@ -70,6 +70,9 @@ public final class Routes {
     this.onConnection = onConnection;
     this.webSockets = new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
     this.connections = new HttpServerConnections(Routes::undecided);
+    if (grpc != null) {
+      grpc.countConnections(connections::size); // the console's figures, when it has one
+    }
   }
 
   /**

@@ -53,6 +53,11 @@ public final class HttpServerConnections {
     }
   }
 
+  /** Connections open now (a racy read, for figures). */
+  public int size() {
+    return open.size();
+  }
+
   /**
    * Tells the client of every HTTP/2 connection to open no more streams (GOAWAY, with the last
    * stream it opened); the streams open go on.

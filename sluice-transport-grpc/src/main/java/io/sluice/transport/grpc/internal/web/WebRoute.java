@@ -24,6 +24,7 @@ import io.sluice.transport.grpc.internal.ReadBudget;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * Starts the calls of a gRPC server: gRPC requests go to {@link GrpcRoute}; gRPC-Web, HTTP/JSON
@@ -44,14 +45,63 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
   private final RpcInstrumentation instrumentation;
   private final Cors cors;
   private final long bodyTimeoutNanos;
+  private final ConsolePages console; // null: no console
 
   public WebRoute(GrpcServices services) {
+    this.console = services.console() == null ? null : new ConsolePages(services.console(), services.registry());
+    if (console != null && console.ownFigures() != null) {
+      services = services.withInstrumentation(both(services.instrumentation(), console.ownFigures()));
+    }
     this.grpc = new GrpcRoute(services);
     this.registry = services.registry();
     this.maxInboundMessageSize = services.maxInboundMessageSize();
     this.instrumentation = services.instrumentation();
     this.cors = new Cors(services.corsAllowedOrigins());
     this.bodyTimeoutNanos = services.requestBodyTimeout().toNanos();
+  }
+
+  /** The console counts the server's connections with {@code connections} (once, at bind). */
+  public void countConnections(IntSupplier connections) {
+    if (console != null) {
+      console.countConnections(connections);
+    }
+  }
+
+  /** True for a request the console serves: this server has one, and the path is under it. */
+  public boolean servesConsole(CharSequence path) {
+    return console != null && ConsolePages.claims(path);
+  }
+
+  /** Both observe every call (a throwing one does not stop the other: see CallObservation). */
+  private static RpcInstrumentation both(RpcInstrumentation first, RpcInstrumentation second) {
+    if (first == RpcInstrumentation.NONE) {
+      return second;
+    }
+    return (md, method) -> {
+      RpcInstrumentation.CallObserver a = CallObservation.start(first, md, method);
+      RpcInstrumentation.CallObserver b = CallObservation.start(second, md, method);
+      return new RpcInstrumentation.CallObserver() {
+        @Override
+        public void onFirstResponse(long nanosSinceStart) {
+          try {
+            a.onFirstResponse(nanosSinceStart);
+          } catch (RuntimeException ignored) {
+            // Instrumentation must not break calls.
+          }
+          b.onFirstResponse(nanosSinceStart);
+        }
+
+        @Override
+        public void onEnd(Status status, long nanosSinceStart) {
+          try {
+            a.onEnd(status, nanosSinceStart);
+          } catch (RuntimeException ignored) {
+            // Instrumentation must not break calls.
+          }
+          b.onEnd(status, nanosSinceStart);
+        }
+      };
+    };
   }
 
   /** True for a request that gRPC-Web, HTTP/JSON or CORS serve (gRPC excluded). */
@@ -62,11 +112,15 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
 
   @Override
   public boolean claims(Http2Headers headers) {
-    return grpc.claims(headers) || claimsWeb(headers.method(), headers);
+    return grpc.claims(headers) || claimsWeb(headers.method(), headers) || servesConsole(headers.path());
   }
 
   @Override
   public H2Handler.StreamSink route(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream) {
+    if (!grpc.claims(headers) && servesConsole(headers.path()) && headers.method() != null) {
+      console.serve(new H2Exchange(handler, stream, endStream), headers.method(), headers.path());
+      return null;
+    }
     if (grpc.claims(headers) || !claimsWeb(headers.method(), headers)) {
       return grpc.route(handler, stream, headers, endStream);
     }
@@ -93,6 +147,10 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
    * @param headers the request's headers, names in lower case (pseudo-headers ignored)
    */
   WebCall<?, ?> start(WebExchange ex, CharSequence method, CharSequence path, Http2Headers headers) {
+    if (servesConsole(path)) {
+      console.serve(ex, method, path);
+      return null;
+    }
     CharSequence origin = headers.get(Cors.ORIGIN);
     if (Cors.isPreflight(method, headers)) {
       Http2Headers h = cors.preflight(headers);
