@@ -21,6 +21,7 @@ import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.grpc.internal.GrpcTimeout;
 import io.sluice.transport.grpc.internal.GrpcWire;
 import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * request; gRPC over HTTP/2 serves them), INTERNAL for a malformed {@code grpc-timeout}. Immutable:
  * one per bound server, shared by its connections.
  */
-public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
+public final class WebRoute implements H2Handler.Router, ServerStreams.Route, HttpRoutes {
   private final GrpcRoute grpc;
   private final ServiceRegistry registry;
   private final int maxInboundMessageSize;
@@ -52,6 +53,26 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
     this.instrumentation = services.instrumentation();
     this.cors = new Cors(services.corsAllowedOrigins());
     this.bodyTimeoutNanos = services.requestBodyTimeout().toNanos();
+  }
+
+  @Override
+  public String name() {
+    return "grpc";
+  }
+
+  @Override
+  public ServerStreams.Route http2() {
+    return this;
+  }
+
+  @Override
+  public boolean servesHttp1(io.netty.handler.codec.http.HttpRequest first) {
+    return Http1Handler.serves(first);
+  }
+
+  @Override
+  public void takeOverHttp1(io.netty.channel.ChannelHandlerContext from, io.netty.handler.codec.http.HttpRequest first) {
+    Http1Handler.takeOver(from, this, first);
   }
 
   /** True for a request that gRPC-Web, HTTP/JSON or CORS serve (gRPC excluded). */
