@@ -268,7 +268,7 @@ final class Endpoints {
     if (a.flag("console")) {
       // The echo responder is plain RSocket: the console shows health and reflection, which the
       // port then serves over gRPC and HTTP/JSON, and the port's live figures.
-      t = t.withGrpc(consoleServices()).withConsole();
+      t = t.withHttpRoutes(io.sluice.transport.grpc.GrpcServices.of(consoleServices()).withConsole().httpRoutes());
     }
     return ssl == null ? t : t.withSsl(ssl);
   }

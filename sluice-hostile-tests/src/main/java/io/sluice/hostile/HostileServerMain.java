@@ -13,6 +13,7 @@ import io.sluice.core.ConnectionOptions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.GrpcServer;
+import io.sluice.transport.grpc.GrpcServices;
 import io.sluice.transport.http2.Http2ServerTransport;
 import io.sluice.transport.multiprotocol.MultiProtocolServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
@@ -156,7 +157,7 @@ public final class HostileServerMain {
       return;
     } else if ("mpgrpc".equals(http2)) {
       MultiProtocolServerTransport mp =
-          MultiProtocolServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections).withGrpc(grpc.registry());
+          MultiProtocolServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections).withHttpRoutes(GrpcServices.of(grpc.registry()).httpRoutes());
       transport =
           prefaceTimeoutMs > 0 ? mp.withDetectionTimeout(Duration.ofMillis(prefaceTimeoutMs)) : mp;
     } else if (http2 != null) {

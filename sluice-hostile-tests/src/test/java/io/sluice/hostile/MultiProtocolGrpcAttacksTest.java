@@ -3,7 +3,7 @@ package io.sluice.hostile;
 /**
  * {@link GrpcHttp2AttacksTest} (the HTTP/2 attacks as gRPC calls, grpc-java the well-behaved
  * client) against the multiprotocol port with gRPC on ({@code
- * MultiProtocolServerTransport.withGrpc}): its defaults but a 2 s write-stall timeout.
+ * MultiProtocolServerTransport.withHttpRoutes}): its defaults but a 2 s write-stall timeout.
  */
 class MultiProtocolGrpcAttacksTest extends GrpcHttp2AttacksTest {
   @Override

@@ -189,7 +189,7 @@ final class SluiceServerFactory {
           MultiProtocolServerTransport t =
               MultiProtocolServerTransport.create(p.getHost(), p.getPort())
                   .withWebSocketPath(p.getWebsocketPath())
-                  .withGrpc(grpc(registry, limits, instrumentation));
+                  .withHttpRoutes(grpc(registry, limits, instrumentation).httpRoutes());
           t = maxConnections == null ? t : t.withMaxConnections(maxConnections);
           if (limits.getMaxConcurrentStreams() != null) {
             t = t.withMaxConcurrentStreams(limits.getMaxConcurrentStreams());

@@ -1,10 +1,5 @@
 package io.sluice.transport.grpc;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
@@ -12,11 +7,9 @@ import io.netty.util.AsciiString;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.transport.grpc.internal.client.ClientConnection;
-import io.sluice.transport.http2.internal.AlpnH2;
+import io.sluice.transport.http2.internal.H2Connector;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
-import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -154,65 +147,25 @@ public final class GrpcClientTransport {
    * UNAVAILABLE.
    */
   public CompletableFuture<GrpcChannel> connect() {
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    H2Handler.Limits limits = Http2Options.limits(0, streamWindow, maxHeaderList, false);
+    H2Connector.Target target =
+        new H2Connector.Target(
+            group, host, port, ssl, connectTimeoutMillis, Http2Options.limits(0, streamWindow, maxHeaderList, false));
     String peer = "the gRPC server at " + host + ":" + port;
-    AsciiString scheme = AsciiString.of(ssl != null ? "https" : "http");
-    AsciiString authority = AsciiString.of(host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port);
     CompletableFuture<GrpcChannel> result = new CompletableFuture<>();
-    Bootstrap b =
-        new Bootstrap()
-            .group(loops)
-            .channel(EventLoops.socketChannel(EventLoops.modeOf(loops)))
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (ssl == null) {
-                      ch.pipeline().addLast(H2Handler.build(false, limits, null));
-                      return;
-                    }
-                    ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
-                    ch.pipeline()
-                        .addLast(
-                            new AlpnH2(
-                                () -> H2Handler.build(false, limits, null),
-                                peer,
-                                new AlpnH2.Outcome() {
-                                  @Override
-                                  public void onHttp2(H2Handler handler) {
-                                    result.complete(channel(handler, scheme, authority, peer));
-                                  }
+    H2Connector.connect(
+        target,
+        peer,
+        new H2Connector.Outcome() {
+          @Override
+          public void onHttp2(H2Handler handler) {
+            result.complete(channel(handler, target.scheme(), target.authority(), peer));
+          }
 
-                                  @Override
-                                  public void onFailure(Throwable cause) {
-                                    result.completeExceptionally(unavailable(peer, cause));
-                                  }
-                                }));
-                  }
-                });
-    long start = System.nanoTime();
-    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
-    b.connect(InetSocketAddress.createUnresolved(host, port))
-        .addListener(
-            (ChannelFuture f) -> {
-              if (!f.isSuccess()) {
-                result.completeExceptionally(unavailable(peer, f.cause()));
-              } else if (ssl != null) {
-                AlpnH2.failAtConnectDeadline(
-                    f.channel(), start, connectTimeoutMillis, peer,
-                    cause -> result.completeExceptionally(unavailable(peer, cause)), result);
-              } else {
-                H2Handler h = f.channel().pipeline().get(H2Handler.class);
-                if (h == null || !f.channel().isActive()) {
-                  result.completeExceptionally(unavailable(peer, new java.io.IOException("the connection closed at once")));
-                } else {
-                  result.complete(channel(h, scheme, authority, peer));
-                }
-              }
-            });
+          @Override
+          public void onFailure(Throwable cause) {
+            result.completeExceptionally(unavailable(peer, cause));
+          }
+        });
     return result;
   }
 

@@ -1,7 +1,6 @@
 package io.sluice.transport.grpc;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
@@ -10,12 +9,12 @@ import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.internal.web.AlpnGrpc;
 import io.sluice.transport.grpc.internal.web.CleartextDetector;
 import io.sluice.transport.grpc.internal.web.Http1Handler;
-import io.sluice.transport.grpc.internal.web.HttpServerConnections;
+import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
-import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.ServerChannels;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import io.netty.channel.ChannelHandlerContext;
@@ -284,27 +282,16 @@ public final class GrpcServer {
   /** Binds and starts serving; the future fails if the address cannot be bound. */
   public CompletableFuture<Running> bind() {
     WebRoute route = new WebRoute(services());
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
-    HttpServerConnections connections = new HttpServerConnections(ch -> true);
-    route.countConnections(connections::size);
     H2Handler.Limits limits =
         Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
             .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
-    String scheme = ssl != null ? "gRPC over h2" : "gRPC over h2c";
-    return ServerChannels.bind(
-            a -> scheme + " server " + a,
-            loops,
-            EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
-            address,
-            b ->
-                b.option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.AUTO_READ, true),
-            ssl,
-            maxConnections,
-            childSetup(route, limits, connections),
-            new ServerChannels.Hooks() {})
+    // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
+    HttpServerConnections connections = new HttpServerConnections(ch -> true);
+    route.countConnections(connections::size);
+    return H2Server.bind(
+            ssl != null ? "gRPC over h2" : "gRPC over h2c",
+            address, group, ssl, maxConnections, prefaceTimeout, connections,
+            protocols(route, limits), null)
         .thenApply(b -> new Running(b, connections));
   }
 
@@ -321,16 +308,28 @@ public final class GrpcServer {
     }
   }
 
-  /** What each accepted connection gets (after TLS, which ServerChannels adds). */
+  /** What the bind does with each accepted connection after TLS (for tests that move a channel's clock). */
   ServerChannels.ChildSetup childSetup(WebRoute route, H2Handler.Limits limits, HttpServerConnections connections) {
+    Consumer<Channel> protocols = protocols(route, limits);
     long prefaceMillis = prefaceTimeout.toMillis();
+    return ch -> {
+      connections.add(ch);
+      protocols.accept(ch);
+      H2Server.closeWithoutPreface(ch, prefaceMillis);
+    };
+  }
+
+  /**
+   * The protocol handlers of each accepted connection (after TLS, which the bind adds): HTTP/2,
+   * or HTTP/1.1 for gRPC-Web and HTTP/JSON; the first request's head is timed from accept, as the
+   * HTTP/2 preface is (H2Server).
+   */
+  Consumer<Channel> protocols(WebRoute route, H2Handler.Limits limits) {
     Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
-    // The first request's head is timed from accept (closeWithoutPreface), not from here.
     Consumer<ChannelHandlerContext> http1 = ctx -> Http1Handler.install(ctx.pipeline(), route, 0, maxHeaderList);
     boolean tlsHttp1 =
         ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ch -> {
-      connections.add(ch);
       if (ssl == null) {
         // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
         ch.pipeline().addLast(new CleartextDetector(http2, http1));
@@ -339,32 +338,7 @@ public final class GrpcServer {
       } else {
         ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, route), "the client", null));
       }
-      closeWithoutPreface(ch, prefaceMillis);
     };
-  }
-
-  /**
-   * Closes {@code ch} if, {@code millis} after its accept, it has not sent its HTTP/2 preface or
-   * the head of its first HTTP/1.1 request (TLS handshake included).
-   */
-  private static void closeWithoutPreface(Channel ch, long millis) {
-    ch.eventLoop()
-        .schedule(
-            () -> {
-              Http1Handler h1 = ch.pipeline().get(Http1Handler.class);
-              if (h1 != null) {
-                if (h1.awaitingFirstRequest()) {
-                  ch.close(); // after that, HTTP/1.1 keeps its own time between requests
-                }
-                return;
-              }
-              H2Handler h = ch.pipeline().get(H2Handler.class);
-              if (h == null || !h.decoder().prefaceReceived()) {
-                ch.close();
-              }
-            },
-            millis,
-            TimeUnit.MILLISECONDS);
   }
 
   @Override

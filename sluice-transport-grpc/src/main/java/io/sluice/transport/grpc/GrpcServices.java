@@ -2,6 +2,8 @@ package io.sluice.transport.grpc;
 
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServiceRegistry;
+import io.sluice.transport.grpc.internal.web.WebRoute;
+import io.sluice.transport.http2.HttpRoutes;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
@@ -10,7 +12,8 @@ import java.util.Set;
 /**
  * What a gRPC server serves and how: the services, the largest request message accepted, whether
  * responses are gzip-compressed, and the instrumentation that observes calls. Used by {@link
- * GrpcServer} and by the multiprotocol server's {@code withGrpc}. Immutable: each {@code with*}
+ * GrpcServer}, and by any server of several protocols through {@link #httpRoutes()} (the one-port
+ * server's {@code withHttpRoutes}). Immutable: each {@code with*}
  * returns a new instance; safe to share between threads. Holds no buffers.
  *
  * <p>Defaults: a {@value #DEFAULT_MAX_INBOUND_MESSAGE_SIZE}-byte (16 MiB) inbound message limit,
@@ -53,6 +56,18 @@ public final class GrpcServices {
     this.instrumentation = instrumentation;
     this.corsAllowedOrigins = corsAllowedOrigins;
     this.requestBodyTimeout = requestBodyTimeout;
+  }
+
+  /**
+   * These services as routes another HTTP server plugs in: gRPC, gRPC-Web and HTTP/JSON requests on
+   * its HTTP/2 connections (by content type), and its HTTP/1.1 connections whose first request is
+   * gRPC-Web, HTTP/JSON or a CORS preflight; for example {@code
+   * MultiProtocolServerTransport.create(host, port).withHttpRoutes(GrpcServices.of(registry).httpRoutes())}.
+   * The server keeps the connections (TLS, HTTP/2 settings, resets, shutdown); these only serve
+   * their requests.
+   */
+  public HttpRoutes httpRoutes() {
+    return new WebRoute(this);
   }
 
   /** Serves the services of {@code registry} with the defaults. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
-import io.sluice.transport.grpc.internal.web.HttpServerConnections;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.Http2Options;
 import java.nio.charset.StandardCharsets;

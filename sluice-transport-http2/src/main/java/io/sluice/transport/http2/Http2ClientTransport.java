@@ -1,23 +1,15 @@
 package io.sluice.transport.http2;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.AsciiString;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.http2.internal.AlpnH2;
+import io.sluice.transport.http2.internal.H2Connector;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.MappingWire;
 import io.sluice.transport.http2.internal.StreamMapping;
-import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.Resolvers;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -145,70 +137,28 @@ public final class Http2ClientTransport implements ClientTransport {
 
   @Override
   public CompletableFuture<DuplexTransport> connect() {
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    H2Handler.Limits limits = Http2Options.limits(0, streamWindow, maxHeaderList, false);
+    H2Connector.Target target =
+        new H2Connector.Target(
+            group, host, port, ssl, connectTimeoutMillis, Http2Options.limits(0, streamWindow, maxHeaderList, false));
     StreamMapping.ClientRequest request =
         new StreamMapping.ClientRequest(
-            AsciiString.of(ssl != null ? "https" : "http"),
-            AsciiString.of(host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port),
-            (type, metadata) -> paths.path(interaction(type), metadata));
+            target.scheme(), target.authority(), (type, metadata) -> paths.path(interaction(type), metadata));
     CompletableFuture<DuplexTransport> result = new CompletableFuture<>();
-    String peer = "the server at " + host + ":" + port;
-    Bootstrap b =
-        new Bootstrap()
-            .group(loops)
-            .channel(EventLoops.socketChannel(EventLoops.modeOf(loops)))
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (ssl == null) {
-                      ch.pipeline().addLast(H2Handler.build(false, limits, null));
-                      return;
-                    }
-                    // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
-                    // the connecting thread adds: see AlpnH2.
-                    ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
-                    ch.pipeline()
-                        .addLast(
-                            new AlpnH2(
-                                () -> H2Handler.build(false, limits, null),
-                                peer,
-                                new AlpnH2.Outcome() {
-                                  @Override
-                                  public void onHttp2(H2Handler handler) {
-                                    result.complete(StreamMapping.client(handler, request, rttListener));
-                                  }
+    H2Connector.connect(
+        target,
+        "the server at " + host + ":" + port,
+        new H2Connector.Outcome() {
+          @Override
+          public void onHttp2(H2Handler handler) {
+            result.complete(StreamMapping.client(handler, request, rttListener));
+          }
 
-                                  @Override
-                                  public void onFailure(Throwable cause) {
-                                    result.completeExceptionally(cause);
-                                  }
-                                }));
-                  }
-                });
-    long start = System.nanoTime();
-    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
-    b.connect(InetSocketAddress.createUnresolved(host, port))
-        .addListener(
-            (ChannelFuture f) -> {
-              if (!f.isSuccess()) {
-                result.completeExceptionally(f.cause());
-              } else if (ssl == null) {
-                result.complete(mapping(f.channel(), request));
-              } else {
-                AlpnH2.failAtConnectDeadline(
-                    f.channel(), start, connectTimeoutMillis, peer, result::completeExceptionally, result);
-              }
-            });
+          @Override
+          public void onFailure(Throwable cause) {
+            result.completeExceptionally(cause);
+          }
+        });
     return result;
-  }
-
-  private StreamMapping mapping(Channel ch, StreamMapping.ClientRequest request) {
-    H2Handler h = ch.pipeline().get(H2Handler.class);
-    return StreamMapping.client(h, request, rttListener);
   }
 
   private static RequestPaths.Interaction interaction(int type) {

@@ -1,23 +1,19 @@
 package io.sluice.transport.http2;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
-import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
-import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.ServerChannels;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -195,51 +191,16 @@ public final class Http2ServerTransport implements ServerTransport {
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
     H2Handler.Limits limits =
         Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
             .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
-    long prefaceMillis = prefaceTimeout.toMillis();
-    String scheme = ssl != null ? "h2" : "h2c";
-    return ServerChannels.bind(
-        a -> scheme + " server " + a,
-        loops,
-        EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
-        address,
-        b ->
-            b.option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.AUTO_READ, true),
-        ssl,
-        maxConnections,
-        ch -> {
-          if (ssl == null) {
-            ch.pipeline().addLast(H2Handler.build(true, limits, new ServerStreams(onConnection, true)));
-          } else {
-            ch.pipeline()
-                .addLast(
-                    new AlpnH2(
-                        () -> H2Handler.build(true, limits, new ServerStreams(onConnection, true)),
-                        "the client",
-                        null));
-          }
-          closeWithoutPreface(ch, prefaceMillis);
-        },
-        new ServerChannels.Hooks() {});
-  }
-
-  /** Closes {@code ch} if no HTTP/2 preface has arrived {@code millis} after the accept. */
-  static void closeWithoutPreface(Channel ch, long millis) {
-    ch.eventLoop()
-        .schedule(
-            () -> {
-              H2Handler h = ch.pipeline().get(H2Handler.class);
-              if (h == null || !h.decoder().prefaceReceived()) {
-                ch.close();
-              }
-            },
-            millis,
-            TimeUnit.MILLISECONDS);
+    // The engine drains the mapping's connections (its GOAWAY carries the RSocket error).
+    return H2Server.bind(
+        ssl != null ? "h2" : "h2c",
+        address, group, ssl, maxConnections, prefaceTimeout,
+        new HttpServerConnections(ch -> true),
+        H2Server.http2Only(ssl, () -> H2Handler.build(true, limits, new ServerStreams(onConnection, true))),
+        null);
   }
 
   @Override

@@ -1,28 +1,22 @@
 package io.sluice.transport.http2;
 
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
-import io.sluice.transport.http2.internal.AlpnH2;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
-import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.ServerChannels;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -243,70 +237,17 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
     WebSocketAcceptor acceptor = new WebSocketAcceptor(path, allowedOrigins, onConnection);
     H2Handler.Limits limits =
         Http2Options.webSocketLimits(maxConcurrentStreams, maxConcurrentStreams, streamWindow, maxHeaderList);
-    return bindHttp2(
+    // When it stops listening, new CONNECTs are refused and live connections get GOAWAY.
+    HttpServerConnections connections = new HttpServerConnections(ch -> true);
+    Supplier<ServerStreams> router = () -> new ServerStreams(streamMapping ? onConnection : null, false, acceptor);
+    return H2Server.bind(
         "ws-h2" + (ssl != null ? "" : "c"),
-        address, group, ssl, maxConnections, prefaceTimeout, limits,
-        () -> new ServerStreams(streamMapping ? onConnection : null, false, acceptor), acceptor);
-  }
-
-  /**
-   * Binds an HTTP/2 server whose connections are routed by {@code router}s; when it stops
-   * listening, {@code acceptor} (if any) refuses new CONNECTs and live connections get GOAWAY.
-   */
-  static CompletableFuture<Bound> bindHttp2(
-      String scheme,
-      InetSocketAddress address,
-      EventLoopGroup group,
-      SslContext ssl,
-      int maxConnections,
-      Duration prefaceTimeout,
-      H2Handler.Limits limits,
-      Supplier<ServerStreams> router,
-      WebSocketAcceptor acceptor) {
-    EventLoopGroup loops = group != null ? group : EventLoops.shared();
-    long prefaceMillis = prefaceTimeout.toMillis();
-    Set<Channel> open = ConcurrentHashMap.newKeySet();
-    return ServerChannels.bind(
-        a -> scheme + " server " + a,
-        loops,
-        EventLoops.serverSocketChannel(EventLoops.modeOf(loops)),
-        address,
-        b ->
-            b.option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.AUTO_READ, true),
-        ssl,
-        maxConnections,
-        ch -> {
-          open.add(ch);
-          ch.closeFuture().addListener(f -> open.remove(ch));
-          if (ssl == null) {
-            ch.pipeline().addLast(H2Handler.build(true, limits, router.get()));
-          } else {
-            ch.pipeline().addLast(new AlpnH2(() -> H2Handler.build(true, limits, router.get()), "the client", null));
-          }
-          Http2ServerTransport.closeWithoutPreface(ch, prefaceMillis);
-        },
-        new ServerChannels.Hooks() {
-          @Override
-          public void afterClose() {
-            if (acceptor == null) {
-              return;
-            }
-            acceptor.stop();
-            for (Channel ch : open) {
-              ch.eventLoop().execute(() -> goAway(ch));
-            }
-          }
+        address, group, ssl, maxConnections, prefaceTimeout, connections,
+        H2Server.http2Only(ssl, () -> H2Handler.build(true, limits, router.get())),
+        () -> {
+          acceptor.stop();
+          connections.goAway();
         });
-  }
-
-  /** Tells the client of {@code ch} to open no more streams; those open go on. */
-  private static void goAway(Channel ch) {
-    H2Handler h = ch.pipeline().get(H2Handler.class);
-    if (h != null && ch.isActive()) {
-      h.goAway(Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER);
-    }
   }
 
   @Override

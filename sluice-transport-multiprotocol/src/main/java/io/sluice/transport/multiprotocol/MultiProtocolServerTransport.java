@@ -4,11 +4,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.ServerTransport;
-import io.sluice.transport.grpc.Console;
-import io.sluice.transport.grpc.GrpcServices;
-import io.sluice.transport.grpc.internal.web.WebRoute;
+import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
@@ -39,12 +36,11 @@ import java.util.function.Consumer;
  *   <li><b>HTTP/2 with prior knowledge</b> (the client preface first): as {@code
  *       Http2ServerTransport} serves it, each request stream routed by its headers; the stream
  *       mapping's RSocket connection is made when the connection's first mapped stream arrives;
- *   <li><b>gRPC</b> (only with {@link #withGrpc}): HTTP/2 requests with {@code content-type:
- *       application/grpc...}, over h2c or TLS with ALPN {@code h2}, served as {@code GrpcServer}
- *       serves them, beside the RSocket streams of the same connection; and gRPC-Web ({@code
- *       application/grpc-web...}) and HTTP/JSON ({@code application/json}) requests over HTTP/2
- *       and over HTTP/1.1, where a connection whose first request is one of them (or a CORS
- *       preflight) is served by the gRPC server's HTTP/1.1 handling from then on.
+ *   <li><b>Other HTTP protocols</b> (only with {@link #withHttpRoutes}), such as gRPC, gRPC-Web
+ *       and HTTP/JSON ({@code GrpcServices.of(registry).httpRoutes()}, from
+ *       sluice-transport-grpc, which this module does not depend on): the HTTP/2 requests the
+ *       routes claim (by content type), beside the RSocket streams of the same connection, and the
+ *       HTTP/1.1 connections whose first request they serve.
  * </ul>
  *
  * <p><b>Detection is bounded.</b> It looks at no more than the first {@value
@@ -88,7 +84,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     int maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS;
     int streamWindow = Http2Options.DEFAULT_STREAM_WINDOW;
     int maxHeaderList = Http2Options.DEFAULT_MAX_HEADER_LIST;
-    GrpcServices grpc;
+    HttpRoutes routes;
 
     Settings copy() {
       Settings s = new Settings();
@@ -101,7 +97,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
       s.maxConcurrentStreams = maxConcurrentStreams;
       s.streamWindow = streamWindow;
       s.maxHeaderList = maxHeaderList;
-      s.grpc = grpc;
+      s.routes = routes;
       return s;
     }
   }
@@ -208,37 +204,16 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   }
 
   /**
-   * Serves the services of {@code registry} to gRPC clients too, on HTTP/2 connections (h2c with
-   * prior knowledge, or TLS with ALPN {@code h2}), with {@link GrpcServices}' defaults; and to
-   * gRPC-Web and HTTP/JSON callers over HTTP/2 and HTTP/1.1 (see docs/guide/grpc.md).
+   * Serves the requests of another HTTP protocol too: on HTTP/2 connections (h2c with prior
+   * knowledge, or TLS with ALPN {@code h2}) the requests {@code routes} claim, asked before the
+   * stream mapping; on HTTP/1.1 the connections whose first request they serve. gRPC, gRPC-Web
+   * and HTTP/JSON: {@code withHttpRoutes(GrpcServices.of(registry).httpRoutes())} (see
+   * docs/guide/grpc.md). The connections stay this server's: its HTTP/2 settings and limits, and
+   * its {@link Bound#stop} drains them.
    */
-  public MultiProtocolServerTransport withGrpc(ServiceRegistry registry) {
-    return withGrpc(GrpcServices.of(registry));
-  }
-
-  /** Serves gRPC clients too, as {@code services} says (see {@link #withGrpc(ServiceRegistry)}). */
-  public MultiProtocolServerTransport withGrpc(GrpcServices services) {
-    Objects.requireNonNull(services, "services");
-    return with(s -> s.grpc = services);
-  }
-
-  /**
-   * Serves the console page at {@code http://HOST:PORT/console/} to loopback clients (see {@link
-   * Console}): over HTTP/1.1 and HTTP/2, beside the gRPC services; call {@link #withGrpc} first.
-   *
-   * @throws IllegalStateException without {@link #withGrpc} (the console shows and calls its services)
-   */
-  public MultiProtocolServerTransport withConsole() {
-    return withConsole(Console.create());
-  }
-
-  /** Serves the console page as {@code console} says; call {@link #withGrpc} first. */
-  public MultiProtocolServerTransport withConsole(Console console) {
-    Objects.requireNonNull(console, "console");
-    if (settings.grpc == null) {
-      throw new IllegalStateException("the console shows the gRPC services: call withGrpc(registry) first");
-    }
-    return with(s -> s.grpc = s.grpc.withConsole(console));
+  public MultiProtocolServerTransport withHttpRoutes(HttpRoutes routes) {
+    Objects.requireNonNull(routes, "routes");
+    return with(s -> s.routes = routes);
   }
 
   @Override
@@ -256,7 +231,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
         UpgradeSettings.defaults(s.webSocketPath).withUpgradeTimeout(s.detectionTimeout);
     Routes routes =
         new Routes(
-            s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.grpc == null ? null : new WebRoute(s.grpc));
+            s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.routes);
     return ServerChannels.bind(
         a -> description(a, s),
         loops,
@@ -326,7 +301,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   private static String description(Object address, Settings s) {
     return "multiprotocol server " + address + (s.ssl != null ? " (tls)" : "")
         + " (tcp, ws and ws-h2 " + s.webSocketPath + ", h2c" + (s.ssl != null ? ", tls, wss, h2" : "")
-        + (s.grpc != null ? ", grpc" : "") + ")";
+        + (s.routes != null ? ", " + s.routes.name() : "") + ")";
   }
 
   @Override

@@ -21,6 +21,7 @@ import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServiceDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
+import io.sluice.transport.grpc.GrpcServices;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -87,7 +88,7 @@ class GrpcOnePortStopTest {
   private void start() throws Exception {
     server =
         Connections.start(
-                MultiProtocolServerTransport.create("127.0.0.1", 0).withGrpc(registry()),
+                MultiProtocolServerTransport.create("127.0.0.1", 0).withHttpRoutes(GrpcServices.of(registry()).httpRoutes()),
                 ConnectionOptions.defaults(),
                 (setup, requester) -> new Responder() {})
             .get(GUARD, TimeUnit.SECONDS);

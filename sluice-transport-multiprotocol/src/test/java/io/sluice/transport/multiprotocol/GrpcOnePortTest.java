@@ -24,6 +24,7 @@ import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServiceDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
+import io.sluice.transport.grpc.GrpcServices;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
 import io.sluice.transport.netty.Tls;
@@ -44,7 +45,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * gRPC on the one port: grpc-java clients over h2c and over TLS (ALPN h2) call a Sluice service
- * served by {@link MultiProtocolServerTransport#withGrpc}, while RSocket clients keep being served
+ * served by {@link MultiProtocolServerTransport#withHttpRoutes}, while RSocket clients keep being served
  * on the same port.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS) // hang guard only
@@ -140,7 +141,7 @@ class GrpcOnePortTest {
     MultiProtocolServerTransport transport =
         MultiProtocolServerTransport.create("127.0.0.1", 0)
             .withSsl(SERVER_TLS)
-            .withGrpc(registry); // or withGrpc(GrpcServices.of(registry).with...)
+            .withHttpRoutes(GrpcServices.of(registry).httpRoutes()); // GrpcServices.of(registry).with...
     // end::one-port[]
     server =
         SluiceServer.builder(transport)
@@ -216,7 +217,7 @@ class GrpcOnePortTest {
 
   @Test
   void describesItself() {
-    assertThat(MultiProtocolServerTransport.create("127.0.0.1", 0).withGrpc(ServiceRegistry.builder().build()).toString())
+    assertThat(MultiProtocolServerTransport.create("127.0.0.1", 0).withHttpRoutes(GrpcServices.of(ServiceRegistry.builder().build()).httpRoutes()).toString())
         .contains("grpc");
   }
 }

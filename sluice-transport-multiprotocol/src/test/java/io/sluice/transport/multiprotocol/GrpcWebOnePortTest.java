@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * gRPC-Web and HTTP/JSON on the one port ({@link MultiProtocolServerTransport#withGrpc}): over
+ * gRPC-Web and HTTP/JSON on the one port ({@link MultiProtocolServerTransport#withHttpRoutes}): over
  * HTTP/1.1 cleartext (the first request's content type picks the gRPC server's HTTP/1.1
  * handling over the WebSocket upgrade), HTTP/1.1 over TLS and HTTP/2 over TLS; other HTTP/1.1
  * requests still get the WebSocket server's answer.
@@ -113,7 +113,7 @@ class GrpcWebOnePortTest {
     server =
         MultiProtocolServerTransport.create("127.0.0.1", 0)
             .withSsl(SERVER_TLS)
-            .withGrpc(GrpcServices.of(registry))
+            .withHttpRoutes(GrpcServices.of(registry).httpRoutes())
             .bind(t -> {})
             .orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS)
             .join();

@@ -35,6 +35,9 @@ final class MappedStream implements H2Handler.StreamSink {
   /** A CANCEL or ERROR has reached the engine for this stream: nothing more is delivered. */
   boolean engineDone;
 
+  /** Outbound: what follows the last byte of the frame being cut (see {@link StreamRules}). */
+  int after;
+
   /** The start of an inbound frame whose rest is in DATA frames still to come. */
   ByteBuf partial;
   /** Inbound bytes delivered but not yet given back to flow control (reads paused). */

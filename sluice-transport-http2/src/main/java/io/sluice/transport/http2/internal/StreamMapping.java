@@ -4,9 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -57,19 +55,16 @@ import java.util.function.LongConsumer;
  * unwritable, which pauses the engine's producers, and {@link #outboundProgress()} lets the engine
  * close a connection whose peer never opens its window.
  *
+ * <p><b>Parts.</b> This class keeps the connection's streams and does what each frame means; the
+ * jobs around it are their own classes: {@link OutboundCutter} cuts the engine's batches into
+ * runs of DATA, {@link StreamRules} holds the per-stream state rules (client and server), {@link
+ * InboundReassembler} cuts DATA at the u24 lengths and holds unfinished frames, and {@link
+ * MappingConnectionEvents} turns PING, GOAWAY and the channel's close into the engine's frames.
+ *
  * <p><b>Threads.</b> Everything runs on the channel's event loop.
  */
-public final class StreamMapping
-    implements DuplexTransport, H2Handler.ConnectionListener {
+public final class StreamMapping implements DuplexTransport {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(StreamMapping.class);
-  private static final int LENGTH_SIZE = 3;
-
-  /** Response headers of every mapped stream; never changed, so shared. */
-  private static final Http2Headers RESPONSE_HEADERS =
-      new DefaultHttp2Headers(false, 2).status("200").add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
-  /** Trailers of a stream that completed; never changed, so shared. */
-  private static final Http2Headers TRAILERS_OK =
-      new DefaultHttp2Headers(false, 1).add(MappingWire.STATUS, MappingWire.STATUS_OK);
 
   /** What a client's request HEADERS need besides the path. */
   public record ClientRequest(AsciiString scheme, AsciiString authority, RequestPathSelector paths) {
@@ -94,10 +89,7 @@ public final class StreamMapping
   private final Channel channel;
   private final ChannelHandlerContext ctx;
   private final boolean server;
-  private final ClientRequest request;
-  private final LongConsumer rttListener;
-  /** A client's request HEADERS for the plain paths, by request type. */
-  private final Http2Headers[] plainHeaders = new Http2Headers[4];
+  private final RequestOpener opener;
   /** Live streams by the id the engine knows them by. */
   private final IntObjectHashMap<MappedStream> streams = new IntObjectHashMap<>();
   private final ArrayDeque<MappedStream> owing = new ArrayDeque<>();
@@ -105,27 +97,13 @@ public final class StreamMapping
   private FrameReceiver receiver;
   private int maxFrameSize = Frames.MAX_FRAME_SIZE;
   private boolean closed;
-  private boolean goAwayDelivered;
   private boolean readPaused;
-
-  // Frames of one stream, back to back in the batch being written, not yet handed to HTTP/2.
-  private MappedStream runStream;
-  private int runStart;
-  private int runEnd;
-
-  // The frame of the engine's last batch whose payload follows in later writes.
-  private MappedStream tailStream;
-  private int tailRemaining;
-  private int tailAfter;
 
   // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
   private final OutboundBytes outbound;
+  private final OutboundCutter cutter = new OutboundCutter(this);
+  private final InboundReassembler reassembler;
 
-
-  /** What to do after the last byte of an outbound frame. */
-  private static final int AFTER_NOTHING = 0;
-  private static final int AFTER_END_STREAM = 1;
-  private static final int AFTER_TRAILERS_OK = 2;
 
   private StreamMapping(H2Handler h2, boolean server, ClientRequest request, LongConsumer rttListener) {
     this.h2 = h2;
@@ -141,9 +119,9 @@ public final class StreamMapping
               }
             });
     this.server = server;
-    this.request = request;
-    this.rttListener = rttListener;
-    h2.addListener(this);
+    this.opener = request == null ? null : new RequestOpener(h2, request);
+    this.reassembler = new InboundReassembler(this, channel.alloc());
+    h2.addListener(new MappingConnectionEvents(this, server, rttListener, channel.alloc()));
   }
 
   /** The client side of a connection whose preface is under way. */
@@ -201,97 +179,54 @@ public final class StreamMapping
       if (closed) {
         return;
       }
-      if (tailRemaining > 0) {
-        int n = Math.min(tailRemaining, batch.readableBytes());
-        tailRemaining -= n;
-        writePiece(tailStream, batch.retainedSlice(batch.readerIndex(), n), tailRemaining == 0 ? tailAfter : AFTER_NOTHING);
-        batch.skipBytes(n);
-        if (tailRemaining == 0) {
-          tailStream = null;
-        }
-      }
-      while (batch.readableBytes() >= LENGTH_SIZE + Frames.HEADER_SIZE) {
-        int start = batch.readerIndex();
-        int length = batch.getUnsignedMedium(start);
-        int have = Math.min(batch.readableBytes(), LENGTH_SIZE + length);
-        int header = start + LENGTH_SIZE;
-        int streamId = batch.getInt(header) & Frames.MAX_STREAM_ID;
-        int typeAndFlags = batch.getUnsignedShort(header + 4);
-        int type = typeAndFlags >>> 10;
-        if (runStream != null && (runStream.rsocketId != streamId || !joinsARun(type))) {
-          endRun(batch, AFTER_NOTHING); // what this frame does must follow the run's bytes
-        }
-        outbound(batch, start, have, length, streamId, type, typeAndFlags & Frames.FLAGS_MASK);
-        batch.readerIndex(start + have);
-      }
-      endRun(batch, AFTER_NOTHING);
+      cutter.cut(batch);
     } finally {
       batch.release();
     }
   }
 
-  /** Frames that only ever travel as DATA, so they may join a run of their stream's frames. */
-  private static boolean joinsARun(int type) {
-    return type == FrameType.PAYLOAD || type == FrameType.REQUEST_N;
-  }
-
-  /** Writes the run of frames gathered so far as one DATA write, then {@code after}. */
-  private void endRun(ByteBuf batch, int after) {
-    MappedStream st = runStream;
-    if (st != null) {
-      runStream = null;
-      writePiece(st, batch.retainedSlice(runStart, runEnd - runStart), after);
-    }
-  }
-
-  /** One outbound frame of {@code length} bytes whose first {@code have} bytes (u24 too) are here. */
-  private void outbound(ByteBuf batch, int start, int have, int length, int streamId, int type, int flags) {
-    int missing = LENGTH_SIZE + length - have;
-    MappedStream st = null;
-    int after = AFTER_NOTHING;
-    boolean carry = false;
+  /**
+   * One outbound frame ({@code frame}: its bytes after the u24 length that are in this batch) on
+   * engine stream {@code streamId}: does what it means, and returns the stream its bytes go to as
+   * DATA, with {@link MappedStream#after} set to what follows its last byte; null when none of its
+   * bytes are written as DATA.
+   */
+  MappedStream outboundFrame(ByteBuf frame, int streamId, int type, int flags, boolean whole) {
     if (streamId == 0) {
-      connectionFrame(batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE), type, flags, missing == 0);
-    } else if (server) {
-      st = streams.get(streamId);
+      connectionFrame(frame, type, flags, whole);
+      return null;
+    }
+    MappedStream st;
+    int after;
+    if (server) {
       if (FrameType.isRequest(type)) {
         rejectServerRequest(streamId);
-      } else if (st != null && !st.localEnded) {
-        after = serverFrame(st, batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE), type, flags);
-        carry = after >= 0;
+        return null;
       }
+      st = streams.get(streamId);
+      if (st == null || st.localEnded) {
+        return null;
+      }
+      after = serverFrame(st, frame, type, flags);
+    } else if (FrameType.isRequest(type)) {
+      st = openStream(streamId, type, flags, frame);
+      if (st == null) {
+        return null;
+      }
+      after = StreamRules.clientRequestEnd(st, type, flags);
     } else {
-      if (FrameType.isRequest(type)) {
-        st = openStream(streamId, type, flags, batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE));
-        if (st != null) {
-          after = clientRequestEnd(st, type, flags);
-          carry = true;
-        }
-      } else {
-        st = streams.get(streamId);
-        // A CANCEL still goes after our half has ended (RST_STREAM is fine in half-closed).
-        if (st != null && (!st.localEnded || type == FrameType.CANCEL)) {
-          after = clientFrame(st, type, flags);
-          carry = after >= 0;
-        }
+      st = streams.get(streamId);
+      // A CANCEL still goes after our half has ended (RST_STREAM is fine in half-closed).
+      if (st == null || (st.localEnded && type != FrameType.CANCEL)) {
+        return null;
       }
+      after = clientFrame(st, type, flags);
     }
-    if (carry) {
-      // Consecutive frames of one stream go to HTTP/2 as one write: one slice, one promise.
-      if (runStream == null) {
-        runStream = st;
-        runStart = start;
-      }
-      runEnd = start + have;
-      if (missing > 0 || after != AFTER_NOTHING) {
-        endRun(batch, missing == 0 ? after : AFTER_NOTHING);
-      }
+    if (after < 0) {
+      return null;
     }
-    if (missing > 0) {
-      tailStream = carry ? st : null;
-      tailRemaining = missing;
-      tailAfter = after;
-    }
+    st.after = after;
+    return st;
   }
 
   /** A frame on stream 0 from the engine. */
@@ -333,25 +268,9 @@ public final class StreamMapping
 
   /** Opens the HTTP/2 stream of a client's request; null (and REJECTED to the engine) if it cannot. */
   private MappedStream openStream(int rsocketId, int type, int flags, ByteBuf frame) {
-    Http2Connection.Endpoint<?> local = h2.connection().local();
-    String refused = null;
-    int id = 0;
-    if (h2.connection().goAwayReceived()) {
-      refused = "the server is going away (HTTP/2 GOAWAY received)";
-    } else if (!local.canOpenStream()) {
-      refused = "the server's HTTP/2 limit of concurrent streams (" + local.maxActiveStreams() + ") is reached";
-    } else {
-      int last = local.lastStreamCreated();
-      id = last == 0 ? 1 : last + 2; // a client's ids are odd; writeHeaders below creates it
-      if (id <= 0) {
-        refused = "this HTTP/2 connection has used all its stream ids; open a new connection";
-      }
-    }
+    String refused = opener.refusal();
     if (refused == null) {
-      ByteBuf metadata = (flags & Frames.FLAG_METADATA) != 0 ? Frames.metadata(frame) : null;
-      CharSequence path = request.paths().path(type, metadata);
-      h2.encoder().writeHeaders(ctx, id, requestHeaders(type, path), 0, false, h2.newPromise());
-      Http2Stream s = h2.connection().stream(id);
+      Http2Stream s = opener.open(type, flags, frame);
       if (s != null) {
         MappedStream st = new MappedStream(this, rsocketId);
         st.h2 = s;
@@ -367,77 +286,20 @@ public final class StreamMapping
     return null;
   }
 
-  /**
-   * The request HEADERS: for the four plain paths, made once per connection and shared (a new
-   * stream's HEADERS are encoded at once, never queued, and nothing changes them).
-   */
-  private Http2Headers requestHeaders(int type, CharSequence path) {
-    int i = type - FrameType.REQUEST_RESPONSE; // REQUEST_RESPONSE, FNF, STREAM, CHANNEL: 0..3
-    if (i >= 0 && i < 4 && MappingWire.pathOf(type).contentEquals(path)) {
-      Http2Headers h = plainHeaders[i];
-      if (h == null) {
-        h = plainHeaders[i] = request.headers(MappingWire.pathOf(type));
-      }
-      return h;
-    }
-    return request.headers(path);
-  }
-
-  /** When a client's request frame ends its half of the stream. */
-  private static int clientRequestEnd(MappedStream st, int type, int flags) {
-    if ((flags & Frames.FLAG_FOLLOWS) != 0) {
-      st.requestOpen = true;
-      return AFTER_NOTHING;
-    }
-    return requestComplete(st, type == FrameType.REQUEST_CHANNEL && (flags & Frames.FLAG_COMPLETE) != 0);
-  }
-
-  /** A client's request has passed whole; {@code completed}: a channel's first message completed it. */
-  private static int requestComplete(MappedStream st, boolean completed) {
-    st.requestOpen = false;
-    switch (st.kind) {
-      case FrameType.REQUEST_FNF:
-      case FrameType.REQUEST_RESPONSE:
-        st.outDone = true;
-        st.localEnded = true;
-        return AFTER_END_STREAM;
-      case FrameType.REQUEST_STREAM:
-        st.outDone = true;
-        if (st.unbounded) {
-          // Demand 2^31-1 is unbounded: no REQUEST_N will follow, so our half ends here.
-          st.localEnded = true;
-          return AFTER_END_STREAM;
-        }
-        return AFTER_NOTHING;
-      default:
-        st.outDone = completed;
-        return AFTER_NOTHING;
-    }
-  }
-
   /** A client's frame on an open stream: what follows it, or -1 if it is not written as DATA. */
   private int clientFrame(MappedStream st, int type, int flags) {
     switch (type) {
       case FrameType.PAYLOAD:
-        if (st.requestOpen) {
-          return (flags & Frames.FLAG_FOLLOWS) != 0
-              ? AFTER_NOTHING
-              : requestComplete(st, (flags & Frames.FLAG_COMPLETE) != 0);
-        }
-        if ((flags & (Frames.FLAG_COMPLETE | Frames.FLAG_FOLLOWS)) == Frames.FLAG_COMPLETE) {
-          st.outDone = true;
-          return endIfDone(st);
-        }
-        return AFTER_NOTHING;
+        return StreamRules.clientPayload(st, flags);
       case FrameType.REQUEST_N:
-        return AFTER_NOTHING;
+        return StreamRules.AFTER_NOTHING;
       case FrameType.ERROR:
         // A requester's ERROR (a channel's) ends both directions.
         st.outDone = true;
         st.inDone = true;
         st.engineDone = true;
         st.localEnded = true;
-        return AFTER_END_STREAM;
+        return StreamRules.AFTER_END_STREAM;
       case FrameType.CANCEL:
         st.engineDone = true;
         st.inDone = true;
@@ -452,15 +314,6 @@ public final class StreamMapping
     }
   }
 
-  /** Ends a client's half once both directions are over. */
-  private static int endIfDone(MappedStream st) {
-    if (st.outDone && st.inDone && !st.localEnded) {
-      st.localEnded = true;
-      return AFTER_END_STREAM;
-    }
-    return AFTER_NOTHING;
-  }
-
   /**
    * A server's frame on a stream: what follows it, or -1 if it is not written as DATA (an ERROR,
    * which is trailers only).
@@ -468,54 +321,31 @@ public final class StreamMapping
   private int serverFrame(MappedStream st, ByteBuf frame, int type, int flags) {
     if (!st.headersDone && type != FrameType.ERROR) {
       st.headersDone = true;
-      h2.encoder().writeHeaders(ctx, st.h2.id(), RESPONSE_HEADERS, 0, false, h2.newPromise());
+      h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
     }
     switch (type) {
       case FrameType.PAYLOAD:
         if ((flags & (Frames.FLAG_COMPLETE | Frames.FLAG_FOLLOWS)) == Frames.FLAG_COMPLETE) {
           st.outDone = true;
-          return serverEndIfDone(st);
+          return StreamRules.serverEndIfDone(st);
         }
-        return AFTER_NOTHING;
+        return StreamRules.AFTER_NOTHING;
       case FrameType.REQUEST_N:
-        return AFTER_NOTHING;
+        return StreamRules.AFTER_NOTHING;
       case FrameType.CANCEL:
         // The responder of a channel cancels the requester's direction.
         st.inDone = true;
-        return serverEndIfDone(st);
+        return StreamRules.serverEndIfDone(st);
       case FrameType.ERROR:
         st.outDone = true;
         st.inDone = true;
         st.localEnded = true;
         st.engineDone = true;
-        writeTrailers(st, errorTrailers(st, Frames.errorCode(frame), Frames.errorMessage(frame)));
+        writeTrailers(st, StreamRules.errorTrailers(st, Frames.errorCode(frame), Frames.errorMessage(frame)));
         return -1;
       default:
         return -1;
     }
-  }
-
-  /** A server's stream is over once its direction is, and (a channel) the requester's too. */
-  private static int serverEndIfDone(MappedStream st) {
-    if (st.outDone && (st.inDone || st.kind != FrameType.REQUEST_CHANNEL) && !st.localEnded) {
-      st.localEnded = true;
-      return AFTER_TRAILERS_OK;
-    }
-    return AFTER_NOTHING;
-  }
-
-  private Http2Headers errorTrailers(MappedStream st, int code, String message) {
-    Http2Headers t = new DefaultHttp2Headers(false, 4);
-    if (!st.headersDone) {
-      // Trailers-only: the status and content type ride with them.
-      st.headersDone = true;
-      t.status("200").add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE);
-    }
-    t.add(MappingWire.STATUS, Integer.toString(code));
-    if (message != null && !message.isEmpty()) {
-      t.add(MappingWire.MESSAGE, MappingWire.encodeMessage(message));
-    }
-    return t;
   }
 
   private void writeTrailers(MappedStream st, Http2Headers trailers) {
@@ -530,15 +360,15 @@ public final class StreamMapping
   }
 
   /** Writes one piece of a frame as DATA on {@code st}, then what follows the frame. */
-  private void writePiece(MappedStream st, ByteBuf piece, int after) {
+  void writePiece(MappedStream st, ByteBuf piece, int after) {
     if (st == null || st.h2.state() == Http2Stream.State.CLOSED) {
       piece.release();
       return;
     }
     int n = piece.readableBytes();
-    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == AFTER_END_STREAM, outbound.track(n));
-    if (after == AFTER_TRAILERS_OK) {
-      writeTrailers(st, TRAILERS_OK);
+    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == StreamRules.AFTER_END_STREAM, outbound.track(n));
+    if (after == StreamRules.AFTER_TRAILERS_OK) {
+      writeTrailers(st, StreamRules.TRAILERS_OK);
     }
     outbound.checkHighWater();
   }
@@ -616,10 +446,7 @@ public final class StreamMapping
     for (MappedStream st : all) {
       st.releasePartial();
     }
-    if (tailRemaining > 0) {
-      tailStream = null;
-      tailRemaining = 0;
-    }
+    cutter.clear();
     return r;
   }
 
@@ -660,7 +487,7 @@ public final class StreamMapping
       }
       st.headersDone = true;
       if (status == null || !AsciiString.contentEquals(status, "200")) {
-        failFromServer(st, httpStatusError(status), "the HTTP/2 server answered :status " + status);
+        failFromServer(st, StreamRules.httpStatusError(status), "the HTTP/2 server answered :status " + status);
         return;
       }
       if (!endStream) {
@@ -689,13 +516,6 @@ public final class StreamMapping
     endClientHalf(st);
   }
 
-  private static int httpStatusError(CharSequence status) {
-    if (status != null && (AsciiString.contentEquals(status, "503") || AsciiString.contentEquals(status, "429"))) {
-      return ErrorCode.REJECTED;
-    }
-    return ErrorCode.INVALID;
-  }
-
   /** The server ended the stream abnormally: the engine gets an ERROR, the stream a reset. */
   private void failFromServer(MappedStream st, int code, String message) {
     if (!st.engineDone) {
@@ -711,7 +531,7 @@ public final class StreamMapping
 
   /** A client ends its half once the server's direction is over and its own too. */
   private void endClientHalf(MappedStream st) {
-    if (endIfDone(st) == AFTER_END_STREAM && st.h2.state() != Http2Stream.State.CLOSED) {
+    if (StreamRules.endIfDone(st) == StreamRules.AFTER_END_STREAM && st.h2.state() != Http2Stream.State.CLOSED) {
       h2.encoder().writeData(ctx, st.h2.id(), Unpooled.EMPTY_BUFFER, 0, true, h2.newPromise());
     }
     if (st.localEnded) {
@@ -726,7 +546,7 @@ public final class StreamMapping
     }
     int heldBefore = st.partial == null ? 0 : st.partial.readableBytes();
     if (!st.engineDone) {
-      frames(st, data);
+      reassembler.frames(st, data);
     }
     if (endStream) {
       onRemoteEnd(st);
@@ -752,7 +572,7 @@ public final class StreamMapping
    * when the engine's max frame size is beyond the windows, they grow to it.
    */
   private void fitWindowsToFrames() {
-    int need = LENGTH_SIZE + maxFrameSize;
+    int need = OutboundCutter.LENGTH_SIZE + maxFrameSize;
     io.netty.handler.codec.http2.Http2LocalFlowController local = h2.decoder().flowController();
     if (need > local.initialWindowSize()) {
       h2.encoder()
@@ -765,144 +585,35 @@ public final class StreamMapping
     }
   }
 
-  /**
-   * Cuts {@code data} at its u24 lengths and delivers each whole frame. A held partial frame is
-   * taken from the stream while its frames are delivered, and released or put back at the end:
-   * what the engine does inside {@code onFrame} (close the connection, say) or a stream the peer
-   * broke cannot release it under this method.
-   */
-  private void frames(MappedStream st, ByteBuf data) {
-    ByteBuf held = st.partial;
-    st.partial = null;
-    try {
-      ByteBuf in = held == null ? data : append(held, data);
-      while (in.readableBytes() >= LENGTH_SIZE) {
-        int start = in.readerIndex();
-        int length = in.getUnsignedMedium(start);
-        if (length > maxFrameSize) {
-          FrameReceiver r = receiver;
-          if (r != null) {
-            r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
-          }
-          return;
-        }
-        if (in.readableBytes() < LENGTH_SIZE + length) {
-          break;
-        }
-        int end = start + LENGTH_SIZE + length;
-        int writerIndex = in.writerIndex();
-        in.setIndex(start + LENGTH_SIZE, end);
-        try {
-          inboundFrame(st, in);
-        } finally {
-          in.setIndex(end, writerIndex);
-        }
-        if (receiver == null || st.engineDone) {
-          return;
-        }
-      }
-      if (in.isReadable() && st.h2.state() != Http2Stream.State.CLOSED) {
-        if (in == held && in.readerIndex() == 0) {
-          st.partial = held; // nothing was delivered from it: kept as it is
-          held = null;
-        } else {
-          // Never compacted in place: the engine may hold slices of the frames delivered from it.
-          st.partial = copyOfRest(in);
-        }
-      }
-    } finally {
-      if (held != null) {
-        held.release();
-      }
+  int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** The engine has let go of this transport (closed, or the channel did). */
+  boolean isDetached() {
+    return receiver == null;
+  }
+
+  /** An inbound frame declared more than the engine's max frame size. */
+  void frameTooLarge(int length) {
+    FrameReceiver r = receiver;
+    if (r != null) {
+      r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
     }
-  }
-
-  /*
-   * A partial frame's buffer is sized by the bytes that arrived, never by the length the peer
-   * declared: 3 bytes declaring 1 MiB must not cost 1 MiB. It grows by doubling (a frame cut into
-   * many small DATA frames is copied O(log n) times, not once per DATA) and not past the frame's
-   * end unless the bytes arrived; so it holds at most about twice the bytes that arrived, and those
-   * stay charged to the flow-control windows until the frame is whole.
-   */
-
-  /** A copy of the unfinished frame at the start of {@code in}, in a buffer sized to it. */
-  private ByteBuf copyOfRest(ByteBuf in) {
-    int n = in.readableBytes();
-    int capacity = Math.max(n, Math.min(64, frameEnd(in)));
-    return channel.alloc().buffer(capacity).writeBytes(in);
-  }
-
-  /** Appends {@code data} to {@code held}, growing it as the bytes that came need. */
-  private static ByteBuf append(ByteBuf held, ByteBuf data) {
-    int need = held.writerIndex() + data.readableBytes();
-    if (need > held.capacity()) {
-      long end = (long) held.readerIndex() + frameEnd(held);
-      long grown = Math.min(Math.min(2L * held.capacity(), end), Integer.MAX_VALUE - 8);
-      held.capacity((int) Math.max(need, grown));
-    }
-    return held.writeBytes(data);
-  }
-
-  /**
-   * Where the frame {@code in} begins with ends, from its readable start: its u24 length and
-   * frame; unknown (max int) while fewer than 3 bytes are there.
-   */
-  private static int frameEnd(ByteBuf in) {
-    return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : Integer.MAX_VALUE;
   }
 
   /** One whole inbound frame (indexes narrowed to it): checked, renumbered and delivered. */
-  private void inboundFrame(MappedStream st, ByteBuf frame) {
+  void inboundFrame(MappedStream st, ByteBuf frame) {
     if (frame.readableBytes() < Frames.HEADER_SIZE) {
       protocolError(st, "an RSocket frame shorter than its header");
       return;
     }
     int type = Frames.type(frame);
     int flags = Frames.flags(frame);
-    boolean follows = (flags & Frames.FLAG_FOLLOWS) != 0;
-    if (server) {
-      if (st.kind == 0) {
-        if (!FrameType.isRequest(type)) {
-          protocolError(st, "the first frame of a stream must be a request, not " + FrameType.name(type));
-          return;
-        }
-        if (st.pathKind != 0 && st.pathKind != type) {
-          protocolError(st, FrameType.name(type) + " sent to the path of another interaction");
-          return;
-        }
-        st.kind = type;
-        st.requestOpen = follows;
-        if (!follows && (type != FrameType.REQUEST_CHANNEL || (flags & Frames.FLAG_COMPLETE) != 0)) {
-          st.inDone = true; // the requester sends nothing more that needs an answer
-        }
-      } else if (FrameType.isRequest(type) || FrameType.isConnectionScoped(type)) {
-        protocolError(st, FrameType.name(type) + " inside a stream");
-        return;
-      } else if (type == FrameType.PAYLOAD) {
-        if (st.requestOpen) {
-          st.requestOpen = follows;
-          if (!follows && (st.kind != FrameType.REQUEST_CHANNEL || (flags & Frames.FLAG_COMPLETE) != 0)) {
-            st.inDone = true;
-          }
-        } else if (!follows && (flags & Frames.FLAG_COMPLETE) != 0) {
-          st.inDone = true;
-        }
-      } else if (type == FrameType.ERROR || type == FrameType.CANCEL) {
-        st.engineDone = true;
-      }
-    } else {
-      if (FrameType.isRequest(type) || FrameType.isConnectionScoped(type)) {
-        protocolError(st, FrameType.name(type) + " inside a stream");
-        return;
-      }
-      if (type == FrameType.PAYLOAD && !follows && (flags & Frames.FLAG_COMPLETE) != 0) {
-        st.inDone = true;
-      } else if (type == FrameType.ERROR) {
-        st.inDone = true;
-        st.engineDone = true;
-      } else if (type == FrameType.CANCEL) {
-        st.outDone = true; // the responder cancels the channel's requester direction
-      }
+    String broken = StreamRules.inbound(server, st, type, flags);
+    if (broken != null) {
+      protocolError(st, broken);
+      return;
     }
     frame.setInt(frame.readerIndex(), st.rsocketId);
     FrameReceiver r = receiver;
@@ -912,9 +623,9 @@ public final class StreamMapping
     if (server && type == FrameType.ERROR && !st.localEnded) {
       // The requester's ERROR ended the stream: our half ends too.
       st.localEnded = true;
-      writeTrailers(st, errorTrailers(st, ErrorCode.CANCELED, "ended by the requester's ERROR"));
-    } else if (server && st.outDone && !st.localEnded && serverEndIfDone(st) == AFTER_TRAILERS_OK) {
-      writeTrailers(st, TRAILERS_OK);
+      writeTrailers(st, StreamRules.errorTrailers(st, ErrorCode.CANCELED, "ended by the requester's ERROR"));
+    } else if (server && st.outDone && !st.localEnded && StreamRules.serverEndIfDone(st) == StreamRules.AFTER_TRAILERS_OK) {
+      writeTrailers(st, StreamRules.TRAILERS_OK);
     } else if (!server && type == FrameType.CANCEL) {
       endClientHalf(st);
     }
@@ -957,12 +668,7 @@ public final class StreamMapping
         // Nothing comes back from a fire-and-forget: the stream ends at once.
         st.localEnded = true;
         st.headersDone = true;
-        Http2Headers t =
-            new DefaultHttp2Headers(false, 3)
-                .status("200")
-                .add(HttpHeaderNames.CONTENT_TYPE, MappingWire.CONTENT_TYPE)
-                .add(MappingWire.STATUS, MappingWire.STATUS_OK);
-        writeTrailers(st, t);
+        writeTrailers(st, StreamRules.fireAndForgetDone());
       }
       return;
     }
@@ -1030,63 +736,23 @@ public final class StreamMapping
     }
   }
 
-  private static String errorName(long code) {
+  static String errorName(long code) {
     Http2Error e = Http2Error.valueOf(code);
     return e != null ? e.name() : "error " + code;
   }
 
   // ---- connection events -----------------------------------------------------------------------
 
-  @Override
-  public void onPingAck(long data) {
-    long rtt = System.nanoTime() - data; // our PING carries its send time
-    if (rttListener != null && rtt >= 0 && rtt < 3_600_000_000_000L) {
-      try {
-        rttListener.accept(rtt);
-      } catch (RuntimeException e) {
-        logger.warn("the keepalive RTT listener threw", e);
-      }
-    }
-    if (!server) {
-      deliver(MappingWire.keepAliveAnswer(channel.alloc()));
-    }
-  }
-
-  /** A server's engine hears the client's keepalive PINGs as KEEPALIVE frames. */
-  @Override
-  public void onPing(long data) {
-    if (server) {
-      deliver(MappingWire.keepAliveAnswer(channel.alloc()));
-    }
-  }
-
-  @Override
-  public void onGoAway(int lastStreamId, long errorCode, ByteBuf debugData) {
-    if (goAwayDelivered) {
-      return;
-    }
-    goAwayDelivered = true;
-    int code = MappingWire.goAwayCode(debugData);
-    String message = MappingWire.goAwayMessage(debugData);
-    if (code < 0) {
-      code = errorCode == Http2Error.NO_ERROR.code() ? ErrorCode.CONNECTION_CLOSE : ErrorCode.CONNECTION_ERROR;
-      if (message.isEmpty()) {
-        message = "HTTP/2 GOAWAY (" + errorName(errorCode) + ")";
-      }
-    }
-    deliver(MappingWire.error(channel.alloc(), 0, code, message));
-  }
-
-  @Override
-  public void onReadComplete() {
+  /** The end of a read batch. */
+  void readComplete() {
     FrameReceiver r = receiver;
     if (r != null) {
       r.onReadComplete();
     }
   }
 
-  @Override
-  public void onChannelClosed() {
+  /** The channel closed. */
+  void channelClosed() {
     if (closed) {
       return;
     }
@@ -1097,7 +763,7 @@ public final class StreamMapping
   }
 
   /** Hands a frame made here to the engine, and releases it. */
-  private void deliver(ByteBuf frame) {
+  void deliver(ByteBuf frame) {
     try {
       FrameReceiver r = receiver;
       if (r != null) {

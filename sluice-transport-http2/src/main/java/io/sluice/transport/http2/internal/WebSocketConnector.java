@@ -1,11 +1,7 @@
 package io.sluice.transport.http2.internal;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2Error;
@@ -14,10 +10,7 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.netty.internal.EventLoops;
-import io.sluice.transport.netty.internal.Resolvers;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ProtocolException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
@@ -236,85 +229,57 @@ public final class WebSocketConnector {
 
   /** Connects {@code s}'s TCP connection (TLS with ALPN h2 when configured). */
   private void open(Shared s) {
-    EventLoopGroup loops = target.group() != null ? target.group() : EventLoops.shared();
-    Bootstrap b =
-        new Bootstrap()
-            .group(loops)
-            .channel(EventLoops.socketChannel(EventLoops.modeOf(loops)))
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, target.connectTimeoutMillis())
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (target.ssl() == null) {
-                      listen(s, ch, addHandler(ch));
-                      return;
-                    }
-                    // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
-                    // the connecting thread adds: see AlpnH2.
-                    ch.pipeline().addLast(target.ssl().newHandler(ch.alloc(), target.host(), target.port()));
-                    ch.pipeline()
-                        .addLast(
-                            new AlpnH2(
-                                () -> H2Handler.build(false, target.limits(), null),
-                                "the server at " + authority,
-                                new AlpnH2.Outcome() {
-                                  @Override
-                                  public void onHttp2(H2Handler handler) {
-                                    listen(s, ch, handler);
-                                  }
+    H2Connector.connect(
+        new H2Connector.Target(
+            target.group(), target.host(), target.port(), target.ssl(), target.connectTimeoutMillis(), target.limits()),
+        "the server at " + authority,
+        new H2Connector.Outcome() {
+          @Override
+          public void onConnected(Channel ch) {
+            connected(s, ch);
+          }
 
-                                  @Override
-                                  public void onFailure(Throwable cause) {
-                                    fail(s, cause);
-                                  }
-                                }));
-                  }
-                });
-    b.resolver(Resolvers.forGroup(loops)); // netty's DNS resolver, not the JDK's blocking one on the loop
-    ChannelFuture connect = b.connect(InetSocketAddress.createUnresolved(target.host(), target.port()));
-    connect.addListener(
-        f -> {
-          if (!f.isSuccess()) {
-            fail(s, f.cause());
-            return;
+          @Override
+          public void onHttp2(H2Handler handler) {
+            listen(s, handler.ctx().channel(), handler);
           }
-          Channel ch = connect.channel();
-          synchronized (lock) {
-            s.channel = ch;
+
+          @Override
+          public void onFailure(Throwable cause) {
+            fail(s, cause);
           }
-          ch.closeFuture()
-              .addListener(
-                  x -> {
-                    unusable(s);
-                    fail(s, new IOException(
-                        "the connection to " + authority + " closed before the server's HTTP/2 SETTINGS came",
-                        new ClosedChannelException()));
-                  });
-          ch.eventLoop()
-              .schedule(
-                  () -> {
-                    if (!s.ready.isDone()) {
-                      fail(s, new ProtocolException(
-                          "no HTTP/2 SETTINGS from " + authority + " within " + target.connectTimeoutMillis() + " ms"));
-                      ch.close();
-                    }
-                  },
-                  target.connectTimeoutMillis(),
-                  TimeUnit.MILLISECONDS);
         });
+  }
+
+  /** TCP connected: the connection must be ready (the server's SETTINGS read) within the connect timeout. */
+  private void connected(Shared s, Channel ch) {
+    synchronized (lock) {
+      s.channel = ch;
+    }
+    ch.closeFuture()
+        .addListener(
+            x -> {
+              unusable(s);
+              fail(s, new IOException(
+                  "the connection to " + authority + " closed before the server's HTTP/2 SETTINGS came",
+                  new ClosedChannelException()));
+            });
+    ch.eventLoop()
+        .schedule(
+            () -> {
+              if (!s.ready.isDone()) {
+                fail(s, new ProtocolException(
+                    "no HTTP/2 SETTINGS from " + authority + " within " + target.connectTimeoutMillis() + " ms"));
+                ch.close();
+              }
+            },
+            target.connectTimeoutMillis(),
+            TimeUnit.MILLISECONDS);
   }
 
   private void fail(Shared s, Throwable cause) {
     unusable(s);
     s.ready.completeExceptionally(cause);
-  }
-
-  private H2Handler addHandler(Channel ch) {
-    H2Handler h2 = H2Handler.build(false, target.limits(), null);
-    ch.pipeline().addLast(h2);
-    return h2;
   }
 
   /** Waits for the server's SETTINGS on {@code h2}, the handler just put in {@code ch}'s pipeline. */

@@ -4,23 +4,22 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.ReferenceCountUtil;
-import io.sluice.transport.grpc.internal.web.Http1Handler;
-import io.sluice.transport.grpc.internal.web.WebRoute;
+import io.sluice.transport.http2.HttpRoutes;
 
 /**
- * An HTTP/1.x connection's first request decides who serves the connection: gRPC-Web, HTTP/JSON
- * and CORS preflights ({@link Http1Handler#serves}), and the console's pages when it has one, go to the gRPC server's HTTP/1.1 handler,
- * anything else to the WebSocket upgrade handling (404 or 426 for what is not an upgrade). Sits
+ * An HTTP/1.x connection's first request decides who serves the connection: what the server's
+ * other routes serve ({@link HttpRoutes#servesHttp1}: gRPC-Web, HTTP/JSON and CORS preflights when
+ * they are gRPC's) goes to them, anything else to the WebSocket upgrade handling (404 or 426 for what is not an upgrade). Sits
  * right behind the request decoder, and leaves once it has chosen; until then the detection
  * deadline runs. Runs on the connection's event loop; autoRead is off.
  */
 final class Http1Split extends ChannelInboundHandlerAdapter {
   private final Routes routes;
   private final DetectionDeadline deadline;
-  private final WebRoute web;
+  private final HttpRoutes web;
   private boolean chosen;
 
-  Http1Split(Routes routes, DetectionDeadline deadline, WebRoute web) {
+  Http1Split(Routes routes, DetectionDeadline deadline, HttpRoutes web) {
     this.routes = routes;
     this.deadline = deadline;
     this.web = web;
@@ -35,8 +34,8 @@ final class Http1Split extends ChannelInboundHandlerAdapter {
     chosen = true;
     deadline.settle(); // the chosen handler's own timeouts take over
     // The chosen handlers go in behind this one, get the request from it, and then it leaves.
-    if (Http1Handler.serves(req) || (web != null && web.servesConsole(req.uri()))) {
-      Http1Handler.takeOver(ctx, web, req);
+    if (web.servesHttp1(req)) {
+      web.takeOverHttp1(ctx, req);
     } else {
       routes.webSocketUpgrade(ctx);
       ctx.fireChannelRead(req);

@@ -5,9 +5,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.grpc.internal.web.HttpServerConnections;
-import io.sluice.transport.grpc.internal.web.WebRoute;
+import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
@@ -30,7 +30,7 @@ public final class Routes {
   private final H2Handler.Limits http2;
   private final Duration detectionTimeout;
   private final Consumer<DuplexTransport> onConnection;
-  private final WebRoute grpc;
+  private final HttpRoutes routes;
   /** WebSocket over HTTP/2: one acceptor for every connection, stopped when the server stops. */
   private final WebSocketAcceptor webSockets;
   private final HttpServerConnections connections;
@@ -52,8 +52,9 @@ public final class Routes {
   }
 
   /**
-   * As above, and gRPC served by {@code grpc} (null: none): gRPC, gRPC-Web and HTTP/JSON requests
-   * on HTTP/2 connections, and on HTTP/1.1 ones whose first request is gRPC-Web or HTTP/JSON.
+   * As above, and the requests of {@code routes} (null: none) served too: on HTTP/2 connections
+   * those they claim, on HTTP/1.1 the connections whose first request they serve (gRPC, gRPC-Web
+   * and HTTP/JSON, say).
    */
   public Routes(
       SslContext ssl,
@@ -61,8 +62,8 @@ public final class Routes {
       H2Handler.Limits http2,
       Duration detectionTimeout,
       Consumer<DuplexTransport> onConnection,
-      WebRoute grpc) {
-    this.grpc = grpc;
+      HttpRoutes routes) {
+    this.routes = routes;
     this.ssl = ssl;
     this.webSocket = webSocket;
     this.http2 = http2;
@@ -70,8 +71,8 @@ public final class Routes {
     this.onConnection = onConnection;
     this.webSockets = new WebSocketAcceptor(webSocket.path(), webSocket.allowedOrigins(), onConnection);
     this.connections = new HttpServerConnections(Routes::undecided);
-    if (grpc != null) {
-      grpc.countConnections(connections::size); // the console's figures, when it has one
+    if (routes != null) {
+      routes.countConnections(connections::size); // the console's figures, when it has one
     }
   }
 
@@ -132,14 +133,14 @@ public final class Routes {
 
   /**
    * An HTTP/1.x request: the WebSocket server's upgrade handling (404 or 426 for the rest); with
-   * gRPC served, the first request's head decides ({@link Http1Split}) whether gRPC-Web and
-   * HTTP/JSON serve the connection instead.
+   * other routes served, the first request's head decides ({@link Http1Split}) whether they serve
+   * the connection instead.
    */
   void http1(ChannelHandlerContext ctx, DetectionDeadline deadline) {
     ChannelPipeline p = ctx.pipeline();
     p.addLast(ServerUpgradeHandler.newDecoder(webSocket));
-    if (grpc != null) {
-      p.addLast(new Http1Split(this, deadline, grpc));
+    if (routes != null) {
+      p.addLast(new Http1Split(this, deadline, routes));
     } else {
       deadline.settle(); // the upgrade timeout takes over
       p.addLast(new ServerUpgradeHandler(webSocket, onConnection));
@@ -155,14 +156,14 @@ public final class Routes {
 
   /**
    * HTTP/2: the HTTP/2 server's handler (the stream mapping, WebSocket over HTTP/2 on the
-   * WebSocket path, and gRPC when it is served), whose router makes the stream mapping's RSocket
+   * WebSocket path, and the other routes when they are served), whose router makes the stream mapping's RSocket
    * connection when the first mapped stream arrives (so a connection that carries only other
    * kinds of streams never makes one). The deadline stays until the client's preface (its first
    * SETTINGS) has been read.
    */
   void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
     // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
-    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, grpc));
+    H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, routes == null ? null : routes.http2()));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
     ctx.pipeline().addLast(h2);
     ctx.channel().config().setAutoRead(true); // as the HTTP/2 server transport runs it

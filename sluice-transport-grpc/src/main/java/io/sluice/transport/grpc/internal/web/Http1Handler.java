@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.transport.http2.internal.HttpServerConnections;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Locale;
@@ -37,7 +38,8 @@ import java.util.concurrent.TimeUnit;
  * preface timeout for the first), and on malformed HTTP (400). Runs on the connection's event
  * loop; autoRead is off.
  */
-public final class Http1Handler extends ChannelInboundHandlerAdapter {
+public final class Http1Handler extends ChannelInboundHandlerAdapter
+    implements HttpServerConnections.Http1Connection {
   /** Longest request line, and all of a request's headers, in bytes. */
   static final int MAX_INITIAL_LINE = 8192;
 
@@ -115,6 +117,7 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
   }
 
   /** True until the head of the connection's first request has come. */
+  @Override
   public boolean awaitingFirstRequest() {
     return !headSeen;
   }
@@ -231,6 +234,7 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter {
    * The server is stopping: closes the connection now if no request is being served, else once
    * its response is over (with {@code Connection: close} when it has not started). On the loop.
    */
+  @Override
   public void closeAfterResponse() {
     closing = true;
     if (current == null && ctx != null) {

@@ -21,6 +21,7 @@ import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.grpc.internal.GrpcTimeout;
 import io.sluice.transport.grpc.internal.GrpcWire;
 import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,7 @@ import java.util.function.IntSupplier;
  * request; gRPC over HTTP/2 serves them), INTERNAL for a malformed {@code grpc-timeout}. Immutable:
  * one per bound server, shared by its connections.
  */
-public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
+public final class WebRoute implements H2Handler.Router, ServerStreams.Route, HttpRoutes {
   private final GrpcRoute grpc;
   private final ServiceRegistry registry;
   private final int maxInboundMessageSize;
@@ -61,6 +62,7 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
   }
 
   /** The console counts the server's connections with {@code connections} (once, at bind). */
+  @Override
   public void countConnections(IntSupplier connections) {
     if (console != null) {
       console.countConnections(connections);
@@ -102,6 +104,26 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route {
         }
       };
     };
+  }
+
+  @Override
+  public String name() {
+    return "grpc";
+  }
+
+  @Override
+  public ServerStreams.Route http2() {
+    return this;
+  }
+
+  @Override
+  public boolean servesHttp1(io.netty.handler.codec.http.HttpRequest first) {
+    return Http1Handler.serves(first) || servesConsole(first.uri());
+  }
+
+  @Override
+  public void takeOverHttp1(io.netty.channel.ChannelHandlerContext from, io.netty.handler.codec.http.HttpRequest first) {
+    Http1Handler.takeOver(from, this, first);
   }
 
   /** True for a request that gRPC-Web, HTTP/JSON or CORS serve (gRPC excluded). */

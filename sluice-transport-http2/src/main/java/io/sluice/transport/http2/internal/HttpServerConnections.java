@@ -1,10 +1,10 @@
-package io.sluice.transport.grpc.internal.web;
+package io.sluice.transport.http2.internal;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.buffer.Unpooled;
-import io.sluice.transport.http2.internal.H2Handler;
+import io.netty.channel.ChannelHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +24,26 @@ import java.util.function.Predicate;
  * handed to the RSocket engine (RSocket over TCP or WebSocket) are the engine's to drain and are
  * left alone.
  *
+ * <p>This is the one shutdown of every HTTP server here (the gRPC server, the one-port server, and
+ * through them gRPC, gRPC-Web, HTTP/JSON; the RSocket stream mapping and WebSocket over HTTP/2
+ * reach the same GOAWAY through their engine's drain): GOAWAY first, the streams in flight finish
+ * within the grace, then the close.
+ *
  * <p><b>Threads.</b> Thread-safe; each connection is stopped on its own event loop.
  */
 public final class HttpServerConnections {
+  /**
+   * The handler of an HTTP/1.1 connection that serves requests itself (gRPC-Web, HTTP/JSON): on
+   * stop, it closes the connection once the response under way is over.
+   */
+  public interface Http1Connection extends ChannelHandler {
+    /** Closes the connection once the response under way is over (at once when none is). */
+    void closeAfterResponse();
+
+    /** True until the head of the connection's first request has come. */
+    boolean awaitingFirstRequest();
+  }
+
   private final Set<Channel> open = ConcurrentHashMap.newKeySet();
   private final Predicate<Channel> undecided;
   private volatile long stoppingGraceMillis = -1;
@@ -93,7 +110,7 @@ public final class HttpServerConnections {
   private void stop(Channel ch, long graceMillis, CompletableFuture<Void> closed) {
     ChannelFuture closeFuture = ch.closeFuture();
     H2Handler h2 = ch.pipeline().get(H2Handler.class);
-    Http1Handler h1 = ch.pipeline().get(Http1Handler.class);
+    Http1Connection h1 = http1(ch);
     if (h2 != null) {
       // netty's graceful close: GOAWAY, then the close once no stream is open, at most the grace.
       h2.gracefulShutdownTimeoutMillis(graceMillis);
@@ -110,5 +127,15 @@ public final class HttpServerConnections {
       return;
     }
     closeFuture.addListener(f -> closed.complete(null));
+  }
+
+  /** The HTTP/1.1 handler of {@code ch}, or null. */
+  static Http1Connection http1(Channel ch) {
+    for (var e : ch.pipeline()) {
+      if (e.getValue() instanceof Http1Connection h) {
+        return h;
+      }
+    }
+    return null;
   }
 }
