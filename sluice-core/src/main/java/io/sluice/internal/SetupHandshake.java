@@ -37,6 +37,10 @@ final class SetupHandshake {
   void writeClientSetup(ClientSetup setup) {
     ConnectionOptions options = conn.options;
     Message payload = setup.payload();
+    ByteBuf token =
+        conn.transport instanceof ResumableSession
+            ? Unpooled.wrappedBuffer(((ResumableSession) conn.transport).token)
+            : null;
     try {
       ByteBuf metadata = payload != null && payload.hasMetadata() ? payload.metadata() : null;
       ByteBuf data = payload != null ? payload.data() : Unpooled.EMPTY_BUFFER;
@@ -44,6 +48,7 @@ final class SetupHandshake {
           Setup.MIN_SIZE
               + setup.metadataMimeType().length()
               + setup.dataMimeType().length()
+              + (token != null ? 2 + token.readableBytes() : 0)
               + Frames.payloadSize(metadata, data);
       ByteBuf out = conn.out.beginFrame(size);
       Setup.write(
@@ -51,7 +56,7 @@ final class SetupHandshake {
           options.lease(),
           (int) options.keepAliveInterval().toMillis(),
           (int) options.keepAliveMaxLifetime().toMillis(),
-          null,
+          token,
           setup.metadataMimeType(),
           setup.dataMimeType(),
           metadata,
@@ -116,7 +121,7 @@ final class SetupHandshake {
           null);
       return;
     }
-    if (Setup.resumeRequested(frame)) {
+    if (Setup.resumeRequested(frame) && !(conn.transport instanceof ResumableSession)) {
       conn.connectionError(ErrorCode.REJECTED_SETUP, "resumption is not supported", null);
       return;
     }
