@@ -51,6 +51,7 @@ import java.util.concurrent.TimeUnit;
 public final class ResumableSession implements DuplexTransport {
   /** Received bytes after which a side tells the peer its position (a KEEPALIVE, R clear). */
   static final long ACK_BYTES = 64 * 1024;
+  static final boolean DEBUG = false;
   /** Frames up to this size are copied into a batch when they cannot be passed through. */
   private static final int COPY_LIMIT = 8 * 1024;
   private static final int BATCH_SIZE = 64 * 1024;
@@ -400,6 +401,7 @@ public final class ResumableSession implements DuplexTransport {
               null);
           return;
         }
+        if (DEBUG && pos > store.firstPosition() + 20000) System.err.println("DEBUG " + (owner instanceof ResumeClient ? "client" : "server") + " KEEPALIVE trim " + pos + " R=" + Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND) + " store=[" + store.firstPosition() + "," + store.endPosition() + "]");
         store.trimTo(pos);
         updateWritability();
         if (!Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
@@ -464,6 +466,7 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   private void failLater(String message) {
+    if (DEBUG) System.err.println("DEBUG failLater: " + message);
     loop.execute(
         () -> {
           if (!closing) {
@@ -474,6 +477,7 @@ public final class ResumableSession implements DuplexTransport {
 
   /** Ends a session that cannot be resumed: its streams fail with {@code cause}. */
   private void failResume(Throwable cause) {
+    if (DEBUG) System.err.println("DEBUG failResume " + (owner instanceof ResumeClient ? "client" : "server") + ": " + cause);
     if (closing) {
       return;
     }
@@ -507,8 +511,17 @@ public final class ResumableSession implements DuplexTransport {
    * (its client will not try again).
    */
   String resume(DuplexTransport phys, long lastReceivedServerPos, long firstAvailableClientPos) {
+    if (DEBUG) System.err.println("DEBUG server RESUME serverPos=" + lastReceivedServerPos + " clientFirst=" + firstAvailableClientPos + " store=[" + store.firstPosition() + "," + store.endPosition() + "] received=" + received + " oldAlive=" + (link != null && !link.dead));
     if (closing || storeBroken) {
       return "the session has ended";
+    }
+    if (lastReceivedServerPos < store.firstPosition()) {
+      // The client has acknowledged more than this: a RESUME that was delayed on its way (a
+      // connection the client gave up on). Refused; the session goes on.
+      return "stale RESUME: the client already acknowledged server frames up to position "
+          + store.firstPosition()
+          + ", this RESUME asks from "
+          + lastReceivedServerPos;
     }
     String refusal = null;
     if (!store.canReplayFrom(lastReceivedServerPos)) {
@@ -519,7 +532,7 @@ public final class ResumableSession implements DuplexTransport {
               + store.firstPosition()
               + ", "
               + store.endPosition()
-              + "]";
+              + "] (a position beyond what was sent, or inside a frame)";
     } else if (firstAvailableClientPos > received) {
       refusal =
           "the server needs client frames from position "
@@ -563,6 +576,7 @@ public final class ResumableSession implements DuplexTransport {
     }
     ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 22 + token.length);
     Frames.writeResume(f, Unpooled.wrappedBuffer(token), received, store.firstPosition());
+    if (DEBUG) System.err.println("DEBUG client RESUME received=" + received + " first=" + store.firstPosition() + " end=" + store.endPosition() + " loop=" + (phys instanceof LoopBridge));
     sendFrame(l, f);
     flushOutBatch(l);
     phys.flush();
@@ -601,6 +615,7 @@ public final class ResumableSession implements DuplexTransport {
         return;
       }
       l.awaitingResumeOk = false;
+      if (DEBUG) System.err.println("DEBUG client RESUME_OK pos=" + pos + " received=" + received);
       attach(l, pos);
       return;
     }
@@ -621,6 +636,7 @@ public final class ResumableSession implements DuplexTransport {
     if (closed) {
       return;
     }
+    if (DEBUG) new Exception("DEBUG finish " + (owner instanceof ResumeClient ? "client" : "server")).printStackTrace();
     closed = true;
     closing = true;
     attached = false;
@@ -642,6 +658,27 @@ public final class ResumableSession implements DuplexTransport {
         core.onClosed();
       }
     }
+  }
+
+  /**
+   * The most bytes the store of {@code requester}'s session ever held, or -1 if it is not a
+   * resumable client connection. For tests and metrics (a racy read from another thread).
+   */
+  public static long storeHighWater(io.sluice.Requester requester) {
+    if (requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession) {
+      return ((ResumableSession) ((SluiceConnection) requester).transport).store.highWater();
+    }
+    return -1;
+  }
+
+  /** Times {@code requester}'s session resumed, or -1 if it is not resumable. Racy read. */
+  public static int resumes(io.sluice.Requester requester) {
+    if (requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession) {
+      return ((ResumableSession) ((SluiceConnection) requester).transport).resumes;
+    }
+    return -1;
   }
 
   boolean isEnded() {

@@ -92,6 +92,15 @@ public final class ResumeSessions {
     return budget.used();
   }
 
+  /** The most bytes any live session's store ever held (a racy read, for tests and metrics). */
+  public long storeHighWater() {
+    long max = 0;
+    for (ResumableSession s : sessions.values()) {
+      max = Math.max(max, s.store.highWater());
+    }
+    return max;
+  }
+
   private static Object addressKey(SocketAddress a) {
     if (a instanceof InetSocketAddress && ((InetSocketAddress) a).getAddress() != null) {
       return ((InetSocketAddress) a).getAddress();
