@@ -50,8 +50,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ResumableSession implements DuplexTransport {
   /** Received bytes after which a side tells the peer its position (a KEEPALIVE, R clear). */
-  static final long ACK_BYTES = 64 * 1024;
-  static final boolean DEBUG = false;
+  static final long ACK_BYTES = 32 * 1024;
   /** Frames up to this size are copied into a batch when they cannot be passed through. */
   private static final int COPY_LIMIT = 8 * 1024;
   private static final int BATCH_SIZE = 64 * 1024;
@@ -305,7 +304,9 @@ public final class ResumableSession implements DuplexTransport {
       }
     } else if (type == FrameType.KEEPALIVE && len >= Frames.HEADER_SIZE + 8) {
       b.setLong(off + Frames.HEADER_SIZE, received & Long.MAX_VALUE);
-      ackedToPeer = received;
+      if (attached) {
+        ackedToPeer = received;
+      }
     }
   }
 
@@ -369,7 +370,9 @@ public final class ResumableSession implements DuplexTransport {
     long b = store.bytes();
     if (!storeFull && b >= store.maxBytes() / 2) {
       storeFull = true;
-    } else if (storeFull && b <= store.maxBytes() / 4) {
+    } else if (storeFull && b < store.maxBytes() * 3 / 8) {
+      // Well above the peer's acknowledgement step: once all in flight has landed the peer has
+      // acknowledged all but less than ACK_BYTES, so the store always gets back below this.
       storeFull = false;
     }
     boolean w = !storeFull && (!attached || link.phys.isWritable());
@@ -466,7 +469,6 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   private void failLater(String message) {
-    if (DEBUG) System.err.println("DEBUG failLater: " + message);
     loop.execute(
         () -> {
           if (!closing) {
@@ -477,7 +479,6 @@ public final class ResumableSession implements DuplexTransport {
 
   /** Ends a session that cannot be resumed: its streams fail with {@code cause}. */
   private void failResume(Throwable cause) {
-    if (DEBUG) System.err.println("DEBUG failResume " + (owner instanceof ResumeClient ? "client" : "server") + ": " + cause);
     if (closing) {
       return;
     }
@@ -511,7 +512,6 @@ public final class ResumableSession implements DuplexTransport {
    * (its client will not try again).
    */
   String resume(DuplexTransport phys, long lastReceivedServerPos, long firstAvailableClientPos) {
-    if (DEBUG) System.err.println("DEBUG server RESUME serverPos=" + lastReceivedServerPos + " clientFirst=" + firstAvailableClientPos + " store=[" + store.firstPosition() + "," + store.endPosition() + "] received=" + received + " oldAlive=" + (link != null && !link.dead));
     if (closing || storeBroken) {
       return "the session has ended";
     }
@@ -576,7 +576,6 @@ public final class ResumableSession implements DuplexTransport {
     }
     ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 22 + token.length);
     Frames.writeResume(f, Unpooled.wrappedBuffer(token), received, store.firstPosition());
-    if (DEBUG) System.err.println("DEBUG client RESUME received=" + received + " first=" + store.firstPosition() + " end=" + store.endPosition() + " loop=" + (phys instanceof LoopBridge));
     sendFrame(l, f);
     flushOutBatch(l);
     phys.flush();
@@ -615,7 +614,6 @@ public final class ResumableSession implements DuplexTransport {
         return;
       }
       l.awaitingResumeOk = false;
-      if (DEBUG) System.err.println("DEBUG client RESUME_OK pos=" + pos + " received=" + received);
       attach(l, pos);
       return;
     }
@@ -636,7 +634,6 @@ public final class ResumableSession implements DuplexTransport {
     if (closed) {
       return;
     }
-    if (DEBUG) new Exception("DEBUG finish " + (owner instanceof ResumeClient ? "client" : "server")).printStackTrace();
     closed = true;
     closing = true;
     attached = false;
@@ -670,6 +667,25 @@ public final class ResumableSession implements DuplexTransport {
       return ((ResumableSession) ((SluiceConnection) requester).transport).store.highWater();
     }
     return -1;
+  }
+
+  /**
+   * Test hook: closes the transport currently under {@code requester}'s session (on its loop), as
+   * a cut would, for transports a test cannot cut from outside. False if not resumable.
+   */
+  public static boolean cutForTest(io.sluice.Requester requester) {
+    if (!(requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession)) {
+      return false;
+    }
+    ResumableSession s = (ResumableSession) ((SluiceConnection) requester).transport;
+    s.loop.execute(
+        () -> {
+          if (s.link != null && !s.link.dead) {
+            s.link.phys.close();
+          }
+        });
+    return true;
   }
 
   /** Times {@code requester}'s session resumed, or -1 if it is not resumable. Racy read. */

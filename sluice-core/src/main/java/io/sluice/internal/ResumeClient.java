@@ -42,16 +42,22 @@ public final class ResumeClient implements ResumableSession.Owner {
       ConnectionOptions options,
       ClientSetup setup,
       Function<Requester, Responder> responder) {
+    if (!first.supportsResumption()) {
+      if (setup.payload() != null) {
+        setup.payload().release();
+      }
+      throw new IllegalArgumentException(
+          "this transport ("
+              + first.getClass().getSimpleName()
+              + ") cannot resume sessions: the HTTP/2 stream mapping has no RESUME (use TCP, a"
+              + " unix socket, WebSocket or WebSocket over HTTP/2, or drop"
+              + " ClientSetup.resumable)");
+    }
     ResumeClient rc = new ResumeClient(transport, setup.resumption());
     byte[] token = new byte[TOKEN_BYTES];
     RANDOM.nextBytes(token);
     rc.session = ResumableSession.client(first, setup.resumption(), token, rc);
     return SluiceConnection.client(rc.session, options, setup, responder);
-  }
-
-  /** Unused: the session's frames go to its engine. For tests: the session. */
-  ResumableSession session() {
-    return session;
   }
 
   @Override
