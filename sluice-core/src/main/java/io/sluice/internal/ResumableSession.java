@@ -404,7 +404,6 @@ public final class ResumableSession implements DuplexTransport {
               null);
           return;
         }
-        if (DEBUG && pos > store.firstPosition() + 20000) System.err.println("DEBUG " + (owner instanceof ResumeClient ? "client" : "server") + " KEEPALIVE trim " + pos + " R=" + Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND) + " store=[" + store.firstPosition() + "," + store.endPosition() + "]");
         store.trimTo(pos);
         updateWritability();
         if (!Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
