@@ -66,7 +66,11 @@ class ResumeTransportsTest {
       server.stop(Duration.ofSeconds(5)).get(WAIT, TimeUnit.SECONDS);
     }
     if (socketDir != null) {
-      Files.deleteIfExists(socketDir.resolve("s.sock"));
+      try (java.util.stream.Stream<Path> files = Files.list(socketDir)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Files.deleteIfExists(f);
+        }
+      }
       Files.deleteIfExists(socketDir);
     }
   }
