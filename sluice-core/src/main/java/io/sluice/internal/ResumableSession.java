@@ -584,6 +584,11 @@ public final class ResumableSession implements DuplexTransport {
         () -> {
           if (l == link && l.awaitingResumeOk && !l.dead) {
             l.phys.close();
+            if (!l.dead && l == link) {
+              // A transport that does not report its close (or not yet): try another one anyway.
+              l.dead = true;
+              linkLost(l, new ConnectionErrorException("no RESUME_OK within " + wait + " ms"));
+            }
           }
         },
         wait,
