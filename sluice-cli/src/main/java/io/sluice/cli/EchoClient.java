@@ -51,6 +51,12 @@ public final class EchoClient {
   }
 
   private final BlockingQueue<WireEvent> wireEvents = new LinkedBlockingQueue<>();
+  private boolean resumable;
+
+  /** Connect with session resumption ({@code --resume}): the echo contract across cuts. */
+  void resumable() {
+    this.resumable = true;
+  }
 
   private final ClientTransport transport;
   private final ConnectionOptions options;
@@ -127,7 +133,15 @@ public final class EchoClient {
       r =
           preset != null
               ? new ReactorRequester(preset)
-              : SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
+              : resumable
+                  ? SluiceClient.builder(transport)
+                      .options(options)
+                      .setup(
+                          io.sluice.core.ClientSetup.defaults()
+                              .resumable(io.sluice.core.Resumption.defaults()))
+                      .connect()
+                      .block(TIMEOUT)
+                  : SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
     } catch (RuntimeException e) {
       fail("connect", e);
       return summary();

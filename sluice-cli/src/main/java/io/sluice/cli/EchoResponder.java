@@ -90,6 +90,15 @@ public final class EchoResponder implements ReactorResponder {
     } finally {
       request.release();
     }
+    if (d.startsWith("seq:")) { // ./sluice client --resume --count N: N messages "0".."N-1"
+      int n;
+      try {
+        n = Integer.parseInt(d.substring(4));
+      } catch (NumberFormatException e) {
+        return Flux.error(new IllegalArgumentException("seq:<count> wants a number: " + d));
+      }
+      return Flux.range(0, Math.max(0, n)).map(i -> Message.utf8(alloc, Integer.toString(i)));
+    }
     int count = d.equals("many") ? 1000 : 5;
     return Flux.range(0, count).map(i -> Message.utf8(alloc, d + "-" + i));
   }

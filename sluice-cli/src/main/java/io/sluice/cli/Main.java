@@ -47,12 +47,12 @@ public final class Main {
       new Command(
           "server",
           Endpoints.union(Endpoints.SERVER_OPTIONS, Set.of("mtu", "lease-fixed", "metrics-port")),
-          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease", "console")),
+          Endpoints.union(Endpoints.SERVER_FLAGS, Set.of("lease", "console", "resume")),
           "server.txt"),
       new Command(
           "client",
-          Endpoints.union(Endpoints.CLIENT_OPTIONS, Set.of("mtu", "keepalive-ms", "servers")),
-          Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large")),
+          Endpoints.union(Endpoints.CLIENT_OPTIONS, Set.of("mtu", "keepalive-ms", "servers", "count")),
+          Endpoints.union(Endpoints.CLIENT_FLAGS, Set.of("lease", "large", "resume")),
           "client.txt"),
       new Command("soak", Set.of("minutes"), Set.of(), "soak.txt"),
       new Command("grpc-test-server", Set.of("host", "port", "transport", "metrics-port"), Set.of("console"), "grpc-test-server.txt"),
@@ -298,6 +298,9 @@ public final class Main {
    */
   static ConnectionOptions serverOptions(Args a) {
     ConnectionOptions.Builder b = options(a).toBuilder().lease(true);
+    if (a.flag("resume")) {
+      b.resumption(io.sluice.core.Resumption.defaults());
+    }
     LeasePolicy policy = ServerLease.policy(a);
     if (policy != null) {
       b.leasePolicy(policy);
@@ -357,6 +360,13 @@ public final class Main {
     if (a.get("servers", null) != null) {
       return ServersClient.run(a, io(a), options(a), a.flag("large"), out, err);
     }
+    if (a.get("count", null) != null) {
+      if (!a.flag("resume")) {
+        throw new Args.UsageException("--count: with --resume only");
+      }
+      int n = positive(a.getInt("count", 0), "--count");
+      return ResumeCountClient.run(Endpoints.client(a, io(a), err), options(a), n, out);
+    }
     EchoClient client =
         new EchoClient(
             Endpoints.client(a, io(a), err),
@@ -364,6 +374,9 @@ public final class Main {
             a.flag("large"),
             a.getInt("keepalive-ms", 0),
             out);
+    if (a.flag("resume")) {
+      client.resumable();
+    }
     client.skipping(Endpoints.uncarried(Endpoints.kind(a)));
     return client.run() == 0 ? 0 : 1;
   }

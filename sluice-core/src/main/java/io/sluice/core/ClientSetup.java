@@ -18,20 +18,23 @@ public final class ClientSetup {
   private final String metadataMimeType;
   private final String dataMimeType;
   private final Message payload;
+  private final Resumption resumption;
 
-  private ClientSetup(String metadataMimeType, String dataMimeType, Message payload) {
+  private ClientSetup(
+      String metadataMimeType, String dataMimeType, Message payload, Resumption resumption) {
     this.metadataMimeType = checkMime(metadataMimeType);
     this.dataMimeType = checkMime(dataMimeType);
     this.payload = payload;
+    this.resumption = resumption;
   }
 
   public static ClientSetup defaults() {
-    return new ClientSetup(DEFAULT_MIME_TYPE, DEFAULT_MIME_TYPE, null);
+    return new ClientSetup(DEFAULT_MIME_TYPE, DEFAULT_MIME_TYPE, null, null);
   }
 
   /** @param payload the SETUP payload, or null for none; ownership passes to the connector */
   public static ClientSetup of(String metadataMimeType, String dataMimeType, Message payload) {
-    return new ClientSetup(metadataMimeType, dataMimeType, payload);
+    return new ClientSetup(metadataMimeType, dataMimeType, payload, null);
   }
 
   public String metadataMimeType() {
@@ -40,6 +43,21 @@ public final class ClientSetup {
 
   public String dataMimeType() {
     return dataMimeType;
+  }
+
+  /**
+   * This setup with session resumption: SETUP carries the R flag and a fresh token (128 random
+   * bits from a {@link java.security.SecureRandom}, one per connect), and a lost transport is
+   * reconnected and resumed as {@link Resumption} says. See docs/guide/resumption.md.
+   */
+  public ClientSetup resumable(Resumption resumption) {
+    return new ClientSetup(
+        metadataMimeType, dataMimeType, payload, Objects.requireNonNull(resumption, "resumption"));
+  }
+
+  /** The resumption asked for, or null. */
+  public Resumption resumption() {
+    return resumption;
   }
 
   /** The SETUP payload, or null. */

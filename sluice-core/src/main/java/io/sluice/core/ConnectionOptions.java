@@ -43,6 +43,7 @@ public final class ConnectionOptions {
   private final int maxStreamErrorsPerSecond;
   private final Duration minPeerKeepAliveInterval;
   private final Duration maxPeerKeepAliveLifetime;
+  private final Resumption resumption;
 
   private ConnectionOptions(Builder b) {
     this.keepAliveInterval = b.keepAliveInterval;
@@ -74,6 +75,16 @@ public final class ConnectionOptions {
     this.maxStreamErrorsPerSecond = b.maxStreamErrorsPerSecond;
     this.minPeerKeepAliveInterval = b.minPeerKeepAliveInterval;
     this.maxPeerKeepAliveLifetime = b.maxPeerKeepAliveLifetime;
+    this.resumption = b.resumption;
+  }
+
+  /**
+   * A server's offer of session resumption (RESUME), or null (the default): SETUPs with the R flag
+   * are then refused with REJECTED_SETUP and RESUMEs with REJECTED_RESUME. Clients ask for it
+   * with {@link ClientSetup#resumable(Resumption)} instead.
+   */
+  public Resumption resumption() {
+    return resumption;
   }
 
   public static Builder builder() {
@@ -312,6 +323,7 @@ public final class ConnectionOptions {
     private int maxStreamErrorsPerSecond = 10_000;
     private Duration minPeerKeepAliveInterval = Duration.ofSeconds(1);
     private Duration maxPeerKeepAliveLifetime = Duration.ofMinutes(10);
+    private Resumption resumption;
 
     private Builder() {}
 
@@ -345,6 +357,13 @@ public final class ConnectionOptions {
       maxStreamErrorsPerSecond = o.maxStreamErrorsPerSecond;
       minPeerKeepAliveInterval = o.minPeerKeepAliveInterval;
       maxPeerKeepAliveLifetime = o.maxPeerKeepAliveLifetime;
+      resumption = o.resumption;
+    }
+
+    /** See {@link ConnectionOptions#resumption()}; null turns it off. */
+    public Builder resumption(Resumption resumption) {
+      this.resumption = resumption;
+      return this;
     }
 
     public Builder keepAlive(Duration interval, Duration maxLifetime) {

@@ -5,6 +5,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.Acceptor;
 import io.sluice.Requester;
 import io.sluice.Responder;
+import io.sluice.internal.ResumeClient;
+import io.sluice.internal.ResumeGate;
+import io.sluice.internal.ResumeSessions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
@@ -63,7 +66,9 @@ public final class Connections {
                       () -> {
                         try {
                           SluiceConnection c =
-                              SluiceConnection.client(t, options, setup, responder);
+                              setup.resumption() != null
+                                  ? ResumeClient.start(transport, t, options, setup, responder)
+                                  : SluiceConnection.client(t, options, setup, responder);
                           c.ready()
                               .whenComplete(
                                   (v, e) -> {
@@ -107,6 +112,11 @@ public final class Connections {
     Objects.requireNonNull(transport, "transport");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(acceptor, "acceptor");
+    if (options.resumption() != null) {
+      ResumeSessions sessions = new ResumeSessions(options.resumption());
+      return transport.bind(
+          (DuplexTransport t) -> ResumeGate.serve(t, options, acceptor, sessions, c -> {}));
+    }
     return transport.bind((DuplexTransport t) -> serveOne(t, options, acceptor));
   }
 

@@ -1,6 +1,8 @@
 package io.sluice.core;
 
 import io.sluice.Acceptor;
+import io.sluice.internal.ResumeGate;
+import io.sluice.internal.ResumeSessions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
@@ -23,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 public final class SluiceServer implements ServerTransport.Bound {
   private final ConnectionOptions options;
   private final Acceptor acceptor;
+  private final ResumeSessions sessions;
   /** Live connections; guarded by itself, with {@link #stopping} and {@link #grace}. */
   private final Set<SluiceConnection> live = new HashSet<>();
   private boolean stopping;
@@ -35,6 +38,7 @@ public final class SluiceServer implements ServerTransport.Bound {
   SluiceServer(ConnectionOptions options, Acceptor acceptor) {
     this.options = options;
     this.acceptor = acceptor;
+    this.sessions = options.resumption() != null ? new ResumeSessions(options.resumption()) : null;
   }
 
   void bound(ServerTransport.Bound bound) {
@@ -43,10 +47,25 @@ public final class SluiceServer implements ServerTransport.Bound {
 
   /** An accepted connection, on its event loop. */
   void onConnection(DuplexTransport t) {
-    SluiceConnection c = Connections.serveOne(t, options, acceptor);
-    if (c == null) {
+    if (sessions != null) {
+      ResumeGate.serve(t, options, acceptor, sessions, this::track);
       return;
     }
+    SluiceConnection c = Connections.serveOne(t, options, acceptor);
+    if (c != null) {
+      track(c);
+    }
+  }
+
+  /**
+   * The server's resumable sessions (null without {@link ConnectionOptions#resumption()}), for
+   * metrics and tests.
+   */
+  public ResumeSessions resumeSessions() {
+    return sessions;
+  }
+
+  private void track(SluiceConnection c) {
     Duration drainNow;
     synchronized (live) {
       live.add(c);

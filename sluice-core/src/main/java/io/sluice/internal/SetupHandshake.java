@@ -40,6 +40,10 @@ final class SetupHandshake {
     if (conn.streams.counters != null) {
       conn.streams.counters.open();
     }
+    ByteBuf token =
+        conn.transport instanceof ResumableSession
+            ? Unpooled.wrappedBuffer(((ResumableSession) conn.transport).token)
+            : null;
     try {
       ByteBuf metadata = payload != null && payload.hasMetadata() ? payload.metadata() : null;
       ByteBuf data = payload != null ? payload.data() : Unpooled.EMPTY_BUFFER;
@@ -47,6 +51,7 @@ final class SetupHandshake {
           Setup.MIN_SIZE
               + setup.metadataMimeType().length()
               + setup.dataMimeType().length()
+              + (token != null ? 2 + token.readableBytes() : 0)
               + Frames.payloadSize(metadata, data);
       ByteBuf out = conn.out.beginFrame(FrameType.SETUP, size);
       Setup.write(
@@ -54,7 +59,7 @@ final class SetupHandshake {
           options.lease(),
           (int) options.keepAliveInterval().toMillis(),
           (int) options.keepAliveMaxLifetime().toMillis(),
-          null,
+          token,
           setup.metadataMimeType(),
           setup.dataMimeType(),
           metadata,
@@ -129,7 +134,7 @@ final class SetupHandshake {
           null);
       return;
     }
-    if (Setup.resumeRequested(frame)) {
+    if (Setup.resumeRequested(frame) && !(conn.transport instanceof ResumableSession)) {
       refuseSetup(ErrorCode.REJECTED_SETUP, "resumption is not supported", null);
       return;
     }

@@ -109,6 +109,16 @@ public interface DuplexTransport {
     return "other";
   }
 
+  /**
+   * Can a resumable session (RESUME, docs/guide/resumption.md) run over this transport? A
+   * transport that is not one byte pipe per connection (the HTTP/2 stream mapping: an HTTP/2
+   * stream per RSocket stream, its setup implied) cannot carry RESUME and says false; a client
+   * that asks for resumption over it is refused at connect.
+   */
+  default boolean supportsResumption() {
+    return true;
+  }
+
   /** The peer's address, for logs; may be null. */
   SocketAddress remoteAddress();
 }

@@ -142,6 +142,11 @@ public final class StreamMapping implements DuplexTransport {
   // ---- DuplexTransport ---------------------------------------------------------------------------
 
   @Override
+  public boolean supportsResumption() {
+    return false; // no connection-level RESUME: every RSocket stream is its own HTTP/2 stream
+  }
+
+  @Override
   public Framing framing() {
     return Framing.LENGTH_PREFIXED;
   }

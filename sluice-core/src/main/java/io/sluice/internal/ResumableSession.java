@@ -1,0 +1,836 @@
+package io.sluice.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.ErrorCode;
+import io.sluice.core.Resumption;
+import io.sluice.exceptions.ConnectionErrorException;
+import io.sluice.exceptions.SluiceException;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.FrameValidator;
+import io.sluice.internal.frame.Frames;
+import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FramePrefix;
+import io.sluice.transport.FrameReceiver;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One resumable RSocket session (SETUP with the R flag): the transport its {@link SluiceConnection}
+ * sees, which stays the same while the real transports under it come and go. The engine is not
+ * told of a cut: its frames go to the session, which keeps the ones the spec counts in its {@link
+ * ResumeStore} until the peer acknowledges them (KEEPALIVE's last received position, or the
+ * positions of RESUME / RESUME_OK), forwards them to the current transport, and replays the
+ * unacknowledged ones on the next transport.
+ *
+ * <p><b>Positions.</b> As the spec says: the bytes (without length prefix) of REQUEST_RESPONSE,
+ * REQUEST_FNF, REQUEST_STREAM, REQUEST_CHANNEL, REQUEST_N, CANCEL, PAYLOAD and ERROR frames on
+ * streams other than 0, per direction. Frames on stream 0 (SETUP, KEEPALIVE, LEASE,
+ * METADATA_PUSH, connection ERRORs) are neither counted, stored nor replayed.
+ *
+ * <p><b>Acknowledgements.</b> Besides the client's KEEPALIVEs, each side sends a KEEPALIVE
+ * without the respond flag carrying its received position whenever it has received {@link
+ * #ACK_BYTES} since it last said so, so stores stay small on fast streams; such KEEPALIVEs are
+ * consumed here and never reach the engine.
+ *
+ * <p><b>Memory.</b> The store is bounded ({@link Resumption#maxStoreBytes()}): at half of it the
+ * session tells the engine it is unwritable (producers wait, as for a full socket); a frame that
+ * would take it past the bound ends the session with ERROR[CONNECTION_ERROR] (its streams fail with
+ * that message) instead of growing or blocking. The engine always sees {@link
+ * Framing#LENGTH_PREFIXED}: the session cuts its batches into frames (zero copy: the store keeps
+ * retained slices), passes batches through unchanged to a length-prefixed transport, and copies
+ * each frame behind the transport's prefix otherwise.
+ *
+ * <p><b>Threads.</b> Confined to the event loop the session was made on. A transport on another
+ * loop reaches it through a {@link LoopBridge}.
+ */
+public final class ResumableSession implements DuplexTransport {
+  /** Received bytes after which a side tells the peer its position (a KEEPALIVE, R clear). */
+  static final long ACK_BYTES = 32 * 1024;
+  /** Frames up to this size are copied into a batch when they cannot be passed through. */
+  private static final int COPY_LIMIT = 8 * 1024;
+  private static final int BATCH_SIZE = 64 * 1024;
+  /** Time a client waits for RESUME_OK on a new transport before it tries another. */
+  private static final long RESUME_HANDSHAKE_MILLIS = 10_000;
+  private static final long DETACHED_TICK_MILLIS = 200;
+
+  /** Who made the session: told of cuts, resumes and the end. Called on the loop. */
+  interface Owner {
+    /** The current transport is gone (an attempt's or an attached one's). */
+    default void detached(Throwable cause, boolean wasAttached) {}
+
+    default void resumed(int count) {}
+
+    /** The session ended before it could be resumed. */
+    default void resumeFailed(Throwable cause) {}
+
+    /** The session has ended and released everything. */
+    default void closed() {}
+  }
+
+  final EventExecutor loop;
+  private final ByteBufAllocator alloc;
+  final byte[] token;
+  private final long sessionTimeoutNanos;
+  final ResumeStore store;
+  private final Owner owner;
+  SluiceConnection conn;
+  private FrameReceiver core;
+
+  /** The newest transport: attached, resuming (client) or dead. */
+  private Link link;
+  private boolean attached;
+  /** Bytes of counted frames received (the implied position of what came in). */
+  private long received;
+  /** The received position the peer was last told. */
+  private long ackedToPeer;
+
+  /** A frame whose head came in an earlier write (a large payload follows as its own writes). */
+  private CompositeByteBuf partial;
+  private int partialRemaining;
+  /** The store refused a frame: the session is ending. */
+  private boolean storeBroken;
+  private boolean storeFull;
+  private boolean coreWritable = true;
+  private boolean readEnabled = true;
+  private boolean needsFlush;
+  private boolean closing;
+  private boolean closed;
+  private ByteBuf outBatch;
+  private ScheduledFuture<?> detachedTask;
+  private long detachedDeadline;
+  private long detachedProgress;
+  private int resumes;
+
+  private ResumableSession(
+      DuplexTransport first, Resumption config, byte[] token, ResumeBudget budget, Owner owner) {
+    this.loop = first.executor();
+    this.alloc = first.alloc();
+    this.token = token;
+    this.sessionTimeoutNanos = config.sessionTimeout().toNanos();
+    this.store = new ResumeStore(config.maxStoreBytes(), budget);
+    this.owner = owner;
+    this.link = new Link(first);
+    this.attached = true;
+  }
+
+  /** A client's session over its first transport (on that transport's loop). */
+  static ResumableSession client(
+      DuplexTransport first, Resumption config, byte[] token, Owner owner) {
+    return new ResumableSession(first, config, token, null, owner);
+  }
+
+  /** A server's session over the transport its SETUP came on (on that transport's loop). */
+  static ResumableSession server(
+      DuplexTransport first, Resumption config, byte[] token, ResumeBudget budget, Owner owner) {
+    return new ResumableSession(first, config, token, budget, owner);
+  }
+
+  // ===========================================================================================
+  // DuplexTransport: what the engine sees
+  // ===========================================================================================
+
+  @Override
+  public Framing framing() {
+    return Framing.LENGTH_PREFIXED;
+  }
+
+  @Override
+  public EventExecutor executor() {
+    return loop;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  @Override
+  public void start(FrameReceiver receiver) {
+    this.core = receiver;
+    this.conn = (SluiceConnection) receiver;
+    link.phys.start(link);
+  }
+
+  @Override
+  public void write(ByteBuf buf) {
+    try {
+      if (!closed) {
+        cut(buf);
+      }
+    } finally {
+      buf.release();
+    }
+  }
+
+  @Override
+  public void flush() {
+    if (attached) {
+      flushOutBatch(link);
+      link.phys.flush();
+      needsFlush = false;
+    }
+  }
+
+  @Override
+  public boolean isWritable() {
+    return coreWritable;
+  }
+
+  @Override
+  public long outboundProgress() {
+    // While no transport is attached the session's timeout governs, not the write-stall timeout:
+    // report progress so that a cut is not taken for a peer that reads nothing.
+    return attached ? link.phys.outboundProgress() : ++detachedProgress;
+  }
+
+  @Override
+  public long unsentBytes() {
+    return attached ? link.phys.unsentBytes() : -1;
+  }
+
+  @Override
+  public void setReadEnabled(boolean enabled) {
+    readEnabled = enabled;
+    if (attached) {
+      link.phys.setReadEnabled(enabled);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    Link l = link;
+    if (l != null && !l.dead) {
+      if (attached) {
+        flushOutBatch(l);
+        l.phys.flush();
+      }
+      l.phys.close(); // finish() follows from its onClosed
+    } else {
+      finish();
+    }
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return link != null ? link.phys.remoteAddress() : null;
+  }
+
+  /** The kind of transport the session runs over now (the first one's until it has one). */
+  @Override
+  public String name() {
+    Link l = link;
+    return l != null ? l.phys.name() : "other";
+  }
+
+  // ===========================================================================================
+  // Outbound: cut the engine's writes into frames, count, store, forward
+  // ===========================================================================================
+
+  private void cut(ByteBuf buf) {
+    Link l = attached ? link : null;
+    boolean passThrough = l != null && l.framing == Framing.LENGTH_PREFIXED;
+    int r = buf.readerIndex();
+    int w = buf.writerIndex();
+    int runStart = -1;
+    while (r < w) {
+      if (partial != null) {
+        int take = Math.min(partialRemaining, w - r);
+        partial.addComponent(true, buf.retainedSlice(r, take));
+        r += take;
+        partialRemaining -= take;
+        if (partialRemaining == 0) {
+          ByteBuf f = partial;
+          partial = null;
+          noteSent(f, f.readerIndex(), f.readableBytes());
+          if (l != null) {
+            sendFrame(l, f);
+          } else {
+            f.release();
+          }
+        }
+        continue;
+      }
+      if (w - r < 3) {
+        // The engine writes a frame's length, header and metadata length in one buffer.
+        storeBroken = true;
+        failLater("a write split a frame's length prefix");
+        return;
+      }
+      int len = Frames.getU24(buf, r);
+      if (w - r - 3 < len) { // the head of a large frame; the rest follows as its own writes
+        if (runStart >= 0) {
+          passThrough(l, buf, runStart, r);
+          runStart = -1;
+        }
+        partial = alloc.compositeBuffer(Integer.MAX_VALUE);
+        partial.addComponent(true, buf.retainedSlice(r + 3, w - r - 3));
+        partialRemaining = len - (w - r - 3);
+        break;
+      }
+      noteSent(buf, r + 3, len);
+      if (passThrough) {
+        if (runStart < 0) {
+          runStart = r;
+        }
+      } else if (l != null) {
+        sendFrame(l, buf.retainedSlice(r + 3, len));
+      }
+      r += 3 + len;
+    }
+    if (runStart >= 0) {
+      passThrough(l, buf, runStart, r);
+    }
+    updateWritability();
+  }
+
+  /** Counts and stores a sent frame (a view, not owned); stamps our position into a KEEPALIVE. */
+  private void noteSent(ByteBuf b, int off, int len) {
+    if (len < Frames.HEADER_SIZE) {
+      return;
+    }
+    int type = b.getUnsignedShort(off + 4) >>> 10;
+    if ((b.getInt(off) & Frames.MAX_STREAM_ID) != 0) {
+      if (counted(type) && !storeBroken && !store.add(b.retainedSlice(off, len))) {
+        storeBroken = true;
+        failLater(
+            "the session's resume store is full: "
+                + store.bytes()
+                + " bytes sent and not acknowledged by the peer, "
+                + store.maxBytes()
+                + " allowed (Resumption.maxStoreBytes, or the server's maxTotalStoreBytes); the"
+                + " session is ended");
+      }
+    } else if (type == FrameType.KEEPALIVE && len >= Frames.HEADER_SIZE + 8) {
+      b.setLong(off + Frames.HEADER_SIZE, received & Long.MAX_VALUE);
+      if (attached) {
+        ackedToPeer = received;
+      }
+    }
+  }
+
+  /** The frame types whose bytes the spec counts in positions (on streams other than 0). */
+  static boolean counted(int type) {
+    return type >= FrameType.REQUEST_RESPONSE && type <= FrameType.ERROR;
+  }
+
+  private void passThrough(Link l, ByteBuf buf, int from, int to) {
+    flushOutBatch(l);
+    l.phys.write(buf.retainedSlice(from, to - from));
+  }
+
+  /** Writes one whole frame (owned, no prefix) to {@code l} in its framing; not flushed. */
+  private void sendFrame(Link l, ByteBuf frame) {
+    if (l.framing == Framing.FRAME_PER_WRITE) {
+      flushOutBatch(l);
+      l.phys.write(frame);
+      return;
+    }
+    int n = frame.readableBytes();
+    if (l.framing == Framing.LENGTH_PREFIXED && n > COPY_LIMIT) {
+      flushOutBatch(l);
+      ByteBuf head = alloc.buffer(3);
+      Frames.writeU24(head, n);
+      l.phys.write(alloc.compositeBuffer(2).addComponents(true, head, frame));
+      return;
+    }
+    int pre = l.framing == Framing.LENGTH_PREFIXED ? 3 : l.prefix.maxLength();
+    try {
+      if (outBatch != null && outBatch.writableBytes() < pre + n) {
+        flushOutBatch(l);
+      }
+      if (outBatch == null) {
+        outBatch = alloc.buffer(Math.max(BATCH_SIZE, pre + n));
+      }
+      if (l.framing == Framing.LENGTH_PREFIXED) {
+        Frames.writeU24(outBatch, n);
+      } else {
+        l.prefix.write(outBatch, n);
+      }
+      outBatch.writeBytes(frame, frame.readerIndex(), n);
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void flushOutBatch(Link l) {
+    ByteBuf b = outBatch;
+    if (b != null) {
+      outBatch = null;
+      if (b.isReadable()) {
+        l.phys.write(b);
+      } else {
+        b.release();
+      }
+    }
+  }
+
+  private void updateWritability() {
+    long b = store.bytes();
+    if (!storeFull && b >= store.maxBytes() / 2) {
+      storeFull = true;
+    } else if (storeFull && b < store.maxBytes() * 3 / 8) {
+      // Well above the peer's acknowledgement step: once all in flight has landed the peer has
+      // acknowledged all but less than ACK_BYTES, so the store always gets back below this.
+      storeFull = false;
+    }
+    boolean w = !storeFull && (!attached || link.phys.isWritable());
+    if (w != coreWritable && core != null && !closed) {
+      coreWritable = w;
+      core.onWritabilityChanged(w);
+    }
+  }
+
+  // ===========================================================================================
+  // Inbound
+  // ===========================================================================================
+
+  private void inbound(ByteBuf frame) {
+    int n = frame.readableBytes();
+    if (n >= Frames.HEADER_SIZE) {
+      int type = Frames.type(frame);
+      if (Frames.streamId(frame) != 0) {
+        if (counted(type)) {
+          received += n;
+        }
+      } else if (type == FrameType.KEEPALIVE && n >= Frames.HEADER_SIZE + 8) {
+        long pos = Frames.keepAliveLastPosition(frame);
+        if (pos > store.endPosition()) {
+          conn.connectionError(
+              ErrorCode.CONNECTION_ERROR,
+              "KEEPALIVE acknowledges position " + pos + " but " + store.endPosition()
+                  + " bytes were sent",
+              null);
+          return;
+        }
+        store.trimTo(pos);
+        updateWritability();
+        if (!Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
+          conn.keepAlive.heard = true; // an acknowledgement: the engine needs no more of it
+          return;
+        }
+      }
+    }
+    core.onFrame(frame);
+  }
+
+  private void maybeAck() {
+    if (attached && received - ackedToPeer >= ACK_BYTES) {
+      ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 8);
+      Frames.writeKeepAlive(f, false, received, null);
+      ackedToPeer = received;
+      sendFrame(link, f);
+      flushOutBatch(link);
+      needsFlush = true;
+    }
+  }
+
+  // ===========================================================================================
+  // Cuts and resumes
+  // ===========================================================================================
+
+  private void linkLost(Link l, Throwable cause) {
+    if (closing) {
+      finish();
+      return;
+    }
+    boolean wasAttached = attached;
+    attached = false;
+    if (outBatch != null) {
+      outBatch.release();
+      outBatch = null;
+    }
+    if (detachedTask == null) {
+      detachedDeadline = loop.ticker().nanoTime() + sessionTimeoutNanos;
+      detachedTask =
+          loop.scheduleAtFixedRate(
+              this::detachedTick, DETACHED_TICK_MILLIS, DETACHED_TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+    updateWritability();
+    owner.detached(cause, wasAttached);
+  }
+
+  private void detachedTick() {
+    if (attached || closing) {
+      SluiceConnection.cancel(detachedTask);
+      detachedTask = null;
+      return;
+    }
+    conn.keepAlive.heard = true; // the session's timeout governs while no transport is attached
+    if (loop.ticker().nanoTime() - detachedDeadline > 0) {
+      failResume(
+          new ConnectionErrorException(
+              "the session was not resumed within "
+                  + TimeUnit.NANOSECONDS.toMillis(sessionTimeoutNanos)
+                  + " ms (Resumption.sessionTimeout)"));
+    }
+  }
+
+  private void failLater(String message) {
+    loop.execute(
+        () -> {
+          if (!closing) {
+            conn.connectionError(ErrorCode.CONNECTION_ERROR, message, null);
+          }
+        });
+  }
+
+  /** Ends a session that cannot be resumed: its streams fail with {@code cause}. */
+  private void failResume(Throwable cause) {
+    if (closing) {
+      return;
+    }
+    owner.resumeFailed(cause);
+    conn.closeNow(cause);
+  }
+
+  /** Attaches {@code l} (the current link) once the handshake is done, replaying what the peer lacks. */
+  private void attach(Link l, long peerReceived) {
+    store.trimTo(peerReceived);
+    attached = true;
+    SluiceConnection.cancel(detachedTask);
+    detachedTask = null;
+    if (!readEnabled) {
+      l.phys.setReadEnabled(false);
+    }
+    store.replayFrom(peerReceived, f -> sendFrame(l, f));
+    ackedToPeer = received;
+    flushOutBatch(l);
+    l.phys.flush();
+    resumes++;
+    conn.keepAlive.heard = true;
+    updateWritability();
+    owner.resumed(resumes);
+  }
+
+  /**
+   * Server: a RESUME for this session came on {@code phys} (on this loop, bridged if need be).
+   * Returns null once resumed (RESUME_OK sent, frames replayed), or why it was refused: the caller
+   * answers ERROR[REJECTED_RESUME] on {@code phys}; a session refused for its positions is ended
+   * (its client will not try again).
+   */
+  String resume(DuplexTransport phys, long lastReceivedServerPos, long firstAvailableClientPos) {
+    if (closing || storeBroken) {
+      return "the session has ended";
+    }
+    if (lastReceivedServerPos < store.firstPosition()) {
+      // The client has acknowledged more than this: a RESUME that was delayed on its way (a
+      // connection the client gave up on). Refused; the session goes on.
+      return "stale RESUME: the client already acknowledged server frames up to position "
+          + store.firstPosition()
+          + ", this RESUME asks from "
+          + lastReceivedServerPos;
+    }
+    String refusal = null;
+    if (!store.canReplayFrom(lastReceivedServerPos)) {
+      refusal =
+          "the client asks for server frames from position "
+              + lastReceivedServerPos
+              + ", the server holds ["
+              + store.firstPosition()
+              + ", "
+              + store.endPosition()
+              + "] (a position beyond what was sent, or inside a frame)";
+    } else if (firstAvailableClientPos > received) {
+      refusal =
+          "the server needs client frames from position "
+              + received
+              + ", the client holds them from "
+              + firstAvailableClientPos;
+    }
+    if (refusal != null) {
+      failResume(new io.sluice.exceptions.RejectedResumeException(refusal));
+      return refusal;
+    }
+    Link old = link;
+    if (old != null && !old.dead) {
+      // Still connected as far as we know (a half-open transport): the new one takes over.
+      old.dead = true;
+      attached = false;
+      if (outBatch != null) {
+        outBatch.release();
+        outBatch = null;
+      }
+      old.phys.close();
+    }
+    Link l = new Link(phys);
+    link = l;
+    phys.start(l);
+    ByteBuf ok = alloc.buffer(Frames.HEADER_SIZE + 8);
+    Frames.writeResumeOk(ok, received);
+    sendFrame(l, ok);
+    attach(l, lastReceivedServerPos);
+    return null;
+  }
+
+  /** Client: sends RESUME on a new transport (on this loop, bridged if need be). */
+  void beginResume(DuplexTransport phys) {
+    Link l = new Link(phys);
+    l.awaitingResumeOk = true;
+    link = l;
+    phys.start(l);
+    if (l.dead) {
+      return;
+    }
+    ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 22 + token.length);
+    Frames.writeResume(f, Unpooled.wrappedBuffer(token), received, store.firstPosition());
+    sendFrame(l, f);
+    flushOutBatch(l);
+    phys.flush();
+    long wait =
+        Math.min(RESUME_HANDSHAKE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(sessionTimeoutNanos)));
+    loop.schedule(
+        () -> {
+          if (l == link && l.awaitingResumeOk && !l.dead) {
+            l.phys.close();
+            if (!l.dead && l == link) {
+              // A transport that does not report its close (or not yet): try another one anyway.
+              l.dead = true;
+              linkLost(l, new ConnectionErrorException("no RESUME_OK within " + wait + " ms"));
+            }
+          }
+        },
+        wait,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void onResumeAnswer(Link l, ByteBuf frame) {
+    String bad = FrameValidator.validate(frame);
+    int type = bad == null ? Frames.type(frame) : -1;
+    if (type == FrameType.RESUME_OK && Frames.streamId(frame) == 0) {
+      long pos = Frames.resumeOkLastReceivedClientPosition(frame);
+      if (!store.canReplayFrom(pos)) {
+        String m =
+            "RESUME_OK asks for client frames from position "
+                + pos
+                + ", the client holds ["
+                + store.firstPosition()
+                + ", "
+                + store.endPosition()
+                + "]";
+        ByteBuf err = alloc.buffer(Frames.HEADER_SIZE + Frames.errorSize(m));
+        Frames.writeError(err, 0, ErrorCode.CONNECTION_ERROR, m);
+        sendFrame(l, err);
+        flushOutBatch(l);
+        l.phys.flush();
+        failResume(new ConnectionErrorException(m));
+        return;
+      }
+      l.awaitingResumeOk = false;
+      attach(l, pos);
+      return;
+    }
+    if (type == FrameType.ERROR && Frames.streamId(frame) == 0) {
+      failResume(
+          SluiceException.from(
+              Frames.errorCode(frame), "resume refused: " + Frames.errorMessage(frame)));
+      return;
+    }
+    failResume(
+        new ConnectionErrorException(
+            "expected RESUME_OK or ERROR after RESUME, got "
+                + (bad != null ? bad : Frames.describe(frame))));
+  }
+
+  /** Ended: releases the store and what is held for the transport; the engine hears of the close. */
+  private void finish() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    closing = true;
+    attached = false;
+    SluiceConnection.cancel(detachedTask);
+    detachedTask = null;
+    store.release();
+    if (partial != null) {
+      partial.release();
+      partial = null;
+    }
+    if (outBatch != null) {
+      outBatch.release();
+      outBatch = null;
+    }
+    try {
+      owner.closed();
+    } finally {
+      if (core != null) {
+        core.onClosed();
+      }
+    }
+  }
+
+  /**
+   * The most bytes the store of {@code requester}'s session ever held, or -1 if it is not a
+   * resumable client connection. For tests and metrics (a racy read from another thread).
+   */
+  public static long storeHighWater(io.sluice.Requester requester) {
+    if (requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession) {
+      return ((ResumableSession) ((SluiceConnection) requester).transport).store.highWater();
+    }
+    return -1;
+  }
+
+  /**
+   * Test hook: closes the transport currently under {@code requester}'s session (on its loop), as
+   * a cut would, for transports a test cannot cut from outside. False if not resumable.
+   */
+  public static boolean cutForTest(io.sluice.Requester requester) {
+    if (!(requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession)) {
+      return false;
+    }
+    ResumableSession s = (ResumableSession) ((SluiceConnection) requester).transport;
+    s.loop.execute(
+        () -> {
+          if (s.link != null && !s.link.dead) {
+            s.link.phys.close();
+          }
+        });
+    return true;
+  }
+
+  /** Times {@code requester}'s session resumed, or -1 if it is not resumable. Racy read. */
+  public static int resumes(io.sluice.Requester requester) {
+    if (requester instanceof SluiceConnection
+        && ((SluiceConnection) requester).transport instanceof ResumableSession) {
+      return ((ResumableSession) ((SluiceConnection) requester).transport).resumes;
+    }
+    return -1;
+  }
+
+  boolean isEnded() {
+    return closing;
+  }
+
+  boolean isAttached() {
+    return attached;
+  }
+
+  long receivedPosition() {
+    return received;
+  }
+
+  int resumes() {
+    return resumes;
+  }
+
+  /** Writes one frame (owned, no prefix) to a transport in its framing, and flushes. */
+  static void writeSingle(DuplexTransport t, ByteBuf frame) {
+    switch (t.framing()) {
+      case FRAME_PER_WRITE:
+        t.write(frame);
+        break;
+      case LENGTH_PREFIXED:
+        {
+          ByteBuf out = t.alloc().buffer(3 + frame.readableBytes());
+          Frames.writeU24(out, frame.readableBytes());
+          out.writeBytes(frame);
+          frame.release();
+          t.write(out);
+          break;
+        }
+      default:
+        {
+          FramePrefix p = t.framePrefix();
+          ByteBuf out = t.alloc().buffer(p.maxLength() + frame.readableBytes());
+          p.write(out, frame.readableBytes());
+          out.writeBytes(frame);
+          frame.release();
+          t.write(out);
+        }
+    }
+    t.flush();
+  }
+
+  /** One real transport under the session, and the receiver of its frames. */
+  private final class Link implements FrameReceiver {
+    final DuplexTransport phys;
+    final Framing framing;
+    final FramePrefix prefix;
+    boolean awaitingResumeOk;
+    boolean dead;
+
+    Link(DuplexTransport phys) {
+      this.phys = phys;
+      this.framing = phys.framing();
+      this.prefix = framing == Framing.TRANSPORT_PREFIXED ? phys.framePrefix() : null;
+    }
+
+    private boolean current() {
+      return this == link && !dead && !closed;
+    }
+
+    @Override
+    public int maxFrameSize() {
+      return core.maxFrameSize();
+    }
+
+    @Override
+    public int maxQueuedOutboundBytes() {
+      return core.maxQueuedOutboundBytes();
+    }
+
+    @Override
+    public void onFrame(ByteBuf frame) {
+      if (!current()) {
+        return;
+      }
+      if (awaitingResumeOk) {
+        onResumeAnswer(this, frame);
+      } else if (attached) {
+        inbound(frame);
+      }
+    }
+
+    @Override
+    public void onReadComplete() {
+      if (current() && attached) {
+        maybeAck();
+        core.onReadComplete();
+        if (needsFlush && attached && current()) {
+          phys.flush();
+          needsFlush = false;
+        }
+      }
+    }
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {
+      if (current() && attached) {
+        updateWritability();
+      }
+    }
+
+    @Override
+    public void onTransportError(Throwable cause) {
+      if (current()) {
+        // The bytes of this transport can no longer be trusted; another one may resume.
+        phys.close();
+      }
+    }
+
+    @Override
+    public void onClosed() {
+      if (dead) {
+        if (closing && this == link) {
+          finish();
+        }
+        return;
+      }
+      dead = true;
+      if (this == link) {
+        linkLost(this, new ConnectionErrorException("the transport closed"));
+      }
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package io.sluice.internal;
+
+import io.sluice.core.Resumption;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The resumable sessions of one server, shared by all its connections (on every event loop):
+ * bounded in sessions ({@link Resumption#maxSessions()}) and in bytes held by their stores
+ * together ({@link Resumption#maxTotalStoreBytes()}).
+ *
+ * <p><b>Token lookup.</b> Sessions are found by the SHA-256 of their token, and the token itself
+ * is then compared with {@link MessageDigest#isEqual} (constant time), so the time a RESUME takes
+ * tells nothing about how much of a guessed token was right. Failed RESUMEs are counted per
+ * second, server-wide and per remote address; past either bound RESUMEs are refused without a
+ * lookup (a token cannot be guessed faster than the bound allows).
+ */
+public final class ResumeSessions {
+  /** Remote addresses whose failures are tracked at once; beyond it the table starts over. */
+  private static final int MAX_TRACKED_ADDRESSES = 10_000;
+
+  final Resumption config;
+  final ResumeBudget budget;
+  private final ConcurrentHashMap<ByteBuffer, ResumableSession> sessions = new ConcurrentHashMap<>();
+  private final AtomicInteger count = new AtomicInteger();
+  private final FailureRate serverWide;
+  private final ConcurrentHashMap<Object, FailureRate> perAddress = new ConcurrentHashMap<>();
+
+  public ResumeSessions(Resumption config) {
+    this.config = config;
+    this.budget = new ResumeBudget(config.maxTotalStoreBytes());
+    this.serverWide = new FailureRate(config.maxFailedResumesPerSecond());
+  }
+
+  /** Adds a session; false if the server has {@link Resumption#maxSessions()} or the token is in use. */
+  boolean register(ResumableSession s) {
+    if (count.incrementAndGet() > config.maxSessions()) {
+      count.decrementAndGet();
+      return false;
+    }
+    if (sessions.putIfAbsent(key(s.token), s) != null) {
+      count.decrementAndGet();
+      return false;
+    }
+    return true;
+  }
+
+  void remove(ResumableSession s) {
+    if (sessions.remove(key(s.token), s)) {
+      count.decrementAndGet();
+    }
+  }
+
+  /** The session of {@code token}, or null. */
+  ResumableSession find(byte[] token) {
+    ResumableSession s = sessions.get(key(token));
+    return s != null && MessageDigest.isEqual(s.token, token) ? s : null;
+  }
+
+  /** May a RESUME from {@code remote} be looked up now? */
+  boolean mayTry(SocketAddress remote) {
+    long now = System.nanoTime();
+    FailureRate r = perAddress.get(addressKey(remote));
+    return !serverWide.exhausted(now) && (r == null || !r.exhausted(now));
+  }
+
+  /** Counts a failed RESUME from {@code remote}. */
+  void failed(SocketAddress remote) {
+    long now = System.nanoTime();
+    serverWide.add(now);
+    if (perAddress.size() > MAX_TRACKED_ADDRESSES) {
+      perAddress.clear();
+    }
+    perAddress
+        .computeIfAbsent(
+            addressKey(remote), k -> new FailureRate(config.maxFailedResumesPerSecondPerAddress()))
+        .add(now);
+  }
+
+  /** Sessions held (connected or waiting for a RESUME). */
+  public int size() {
+    return count.get();
+  }
+
+  /** Bytes the sessions' stores hold together (taken in steps of 64 KiB). */
+  public long storeBytes() {
+    return budget.used();
+  }
+
+  /** The most bytes any live session's store ever held (a racy read, for tests and metrics). */
+  public long storeHighWater() {
+    long max = 0;
+    for (ResumableSession s : sessions.values()) {
+      max = Math.max(max, s.store.highWater());
+    }
+    return max;
+  }
+
+  private static Object addressKey(SocketAddress a) {
+    if (a instanceof InetSocketAddress && ((InetSocketAddress) a).getAddress() != null) {
+      return ((InetSocketAddress) a).getAddress();
+    }
+    return a == null ? "unknown" : a.getClass().getName();
+  }
+
+  private static ByteBuffer key(byte[] token) {
+    try {
+      return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(token));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /** Failures within the current one-second window. */
+  private static final class FailureRate {
+    private final int limit;
+    private long windowStart = System.nanoTime();
+    private int count;
+
+    FailureRate(int limit) {
+      this.limit = limit;
+    }
+
+    synchronized boolean exhausted(long now) {
+      roll(now);
+      return count >= limit;
+    }
+
+    synchronized void add(long now) {
+      roll(now);
+      count++;
+    }
+
+    private void roll(long now) {
+      if (now - windowStart >= 1_000_000_000L) {
+        windowStart = now;
+        count = 0;
+      }
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package io.sluice.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.core.Connections;
+import io.sluice.core.Resumption;
+import io.sluice.exceptions.RejectedResumeException;
+import io.sluice.transport.ClientTransport;
+import io.sluice.transport.DuplexTransport;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Resumption end to end over in-memory pipes on one loop: a client session and a server gate, the
+ * client's transport cut while a stream runs, the session resumed over a new pipe.
+ */
+class ResumeEngineTest {
+  private final DefaultEventExecutor loop = new DefaultEventExecutor();
+  private final List<PipeTransport> clientEnds = new CopyOnWriteArrayList<>();
+  private final List<PipeTransport> serverEnds = new CopyOnWriteArrayList<>();
+  private final AtomicInteger resumed = new AtomicInteger();
+  private final AtomicInteger disconnected = new AtomicInteger();
+  private final AtomicReference<Throwable> resumeFailed = new AtomicReference<>();
+  private ResumeSessions sessions;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+  }
+
+  private Resumption resumption(long storeBytes) {
+    return Resumption.builder()
+        .sessionTimeout(Duration.ofSeconds(30))
+        .maxStoreBytes(storeBytes)
+        .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+        .listener(
+            new Resumption.Listener() {
+              @Override
+              public void disconnected(Throwable cause) {
+                disconnected.incrementAndGet();
+              }
+
+              @Override
+              public void resumed(int count) {
+                resumed.incrementAndGet();
+              }
+
+              @Override
+              public void resumeFailed(Throwable cause) {
+                resumeFailed.set(cause);
+              }
+            })
+        .build();
+  }
+
+  private ClientTransport pipes(ConnectionOptions serverOptions, Responder responder) {
+    sessions = new ResumeSessions(serverOptions.resumption());
+    return () -> {
+      PipeTransport[] p = PipeTransport.pair(loop);
+      loop.execute(
+          () -> ResumeGate.serve(p[0], serverOptions, (setup, r) -> responder, sessions, c -> {}));
+      serverEnds.add(p[0]);
+      clientEnds.add(p[1]);
+      return CompletableFuture.completedFuture((DuplexTransport) p[1]);
+    };
+  }
+
+  private Requester connect(ClientTransport t, Resumption r) {
+    return Loop.await(
+        Connections.connect(
+            t, ConnectionOptions.builder().build(), ClientSetup.defaults().resumable(r), x -> new Responder() {}));
+  }
+
+  @Test
+  void aStreamSurvivesCutsExactlyOnceInOrder() {
+    int total = 20_000;
+    Resumption r = resumption(Resumption.MIN_STORE_BYTES);
+    ConnectionOptions server = ConnectionOptions.builder().resumption(r).build();
+    Requester client = connect(pipes(server, new Sequence(total)), r);
+    Receiver rx = new Receiver();
+    client.requestStream(Message.utf8("go"), Long.MAX_VALUE, rx);
+    // Cut the client's current transport 20 times while the stream runs.
+    for (int cut = 0; cut < 20 && !rx.done.isDone(); cut++) {
+      Loop.run(
+          loop,
+          () -> {
+            PipeTransport last = clientEnds.get(clientEnds.size() - 1);
+            last.close();
+          });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      int before = cut + 1;
+      while (resumed.get() < before && !rx.done.isDone() && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+        Loop.settle(loop);
+      }
+    }
+    assertThat(Loop.awaitOutcome(rx.done)).isNull();
+    assertThat(rx.count.get()).isEqualTo(total);
+    assertThat(rx.outOfOrder.get()).isNull();
+    assertThat(resumed.get()).isGreaterThan(0);
+    assertThat(resumeFailed.get()).isNull();
+    // A graceful close ends the server's session too (a cut would keep it for the timeout).
+    client.close();
+    assertThat(Loop.awaitOutcome(client.onClose())).isNull();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (sessions.size() > 0 && System.nanoTime() < deadline) {
+      Loop.settle(loop);
+    }
+    assertThat(sessions.size()).isZero();
+    assertThat(sessions.storeBytes()).isZero();
+  }
+
+  @Test
+  void anUnknownTokenIsRejectedAndTheClientGivesUp() {
+    Resumption r = resumption(Resumption.MIN_STORE_BYTES);
+    ConnectionOptions server = ConnectionOptions.builder().resumption(r).build();
+    Requester client = connect(pipes(server, new Sequence(10)), r);
+    // The server's session ends (as on a restarted server): the client's RESUME names nothing.
+    Loop.run(
+        loop,
+        () ->
+            sessions
+                .find(((ResumableSession) ((SluiceConnection) client).transport).token)
+                .conn
+                .dispose());
+    Receiver rx = new Receiver();
+    Throwable closed = Loop.awaitOutcome(client.onClose());
+    assertThat(closed).isInstanceOf(RejectedResumeException.class);
+    assertThat(resumeFailed.get()).isInstanceOf(RejectedResumeException.class);
+    assertThat(rx.count.get()).isZero();
+  }
+
+  /** Emits "0", "1", ... on demand, completing after {@code total}. */
+  static final class Sequence implements Responder {
+    final long total;
+
+    Sequence(long total) {
+      this.total = total;
+    }
+
+    @Override
+    public StreamListener requestStream(Message request, StreamHandle h) {
+      request.release();
+      AtomicLong next = new AtomicLong();
+      return new StreamListener() {
+        @Override
+        public void onNext(Message m) {
+          m.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+
+        @Override
+        public void onRequest(long n) {
+          for (long i = 0; i < n && next.get() < total; i++) {
+            long k = next.getAndIncrement();
+            if (k == total - 1) {
+              h.nextAndComplete(Message.utf8(h.alloc(), Long.toString(k)));
+            } else {
+              h.next(Message.utf8(h.alloc(), Long.toString(k)));
+            }
+          }
+        }
+      };
+    }
+  }
+
+  /** Checks that "0", "1", ... arrive once each, in order. */
+  static final class Receiver implements StreamListener {
+    final AtomicLong count = new AtomicLong();
+    final AtomicReference<String> outOfOrder = new AtomicReference<>();
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    @Override
+    public void onNext(Message m) {
+      String d = m.dataUtf8();
+      m.release();
+      long expected = count.getAndIncrement();
+      if (!d.equals(Long.toString(expected))) {
+        outOfOrder.compareAndSet(null, "expected " + expected + ", got " + d);
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      done.complete(null);
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      done.completeExceptionally(cause);
+    }
+  }
+}
