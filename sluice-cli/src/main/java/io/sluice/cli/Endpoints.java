@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
+import io.sluice.transport.grpc.GrpcServices;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
@@ -268,7 +269,7 @@ final class Endpoints {
     if (a.flag("console")) {
       // The echo responder is plain RSocket: the console shows health and reflection, which the
       // port then serves over gRPC and HTTP/JSON, and the port's live figures.
-      t = t.withHttpRoutes(io.sluice.transport.grpc.GrpcServices.of(consoleServices()).withConsole().httpRoutes());
+      t = t.withHttpRoutes(GrpcServices.of(consoleServices()).withConsole().httpRoutes());
     }
     return ssl == null ? t : t.withSsl(ssl);
   }
