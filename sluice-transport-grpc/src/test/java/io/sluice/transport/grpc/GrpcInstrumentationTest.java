@@ -60,4 +60,50 @@ class GrpcInstrumentationTest {
       server.onClose().get();
     }
   }
+
+  /**
+   * With the console on, the server observes its calls through both the console's figures and the
+   * user's instrumentation: message sizes still reach the user's (they were dropped, so the A66
+   * size histograms recorded nothing for a server with a console and metrics).
+   */
+  @Test
+  void messageSizesReachTheInstrumentationWhenTheConsoleIsOn() throws Exception {
+    java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    BlockingQueue<String> ends = new LinkedBlockingQueue<>();
+    RpcInstrumentation instrumentation =
+        (metadata, method) ->
+            new RpcInstrumentation.CallObserver() {
+              @Override
+              public void onMessageReceived(int bytes) {
+                received.addAndGet(bytes);
+              }
+
+              @Override
+              public void onMessageSent(int bytes) {
+                sent.addAndGet(bytes);
+              }
+
+              @Override
+              public void onEnd(Status status, long nanosSinceStart) {
+                ends.add("end " + status.code());
+              }
+            };
+    GrpcServer.Running server =
+        GrpcServer.create("127.0.0.1", 0)
+            .withServices(
+                GrpcServices.of(new EchoService().registry()).withInstrumentation(instrumentation).withConsole())
+            .start();
+    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+    try {
+      ClientCalls.blockingUnaryCall(channel, GrpcJavaClientTest.UNARY, CallOptions.DEFAULT, StringValue.of("abc"));
+      assertThat(ends.poll(20, TimeUnit.SECONDS)).isEqualTo("end OK");
+      assertThat(received.get()).isPositive();
+      assertThat(sent.get()).isPositive();
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      server.close();
+      server.onClose().get();
+    }
+  }
 }

@@ -94,6 +94,26 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route, Ht
         }
 
         @Override
+        public void onMessageReceived(int bytes) {
+          try {
+            a.onMessageReceived(bytes);
+          } catch (RuntimeException ignored) {
+            // Instrumentation must not break calls.
+          }
+          b.onMessageReceived(bytes);
+        }
+
+        @Override
+        public void onMessageSent(int bytes) {
+          try {
+            a.onMessageSent(bytes);
+          } catch (RuntimeException ignored) {
+            // Instrumentation must not break calls.
+          }
+          b.onMessageSent(bytes);
+        }
+
+        @Override
         public void onEnd(Status status, long nanosSinceStart) {
           try {
             a.onEnd(status, nanosSinceStart);
