@@ -116,6 +116,16 @@ final class LoopBridge implements DuplexTransport {
     return phys.remoteAddress();
   }
 
+  @Override
+  public String name() {
+    return phys.name();
+  }
+
+  @Override
+  public boolean supportsResumption() {
+    return phys.supportsResumption();
+  }
+
   private void run(Runnable task) {
     try {
       theirs.execute(task);
