@@ -628,6 +628,13 @@ public final class ResumableSession implements DuplexTransport {
       attach(l, pos);
       return;
     }
+    if (type == FrameType.ERROR
+        && Frames.streamId(frame) == 0
+        && Frames.errorCode(frame) == ErrorCode.REJECTED_RESUME
+        && ResumeGate.TRY_AGAIN.equals(Frames.errorMessage(frame))) {
+      l.phys.close(); // the server's failed-attempt bound, not a verdict: a lost link, tried again
+      return;
+    }
     if (type == FrameType.ERROR && Frames.streamId(frame) == 0) {
       failResume(
           SluiceException.from(

@@ -172,11 +172,18 @@ public final class ResumeGate implements FrameReceiver {
     }
   }
 
+  /**
+   * The refusal of a RESUME while failed attempts are over their bound: a Sluice client takes it as
+   * a lost connection and tries again (with backoff, until its session timeout), not as the end.
+   */
+  static final String TRY_AGAIN = "too many failed RESUME attempts; try again later";
+
   private void onResume(ByteBuf frame) {
     SocketAddress remote = phys.remoteAddress();
     if (!sessions.mayTry(remote)) {
-      sessions.failed(remote);
-      refuse(ErrorCode.REJECTED_RESUME, "too many failed RESUME attempts; try again later");
+      // Not a failed lookup: counting it would keep the bound reached for as long as one peer
+      // floods, and refuse every honest client's resume meanwhile.
+      refuse(ErrorCode.REJECTED_RESUME, TRY_AGAIN);
       return;
     }
     String bad = FrameValidator.validate(frame);
@@ -332,6 +339,16 @@ public final class ResumeGate implements FrameReceiver {
     @Override
     public SocketAddress remoteAddress() {
       return phys.remoteAddress();
+    }
+
+    @Override
+    public String name() {
+      return phys.name();
+    }
+
+    @Override
+    public boolean supportsResumption() {
+      return phys.supportsResumption();
     }
   }
 }

@@ -186,6 +186,37 @@ class ResumeHostileTest {
     real.dispose();
   }
 
+  /**
+   * A flood of guessed tokens puts the server's failed-attempt bound over its limit; an honest
+   * client cut meanwhile is refused "try again later" and tries again after its backoff instead of
+   * ending its session (before: the refusal ended the session and failed its streams).
+   */
+  @Test
+  void anHonestClientCutDuringAFloodOfGuessesResumesOnceTheBoundAllows() throws Exception {
+    resumption =
+        Resumption.builder()
+            .sessionTimeout(Duration.ofSeconds(30))
+            .maxSessions(100)
+            .maxFailedResumesPerSecond(1000, 5)
+            .backoff(Duration.ofMillis(100), Duration.ofMillis(300))
+            .build();
+    sessions = new ResumeSessions(resumption);
+    Requester real = realClient();
+    for (int i = 0; i < 8; i++) {
+      Raw raw = new Raw();
+      raw.send(resume(randomToken(), 0, 0));
+      assertThat(Loop.awaitOutcome(raw.closed)).isNull();
+    }
+    ResumableSession session = (ResumableSession) ((SluiceConnection) real).transport;
+    assertThat(ResumableSession.cutForTest(real)).isTrue();
+    for (int i = 0; i < 600 && session.resumes() == 0 && real.isOpen(); i++) {
+      Thread.sleep(50);
+    }
+    assertThat(real.isOpen()).as("the session survived the refusals").isTrue();
+    assertThat(session.resumes()).isEqualTo(1);
+    real.dispose();
+  }
+
   @Test
   void aResumeAskingForPositionsBeyondWhatWasSentIsRejectedAndEndsTheSession() {
     sessions = new ResumeSessions(resumption);
