@@ -39,6 +39,9 @@ final class RequesterCall<Req extends MessageLite, Resp extends MessageLite> ext
   private final AtomicLong outboundDemand = new AtomicLong();
   private volatile Listener<Resp> listener;
   private volatile Headers trailers = Headers.EMPTY;
+  /** How the call ended, once it has; told to the listener once ({@link #deliverClose}). */
+  private volatile Status closeStatus;
+  private final AtomicBoolean closeDelivered = new AtomicBoolean();
   private CallOptions callOptions;
   private Sinks.Many<Req> outbound; // streaming requests
   private Req single; // a single-request call's request, until halfClose
@@ -55,6 +58,10 @@ final class RequesterCall<Req extends MessageLite, Resp extends MessageLite> ext
       throw new IllegalStateException("the call was already started");
     }
     this.listener = java.util.Objects.requireNonNull(listener, "listener");
+    if (closed.get()) {
+      deliverClose(); // cancelled before it started: nothing is sent
+      return;
+    }
     CallOptions o = headers.equals(options.headers()) ? options : options.withHeaders(headers);
     ResponseMetadataListener user = o.responseMetadata();
     if (user != null) {
@@ -154,7 +161,20 @@ final class RequesterCall<Req extends MessageLite, Resp extends MessageLite> ext
 
   private void close(Status status) {
     if (closed.compareAndSet(false, true)) {
-      listener.onClose(status, trailers);
+      closeStatus = status;
+      deliverClose();
+    }
+  }
+
+  /**
+   * Tells the listener how the call ended, once, as soon as there are both a listener and an end:
+   * a call cancelled before {@link #start} hears of it when it starts.
+   */
+  private void deliverClose() {
+    Listener<Resp> l = listener;
+    Status s = closeStatus;
+    if (l != null && s != null && closeDelivered.compareAndSet(false, true)) {
+      l.onClose(s, trailers);
     }
   }
 
