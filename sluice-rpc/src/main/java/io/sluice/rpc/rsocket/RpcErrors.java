@@ -137,8 +137,8 @@ public final class RpcErrors {
   }
 
   /**
-   * {@code data} without response metadata at its end (when it has some). A block that no longer
-   * decodes after a status of Sluice's form was cut on the way (an ERROR frame cannot be
+   * {@code data} without response metadata at its end (when it has some). A block of base64
+   * characters that no longer decodes after a status of Sluice's form was cut on the way (an ERROR frame cannot be
    * fragmented, and the sending engine cuts error data to the connection's frame size): it is left
    * out and the description says so, rather than showing the client a NUL and base64.
    */
@@ -151,7 +151,21 @@ public final class RpcErrors {
       return data.substring(0, sep);
     }
     String head = data.substring(0, sep);
-    return sluiceForm(head) ? head + CUT_METADATA : data;
+    return sluiceForm(head) && base64Chars(data, sep + 1) ? head + CUT_METADATA : data;
+  }
+
+  /** Whether {@code s} from {@code from} on holds only base64 characters (a block cut short). */
+  private static boolean base64Chars(String s, int from) {
+    for (int i = from; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok =
+          (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+              || c == '+' || c == '/' || c == '=' || c == '-' || c == '_';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Said after a description whose response metadata did not arrive whole. */
