@@ -3,6 +3,8 @@ package io.sluice.transport.http2.internal;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -75,7 +77,23 @@ public final class H2Connector {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (target.ssl() == null) {
-                      ch.pipeline().addLast(H2Handler.build(false, target.limits(), null));
+                      H2Handler h = H2Handler.build(false, target.limits(), null);
+                      ch.pipeline().addLast(h);
+                      // Told from the pipeline when the connection becomes active, before its
+                      // first read: a listener on the connect future may run after the server's
+                      // SETTINGS were read (it is added by the connecting thread), and a caller
+                      // that registers for SETTINGS in onHttp2 would miss them.
+                      ch.pipeline()
+                          .addLast(
+                              new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelActive(ChannelHandlerContext ctx) {
+                                  ctx.pipeline().remove(this);
+                                  outcome.onConnected(ch);
+                                  once.onHttp2(h);
+                                  ctx.fireChannelActive();
+                                }
+                              });
                       return;
                     }
                     // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
@@ -95,17 +113,15 @@ public final class H2Connector {
                 return;
               }
               Channel ch = f.channel();
-              outcome.onConnected(ch);
               if (target.ssl() != null) {
+                outcome.onConnected(ch);
                 AlpnH2.failAtConnectDeadline(
                     ch, start, target.connectTimeoutMillis(), peer, once::onFailure, told);
                 return;
               }
-              H2Handler h = ch.pipeline().get(H2Handler.class);
-              if (h == null || !ch.isActive()) {
+              // h2c: told from the pipeline at channelActive (above), unless it closed first.
+              if (!ch.isActive() && !told.isDone()) {
                 once.onFailure(new IOException("the connection to " + peer + " closed at once"));
-              } else {
-                once.onHttp2(h);
               }
             });
   }
