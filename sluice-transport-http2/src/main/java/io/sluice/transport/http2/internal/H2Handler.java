@@ -146,6 +146,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Streams answered in full while the client still sends: the bytes dropped since (an int[1]). */
   private final Http2Connection.PropertyKey discardKey;
   private final ResetIds resetIds = new ResetIds(RESET_IDS_KEPT);
+  /** Streams the peer reset (newest kept): a late frame on one is a stream error, not a connection error. */
+  private final ResetIds peerResetIds = new ResetIds(RESET_IDS_KEPT);
   private final List<ConnectionListener> listeners = new ArrayList<>(2);
   private Router router;
   private ChannelHandlerContext ctx;
@@ -373,7 +375,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       if (resetIds.contains(id)) {
         return;
       }
-      if (connection().isServer() && connection().remote().isValidStreamId(id)) {
+      if (connection().isServer() && connection().remote().isValidStreamId(id) && !peerResetIds.contains(id)) {
         Http2Exception error =
             neverOpened(id)
                 ? Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
@@ -695,6 +697,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) throws Http2Exception {
     Http2Stream stream = connection().stream(streamId);
+    if (stream != null) {
+      // Frames the peer sent after its RST_STREAM are a stream error (RFC 9113 5.1), not the
+      // connection error that frames after its END_STREAM are.
+      peerResetIds.add(streamId);
+    }
     if (stream != null && connection().isServer() && !stream.isResetSent()
         && connection().remote().isValidStreamId(streamId)
         && (!stream.isHeadersSent() || streamId >= firstOpenedThisRead)) {
