@@ -321,9 +321,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
         closeCause =
             new ConnectionErrorException("the transport closed before the connection started");
       } else if (state != DRAINING) {
-        // Gone without CONNECTION_CLOSE from either side (a crash, a reset, a server at its
-        // connection cap): a failure, as its streams' is. After a CONNECTION_CLOSE it is the end
-        // of a graceful close.
+        // Gone without CONNECTION_CLOSE either way (crash, reset, connection cap): a failure.
         closeCause = lost;
       }
       setState(CLOSED);
@@ -530,8 +528,7 @@ public final class SluiceConnection implements Requester, FrameReceiver {
     return lease.takePermit();
   }
 
-  /** The refusal of something to send on a connection that is closed: it was never sent. */
-  private Throwable closedException() {
+  private Throwable closedException() { // never sent: the connection is closed
     return ConnectionErrorException.notSent(
         closeCause != null ? "connection closed: " + Errors.message(closeCause) : "connection closed");
   }
