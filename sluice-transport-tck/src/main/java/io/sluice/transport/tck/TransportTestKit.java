@@ -15,6 +15,7 @@ import io.sluice.test.ClosedPort;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import java.net.ConnectException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -490,11 +491,25 @@ public abstract class TransportTestKit {
     bound.close();
     await(bound.onClose(), "the server to stop listening");
     int acceptedBefore = peers.accepted.size();
-    Throwable refused =
-        await(
-            Connections.connect(clientTransport, clientOptions(), ClientSetup.defaults(), r -> peers.clientResponder)
-                .handle((r, e) -> { if (r != null) { r.dispose(); } return e; }),
-            "a connect to the stopped server");
+    // The stopped server's TCP port is held (bound, never listening) during the connect: no other
+    // process's listener can take it meanwhile (a TLS or HTTP/2 client then waited for an answer
+    // that never came), and the kernel cannot give it to the connect as its own ephemeral port
+    // (TCP self-connect). If it cannot be held (still taken after 10 s), the connect goes ahead
+    // anyway: a server still listening must then show in the checks below.
+    ClosedPort held =
+        bound.address() instanceof InetSocketAddress inet && inet.getPort() != 0 ? holdWhenFree(inet) : null;
+    Throwable refused;
+    try {
+      refused =
+          await(
+              Connections.connect(clientTransport, clientOptions(), ClientSetup.defaults(), r -> peers.clientResponder)
+                  .handle((r, e) -> { if (r != null) { r.dispose(); } return e; }),
+              "a connect to the stopped server");
+    } finally {
+      if (held != null) {
+        held.close();
+      }
+    }
     assertThat(peers.accepted.size()).as("connections the stopped server accepted").isEqualTo(acceptedBefore);
     // A connect can succeed only if another process took the freed address in between (ports are
     // shared by every process on the machine): then the refusal cannot be checked here.
@@ -521,6 +536,25 @@ public abstract class TransportTestKit {
     for (int i = 0; i < clients.size(); i++) {
       awaitClosed(clients.get(i).requester(), "client " + i + " seeing the server close");
       assertThat(await(streams.get(i).ended, "the live stream of client " + i)).isNotNull();
+    }
+  }
+
+  /**
+   * {@code address} held closed once it is free, or null if it stays taken for 10 s. NIO closes a
+   * listening socket's file descriptor only when its selector next wakes, so the port can still be
+   * bound for a moment after the server's close has completed.
+   */
+  private static ClosedPort holdWhenFree(InetSocketAddress address) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        return ClosedPort.hold(address);
+      } catch (UncheckedIOException e) {
+        if (System.nanoTime() - deadline > 0) {
+          return null;
+        }
+        Thread.sleep(20);
+      }
     }
   }
 
