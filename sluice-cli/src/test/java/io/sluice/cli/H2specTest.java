@@ -1,21 +1,17 @@
 package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
+import io.sluice.test.GoTools;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilderFactory;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.w3c.dom.Element;
@@ -75,7 +71,10 @@ class H2specTest {
 
   /** Starts {@code command} in its own JVM, runs h2spec against it, and reads its JUnit report. */
   private static Report h2specAgainst(String... command) throws Exception {
-    Path h2spec = find("h2spec");
+    Path h2spec =
+        GoTools.require(
+            "h2spec",
+            "install it with GOBIN=\"$SLUICE_GO_BIN\" go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible");
     Process server = start(command);
     Path xml = Files.createTempFile("h2spec", ".xml");
     Path out = Files.createTempFile("h2spec", ".txt");
@@ -146,32 +145,5 @@ class H2specTest {
     String first = lines.readLine();
     assertThat(first).as("the server's first line").isNotNull().startsWith("LISTENING ");
     return Integer.parseInt(first.substring("LISTENING ".length()).strip());
-  }
-
-  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; if absent, skipped (failed with CI=true). */
-  private static Path find(String tool) {
-    Set<String> dirs = new LinkedHashSet<>();
-    String goBin = System.getenv("SLUICE_GO_BIN");
-    if (goBin != null && !goBin.isEmpty()) {
-      dirs.add(goBin);
-    }
-    String path = System.getenv("PATH");
-    if (path != null) {
-      dirs.addAll(List.of(path.split(File.pathSeparator)));
-    }
-    for (String d : dirs) {
-      Path p = Path.of(d, tool);
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    String what =
-        tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH): install it with"
-            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible";
-    if ("true".equals(System.getenv("CI"))) {
-      fail(what + " (CI=true: .ci/run installs it, so this is a failure, not a skip)");
-    }
-    Assumptions.abort(what);
-    return null;
   }
 }

@@ -2,9 +2,9 @@ package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.test.GoTools;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
@@ -12,13 +12,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -175,7 +173,12 @@ class MetricsPortTest {
 
   /** {@code promtool check metrics} on {@code text}: clean, or the test is skipped without it. */
   private static void promtoolAccepts(String text) throws Exception {
-    Path promtool = find("promtool");
+    Optional<Path> found = GoTools.find("promtool");
+    Assumptions.assumeTrue(
+        found.isPresent(),
+        "promtool is not installed (neither in SLUICE_GO_BIN nor on the PATH): install it with"
+            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/prometheus/prometheus/cmd/promtool@v0.316.0");
+    Path promtool = found.get();
     Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
     try (var in = p.getOutputStream()) {
       in.write(text.getBytes(StandardCharsets.UTF_8));
@@ -184,28 +187,5 @@ class MetricsPortTest {
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as("promtool check metrics said:\n%s", said).isZero();
     assertThat(said.strip()).as("promtool check metrics findings").isEmpty();
-  }
-
-  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; the check is skipped if absent. */
-  private static Path find(String tool) {
-    Set<String> dirs = new LinkedHashSet<>();
-    String goBin = System.getenv("SLUICE_GO_BIN");
-    if (goBin != null && !goBin.isEmpty()) {
-      dirs.add(goBin);
-    }
-    String path = System.getenv("PATH");
-    if (path != null) {
-      dirs.addAll(List.of(path.split(File.pathSeparator)));
-    }
-    for (String d : dirs) {
-      Path p = Path.of(d, tool);
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    Assumptions.abort(
-        tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH): install it with"
-            + " GOBIN=\"$SLUICE_GO_BIN\" go install github.com/prometheus/prometheus/cmd/promtool@v0.316.0");
-    return null;
   }
 }

@@ -1,10 +1,9 @@
 package io.sluice.grpc.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.sluice.test.GoTools;
 import io.sluice.transport.grpc.GrpcServer;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -110,7 +108,7 @@ class GrpcToolsTest {
 
   private static Ran run(String tool, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
-    cmd.add(find(tool).toString());
+    cmd.add(GoTools.require(tool, "see .ci/run").toString());
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile(tool, ".txt");
     try {
@@ -123,30 +121,5 @@ class GrpcToolsTest {
     } finally {
       Files.deleteIfExists(out);
     }
-  }
-
-  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; a skip (a failure in CI) if absent. */
-  private static Path find(String tool) {
-    List<String> dirs = new ArrayList<>();
-    String goBin = System.getenv("SLUICE_GO_BIN");
-    if (goBin != null && !goBin.isEmpty()) {
-      dirs.add(goBin);
-    }
-    String path = System.getenv("PATH");
-    if (path != null) {
-      dirs.addAll(List.of(path.split(File.pathSeparator)));
-    }
-    for (String d : dirs) {
-      Path p = Path.of(d, tool);
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    String what = tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH; see .ci/run)";
-    if ("true".equals(System.getenv("CI"))) {
-      fail(what + " (CI=true: .ci/run installs it, so this is a failure, not a skip)");
-    }
-    Assumptions.abort(what);
-    return null;
   }
 }
