@@ -24,7 +24,7 @@ import java.util.function.Function;
  * bounded ({@link #TIMEOUT}) so a broken test fails instead of hanging.
  */
 final class Harness implements AutoCloseable {
-  static final Duration TIMEOUT = Duration.ofSeconds(10);
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
   /** Test messages come from the pooled allocator so the leak detector tracks them. */
   static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 

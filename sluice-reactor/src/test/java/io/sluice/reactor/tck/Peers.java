@@ -26,7 +26,7 @@ import reactor.core.publisher.Mono;
  * (leak-tracked) allocator.
  */
 final class Peers implements AutoCloseable {
-  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final AtomicInteger COUNTER = new AtomicInteger();
 
   private final EventExecutorGroup loops = new DefaultEventExecutorGroup(2);
