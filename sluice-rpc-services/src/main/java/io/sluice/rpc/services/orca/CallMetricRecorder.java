@@ -75,7 +75,7 @@ public final class CallMetricRecorder {
   /** CPU utilization of this call's backend, at least 0 ({@code cpu_utilization}). */
   public CallMetricRecorder recordCpuUtilization(double value) {
     synchronized (this) {
-      values.cpu = enabled ? LoadValues.nonNegative(value) : values.cpu;
+      values.cpu = keep(values.cpu, LoadValues.nonNegative(value));
     }
     return this;
   }
@@ -83,7 +83,7 @@ public final class CallMetricRecorder {
   /** Memory utilization, within [0, 1] ({@code mem_utilization}). */
   public CallMetricRecorder recordMemoryUtilization(double value) {
     synchronized (this) {
-      values.memory = enabled ? LoadValues.fraction(value) : values.memory;
+      values.memory = keep(values.memory, LoadValues.fraction(value));
     }
     return this;
   }
@@ -91,7 +91,7 @@ public final class CallMetricRecorder {
   /** The application's own utilization, at least 0 ({@code application_utilization}). */
   public CallMetricRecorder recordApplicationUtilization(double value) {
     synchronized (this) {
-      values.application = enabled ? LoadValues.nonNegative(value) : values.application;
+      values.application = keep(values.application, LoadValues.nonNegative(value));
     }
     return this;
   }
@@ -99,7 +99,7 @@ public final class CallMetricRecorder {
   /** Requests per second the backend serves, at least 0 ({@code rps_fractional}). */
   public CallMetricRecorder recordRps(double value) {
     synchronized (this) {
-      values.rps = enabled ? LoadValues.nonNegative(value) : values.rps;
+      values.rps = keep(values.rps, LoadValues.nonNegative(value));
     }
     return this;
   }
@@ -107,7 +107,7 @@ public final class CallMetricRecorder {
   /** Errors per second the backend returns, at least 0 ({@code eps}). */
   public CallMetricRecorder recordEps(double value) {
     synchronized (this) {
-      values.eps = enabled ? LoadValues.nonNegative(value) : values.eps;
+      values.eps = keep(values.eps, LoadValues.nonNegative(value));
     }
     return this;
   }
@@ -140,6 +140,11 @@ public final class CallMetricRecorder {
       }
     }
     return this;
+  }
+
+  /** {@code recorded} when it is a value and this recorder records, else {@code old}. */
+  private double keep(double old, double recorded) {
+    return enabled && !Double.isNaN(recorded) ? recorded : old;
   }
 
   /** Lays this call's figures over {@code b}. */
