@@ -13,7 +13,9 @@
 #                                       own runners do): 'PASS <case> (S s)' or 'FAIL <case> (S s):
 #                                       see LOG' per case, then 'N passed, N failed'; exit 0 only
 #                                       if all passed. --okhttp: its OkHttp transport, not netty.
-#                                       Default cases: the 27 that need no credentials.
+#                                       Default cases: the 27 that need no credentials
+#                                       (orca_*: with the service config selecting grpc-java's
+#                                       test_backend_metrics_load_balancer).
 #   run.sh self-check                   grpc-java's client against grpc-java's server (two cases,
 #                                       netty and okhttp): shows the peers start and run here
 #
@@ -26,6 +28,10 @@ java_bin="${JAVA:-java}"
 
 # grpc-java 1.79.0's test cases that need no credentials, in its enum's order.
 ALL_CASES="empty_unary,cacheable_unary,large_unary,client_compressed_unary,client_compressed_unary_noprobe,server_compressed_unary,client_streaming,client_compressed_streaming,client_compressed_streaming_noprobe,server_streaming,server_compressed_streaming,ping_pong,empty_stream,custom_metadata,status_code_and_message,special_status_message,unimplemented_method,unimplemented_service,cancel_after_begin,cancel_after_first_response,timeout_on_sleeping_server,very_large_request,pick_first_unary,rpc_soak,channel_soak,orca_per_rpc,orca_oob"
+
+# The service config the orca_per_rpc and orca_oob cases need: grpc-java's interop test balancer,
+# which hands each call's per-call report and the out-of-band reports to the test.
+ORCA_SERVICE_CONFIG='{"loadBalancingConfig":[{"test_backend_metrics_load_balancer":{}}]}'
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -97,10 +103,16 @@ client() {
   [ "$okhttp" = false ] || suffix=-okhttp
   for c in ${cases//,/ }; do
     log="$logs/$c$suffix.log"
+    # The ORCA cases read their reports through the client's test load balancer, which only a
+    # service config selects (as grpc-java's own interop runs do).
+    local extra=()
+    case "$c" in
+      orca_*) extra=(--service_config_json="$ORCA_SERVICE_CONFIG") ;;
+    esac
     start=$(date +%s%N)
     if "$java_bin" -cp "$lib/*" io.grpc.testing.integration.TestServiceClient \
         --server_host="$host" --server_port="$port" --use_tls=false --use_okhttp="$okhttp" \
-        --test_case="$c" >"$log" 2>&1; then
+        --test_case="$c" "${extra[@]}" >"$log" 2>&1; then
       end=$(date +%s%N)
       echo "PASS $c ($(( (end - start) / 1000000 )) ms)"
       passed=$((passed + 1))
@@ -141,5 +153,5 @@ case "${1:-}" in
   server) shift; server "$@" ;;
   client) shift; client "$@" ;;
   self-check) shift; self_check "$@" ;;
-  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -136,7 +136,8 @@ class CallCommandTest {
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
             "grpc.reflection.v1alpha.ServerReflection",
-            "grpc.testing.TestService");
+            "grpc.testing.TestService",
+            "xds.service.orca.v3.OpenRcaService");
   }
 
   @ParameterizedTest

@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * RPC metrics per method and status, as an {@link RpcInstrumentation}: calls started, a duration
  * histogram, and the bytes of the messages each way per call. The names and attribute keys come
  * from a {@link RpcMeterNames}: gRFC A66's on the gRPC wire, OpenTelemetry's RPC semantic
- * conventions on the RSocket wire. The client side (attempts and calls, through client
- * interceptors) is meant to be one more {@link RpcMeterNames} over this same class.
+ * conventions on the RSocket wire; server side as an instrumentation the transport calls, client
+ * side through {@link RpcClientMeters}, a client interceptor over this same class.
  *
  * <p><b>Cardinality.</b> A method is one the service registry knows (the transport passes its
  * descriptor; a name a caller makes up arrives as no descriptor at all): each known method has
@@ -116,6 +116,7 @@ final class RpcMeters implements RpcInstrumentation {
 
   private final class PerStatus {
     final Timer duration;
+    final Timer callDuration; // null unless the names have a second one
     final DistributionSummary sent;
     final DistributionSummary received;
 
@@ -130,16 +131,24 @@ final class RpcMeters implements RpcInstrumentation {
               .tags(tags)
               .serviceLevelObjectives(slo)
               .register(registry);
+      callDuration =
+          names.callDuration() == null
+              ? null
+              : Timer.builder(names.callDuration())
+                  .description("RPC call duration as the application sees it, from start to end")
+                  .tags(tags)
+                  .serviceLevelObjectives(slo)
+                  .register(registry);
       sent =
           DistributionSummary.builder(names.sentSize())
-              .description("Bytes of all response messages of a call, as sent (no transport framing)")
+              .description("Bytes of all messages a call sent (no transport framing)")
               .baseUnit("bytes")
               .tags(tags)
               .serviceLevelObjectives(SIZE_BUCKETS)
               .register(registry);
       received =
           DistributionSummary.builder(names.receivedSize())
-              .description("Bytes of all request messages of a call, as received (no framing)")
+              .description("Bytes of all messages a call received (no transport framing)")
               .baseUnit("bytes")
               .tags(tags)
               .serviceLevelObjectives(SIZE_BUCKETS)
@@ -171,6 +180,9 @@ final class RpcMeters implements RpcInstrumentation {
     public void onEnd(Status status, long nanosSinceStart) {
       PerStatus p = method.of(status.code());
       p.duration.record(nanosSinceStart, TimeUnit.NANOSECONDS);
+      if (p.callDuration != null) {
+        p.callDuration.record(nanosSinceStart, TimeUnit.NANOSECONDS);
+      }
       p.sent.record(sentBytes);
       p.received.record(receivedBytes);
     }

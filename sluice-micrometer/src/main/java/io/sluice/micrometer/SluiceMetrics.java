@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.sluice.core.ConnectionObserver;
+import io.sluice.rpc.ClientInterceptor;
 import io.sluice.rpc.RpcInstrumentation;
 import java.util.Objects;
 
@@ -23,6 +24,8 @@ import java.util.Objects;
  *       semantic conventions), for {@code RpcResponder}.
  *   <li>{@link #grpcServer()}: RPC server metrics on the gRPC wire (gRFC A66), for {@code
  *       GrpcServices}.
+ *   <li>{@link #rsocketClient(String)} and {@link #grpcClient(String)}: RPC client metrics, as
+ *       client interceptors ({@code rpc.client.*}; gRFC A66's {@code grpc.client.*}).
  *   <li>{@link LeaseMeters} and {@link BalancerMeters}: {@code sluice.lease.*} and {@code
  *       sluice.balancer.*}.
  * </ul>
@@ -89,6 +92,36 @@ public final class SluiceMetrics {
       grpcServer = new RpcMeters(registry, common, RpcMeterNames.GRPC_SERVER);
     }
     return grpcServer;
+  }
+
+  /**
+   * RPC client metrics on the gRPC wire, as a client interceptor for the calls to {@code target}
+   * (the channel's target, as A66's {@code grpc.target}: {@code "dns:///host:port"}, say; one
+   * value per interceptor, so pass a fixed name, never one a peer chose). gRFC A66's {@code
+   * grpc.client.attempt.started}, {@code grpc.client.attempt.duration}, {@code
+   * grpc.client.attempt.sent_total_compressed_message_size}, {@code
+   * grpc.client.attempt.rcvd_total_compressed_message_size} and {@code grpc.client.call.duration},
+   * with {@code grpc.method}, {@code grpc.target} and {@code grpc.status}. Each call is one attempt
+   * here (see {@link RpcClientMeters}). Make one per channel and reuse it.
+   */
+  public ClientInterceptor grpcClient(String target) {
+    return client(RpcMeterNames.GRPC_CLIENT, target);
+  }
+
+  /**
+   * RPC client metrics on the RSocket wire, as a client interceptor for the calls to {@code target}
+   * (tag {@code server.address}, one value per interceptor): OpenTelemetry's {@code
+   * rpc.client.call.started}, {@code rpc.client.call.duration}, {@code rpc.client.request.size} and
+   * {@code rpc.client.response.size}, with {@code rpc.system}, {@code rpc.service}, {@code
+   * rpc.method} and {@code rpc.response.status_code}. Make one per connection target and reuse it.
+   */
+  public ClientInterceptor rsocketClient(String target) {
+    return client(RpcMeterNames.RSOCKET_CLIENT, target);
+  }
+
+  private ClientInterceptor client(RpcMeterNames names, String target) {
+    Objects.requireNonNull(target, "target");
+    return new RpcClientMeters(new RpcMeters(registry, common.and(names.targetTag(), target), names), target);
   }
 
   Tags commonTags() {

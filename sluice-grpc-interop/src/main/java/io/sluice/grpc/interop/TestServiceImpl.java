@@ -11,10 +11,16 @@ import io.grpc.testing.integration.Messages.StreamingInputCallRequest;
 import io.grpc.testing.integration.Messages.StreamingInputCallResponse;
 import io.grpc.testing.integration.Messages.StreamingOutputCallRequest;
 import io.grpc.testing.integration.Messages.StreamingOutputCallResponse;
+import io.grpc.testing.integration.Messages.TestOrcaReport;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
+import io.sluice.rpc.services.orca.CallMetricRecorder;
+import io.sluice.rpc.services.orca.OrcaService;
+import io.sluice.rpc.services.orca.ServerMetricRecorder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,6 +42,13 @@ import java.util.concurrent.ScheduledExecutorService;
  * uncompressed request flagged {@code expect_compressed} is served like any other, as grpc-java's
  * reference server does (the two probe cases then fail, as they do against it).
  *
+ * <p><b>ORCA.</b> A UnaryCall's {@code orca_per_query_report} is recorded in the call's {@link
+ * CallMetricRecorder} (sent back in its {@code endpoint-load-metrics-bin} trailer by the {@link
+ * io.sluice.rpc.services.orca.OrcaServerInterceptor} of {@link InteropServices#registry}); a
+ * FullDuplexCall request's {@code orca_oob_report} replaces the server-wide figures of {@link
+ * #orcaService()}, which sends them on its OpenRcaService streams (every second at most, as
+ * grpc-java's interop server does).
+ *
  * <p>Custom metadata is echoed by {@link MetadataEcho}, which wraps this service's definition
  * ({@link InteropServices#registry}): as response header and trailer over gRPC, dropped over
  * RSocket, which has neither.
@@ -50,6 +63,9 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
   /** Most requests a HalfDuplexCall holds before its caller half-closes. */
   public static final int MAX_HALF_DUPLEX_REQUESTS = 1024;
 
+  /** The shortest interval between two out-of-band ORCA reports (grpc-java's interop server's). */
+  public static final Duration ORCA_MIN_REPORT_INTERVAL = Duration.ofSeconds(1);
+
   private final String serverId;
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -59,9 +75,22 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
             return t;
           });
 
+  private final ServerMetricRecorder orcaRecorder = new ServerMetricRecorder();
+  private final OrcaService orca =
+      OrcaService.builder()
+          .recorder(orcaRecorder)
+          .minReportInterval(ORCA_MIN_REPORT_INTERVAL)
+          .timer(timer)
+          .build();
+
   /** A service that answers {@code fill_server_id} with {@code serverId}. */
   public TestServiceImpl(String serverId) {
     this.serverId = Objects.requireNonNull(serverId, "serverId");
+  }
+
+  /** The ORCA out-of-band service whose figures FullDuplexCall's {@code orca_oob_report} sets. */
+  public OrcaService orcaService() {
+    return orca;
   }
 
   @Override
@@ -72,6 +101,9 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
 
   @Override
   public void unaryCall(SimpleRequest request, StreamObserver<SimpleResponse> responses) {
+    if (request.hasOrcaPerQueryReport()) {
+      record(request.getOrcaPerQueryReport(), CallMetricRecorder.current());
+    }
     Status status = requested(request.hasResponseStatus(), request.getResponseStatus());
     if (status != null) {
       responses.onError(new StatusException(status));
@@ -146,6 +178,13 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
     return new StreamObserver<>() {
       @Override
       public void onNext(StreamingOutputCallRequest request) {
+        if (request.hasOrcaOobReport()) {
+          TestOrcaReport r = request.getOrcaOobReport();
+          orcaRecorder.clear()
+              .setCpuUtilization(r.getCpuUtilization())
+              .setMemoryUtilization(r.getMemoryUtilization())
+              .setAllUtilization(r.getUtilizationMap());
+        }
         Status status = requested(request.hasResponseStatus(), request.getResponseStatus());
         if (status != null) {
           sender.fail(status);
@@ -206,6 +245,17 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
         sender.finish();
       }
     };
+  }
+
+  /** Records a per-query report's figures in a call's recorder. */
+  private static void record(TestOrcaReport r, CallMetricRecorder recorder) {
+    recorder.recordCpuUtilization(r.getCpuUtilization()).recordMemoryUtilization(r.getMemoryUtilization());
+    for (Map.Entry<String, Double> e : r.getUtilizationMap().entrySet()) {
+      recorder.recordUtilization(e.getKey(), e.getValue());
+    }
+    for (Map.Entry<String, Double> e : r.getRequestCostMap().entrySet()) {
+      recorder.recordRequestCost(e.getKey(), e.getValue());
+    }
   }
 
   /** The status a request's {@code response_status} asks for, or null for none (or OK). */

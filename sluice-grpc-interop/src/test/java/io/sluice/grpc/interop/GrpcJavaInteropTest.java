@@ -29,12 +29,13 @@ import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
  * {@code -Dsluice.grpcJavaInterop=false} skips it.
  *
  * <p>grpc-java's client is run with the cases its own server passes here (shared/GRPC-NOTES.md; the
- * five others need a caching proxy, a compressed-message probe neither server answers, or an ORCA
- * service config).
+ * three others need a caching proxy or a compressed-message probe neither server answers). The two
+ * ORCA cases run with the service config selecting grpc-java's test balancer (run.sh adds it):
+ * orca_per_rpc reads the endpoint-load-metrics-bin trailer, orca_oob the OpenRcaService stream.
  */
 @DisabledIfSystemProperty(named = "sluice.grpcJavaInterop", matches = "false")
 class GrpcJavaInteropTest {
-  /** grpc-java's cases its own TestServiceServer passes here (22 of the 27 without credentials). */
+  /** grpc-java's cases its own TestServiceServer passes here (24 of the 27 without credentials). */
   static final List<String> GRPC_JAVA_CASES =
       List.of(
           "empty_unary", "large_unary", "client_compressed_unary_noprobe", "server_compressed_unary",
@@ -43,7 +44,7 @@ class GrpcJavaInteropTest {
           "status_code_and_message", "special_status_message", "unimplemented_method",
           "unimplemented_service", "cancel_after_begin", "cancel_after_first_response",
           "timeout_on_sleeping_server", "very_large_request", "pick_first_unary", "rpc_soak",
-          "channel_soak");
+          "channel_soak", "orca_per_rpc", "orca_oob");
 
   private static final Path PEER = Path.of("../peers/grpc-java-peer").toAbsolutePath();
   private static final Duration RUN_LIMIT = Duration.ofMinutes(5);

@@ -62,7 +62,8 @@ class GrpcToolsTest {
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
             "grpc.reflection.v1alpha.ServerReflection",
-            "grpc.testing.TestService");
+            "grpc.testing.TestService",
+            "xds.service.orca.v3.OpenRcaService");
   }
 
   @Test
