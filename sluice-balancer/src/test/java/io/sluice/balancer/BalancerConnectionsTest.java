@@ -489,4 +489,53 @@ class BalancerConnectionsTest {
     BalancerRetryTest.awaitConnected(balancer, 1);
     assertThat(balancer.servers().get(0).state()).isEqualTo("connected");
   }
+
+  /**
+   * A drained connection's stream cut later (the server ended its drain) says nothing against a
+   * server whose newer connection works: no failure is counted, and with a threshold of one the
+   * working connection is not ejected.
+   */
+  @Test
+  void aFailureOnADrainedConnectionIsNotCountedAgainstAServerThatWorks() throws Exception {
+    List<io.sluice.StreamListener> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              if (kind.equals("rr")) {
+                l.onNext(Message.utf8("A"));
+                l.onComplete();
+              } else {
+                held.add(l);
+              }
+            });
+    a.holdClose = true;
+    Balancer balancer = balancer(fixed(a), x -> x.failureThreshold(1), a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    assertThat(rr(balancer, "x", new ArrayList<>())).as("connection 1 works").isNull();
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached the server", () -> held.size() == 1);
+    FakeServer.Connection c1 = a.last;
+    c1.startClosing(); // the server drains connection 1
+    await("a second connection", () -> a.last != c1);
+    FakeServer.Connection c2 = a.last;
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    assertThat(rr(balancer, "x", new ArrayList<>())).as("the new connection works").isNull();
+    FakeServer.LOOP
+        .submit(
+            () -> { // the drain ends: the server cuts connection 1 and its stream
+              held.get(0).onError(new ConnectionErrorException("connection closed by the peer"));
+              c1.fail();
+            })
+        .get(10, TimeUnit.SECONDS);
+    assertThat(stream.await()).isInstanceOf(ConnectionErrorException.class);
+    balancer.servers(); // a barrier: the balancer's executor took the close of connection 1
+    Balancer.ServerStatus status = balancer.servers().get(0);
+    assertThat(status.failures()).as("failures counted").isZero();
+    assertThat(status.state()).isEqualTo("connected");
+    assertThat(a.last).as("no reconnect").isSameAs(c2);
+    assertThat(c2.isOpen()).as("the working connection kept").isTrue();
+  }
 }
