@@ -147,13 +147,14 @@ final class Server {
     return ewmaNanos != 0;
   }
 
-  /** An answer arrived: the server works. Returns the consecutive failures it ends (0: none). */
+  /**
+   * An answer arrived: the server works. Returns the consecutive failures it ends (0: none), in
+   * one atomic step: a failure counted meanwhile is either ended here or still counted, and two
+   * answers never both end the same ones. The plain read first keeps the common case (no
+   * failures) free of a write.
+   */
   int onSuccess() {
-    int f = failures.get();
-    if (f != 0) {
-      failures.set(0);
-    }
-    return f;
+    return failures.get() == 0 ? 0 : failures.getAndSet(0);
   }
 
   @Override
