@@ -21,10 +21,12 @@ import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 
 /**
- * Reactive Streams rules of {@link StreamSubscription} over a scripted requester whose streams
- * never answer (review A12): a request(n <= 0) after a request-response started fails the
- * subscriber with an IllegalArgumentException and cancels the stream (§3.9); one made inside
- * onSubscribe is signalled once onSubscribe has returned (§1.3), and nothing is sent.
+ * Reactive Streams rules of {@link StreamSubscription} and {@link ChannelSubscription} over a
+ * scripted requester whose streams never answer (review A12): a request(n <= 0) after a
+ * request-response started fails the subscriber with an IllegalArgumentException and cancels the
+ * stream (§3.9); one made inside onSubscribe is signalled once onSubscribe has returned (§1.3), and
+ * nothing is sent; a channel's bad request is signalled whether its outbound publisher has not
+ * given a first message yet (or never does) or the first message is being sent.
  */
 class StreamSubscriptionRulesTest {
   private static final EventExecutor LOOP = new DefaultEventExecutor();
@@ -74,6 +76,8 @@ class StreamSubscriptionRulesTest {
   /** A requester whose request-responses and streams are taken and never answered. */
   static final class Silent implements Requester {
     final List<Handle> handles = new CopyOnWriteArrayList<>();
+    /** Runs inside requestChannel, before its handle is returned (and published). */
+    volatile Runnable duringChannelStart = () -> {};
 
     private StreamHandle take(Message request) {
       request.release();
@@ -100,7 +104,9 @@ class StreamSubscriptionRulesTest {
     @Override
     public StreamHandle requestChannel(
         Message first, boolean complete, long initialRequest, StreamListener listener) {
-      return take(first);
+      StreamHandle h = take(first);
+      duringChannelStart.run();
+      return h;
     }
 
     @Override
@@ -196,5 +202,65 @@ class StreamSubscriptionRulesTest {
       assertThat(r.signals).containsExactly("onSubscribe returned", "error IllegalArgumentException");
       assertThat(requester.handles).as("nothing sent").isEmpty();
     }
+  }
+
+  /** An outbound publisher the test drives: it records demand and cancel. */
+  static final class Source implements org.reactivestreams.Publisher<Message> {
+    volatile Subscriber<? super Message> subscriber;
+    final List<Long> requests = new CopyOnWriteArrayList<>();
+    final CountDownLatch canceled = new CountDownLatch(1);
+
+    @Override
+    public void subscribe(Subscriber<? super Message> s) {
+      subscriber = s;
+      s.onSubscribe(
+          new Subscription() {
+            @Override
+            public void request(long n) {
+              requests.add(n);
+            }
+
+            @Override
+            public void cancel() {
+              canceled.countDown();
+            }
+          });
+    }
+  }
+
+  /**
+   * request(0) after the outbound publisher was subscribed and before its first message: the
+   * error now, the outbound publisher cancelled; its completing without a message (an empty
+   * outbound) then signals nothing more. It completed the channel instead.
+   */
+  @Test
+  void aChannelAskedForZeroBeforeItsFirstMessageFailsNotCompletes() throws Exception {
+    Silent requester = new Silent();
+    Source source = new Source();
+    Recorder r = new Recorder(1);
+    new ChannelSubscription(requester, source).subscribe(r);
+    assertThat(source.requests).as("the first message asked for").containsExactly(1L);
+    r.subscription.request(0);
+    source.subscriber.onComplete(); // an empty outbound
+    assertThat(r.error.get(30, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(source.canceled.await(30, TimeUnit.SECONDS)).as("the outbound publisher was cancelled").isTrue();
+    assertThat(r.signals).containsExactly("onSubscribe returned", "error IllegalArgumentException");
+    assertThat(requester.handles).as("nothing sent").isEmpty();
+  }
+
+  /** request(0) while the first message is being sent (no handle yet): the new stream is cancelled and the error signalled. */
+  @Test
+  void aChannelAskedForZeroWhileItsFirstMessageIsSentFailsAndCancels() throws Exception {
+    Silent requester = new Silent();
+    Source source = new Source();
+    Recorder r = new Recorder(1);
+    requester.duringChannelStart = () -> r.subscription.request(0);
+    new ChannelSubscription(requester, source).subscribe(r);
+    source.subscriber.onNext(Message.utf8("first"));
+    assertThat(requester.handles).as("the channel started").hasSize(1);
+    assertThat(r.error.get(30, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(requester.handles.get(0).canceled.await(30, TimeUnit.SECONDS)).as("the stream was cancelled").isTrue();
+    assertThat(source.canceled.await(30, TimeUnit.SECONDS)).as("the outbound publisher was cancelled").isTrue();
+    assertThat(r.signals).containsExactly("onSubscribe returned", "error IllegalArgumentException");
   }
 }
