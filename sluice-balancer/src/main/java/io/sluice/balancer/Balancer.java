@@ -224,8 +224,10 @@ public final class Balancer implements Requester {
       }
       Server a = ready[i];
       Server b = ready[j];
-      double ca = usable(a, call) ? a.cost(call.rank, now) : Double.POSITIVE_INFINITY;
-      double cb = usable(b, call) ? b.cost(call.rank, now) : Double.POSITIVE_INFINITY;
+      // The fleet's typical latency only when a choice is not measured yet (rare once warm).
+      double typical = a.measured() && b.measured() ? 1 : Server.typicalNanos(ready, now);
+      double ca = usable(a, call) ? cost(a, call, now, typical) : Double.POSITIVE_INFINITY;
+      double cb = usable(b, call) ? cost(b, call, now, typical) : Double.POSITIVE_INFINITY;
       if (ca != Double.POSITIVE_INFINITY || cb != Double.POSITIVE_INFINITY) {
         return ca <= cb ? a : b;
       }
@@ -233,19 +235,24 @@ public final class Balancer implements Requester {
     // Two servers or fewer, or both choices unusable: the cheapest of all that can take it.
     Server best = null;
     double bestCost = Double.POSITIVE_INFINITY;
+    double typical = Server.typicalNanos(ready, now);
     int start = n > 1 ? ThreadLocalRandom.current().nextInt(n) : 0;
     for (int k = 0; k < n; k++) {
       Server s = ready[(start + k) % n];
       if (!usable(s, call)) {
         continue;
       }
-      double c = s.cost(call.rank, now);
+      double c = cost(s, call, now, typical);
       if (c < bestCost) {
         best = s;
         bestCost = c;
       }
     }
     return best;
+  }
+
+  private static double cost(Server s, BalancedCall call, long now, double typicalNanos) {
+    return s.cost(call.rank, now, call.kind == BalancedCall.RESPONSE, typicalNanos);
   }
 
   private static boolean usable(Server s, BalancedCall call) {

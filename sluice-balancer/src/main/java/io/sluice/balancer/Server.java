@@ -15,9 +15,6 @@ import java.util.concurrent.atomic.LongAdder;
  * design (a lost latency sample costs nothing).
  */
 final class Server {
-  /** A cost for an unmeasured server with a call in flight: last choice, but still a choice. */
-  private static final double PENALTY = 1e15;
-
   final SocketAddress address;
 
   // Control executor only.
@@ -102,13 +99,17 @@ final class Server {
 
   /**
    * What sending one more request here costs: latency times (calls in flight + 1) over
-   * availability; infinite when the server has no availability for {@code rank}. An unmeasured
-   * server costs its calls in flight (next to nothing) and a penalty while a request-response is in
-   * flight there: it gets one probe at a time until its first answer measures it. Streams and
-   * channels in flight do not hold it back, since their first message is no measure of latency (a
-   * subscription may wait minutes for it).
+   * availability, in nanoseconds; infinite when the server has no availability for {@code rank}.
+   *
+   * <p>A server not measured yet (no request-response answered there) is costed as a server of
+   * the fleet's typical latency, {@code typicalNanos} (the mean of the measured servers', as
+   * gRPC's weighted round robin gives an endpoint without weights the mean weight): in the same
+   * units as the measured ones, so it is neither always picked nor never. A request-response that
+   * would be its first probe (none in flight there) goes to it at once ({@code probe}): its answer
+   * measures the server. Streams and channels are no probe, since their first message is no
+   * measure of latency (a subscription may wait minutes for it).
    */
-  double cost(int rank, long now) {
+  double cost(int rank, long now, boolean probe, double typicalNanos) {
     double a = availability(rank);
     if (!(a > 0)) {
       return Double.POSITIVE_INFINITY;
@@ -116,18 +117,44 @@ final class Server {
     int n = inflight.get();
     double latency = latencyNanos(now);
     if (latency == 0) {
-      return responses.get() == 0 ? n : PENALTY + n;
+      if (probe && responses.get() == 0) {
+        return 0;
+      }
+      latency = typicalNanos;
     }
     return latency * (n + 1) / a;
   }
 
-  /** An answer arrived: the server works. Returns the consecutive failures it ends (0: none). */
-  int onSuccess() {
-    int f = failures.get();
-    if (f != 0) {
-      failures.set(0);
+  /**
+   * The mean latency of the measured servers among {@code fleet}, what an unmeasured server is
+   * taken to have; 1 when none is measured (every server then costs its calls in flight).
+   */
+  static double typicalNanos(Server[] fleet, long now) {
+    double sum = 0;
+    int measured = 0;
+    for (Server s : fleet) {
+      double l = s.latencyNanos(now);
+      if (l > 0) {
+        sum += l;
+        measured++;
+      }
     }
-    return f;
+    return measured == 0 ? 1 : sum / measured;
+  }
+
+  /** True once a request-response answered here gave a latency sample. */
+  boolean measured() {
+    return ewmaNanos != 0;
+  }
+
+  /**
+   * An answer arrived: the server works. Returns the consecutive failures it ends (0: none), in
+   * one atomic step: a failure counted meanwhile is either ended here or still counted, and two
+   * answers never both end the same ones. The plain read first keeps the common case (no
+   * failures) free of a write.
+   */
+  int onSuccess() {
+    return failures.get() == 0 ? 0 : failures.getAndSet(0);
   }
 
   @Override

@@ -284,8 +284,11 @@ final class ServerSet {
 
   private void onConnectionClosed(Server s, Requester r, Throwable cause) {
     if (s.closing.remove(r)) { // retired or drained: it was closing already
-      if (cause != null && !closed && !s.removed) {
-        count(s, r); // failed while closing (or before the tick saw its close): once
+      if (cause != null && !closed && !s.removed && s.conn == null) {
+        // Failed while closing (or before the tick saw its close), with no newer connection to
+        // judge the server by: once. Beside a newer connection, the end of a drained one (its
+        // streams cut when the server's drain ended) says nothing of the server.
+        count(s, r);
       }
       if (s.removed && s.closing.isEmpty()) {
         leaving.remove(s);
@@ -404,11 +407,17 @@ final class ServerSet {
 
   /**
    * A request on {@code s} failed with a connection error: one failure per connection, however
-   * many of its requests fail with it. Any thread. At the threshold the server is ejected: its connection closes and it is probed back by reconnecting with backoff.
+   * many of its requests fail with it, and none for a connection retired before (a drain) while a
+   * newer one is in use. Any thread. At the threshold the server is ejected: its connection closes
+   * and it is probed back by reconnecting with backoff.
    */
   void onRequestFailure(Server s, Requester conn) {
     if (s.lastCounted == conn) {
       return; // the connection's other requests failing with it count once, with it
+    }
+    Requester live = s.live;
+    if (live != null && live != conn) {
+      return; // a retired connection (drained, or ejected and counted then): the newer one judges
     }
     s.lastCounted = conn;
     int f = s.failures.incrementAndGet();

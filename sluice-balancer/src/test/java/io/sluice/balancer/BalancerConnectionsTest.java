@@ -275,14 +275,91 @@ class BalancerConnectionsTest {
     }
     source.update(List.of(a.address, n.address));
     BalancerRetryTest.awaitConnected(balancer, 2);
-    Recorder subscription = new Recorder();
-    balancer.requestStream(request("events"), 1, subscription);
-    await("the subscription went to the new server", () -> n.handles.size() == 1);
+    // The new server is costed like a measured one of the fleet's typical latency: the first
+    // subscription may land on either server, so subscribe until one is on the new server.
+    List<io.sluice.StreamHandle> subscriptions = new ArrayList<>();
+    for (int i = 0; i < 200 && streamsOn(n) == 0; i++) {
+      subscriptions.add(balancer.requestStream(request("events"), 1, new Recorder()));
+      int sent = i + 1;
+      await("the subscription reached a server", () -> streamsOn(a) + streamsOn(n) == sent);
+    }
+    assertThat(streamsOn(n)).as("subscriptions on the new server").isEqualTo(1);
     answers.clear();
     for (int i = 0; i < 50; i++) {
       assertThat(rr(balancer, "x", answers)).isNull();
     }
     assertThat(answers).contains("N");
+    subscriptions.forEach(io.sluice.StreamHandle::cancel);
+  }
+
+  /** The streams {@code s} was sent (request-streams, not request-responses). */
+  private static int streamsOn(FakeServer s) {
+    return (int) s.handles.stream().filter(h -> h.kind.equals("stream")).count();
+  }
+
+  /** Sends {@code count} request-streams at once (none answered): their handles. */
+  private static List<io.sluice.StreamHandle> streams(Balancer b, int count) {
+    List<io.sluice.StreamHandle> handles = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      handles.add(b.requestStream(request("s" + i), 1, new Recorder()));
+    }
+    return handles;
+  }
+
+  /**
+   * A new server that only ever gets streams (no answer measures it) is costed in the units of the
+   * measured ones: new streams are shared between it and a measured server, not all sent to it
+   * (its cost was its count of calls in flight, next to the measured server's nanoseconds).
+   */
+  @Test
+  void anUnmeasuredServerIsNotPickedForEveryStream() throws Exception {
+    FakeServer a = new FakeServer(1, holdingStreams("A"));
+    FakeServer n = new FakeServer(2, holdingStreams("N"));
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, n);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    for (int i = 0; i < 20; i++) {
+      assertThat(rr(balancer, "x", new ArrayList<>())).isNull(); // A is measured
+    }
+    source.update(List.of(a.address, n.address));
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<io.sluice.StreamHandle> handles = streams(balancer, 40);
+    await("40 streams reached the servers", () -> streamsOn(a) + streamsOn(n) == 40);
+    assertThat(streamsOn(a)).as("streams on the measured server of 40").isGreaterThanOrEqualTo(10);
+    assertThat(streamsOn(n)).as("streams on the new server of 40").isGreaterThanOrEqualTo(10);
+    handles.forEach(io.sluice.StreamHandle::cancel);
+  }
+
+  /**
+   * A new server whose first request-response (its probe) is still unanswered is not shut out:
+   * once the measured server has as many calls in flight, the new one gets its share (it cost a
+   * penalty that no count of calls on a measured server could reach).
+   */
+  @Test
+  void anUnmeasuredServerWithItsFirstAnswerOutstandingStillGetsCalls() throws Exception {
+    FakeServer.Script holding = (kind, req, l, s) -> req.release(); // never answers
+    FakeServer a = new FakeServer(1, FakeServer.answering("A"));
+    FakeServer n = new FakeServer(2, holding);
+    ManualAddressSource source = AddressSource.manual();
+    source.update(List.of(a.address));
+    Balancer balancer = balancer(source, x -> {}, a, n);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    for (int i = 0; i < 20; i++) {
+      assertThat(rr(balancer, "x", new ArrayList<>())).isNull(); // A is measured
+    }
+    a.script = holding; // from now on A's calls stay in flight too
+    int before = a.calls.get();
+    source.update(List.of(a.address, n.address));
+    BalancerRetryTest.awaitConnected(balancer, 2);
+    List<io.sluice.StreamHandle> handles = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      handles.add(balancer.requestResponse(request("r" + i), new Recorder()));
+    }
+    await("40 calls reached the servers", () -> a.calls.get() - before + n.calls.get() == 40);
+    assertThat(n.calls.get()).as("calls on the new server of 40").isGreaterThanOrEqualTo(10);
+    assertThat(a.calls.get() - before).as("calls on the measured server of 40").isGreaterThanOrEqualTo(10);
+    handles.forEach(io.sluice.StreamHandle::cancel);
   }
 
   /**
@@ -411,5 +488,54 @@ class BalancerConnectionsTest {
     }
     BalancerRetryTest.awaitConnected(balancer, 1);
     assertThat(balancer.servers().get(0).state()).isEqualTo("connected");
+  }
+
+  /**
+   * A drained connection's stream cut later (the server ended its drain) says nothing against a
+   * server whose newer connection works: no failure is counted, and with a threshold of one the
+   * working connection is not ejected.
+   */
+  @Test
+  void aFailureOnADrainedConnectionIsNotCountedAgainstAServerThatWorks() throws Exception {
+    List<io.sluice.StreamListener> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    FakeServer a =
+        new FakeServer(
+            1,
+            (kind, req, l, s) -> {
+              req.release();
+              if (kind.equals("rr")) {
+                l.onNext(Message.utf8("A"));
+                l.onComplete();
+              } else {
+                held.add(l);
+              }
+            });
+    a.holdClose = true;
+    Balancer balancer = balancer(fixed(a), x -> x.failureThreshold(1), a);
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    assertThat(rr(balancer, "x", new ArrayList<>())).as("connection 1 works").isNull();
+    Recorder stream = new Recorder();
+    balancer.requestStream(request("live"), 1, stream);
+    await("the stream reached the server", () -> held.size() == 1);
+    FakeServer.Connection c1 = a.last;
+    c1.startClosing(); // the server drains connection 1
+    await("a second connection", () -> a.last != c1);
+    FakeServer.Connection c2 = a.last;
+    BalancerRetryTest.awaitConnected(balancer, 1);
+    assertThat(rr(balancer, "x", new ArrayList<>())).as("the new connection works").isNull();
+    FakeServer.LOOP
+        .submit(
+            () -> { // the drain ends: the server cuts connection 1 and its stream
+              held.get(0).onError(new ConnectionErrorException("connection closed by the peer"));
+              c1.fail();
+            })
+        .get(10, TimeUnit.SECONDS);
+    assertThat(stream.await()).isInstanceOf(ConnectionErrorException.class);
+    balancer.servers(); // a barrier: the balancer's executor took the close of connection 1
+    Balancer.ServerStatus status = balancer.servers().get(0);
+    assertThat(status.failures()).as("failures counted").isZero();
+    assertThat(status.state()).isEqualTo("connected");
+    assertThat(a.last).as("no reconnect").isSameAs(c2);
+    assertThat(c2.isOpen()).as("the working connection kept").isTrue();
   }
 }

@@ -42,6 +42,7 @@ public final class ChannelSubscription extends Downstream implements StreamListe
   private long demand; // guarded by this until the handle is published; -1 after a bad request
   private boolean sourceSubscribed; // guarded by this
   private boolean subscribing = true; // guarded by this: until onSubscribe has returned
+  private boolean starting; // guarded by this: the first message is being sent (start)
   private volatile boolean canceled;
   private volatile boolean done;
   private volatile StreamHandle handle;
@@ -113,11 +114,16 @@ public final class ChannelSubscription extends Downstream implements StreamListe
     StreamHandle h = handle;
     if (h == null) {
       boolean subscribeNow = false;
+      boolean failNow = false;
       synchronized (this) {
         h = handle;
         if (h == null) {
           if (n <= 0) {
             demand = -1;
+            // The outbound publisher was subscribed and its first message is not being sent:
+            // fail now (§3.9) rather than when, or if, a first message comes. While it is being
+            // sent, the start fails the new stream (on its event loop).
+            failNow = sourceSubscribed && !starting;
           } else if (demand >= 0) {
             demand = addCap(demand, n);
           }
@@ -126,6 +132,11 @@ public final class ChannelSubscription extends Downstream implements StreamListe
             subscribeNow = true;
           }
         }
+      }
+      if (failNow) {
+        outbound.cancelUpstream();
+        fail(badRequest(n));
+        return;
       }
       if (subscribeNow) {
         if (n <= 0) {
@@ -165,6 +176,7 @@ public final class ChannelSubscription extends Downstream implements StreamListe
     synchronized (this) {
       n = demand;
       demand = 0;
+      starting = n > 0;
     }
     if (n <= 0) {
       first.release();
@@ -179,6 +191,10 @@ public final class ChannelSubscription extends Downstream implements StreamListe
       extra = demand;
       demand = 0;
     }
+    if (extra < 0) { // request(n <= 0) while the first message was being sent
+      failStarted(h, badRequest(extra));
+      return;
+    }
     if (extra > 0) {
       h.request(extra);
     }
@@ -187,9 +203,37 @@ public final class ChannelSubscription extends Downstream implements StreamListe
     }
   }
 
+  /**
+   * Cancels the started stream {@code h} and fails the subscriber with {@code e}, as a task of the
+   * stream's event loop, where its other signals come from (§1.3).
+   */
+  private void failStarted(StreamHandle h, Throwable e) {
+    Runnable end =
+        () -> {
+          if (claimDone()) {
+            h.cancel();
+            outbound.cancelUpstream();
+            emitError(e);
+          }
+        };
+    try {
+      h.executor().execute(end);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      end.run(); // the loop is gone, and with it every other signal
+    }
+  }
+
+  /** Marks the channel done, once; false if it already ended or was canceled. */
+  private synchronized boolean claimDone() {
+    if (done || canceled) {
+      return false;
+    }
+    done = true;
+    return true;
+  }
+
   private void fail(Throwable t) {
-    if (!done && !canceled) {
-      done = true;
+    if (claimDone()) {
       emitError(t);
     }
   }
@@ -218,8 +262,7 @@ public final class ChannelSubscription extends Downstream implements StreamListe
 
   @Override
   public void onComplete() {
-    if (!done && !canceled) {
-      done = true;
+    if (claimDone()) {
       emitComplete();
     }
   }

@@ -26,7 +26,8 @@ import org.reactivestreams.Subscriber;
  * <p><b>Threads.</b> {@code request} and {@code cancel} may be called from any thread. The {@link
  * StreamListener} methods are called by the core on the connection's event loop and signal the
  * subscriber there; a bad {@code request(n)} before the start is signalled on the requesting
- * thread.
+ * thread (once {@code onSubscribe} has returned), after it on the event loop, where it also cancels
+ * the stream (§3.9: an {@link IllegalArgumentException}).
  *
  * <p><b>Buffers.</b> The request message is owned from construction: handed to the core when the
  * stream starts, or released here if the subscription ends first. Received messages belong to the
@@ -49,6 +50,8 @@ public final class StreamSubscription extends Downstream implements StreamListen
       AtomicLongFieldUpdater.newUpdater(StreamSubscription.class, "pending");
 
   private volatile StreamHandle handle;
+  /** A request(n <= 0) not yet signalled (§3.9): kept while onSubscribe runs or the start ends. */
+  private volatile IllegalArgumentException badDemand;
   private Message request;
   private final Requester requester;
   private final boolean stream;
@@ -83,6 +86,10 @@ public final class StreamSubscription extends Downstream implements StreamListen
     setSubscriber(rs, flow);
     signalOnSubscribe();
     if (STATE.compareAndSet(this, SUBSCRIBING, SUBSCRIBED)) {
+      if (badDemand != null) {
+        failBadDemand();
+        return;
+      }
       long parked = PENDING.getAndSet(this, 0);
       if (parked > 0) {
         request(parked);
@@ -102,15 +109,9 @@ public final class StreamSubscription extends Downstream implements StreamListen
   @Override
   public void request(long n) {
     if (n <= 0) {
-      if (STATE.compareAndSet(this, SUBSCRIBED, CANCELED)
-          || STATE.compareAndSet(this, SUBSCRIBING, CANCELED)) {
-        releaseRequest();
-        emitError(badRequest(n));
-      } else {
-        StreamHandle h = handle;
-        if (h != null) {
-          h.request(n); // the core fails the stream with the §3.9 error
-        }
+      badDemand = badRequest(n);
+      if (state != SUBSCRIBING) { // inside onSubscribe: signalled once it has returned (§1.3)
+        failBadDemand();
       }
       return;
     }
@@ -136,6 +137,8 @@ public final class StreamSubscription extends Downstream implements StreamListen
       }
       if (state == CANCELED) {
         h.cancel();
+      } else if (badDemand != null) {
+        failBadDemand(); // request(n <= 0) while starting saw no handle yet
       }
       return;
     }
@@ -174,6 +177,41 @@ public final class StreamSubscription extends Downstream implements StreamListen
     }
   }
 
+  /**
+   * Ends the subscription with the §3.9 error of a request(n <= 0), once: before the start at once
+   * (nothing else signals then); once started as a task of the stream's event loop, where every
+   * other signal comes from (§1.3), cancelling the stream. For a request-response too: the core
+   * ignores request(n) once it has started. A start that has not published its handle yet does
+   * this when it has.
+   */
+  private void failBadDemand() {
+    IllegalArgumentException e = badDemand;
+    if (e == null) {
+      return;
+    }
+    if (STATE.compareAndSet(this, SUBSCRIBED, DONE)) {
+      releaseRequest();
+      emitError(e);
+      return;
+    }
+    StreamHandle h = handle;
+    if (h == null || state != STARTED) {
+      return;
+    }
+    Runnable end =
+        () -> {
+          if (STATE.compareAndSet(this, STARTED, DONE)) {
+            h.cancel();
+            emitError(e);
+          }
+        };
+    try {
+      h.executor().execute(end);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      end.run(); // the loop is gone, and with it every other signal
+    }
+  }
+
   private void releaseRequest() {
     Message m = request;
     request = null;
@@ -186,7 +224,8 @@ public final class StreamSubscription extends Downstream implements StreamListen
 
   @Override
   public void onNext(Message message) {
-    if (state == CANCELED) {
+    int s = state;
+    if (s == CANCELED || s == DONE) { // DONE: ended by a bad request(n) while in flight
       message.release();
       return;
     }

@@ -18,6 +18,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 
 /**
@@ -42,7 +43,17 @@ final class InterceptedCalls {
   static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> call(
       InterceptedRequester r, MethodDescriptor<Req, Resp> method, CallOptions options, Req request,
       Publisher<Req> requests) {
-    return new CallFlux<>(channel(r), method, options, request, requests);
+    return new CallFlux<>(channel(r), method, options, request, requests, false);
+  }
+
+  /**
+   * A unary call: exactly one response, else INTERNAL. The subscriber subscribes to the call
+   * itself ({@link Mono#fromDirect}, no operator between), so its {@code request(n <= 0)} reaches
+   * the call and fails it (Reactive Streams §3.9) instead of being dropped by an operator.
+   */
+  static <Req extends MessageLite, Resp extends MessageLite> Mono<Resp> unary(
+      InterceptedRequester r, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
+    return Mono.fromDirect(new CallFlux<>(channel(r), method, options, request, null, true));
   }
 
   private static final class Terminal implements ClientChannel {
@@ -71,14 +82,16 @@ final class InterceptedCalls {
     private final CallOptions options;
     private final Req request;
     private final Publisher<Req> requests;
+    private final boolean unary;
 
     CallFlux(ClientChannel channel, MethodDescriptor<Req, Resp> method, CallOptions options, Req request,
-        Publisher<Req> requests) {
+        Publisher<Req> requests, boolean unary) {
       this.channel = channel;
       this.method = method;
       this.options = options;
       this.request = request;
       this.requests = requests;
+      this.unary = unary;
     }
 
     @Override
@@ -90,7 +103,7 @@ final class InterceptedCalls {
         Operators.error(actual, ReactorClientCalls.toStatus(e));
         return;
       }
-      Bridge<Req, Resp> b = new Bridge<>(actual, call);
+      Bridge<Req, Resp> b = new Bridge<>(Operators.serialize(actual), call, unary ? method : null);
       actual.onSubscribe(b);
       try {
         call.start(b, options.headers());
@@ -112,7 +125,11 @@ final class InterceptedCalls {
     }
   }
 
-  /** The subscriber's subscription and the call's listener. */
+  /**
+   * The subscriber's subscription and the call's listener. The subscriber is serialized: the
+   * listener's signals come from the transport's thread, a {@code request(n <= 0)}'s error from the
+   * caller's (Reactive Streams §1.3).
+   */
   private static final class Bridge<Req extends MessageLite, Resp extends MessageLite> extends ClientCall.Listener<Resp>
       implements Subscription {
     private final CoreSubscriber<? super Resp> actual;
@@ -121,11 +138,24 @@ final class InterceptedCalls {
     private final AtomicBoolean done = new AtomicBoolean();
     private boolean started; // guarded by this
     private long early; // guarded by this: demand before the start
+    /** A unary call's method (exactly one response), or null. */
+    private final MethodDescriptor<Req, Resp> unary;
+    private int responses; // the listener's thread
 
-    Bridge(CoreSubscriber<? super Resp> actual, ClientCall<Req, Resp> call) {
+    Bridge(CoreSubscriber<? super Resp> actual, ClientCall<Req, Resp> call, MethodDescriptor<Req, Resp> unary) {
       this.actual = actual;
       this.call = call;
       this.pump = new Pump<>(call);
+      this.unary = unary;
+    }
+
+    /** Ends the call from this side: cancels it and fails the subscriber with {@code e}, once. */
+    private void fail(String why, Throwable e) {
+      if (done.compareAndSet(false, true)) {
+        pump.stop();
+        call.cancel(why, e);
+        actual.onError(e);
+      }
     }
 
     void started() {
@@ -142,9 +172,10 @@ final class InterceptedCalls {
 
     @Override
     public void request(long n) {
-      if (n <= 0) {
-        cancel();
-        onClose(Status.of(Status.Code.INTERNAL, "request(n) needs n > 0 (Reactive Streams §3.9): " + n), Headers.EMPTY);
+      if (n <= 0) { // §3.9: the call is cancelled and the subscriber told why, as it is
+        fail(
+            "the subscriber asked for " + n + " responses",
+            new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n));
         return;
       }
       synchronized (this) {
@@ -166,9 +197,14 @@ final class InterceptedCalls {
 
     @Override
     public void onMessage(Resp message) {
-      if (!done.get()) {
-        actual.onNext(message);
+      if (done.get()) {
+        return;
       }
+      if (unary != null && ++responses > 1) {
+        fail("more than one response", StatusException.of(Status.Code.INTERNAL, unary.fullName() + ": more than one response"));
+        return;
+      }
+      actual.onNext(message);
     }
 
     @Override
@@ -182,7 +218,9 @@ final class InterceptedCalls {
         return;
       }
       pump.stop();
-      if (status.isOk()) {
+      if (status.isOk() && unary != null && responses == 0) {
+        actual.onError(UnaryCall.noResponse(unary));
+      } else if (status.isOk()) {
         actual.onComplete();
       } else {
         actual.onError(new StatusException(status, trailers, status.cause()));

@@ -51,9 +51,7 @@ public final class ReactorClientCalls {
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     Objects.requireNonNull(request, "request");
     if (requester.unwrap() instanceof InterceptedRequester ir) {
-      return InterceptedCalls.call(ir, method, options, request, null)
-          .singleOrEmpty()
-          .switchIfEmpty(Mono.error(() -> UnaryCall.noResponse(method)));
+      return InterceptedCalls.unary(ir, method, options, request);
     }
     if (PlainCalls.applies(options)) {
       return PlainCalls.unary(requester, method, options, request);

@@ -54,7 +54,7 @@ final class ServerCallBridge<Req extends MessageLite, Resp extends MessageLite>
     this.kind = kind;
     this.single = (Function<Req, Publisher<Resp>>) single;
     if (streaming != null) {
-      requests = new RequestFlux<>(call);
+      requests = new RequestFlux<>(call, this::cancel); // a bad request(n) cancels the responses
       subscribeTo(() -> streaming.apply(requests));
     } else {
       requests = null;

@@ -32,7 +32,8 @@ import reactor.core.publisher.Operators;
  * cancel} before the start sends nothing; after it, the stream is cancelled, and a response that
  * still arrives is released unread. A response that cannot be parsed cancels the stream and fails
  * the call with INTERNAL; every failure reaches the subscriber as a {@link
- * io.sluice.rpc.StatusException}.
+ * io.sluice.rpc.StatusException}, except a {@code request(n <= 0)}'s, an {@link
+ * IllegalArgumentException} as Reactive Streams §3.9 requires (which also cancels the stream).
  *
  * <p><b>Threads.</b> {@code subscribe}, {@code request} and {@code cancel} may be called from any
  * thread; the stream's signals arrive on the connection's event loop.
@@ -65,6 +66,8 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
   private volatile StreamHandle handle;
   private volatile boolean demandParked; // request(n > 0) inside onSubscribe
   private Message first; // the encoded request until the start
+  /** A request(n <= 0) not yet signalled (§3.9): kept while onSubscribe runs or the start ends. */
+  private volatile IllegalArgumentException badDemand;
 
   UnaryCall(Requester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     this.requester = requester;
@@ -97,22 +100,21 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
     first = m;
     actual = s;
     s.onSubscribe(this);
-    if (STATE.compareAndSet(this, SUBSCRIBING, SUBSCRIBED) && demandParked) {
-      start();
+    if (STATE.compareAndSet(this, SUBSCRIBING, SUBSCRIBED)) {
+      if (badDemand != null) {
+        failBadDemand();
+      } else if (demandParked) {
+        start();
+      }
     }
   }
 
   @Override
   public void request(long n) {
     if (n <= 0) {
-      if (STATE.compareAndSet(this, SUBSCRIBED, CANCELED) || STATE.compareAndSet(this, SUBSCRIBING, CANCELED)) {
-        releaseFirst();
-        fail(new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n));
-      } else {
-        StreamHandle h = handle;
-        if (h != null) {
-          h.request(n); // the core fails the stream with the §3.9 error
-        }
+      badDemand = new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n);
+      if (state != SUBSCRIBING) { // inside onSubscribe: signalled once it has returned (§1.3)
+        failBadDemand();
       }
       return;
     }
@@ -140,6 +142,8 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
     handle = h;
     if (state == CANCELED) {
       h.cancel(); // canceled while starting: cancel() saw no handle yet
+    } else if (badDemand != null) {
+      failBadDemand(); // request(n <= 0) while starting saw no handle yet
     }
   }
 
@@ -158,6 +162,55 @@ final class UnaryCall<Req extends MessageLite, Resp extends MessageLite> extends
       return;
     }
     actual = null;
+  }
+
+  /**
+   * Ends the call with the §3.9 error of a request(n <= 0), once, as an {@link
+   * IllegalArgumentException}: before the start at once (nothing else signals then); once started
+   * on the stream's event loop, where every other signal comes from (§1.3), cancelling the stream.
+   * A start that has not published its handle yet does this when it has.
+   */
+  private void failBadDemand() {
+    IllegalArgumentException e = badDemand;
+    if (e == null) {
+      return;
+    }
+    if (STATE.compareAndSet(this, SUBSCRIBED, DONE)) {
+      releaseFirst();
+      failWith(e);
+      return;
+    }
+    StreamHandle h = handle;
+    if (h == null || state != STARTED) {
+      return;
+    }
+    Runnable end =
+        () -> {
+          if (STATE.compareAndSet(this, STARTED, DONE)) {
+            h.cancel();
+            failWith(e);
+          }
+        };
+    java.util.concurrent.Executor loop = h.executor();
+    if (loop instanceof io.netty.util.concurrent.EventExecutor
+        && ((io.netty.util.concurrent.EventExecutor) loop).inEventLoop()) {
+      end.run();
+      return;
+    }
+    try {
+      loop.execute(end);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      end.run(); // the loop is gone, and with it every other signal
+    }
+  }
+
+  /** Fails the subscriber once with {@code e} as it is. */
+  private void failWith(Throwable e) {
+    CoreSubscriber<? super Resp> a = actual;
+    actual = null;
+    if (a != null) {
+      a.onError(e);
+    }
   }
 
   private void releaseFirst() {
