@@ -7,6 +7,8 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.examples.rpc.HelloReply;
 import io.sluice.examples.rpc.HelloRequest;
 import io.sluice.examples.rpc.ReactorGreeterClient;
@@ -58,6 +60,12 @@ class SampleApplicationTest {
   @Autowired SluiceServerLifecycle server;
   @Autowired HealthEndpoint health;
   @Autowired GreeterEndpoint endpoint;
+  @Autowired MeterRegistry meters; // the actuator's
+
+  private double count(String name, String tag, String value) {
+    Counter c = meters.find(name).tag(tag, value).counter();
+    return c == null ? 0 : c.count();
+  }
 
   // tag::client[]
   @Test
@@ -100,6 +108,30 @@ class SampleApplicationTest {
         .setRequestMarshaller(ProtoUtils.marshaller(HelloRequest.getDefaultInstance()))
         .setResponseMarshaller(ProtoUtils.marshaller(HelloReply.getDefaultInstance()))
         .build();
+  }
+
+  /** sluice-micrometer is on the class path: the starter bound it to the actuator's registry. */
+  @Test
+  void theActuatorsMeterRegistryCountsTheCallsOfBothWiresAndTheConnections() throws Exception {
+    double rsocket = count("rpc.server.call.started", "rpc.method", "SayHello");
+    double grpc = count("grpc.server.call.started", "grpc.method", "sluice.examples.Greeter/SayHello");
+    assertThat(greeter.sayHello(HelloRequest.newBuilder().setName("Mo").build()).block(WAIT).getMessage())
+        .isEqualTo("hello Mo");
+    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+    try {
+      ClientCalls.blockingUnaryCall(
+          channel,
+          method(MethodDescriptor.MethodType.UNARY, "SayHello"),
+          io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+          HelloRequest.newBuilder().setName("Nu").build());
+    } finally {
+      channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+    }
+    assertThat(count("rpc.server.call.started", "rpc.method", "SayHello")).isEqualTo(rsocket + 1);
+    assertThat(count("grpc.server.call.started", "grpc.method", "sluice.examples.Greeter/SayHello")).isEqualTo(grpc + 1);
+    // The app's server and its own client bean, each one side of the RSocket connection.
+    assertThat(meters.get("sluice.connections.opened").tag("side", "server").functionCounter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(meters.get("sluice.connections.opened").tag("side", "client").functionCounter().count()).isGreaterThanOrEqualTo(1);
   }
 
   @Test

@@ -15,7 +15,8 @@ import org.springframework.core.env.Environment;
 /**
  * Sluice for Spring Boot: a server from {@code sluice.server.*} serving every generated Sluice
  * service bean, client stubs from {@code sluice.client.<name>.*}, and, with the actuator, their
- * health. See docs/guide/spring.md.
+ * health; metrics and traces through {@link SluiceObservabilityAutoConfiguration}. See
+ * docs/guide/spring.md.
  */
 @AutoConfiguration
 @ConditionalOnClass(ServiceRegistry.class)
@@ -31,16 +32,17 @@ public class SluiceAutoConfiguration {
       ListableBeanFactory beans,
       Environment environment,
       ObjectProvider<RpcInstrumentation> instrumentation,
-      ObjectProvider<SluiceConnectionOptionsCustomizer> customizers) {
-    // Observability hook: an RpcInstrumentation bean (the one sluice-micrometer or
-    // sluice-opentelemetry will contribute, or the application's own) observes every call of the
-    // server, on both wires.
+      ObjectProvider<SluiceConnectionOptionsCustomizer> customizers,
+      ObjectProvider<SluiceObservability> observability) {
+    // An application's RpcInstrumentation bean observes every call of the server, on both wires;
+    // metrics and tracing come as SluiceObservability beans (SluiceObservabilityAutoConfiguration).
     return new SluiceServerLifecycle(
         properties,
         beans,
         environment,
         instrumentation.getIfUnique(),
-        customizers.orderedStream().toList());
+        customizers.orderedStream().toList(),
+        observability.orderedStream().toList());
   }
 
   /** The client beans of {@code sluice.client.<name>.*}. */
@@ -48,13 +50,4 @@ public class SluiceAutoConfiguration {
   public static SluiceClientsRegistrar sluiceClientsRegistrar() {
     return new SluiceClientsRegistrar();
   }
-
-  /*
-   * Metrics and tracing: sluice-micrometer and sluice-opentelemetry are being built on other
-   * branches. Their binding goes here, as nested configurations guarded by
-   * @ConditionalOnClass(name = "io.sluice.micrometer...") / (name = "io.sluice.opentelemetry...")
-   * and @ConditionalOnBean(MeterRegistry / OpenTelemetry), each contributing an RpcInstrumentation
-   * bean (picked up above) and binding the connection figures. Not written yet: no such class
-   * exists on main to name.
-   */
 }

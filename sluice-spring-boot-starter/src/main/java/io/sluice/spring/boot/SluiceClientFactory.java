@@ -9,6 +9,8 @@ import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.rpc.CallOptions;
+import io.sluice.rpc.ClientInterceptor;
+import io.sluice.rpc.ClientInterceptors;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.grpc.GrpcClientTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
@@ -95,9 +97,14 @@ final class SluiceClientFactory {
     return InetSocketAddress.createUnresolved(host, port);
   }
 
-  static Balancer balancer(String name, SluiceClientProperties.Client c) {
+  /** The balancer, its RSocket connections' options changed by {@code observability} too. */
+  static Balancer balancer(String name, SluiceClientProperties.Client c, List<SluiceObservability> observability) {
     SslContext ssl = ssl(c);
-    ConnectionOptions options = ConnectionOptions.builder().lease(c.isLease()).build();
+    ConnectionOptions.Builder ob = ConnectionOptions.builder().lease(c.isLease());
+    for (SluiceObservability o : observability) {
+      o.customizeConnections(ob);
+    }
+    ConnectionOptions options = ob.build();
     Balancer.Builder b =
         Balancer.builder()
             .addresses(AddressSource.fixed(addresses(name, c)))
@@ -177,6 +184,16 @@ final class SluiceClientFactory {
           "sluice.client." + name + ".stub: " + stub.getName()
               + " is not a generated Sluice client (no public constructor taking io.sluice.Requester)");
     }
+  }
+
+  /** The stub over {@code requester}, its calls through {@code observability}'s client interceptors. */
+  static Object stub(
+      String name, SluiceClientProperties.Client c, Requester requester, List<SluiceObservability> observability) {
+    List<ClientInterceptor> interceptors = new ArrayList<>();
+    for (SluiceObservability o : observability) {
+      interceptors.addAll(o.clientInterceptors());
+    }
+    return stub(name, c, interceptors.isEmpty() ? requester : ClientInterceptors.intercept(requester, interceptors));
   }
 
   /** The stub over {@code requester}, with the client's deadline on every call. */

@@ -1,6 +1,7 @@
 package io.sluice.spring.boot;
 
 import io.sluice.balancer.Balancer;
+import java.util.List;
 import java.util.Map;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -18,7 +19,8 @@ import org.springframework.core.env.Environment;
  * Registers, for each {@code sluice.client.<name>}, a {@link Balancer} bean named {@code
  * <name>SluiceBalancer} and the generated client stub bean named {@code <name>} (of the class
  * {@code sluice.client.<name>.stub} names, so it is injected by type). The balancer connects in the
- * background; a call made before a server is up waits for one ({@code wait-for-server}).
+ * background; a call made before a server is up waits for one ({@code wait-for-server}). The
+ * context's {@link SluiceObservability} beans observe both (connection metrics, call spans).
  */
 public class SluiceClientsRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware, BeanFactoryAware {
   /** The suffix of each client's balancer bean. */
@@ -50,16 +52,21 @@ public class SluiceClientsRegistrar implements BeanDefinitionRegistryPostProcess
       SluiceClientFactory.validate(name, c);
       String balancerName = name + BALANCER_SUFFIX;
       RootBeanDefinition balancer =
-          new RootBeanDefinition(Balancer.class, () -> SluiceClientFactory.balancer(name, c));
+          new RootBeanDefinition(Balancer.class, () -> SluiceClientFactory.balancer(name, c, observability()));
       balancer.setDestroyMethodName("dispose");
       registry.registerBeanDefinition(balancerName, balancer);
       RootBeanDefinition stub =
           new RootBeanDefinition(
               (Class) c.getStub(),
-              () -> SluiceClientFactory.stub(name, c, beanFactory.getBean(balancerName, Balancer.class)));
+              () -> SluiceClientFactory.stub(name, c, beanFactory.getBean(balancerName, Balancer.class), observability()));
       stub.setDependsOn(balancerName);
       registry.registerBeanDefinition(name, stub);
     }
+  }
+
+  /** The metrics and tracing of the context ({@link SluiceObservability} beans). */
+  private List<SluiceObservability> observability() {
+    return beanFactory.getBeanProvider(SluiceObservability.class).orderedStream().toList();
   }
 
   @Override

@@ -57,13 +57,14 @@ final class SluiceServerFactory {
   static Handle start(
       SluiceServerProperties p,
       ServiceRegistry registry,
-      RpcInstrumentation instrumentation,
+      RpcInstrumentation rsocketCalls,
+      RpcInstrumentation grpcCalls,
       List<Consumer<ConnectionOptions.Builder>> customizers) {
     SslContext ssl = ssl(p.getTls());
     SluiceServerProperties.Limits limits = p.getLimits();
     try {
       if (p.getTransport() == SluiceServerProperties.Transport.GRPC) {
-        GrpcServer server = GrpcServer.create(p.getHost(), p.getPort()).withServices(grpc(registry, limits, instrumentation));
+        GrpcServer server = GrpcServer.create(p.getHost(), p.getPort()).withServices(grpc(registry, limits, grpcCalls));
         if (ssl != null) {
           server = server.withSsl(ssl);
         }
@@ -96,9 +97,9 @@ final class SluiceServerFactory {
           }
         };
       }
-      ServerTransport transport = transport(p, registry, ssl, instrumentation);
+      ServerTransport transport = transport(p, registry, ssl, grpcCalls);
       SluiceServer server =
-          Connections.start(transport, options(p, customizers), RpcResponder.acceptor(registry, instrumentation))
+          Connections.start(transport, options(p, customizers), RpcResponder.acceptor(registry, rsocketCalls))
               .get(BIND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       return new Handle() {
         @Override
@@ -148,6 +149,7 @@ final class SluiceServerFactory {
     return services;
   }
 
+  /** The RSocket transport; {@code instrumentation} observes the one port's gRPC-wire calls. */
   private static ServerTransport transport(
       SluiceServerProperties p, ServiceRegistry registry, SslContext ssl, RpcInstrumentation instrumentation) {
     SluiceServerProperties.Limits limits = p.getLimits();

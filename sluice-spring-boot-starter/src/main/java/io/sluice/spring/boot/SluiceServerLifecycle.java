@@ -2,6 +2,8 @@ package io.sluice.spring.boot;
 
 import io.sluice.core.ConnectionOptions;
 import io.sluice.rpc.RpcInstrumentation;
+import io.sluice.rpc.ServerInterceptor;
+import io.sluice.rpc.ServerInterceptors;
 import io.sluice.rpc.ServiceDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import java.lang.reflect.Method;
@@ -59,7 +61,9 @@ public class SluiceServerLifecycle implements SmartLifecycle, DisposableBean {
   private final SluiceServerProperties properties;
   private final ListableBeanFactory beans;
   private final Environment environment;
-  private final RpcInstrumentation instrumentation;
+  private final RpcInstrumentation rsocketInstrumentation;
+  private final RpcInstrumentation grpcInstrumentation;
+  private final List<ServerInterceptor> interceptors;
   private final List<Consumer<ConnectionOptions.Builder>> customizers;
   private volatile SluiceServerFactory.Handle handle;
   private volatile State state = State.NEW;
@@ -71,11 +75,39 @@ public class SluiceServerLifecycle implements SmartLifecycle, DisposableBean {
       Environment environment,
       RpcInstrumentation instrumentation,
       List<SluiceConnectionOptionsCustomizer> customizers) {
+    this(properties, beans, environment, instrumentation, customizers, List.of());
+  }
+
+  /**
+   * @param instrumentation observes every call, on both wires (null: none)
+   * @param customizers change the RSocket connections' options, after {@code observability}
+   * @param observability metrics and tracing (see {@link SluiceObservability})
+   */
+  public SluiceServerLifecycle(
+      SluiceServerProperties properties,
+      ListableBeanFactory beans,
+      Environment environment,
+      RpcInstrumentation instrumentation,
+      List<SluiceConnectionOptionsCustomizer> customizers,
+      List<SluiceObservability> observability) {
     this.properties = properties;
     this.beans = beans;
     this.environment = environment;
-    this.instrumentation = instrumentation == null ? RpcInstrumentation.NONE : instrumentation;
+    List<RpcInstrumentation> rsocket = new ArrayList<>();
+    List<RpcInstrumentation> grpc = new ArrayList<>();
+    List<ServerInterceptor> chain = new ArrayList<>();
     List<Consumer<ConnectionOptions.Builder>> c = new ArrayList<>();
+    rsocket.add(instrumentation);
+    grpc.add(instrumentation);
+    for (SluiceObservability o : observability) {
+      rsocket.add(o.rsocketServer());
+      grpc.add(o.grpcServer());
+      chain.addAll(o.serverInterceptors());
+      c.add(o::customizeConnections);
+    }
+    this.rsocketInstrumentation = Instrumentations.combine(rsocket);
+    this.grpcInstrumentation = Instrumentations.combine(grpc);
+    this.interceptors = List.copyOf(chain);
     for (SluiceConnectionOptionsCustomizer customizer : customizers) {
       c.add(customizer::customize);
     }
@@ -87,7 +119,7 @@ public class SluiceServerLifecycle implements SmartLifecycle, DisposableBean {
     if (state != State.NEW) {
       return;
     }
-    ServiceRegistry registry = SluiceServices.registry(beans);
+    ServiceRegistry registry = intercepted(SluiceServices.registry(beans), interceptors);
     if (properties.isReflection()) {
       registry = withReflection(registry);
     }
@@ -96,13 +128,25 @@ public class SluiceServerLifecycle implements SmartLifecycle, DisposableBean {
       names.add(d.name());
     }
     services = List.copyOf(names);
-    handle = SluiceServerFactory.start(properties, registry, instrumentation, customizers);
+    handle = SluiceServerFactory.start(properties, registry, rsocketInstrumentation, grpcInstrumentation, customizers);
     state = State.RUNNING;
     SocketAddress address = handle.address();
     if (address instanceof InetSocketAddress && environment instanceof ConfigurableEnvironment) {
       publishPort((ConfigurableEnvironment) environment, ((InetSocketAddress) address).getPort());
     }
     logger.info("Sluice server (" + wire() + ") serving " + services + " on " + address);
+  }
+
+  /** {@code registry} with every service's calls going through {@code interceptors}. */
+  static ServiceRegistry intercepted(ServiceRegistry registry, List<ServerInterceptor> interceptors) {
+    if (interceptors.isEmpty()) {
+      return registry;
+    }
+    ServiceRegistry.Builder b = ServiceRegistry.builder();
+    for (ServiceDefinition d : registry.services()) {
+      b.add(ServerInterceptors.intercept(d, interceptors));
+    }
+    return b.build();
   }
 
   /** {@code ReflectionService.withReflection}, when sluice-rpc-services is on the class path. */

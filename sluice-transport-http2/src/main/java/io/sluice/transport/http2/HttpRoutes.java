@@ -3,6 +3,7 @@ package io.sluice.transport.http2;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpRequest;
 import io.sluice.transport.http2.internal.ServerStreams;
+import java.util.function.Consumer;
 
 /**
  * Requests of another protocol that a server serves on its HTTP connections beside RSocket, such as
@@ -29,10 +30,14 @@ public interface HttpRoutes {
   boolean servesHttp1(HttpRequest first);
 
   /**
-   * Serves the rest of an HTTP/1.1 connection whose request decoder is already in the pipeline,
-   * starting with {@code first} (owned), handed on through {@code from}, the handler that chose.
+   * Serves an HTTP/1.1 connection whose request decoder is already in the pipeline, starting with
+   * {@code first} (owned), handed on through {@code from}, the handler that chose, for as long as
+   * its requests are ones these routes serve ({@link #servesHttp1}). The first later request that
+   * is not (on a kept-alive connection, a WebSocket upgrade, say) goes back to the server: these
+   * routes take their handlers out, call {@code others} with the context to add the server's own
+   * behind (the decoder stays), and pass that request and what followed it on through it.
    */
-  void takeOverHttp1(ChannelHandlerContext from, HttpRequest first);
+  void takeOverHttp1(ChannelHandlerContext from, HttpRequest first, Consumer<ChannelHandlerContext> others);
 
   /**
    * Called once when the server binds, with how many connections it holds now (any thread), for

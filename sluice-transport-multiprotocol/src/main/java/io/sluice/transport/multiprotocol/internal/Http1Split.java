@@ -8,10 +8,13 @@ import io.sluice.transport.http2.HttpRoutes;
 
 /**
  * An HTTP/1.x connection's first request decides who serves the connection: what the server's
- * other routes serve ({@link HttpRoutes#servesHttp1}: gRPC-Web, HTTP/JSON and CORS preflights when
- * they are gRPC's) goes to them, anything else to the WebSocket upgrade handling (404 or 426 for what is not an upgrade). Sits
- * right behind the request decoder, and leaves once it has chosen; until then the detection
- * deadline runs. Runs on the connection's event loop; autoRead is off.
+ * other routes serve ({@link HttpRoutes#servesHttp1}: gRPC-Web, HTTP/JSON, CORS preflights and the
+ * console when they are gRPC's) goes to them, anything else to the WebSocket upgrade handling (404
+ * or 426 for what is not an upgrade). The other routes keep a kept-alive connection only while its
+ * requests are theirs: the first that is not (a WebSocket upgrade after the console's page, say)
+ * they hand back to the WebSocket upgrade handling. Sits right behind the request decoder, and
+ * leaves once it has chosen; until then the detection deadline runs. Runs on the connection's
+ * event loop; autoRead is off.
  */
 final class Http1Split extends ChannelInboundHandlerAdapter {
   private final Routes routes;
@@ -35,7 +38,7 @@ final class Http1Split extends ChannelInboundHandlerAdapter {
     deadline.settle(); // the chosen handler's own timeouts take over
     // The chosen handlers go in behind this one, get the request from it, and then it leaves.
     if (web.servesHttp1(req)) {
-      web.takeOverHttp1(ctx, req);
+      web.takeOverHttp1(ctx, req, routes::webSocketUpgrade); // a later request of another kind comes back
     } else {
       routes.webSocketUpgrade(ctx);
       ctx.fireChannelRead(req);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The console's own figures, until a metrics registry gives better ones: an {@link
@@ -32,6 +33,16 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
   private final ConcurrentHashMap<String, PerMethod> methods = new ConcurrentHashMap<>();
   private final LongAdder open = new LongAdder();
   private volatile IntSupplier connections = () -> -1;
+  /** Nanoseconds, as {@link System#nanoTime()}: a test passes its own. */
+  private final LongSupplier clock;
+
+  CallFigures() {
+    this(System::nanoTime);
+  }
+
+  CallFigures(LongSupplier clock) {
+    this.clock = clock;
+  }
 
   void countConnections(IntSupplier connections) {
     this.connections = connections;
@@ -49,7 +60,7 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
         if (!ended) {
           ended = true;
           open.decrement();
-          m.ended(status.isOk(), nanosSinceStart, System.nanoTime());
+          m.ended(status.isOk(), nanosSinceStart, clock.getAsLong());
         }
       }
     };
@@ -57,7 +68,7 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
 
   @Override
   public Snapshot snapshot() {
-    long now = System.nanoTime();
+    long now = clock.getAsLong();
     List<MethodFigures> out = new ArrayList<>();
     double total = 0;
     for (var e : methods.entrySet()) {
@@ -86,12 +97,12 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
       if (!ok) {
         failures.increment();
       }
-      long second = now / 1_000_000_000L;
+      long second = Math.floorDiv(now, 1_000_000_000L); // nanoTime may be negative
       synchronized (this) {
         latencies[next] = nanos;
         next = (next + 1) % SAMPLES;
         samples = Math.min(SAMPLES, samples + 1);
-        int b = (int) (second % bucketSecond.length);
+        int b = (int) Math.floorMod(second, (long) bucketSecond.length);
         if (bucketSecond[b] != second) {
           bucketSecond[b] = second;
           bucketCount[b] = 0;
@@ -101,14 +112,18 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
     }
 
     synchronized MethodFigures figures(String name, long now) {
-      long second = now / 1_000_000_000L;
+      long second = Math.floorDiv(now, 1_000_000_000L);
+      // The calls of the last WINDOW_SECONDS whole seconds and of the one under way, over the time
+      // they span: WINDOW_SECONDS plus the part of this second gone by. (Dividing by
+      // WINDOW_SECONDS alone counted the second under way as free time: up to a fifth too many.)
       long inWindow = 0;
       for (int i = 0; i < bucketSecond.length; i++) {
-        // The last WINDOW_SECONDS whole seconds and the one under way.
-        if (second - bucketSecond[i] <= WINDOW_SECONDS && second - bucketSecond[i] >= 0 && bucketCount[i] > 0) {
+        long age = second - bucketSecond[i];
+        if (age >= 0 && age <= WINDOW_SECONDS && bucketCount[i] > 0) {
           inWindow += bucketCount[i];
         }
       }
+      double span = WINDOW_SECONDS + Math.floorMod(now, 1_000_000_000L) / 1e9;
       double p99 = Double.NaN;
       if (samples > 0) {
         long[] sorted = Arrays.copyOf(latencies, samples);
@@ -116,7 +131,7 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
         int rank = (int) Math.ceil(0.99 * samples) - 1;
         p99 = sorted[Math.max(0, rank)] / 1e6;
       }
-      return new MethodFigures(name, calls.sum(), failures.sum(), inWindow / (double) WINDOW_SECONDS, p99);
+      return new MethodFigures(name, calls.sum(), failures.sum(), inWindow / span, p99);
     }
   }
 }

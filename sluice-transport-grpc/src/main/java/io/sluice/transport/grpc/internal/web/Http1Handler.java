@@ -25,7 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * gRPC-Web and HTTP/JSON on an HTTP/1.1 connection, behind netty's {@link HttpServerCodec} (no
@@ -48,6 +50,13 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
 
   private final WebRoute route;
   private final long firstRequestNanos;
+  /**
+   * Where a request this route does not serve goes, with the rest of the connection (the one-port
+   * server's own HTTP/1.1 handling); null: this route answers every request (its own port).
+   */
+  private final Consumer<ChannelHandlerContext> others;
+  /** The connection went to {@link #others}: nothing more is handled or read here. */
+  private boolean handedBack;
   private H1Exchange current;
   private WebCall<?, ?> call;
   private ScheduledFuture<?> idle;
@@ -62,9 +71,10 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
   /** Parts of pipelined requests held at most; a client that pipelines more is closed. */
   static final int MAX_PENDING = 256;
 
-  private Http1Handler(WebRoute route, long firstRequestNanos) {
+  private Http1Handler(WebRoute route, long firstRequestNanos, Consumer<ChannelHandlerContext> others) {
     this.route = route;
     this.firstRequestNanos = firstRequestNanos;
+    this.others = others;
   }
 
   /**
@@ -77,7 +87,7 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
     pipeline.channel().config().setAutoRead(false);
     pipeline.addLast(new HttpServerCodec(MAX_INITIAL_LINE, maxHeaderBytes, 8192));
     pipeline.addLast(new HttpServerExpectContinueHandler());
-    pipeline.addLast(new Http1Handler(route, firstRequestNanos));
+    pipeline.addLast(new Http1Handler(route, firstRequestNanos, null));
   }
 
   /**
@@ -93,17 +103,22 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
   }
 
   /**
-   * Serves the rest of a connection whose HTTP/1.1 request decoder is already in {@code
-   * pipeline} (a server of several protocols, that decoded {@code first} to choose): adds the
-   * response encoder and this handler at the end and hands it {@code first} (owned) through
-   * {@code from}, the handler that chose. Reads stay off; between requests {@link #IDLE_NANOS}.
+   * Serves a connection whose HTTP/1.1 request decoder is already in {@code pipeline} (a server of
+   * several protocols, that decoded {@code first} to choose): adds the response encoder and this
+   * handler at the end and hands it {@code first} (owned) through {@code from}, the handler that
+   * chose. Reads stay off; between requests {@link #IDLE_NANOS}. The first later request this
+   * route does not serve ({@link WebRoute#servesHttp1}), once the ones before it are answered, goes
+   * back to the server with the rest of the connection: the encoder and this handler leave, {@code
+   * others} adds the server's handling behind this one, and gets that request and whatever came
+   * after it.
    */
-  public static void takeOver(ChannelHandlerContext from, WebRoute route, HttpRequest first) {
+  public static void takeOver(
+      ChannelHandlerContext from, WebRoute route, HttpRequest first, Consumer<ChannelHandlerContext> others) {
     ChannelPipeline pipeline = from.pipeline();
     pipeline.channel().config().setAutoRead(false);
     pipeline.addLast(new io.netty.handler.codec.http.HttpResponseEncoder());
     pipeline.addLast(new HttpServerExpectContinueHandler());
-    pipeline.addLast(new Http1Handler(route, IDLE_NANOS));
+    pipeline.addLast(new Http1Handler(route, IDLE_NANOS, Objects.requireNonNull(others, "others")));
     from.fireChannelRead(first);
   }
 
@@ -140,6 +155,10 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (handedBack) {
+      ctx.fireChannelRead(msg); // decoded before this handler left
+      return;
+    }
     if (!pending.isEmpty() || (current != null && current.isRequestComplete())) {
       // A pipelined request (decoded from bytes read with the one before): it waits its turn.
       if (pending.size() >= MAX_PENDING) {
@@ -155,15 +174,20 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
 
   /** Handles the requests that waited, in order, until one is being served. */
   private void drain() {
-    while (!pending.isEmpty() && (current == null || !current.isRequestComplete()) && ctx.channel().isActive()) {
+    while (!handedBack && !pending.isEmpty() && (current == null || !current.isRequestComplete()) && ctx.channel().isActive()) {
       handle(ctx, pending.poll());
     }
-    if (pending.isEmpty() && current == null) {
+    if (!handedBack && pending.isEmpty() && current == null) {
       ctx.read(); // the next request
     }
   }
 
   private void handle(ChannelHandlerContext ctx, Object msg) {
+    if (others != null && current == null && msg instanceof HttpRequest req
+        && req.decoderResult().isSuccess() && !route.servesHttp1(req)) {
+      handBack(ctx, req);
+      return;
+    }
     try {
       if (msg instanceof HttpRequest req) {
         request(ctx, req);
@@ -223,6 +247,25 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
     if (call != null) {
       ctx.read(); // the body
     }
+  }
+
+  /**
+   * {@code req} (owned), the first request of another kind, and the rest of the connection go to
+   * {@link #others}; this handler and the encoder it came with leave (the request decoder stays).
+   */
+  private void handBack(ChannelHandlerContext ctx, HttpRequest req) {
+    handedBack = true;
+    cancelIdle();
+    ChannelPipeline p = ctx.pipeline();
+    p.remove(io.netty.handler.codec.http.HttpResponseEncoder.class);
+    p.remove(HttpServerExpectContinueHandler.class);
+    others.accept(ctx);
+    ctx.fireChannelRead(req);
+    Object m;
+    while ((m = pending.poll()) != null) {
+      ctx.fireChannelRead(m);
+    }
+    p.remove(this);
   }
 
   private static boolean isConnectionHeader(String name) {

@@ -142,8 +142,11 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route, Ht
   }
 
   @Override
-  public void takeOverHttp1(io.netty.channel.ChannelHandlerContext from, io.netty.handler.codec.http.HttpRequest first) {
-    Http1Handler.takeOver(from, this, first);
+  public void takeOverHttp1(
+      io.netty.channel.ChannelHandlerContext from,
+      io.netty.handler.codec.http.HttpRequest first,
+      java.util.function.Consumer<io.netty.channel.ChannelHandlerContext> others) {
+    Http1Handler.takeOver(from, this, first, others);
   }
 
   /** True for a request that gRPC-Web, HTTP/JSON or CORS serve (gRPC excluded). */
