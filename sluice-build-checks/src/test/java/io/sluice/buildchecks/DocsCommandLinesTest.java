@@ -71,9 +71,10 @@ class DocsCommandLinesTest {
         "as are `./sluice bench --connections 16 [--concurrency N --response-size B]`,",
         "`./sluice help COMMAND`, `./sluice protoc --anything` and `./sluice jmh -prof gc`.",
         "Prose that names ./sluice bench is not a command line; `./sluice bench --pair",
-        "sluice-reactor,sluice-futures --epochs` goes on in the next line, `./sluice server|clients --io nio`.");
+        "sluice-reactor,sluice-futures --epochs` goes on in the next line, `./sluice server|clients --io nio`.",
+        "`./sluice call -d '{\"a\": 1, \"b\": [2]}' h:1 p.S/M` and `./sluice call -d '{\"a\": 1}' h:1 list`.");
     List<Found> found = commandLines(page);
-    assertThat(found).extracting(Found::line).containsExactly(1, 3, 4, 6, 8, 10, 11, 12, 12, 13, 14, 14);
+    assertThat(found).extracting(Found::line).containsExactly(1, 3, 4, 6, 8, 10, 11, 12, 12, 13, 14, 14, 15, 15);
     List<String> verdicts = new ArrayList<>();
     for (Found f : found) {
       verdicts.add(String.valueOf(check(f.argv())));
@@ -88,6 +89,9 @@ class DocsCommandLinesTest {
     assertThat(verdicts.get(9)).contains("--epochs needs a value");
     assertThat(verdicts.get(10)).isEqualTo("null");
     assertThat(verdicts.get(11)).contains("unknown command 'clients'");
+    assertThat(found.get(12).argv()).containsExactly("call", "-d", "{\"a\": 1, \"b\": [2]}", "h:1", "p.S/M");
+    assertThat(verdicts.get(12)).isEqualTo("null");
+    assertThat(verdicts.get(13)).contains("-d goes with a call");
   }
 
   /** A command line found on a page: its line number (1-based) and the words after ./sluice. */
@@ -170,8 +174,9 @@ class DocsCommandLinesTest {
   private static List<String> words(String text) {
     List<String> words = new ArrayList<>();
     int depth = 0;
-    for (String w : text.trim().split("\\s+")) {
-      if (w.isEmpty()) {
+    for (String w : shellWords(text)) {
+      if (w.startsWith(QUOTED)) { // a quoted word is one argument, whatever it holds
+        words.add(w.substring(QUOTED.length()));
         continue;
       }
       if (ENDS.contains(w) || w.startsWith("#") || w.startsWith(">") || w.startsWith("2>")
@@ -190,6 +195,49 @@ class DocsCommandLinesTest {
       if (end) {
         break;
       }
+    }
+    return words;
+  }
+
+  /** Marks a word that had quotes in it (not a character a doc line holds). */
+  private static final String QUOTED = "\u0000";
+
+  /**
+   * {@code text} split at blanks outside quotes, as a shell splits it: {@code -d '{"a": 1}'} is
+   * two words, and the quotes go; a word that had quotes starts with {@link #QUOTED}.
+   */
+  private static List<String> shellWords(String text) {
+    List<String> words = new ArrayList<>();
+    StringBuilder word = new StringBuilder();
+    boolean inWord = false;
+    boolean quoted = false;
+    char quote = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        if (c == quote) {
+          quote = 0;
+        } else {
+          word.append(c);
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+        quoted = true;
+        inWord = true;
+      } else if (Character.isWhitespace(c)) {
+        if (inWord) {
+          words.add(quoted ? QUOTED + word : word.toString());
+        }
+        word.setLength(0);
+        inWord = false;
+        quoted = false;
+      } else {
+        word.append(c);
+        inWord = true;
+      }
+    }
+    if (inWord) {
+      words.add(quoted ? QUOTED + word : word.toString());
     }
     return words;
   }

@@ -145,7 +145,13 @@ final class CallCommand {
     return p;
   }
 
-  static int run(String[] argv, InputStream in, PrintStream out, PrintStream err) {
+  /**
+   * The command line parsed and its words counted, without running anything (what {@link
+   * Main#check} asks of {@code call}).
+   *
+   * @throws Args.UsageException naming what is wrong
+   */
+  static Parsed check(String[] argv) {
     Parsed p = parse(argv);
     if (p.positional.size() < 2) {
       throw new Args.UsageException("give an address and a verb: ADDRESS list|describe|SERVICE/METHOD");
@@ -160,6 +166,14 @@ final class CallCommand {
     if (!isCall && (p.get("data", null) != null)) {
       throw new Args.UsageException("-d goes with a call (ADDRESS SERVICE/METHOD), not with " + verb);
     }
+    return p;
+  }
+
+  static int run(String[] argv, InputStream in, PrintStream out, PrintStream err) {
+    Parsed p = check(argv);
+    String address = p.positional.get(0);
+    String verb = p.positional.get(1);
+    List<String> rest = p.positional.subList(2, p.positional.size());
     CallOptions options = options(p);
     Duration connectTimeout = seconds(p.get("connect-timeout", "10"), "connect-timeout");
     Wire wire = Wire.parse(p.get("wire", "grpc"));

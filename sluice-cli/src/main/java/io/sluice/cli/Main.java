@@ -120,6 +120,10 @@ public final class Main {
     }
     if (!Arrays.asList(argv).contains("--help")) {
       try {
+        if (command.name().equals("call")) {
+          CallCommand.check(argv); // positional arguments and grpcurl's short options
+          return true;
+        }
         command.parse(argv);
       } catch (Args.UsageException e) {
         throw new IllegalArgumentException("sluice " + argv[0] + ": " + e.getMessage(), e);
