@@ -41,8 +41,8 @@ public final class Main {
   static final Map<String, Command> COMMANDS = commands(
       new Command(
           "demo",
-          Set.of("seconds", "payload-size", "transport", "port", "io"),
-          Set.of("rpc", "browser", "tls"),
+          Set.of("seconds", "payload-size", "transport", "port", "io", "cut-every-ms", "count"),
+          Set.of("rpc", "browser", "tls", "resume"),
           "demo.txt"),
       new Command(
           "server",
@@ -208,6 +208,18 @@ public final class Main {
     }
     if (a.get("port", null) != null) {
       throw new Args.UsageException("--port applies to --browser only");
+    }
+    if (a.flag("resume")) {
+      if (a.flag("rpc")) {
+        throw new Args.UsageException("--resume and --rpc are two different demos: pick one");
+      }
+      return ResumeDemoCommand.run(
+          positive(a.getInt("cut-every-ms", 1000), "cut-every-ms"),
+          positive(a.getInt("count", 1_000_000), "count"),
+          out);
+    }
+    if (a.get("cut-every-ms", null) != null || a.get("count", null) != null) {
+      throw new Args.UsageException("--cut-every-ms and --count apply to --resume only");
     }
     int seconds = positive(a.getInt("seconds", 10), "seconds");
     if (a.flag("rpc")) {

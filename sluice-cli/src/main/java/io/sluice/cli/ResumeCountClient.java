@@ -21,10 +21,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * once and in order, printing {@code RESUMED k} on each resume and {@code PASS stream N messages
  * in order} or {@code FAIL ...} at the end. Every wait is bounded.
  */
-final class ResumeCountClient {
+public final class ResumeCountClient {
   private ResumeCountClient() {}
 
-  static int run(ClientTransport transport, ConnectionOptions options, int n, PrintStream out) {
+  public static int run(
+      ClientTransport transport, ConnectionOptions options, int n, PrintStream out) {
+    return run(transport, options, n, out, () -> {});
+  }
+
+  /** As the other {@code run}; {@code first} runs at the first message (for tests that cut). */
+  public static int run(
+      ClientTransport transport,
+      ConnectionOptions options,
+      int n,
+      PrintStream out,
+      Runnable first) {
     Resumption r =
         Resumption.builder()
             .listener(
@@ -59,6 +70,9 @@ final class ResumeCountClient {
             String d = m.dataUtf8();
             m.release();
             long expected = count.getAndIncrement();
+            if (expected == 0) {
+              first.run();
+            }
             if (!d.equals(Long.toString(expected))) {
               wrong.compareAndSet(null, "message " + expected + " was '" + d + "'");
             }

@@ -302,12 +302,19 @@ public final class ResumableSession implements DuplexTransport {
       if (counted(type) && !storeBroken && !store.add(b.retainedSlice(off, len))) {
         storeBroken = true;
         failLater(
-            "the session's resume store is full: "
-                + store.bytes()
-                + " bytes sent and not acknowledged by the peer, "
-                + store.maxBytes()
-                + " allowed (Resumption.maxStoreBytes, or the server's maxTotalStoreBytes); the"
-                + " session is ended");
+            store.refusedByBudget()
+                ? "the server's resume memory for all sessions is used up (Resumption"
+                    + ".maxTotalStoreBytes, "
+                    + store.budgetMax()
+                    + " bytes): this session's store holds "
+                    + store.bytes()
+                    + " bytes sent and not acknowledged by the peer and cannot grow; the session"
+                    + " is ended"
+                : "the session's resume store is full: "
+                    + store.bytes()
+                    + " bytes sent and not acknowledged by the peer, "
+                    + store.maxBytes()
+                    + " allowed (Resumption.maxStoreBytes); the session is ended");
       }
     } else if (type == FrameType.KEEPALIVE && len >= Frames.HEADER_SIZE + 8) {
       b.setLong(off + Frames.HEADER_SIZE, received & Long.MAX_VALUE);
@@ -375,9 +382,10 @@ public final class ResumableSession implements DuplexTransport {
 
   private void updateWritability() {
     long b = store.bytes();
-    if (!storeFull && b >= store.maxBytes() / 2) {
+    long reachable = store.reachableBytes(); // less than the bound while the server's budget is short
+    if (!storeFull && b >= reachable / 2) {
       storeFull = true;
-    } else if (storeFull && b < store.maxBytes() * 3 / 8) {
+    } else if (storeFull && b < reachable * 3 / 8) {
       // Well above the peer's acknowledgement step: once all in flight has landed the peer has
       // acknowledged all but less than ACK_BYTES, so the store always gets back below this.
       storeFull = false;
@@ -513,7 +521,8 @@ public final class ResumableSession implements DuplexTransport {
 
   /**
    * Server: a RESUME for this session came on {@code phys} (on this loop, bridged if need be).
-   * Returns null once resumed (RESUME_OK sent, frames replayed), or why it was refused: the caller
+   * Returns null once resumed (RESUME_OK sent, frames replayed) or when {@code phys} had already
+   * closed (nothing attached, nothing taken over), or why it was refused: the caller
    * answers ERROR[REJECTED_RESUME] on {@code phys}; a session refused for its positions is ended
    * (its client will not try again).
    */
@@ -550,6 +559,13 @@ public final class ResumableSession implements DuplexTransport {
       failResume(new io.sluice.exceptions.RejectedResumeException(refusal));
       return refusal;
     }
+    Link l = new Link(phys);
+    phys.start(l); // not the current link yet: a close it reports now only marks it dead
+    if (l.dead) {
+      // The RESUME's connection closed before this loop took it (its client gave up on it):
+      // nothing to answer, nothing taken over, the session stays as it was.
+      return null;
+    }
     Link old = link;
     if (old != null && !old.dead) {
       // Still connected as far as we know (a half-open transport): the new one takes over.
@@ -561,9 +577,7 @@ public final class ResumableSession implements DuplexTransport {
       }
       old.phys.close();
     }
-    Link l = new Link(phys);
     link = l;
-    phys.start(l);
     ByteBuf ok = alloc.buffer(Frames.HEADER_SIZE + 8);
     Frames.writeResumeOk(ok, received);
     sendFrame(l, ok);

@@ -32,6 +32,15 @@ final class ResumeBudget {
     used.addAndGet(-n);
   }
 
+  /** Bytes no session holds (racy). */
+  long available() {
+    return Math.max(0, max - used.get());
+  }
+
+  long max() {
+    return max;
+  }
+
   long used() {
     return used.get();
   }

@@ -10,6 +10,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.sluice.Acceptor;
 import io.sluice.ErrorCode;
 import io.sluice.core.ConnectionOptions;
+import io.sluice.internal.ResumeSessions.Refusal;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.FrameValidator;
 import io.sluice.internal.frame.Frames;
@@ -148,13 +149,15 @@ public final class ResumeGate implements FrameReceiver {
     ResumableSession s =
         ResumableSession.server(adopted, sessions.config, token, sessions.budget, owner);
     owner.session = s;
-    if (!sessions.register(s)) {
+    SocketAddress remote = phys.remoteAddress();
+    Refusal why = sessions.maySetUp(remote) ? sessions.register(s) : Refusal.FULL;
+    if (why != null) {
       s.store.release();
-      refuse(
-          ErrorCode.REJECTED_SETUP,
-          "the server holds its most resumable sessions ("
-              + sessions.config.maxSessions()
-              + "), or this resume token is in use");
+      if (why == Refusal.TOKEN_IN_USE) {
+        sessions.failed(remote);
+      }
+      // One answer for every reason: a guesser must not learn that a token is in use.
+      refuse(ErrorCode.REJECTED_SETUP, NO_SESSION);
       return;
     }
     SluiceConnection c;
@@ -171,6 +174,15 @@ public final class ResumeGate implements FrameReceiver {
       delegate.onFrame(setup);
     }
   }
+
+  /**
+   * The one refusal of a resumable SETUP, whatever the reason: the server holds its most sessions,
+   * its store budget has no room for one more, too many refused SETUPs came from this address, or
+   * (never said) the token is in use.
+   */
+  static final String NO_SESSION =
+      "the server takes no more resumable sessions now (Resumption.maxSessions,"
+          + " maxTotalStoreBytes); try again later or connect without resumption";
 
   /**
    * The refusal of a RESUME while failed attempts are over their bound: a Sluice client takes it as

@@ -37,17 +37,34 @@ public final class ResumeSessions {
     this.serverWide = new FailureRate(config.maxFailedResumesPerSecond());
   }
 
-  /** Adds a session; false if the server has {@link Resumption#maxSessions()} or the token is in use. */
-  boolean register(ResumableSession s) {
+  /** Why {@link #register} refused a session. */
+  enum Refusal {
+    /** {@link Resumption#maxSessions()} sessions are held. */
+    FULL,
+    /** The budget has no step left for the session's store. */
+    NO_MEMORY,
+    /** Another session has this token (an honest client never repeats 128 random bits). */
+    TOKEN_IN_USE
+  }
+
+  /**
+   * Adds a session, which takes the first step of its store from the shared budget; null if added,
+   * else why not (the caller releases the session's store).
+   */
+  Refusal register(ResumableSession s) {
     if (count.incrementAndGet() > config.maxSessions()) {
       count.decrementAndGet();
-      return false;
+      return Refusal.FULL;
+    }
+    if (!s.store.reserveFirstStep()) {
+      count.decrementAndGet();
+      return Refusal.NO_MEMORY;
     }
     if (sessions.putIfAbsent(key(s.token), s) != null) {
       count.decrementAndGet();
-      return false;
+      return Refusal.TOKEN_IN_USE;
     }
-    return true;
+    return null;
   }
 
   void remove(ResumableSession s) {
@@ -69,7 +86,18 @@ public final class ResumeSessions {
     return !serverWide.exhausted(now) && (r == null || !r.exhausted(now));
   }
 
-  /** Counts a failed RESUME from {@code remote}. */
+  /**
+   * May a resumable SETUP from {@code remote} be looked at now? Only the per-address bound applies
+   * (a SETUP whose token is in use counts as a failed attempt): past it, that address's resumable
+   * SETUPs are refused like any other, so tokens cannot be probed through SETUP faster than
+   * through RESUME.
+   */
+  boolean maySetUp(SocketAddress remote) {
+    FailureRate r = perAddress.get(addressKey(remote));
+    return r == null || !r.exhausted(System.nanoTime());
+  }
+
+  /** Counts a failed RESUME (or a SETUP with a token in use) from {@code remote}. */
   void failed(SocketAddress remote) {
     long now = System.nanoTime();
     serverWide.add(now);

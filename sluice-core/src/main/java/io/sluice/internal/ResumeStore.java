@@ -26,6 +26,8 @@ final class ResumeStore {
   /** Bytes taken from the shared budget (in steps, so the budget is not touched per frame). */
   private long reserved;
   private boolean released;
+  /** The last refused {@link #add} was refused by the shared budget, not by this store's bound. */
+  private boolean refusedByBudget;
 
   ResumeStore(long maxBytes, ResumeBudget budget) {
     this.maxBytes = maxBytes;
@@ -65,6 +67,7 @@ final class ResumeStore {
   boolean add(ByteBuf frame) {
     int n = frame.readableBytes();
     if (released || bytes + n > maxBytes || !reserve(bytes + n)) {
+      refusedByBudget = !released && bytes + n <= maxBytes;
       frame.release();
       return false;
     }
@@ -74,6 +77,33 @@ final class ResumeStore {
       highWater = bytes;
     }
     return true;
+  }
+
+  /** Did the shared budget (not this store's own bound) refuse the last frame refused? */
+  boolean refusedByBudget() {
+    return refusedByBudget;
+  }
+
+  /**
+   * Takes the first step of the shared budget (a server's session, at its SETUP), so that a
+   * session admitted can always hold a little whatever other sessions hold. False if the budget
+   * has no step left.
+   */
+  boolean reserveFirstStep() {
+    return reserve(1);
+  }
+
+  /**
+   * The most this store can hold now: its bound, or less while the shared budget cannot give it
+   * more (a racy read of the budget; the session pauses its producers at half of it).
+   */
+  long reachableBytes() {
+    return budget == null ? maxBytes : Math.min(maxBytes, reserved + budget.available());
+  }
+
+  /** The server's budget for all stores, or -1 (a client's store). */
+  long budgetMax() {
+    return budget == null ? -1 : budget.max();
   }
 
   /**

@@ -2,7 +2,10 @@ package io.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
+import io.sluice.ErrorCode;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
@@ -13,8 +16,11 @@ import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.core.Resumption;
 import io.sluice.exceptions.RejectedResumeException;
+import io.sluice.internal.frame.FrameType;
+import io.sluice.internal.frame.Frames;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
+import io.sluice.transport.FrameReceiver;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -144,6 +150,94 @@ class ResumeEngineTest {
     assertThat(closed).isInstanceOf(RejectedResumeException.class);
     assertThat(resumeFailed.get()).isInstanceOf(RejectedResumeException.class);
     assertThat(rx.count.get()).isZero();
+  }
+
+  /**
+   * A server that answers RESUME with ERROR[REJECTED_RESUME] (any text but the rate bound's "try
+   * again later") ends the client's resume loop: one attempt, one resumeFailed, the connection
+   * closed with the refusal; no further reconnects however long one waits.
+   */
+  @Test
+  void aRejectedResumeEndsTheResumeLoopWithResumeFailed() throws Exception {
+    Resumption r = resumption(Resumption.MIN_STORE_BYTES);
+    ConnectionOptions server = ConnectionOptions.builder().resumption(r).build();
+    ClientTransport first = pipes(server, new Sequence(10));
+    AtomicInteger connects = new AtomicInteger();
+    AtomicInteger resumesSeen = new AtomicInteger();
+    AtomicInteger failures = new AtomicInteger();
+    Resumption counting =
+        Resumption.builder()
+            .sessionTimeout(Duration.ofSeconds(30))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+            .listener(
+                new Resumption.Listener() {
+                  @Override
+                  public void resumeFailed(Throwable cause) {
+                    failures.incrementAndGet();
+                    resumeFailed.set(cause);
+                  }
+                })
+            .build();
+    ClientTransport t =
+        () -> {
+          if (connects.getAndIncrement() == 0) {
+            return first.connect();
+          }
+          // A server that knows no session: every RESUME is refused.
+          PipeTransport[] p = PipeTransport.pair(loop);
+          loop.execute(
+              () ->
+                  p[0].start(
+                      new FrameReceiver() {
+                        @Override
+                        public int maxFrameSize() {
+                          return Frames.MAX_FRAME_SIZE;
+                        }
+
+                        @Override
+                        public int maxQueuedOutboundBytes() {
+                          return 1 << 20;
+                        }
+
+                        @Override
+                        public void onFrame(ByteBuf f) {
+                          if (Frames.type(f) == FrameType.RESUME) {
+                            resumesSeen.incrementAndGet();
+                          }
+                          ByteBuf err = PooledByteBufAllocator.DEFAULT.buffer();
+                          Frames.writeError(err, 0, ErrorCode.REJECTED_RESUME, "unknown session");
+                          p[0].write(err);
+                          p[0].close();
+                        }
+
+                        @Override
+                        public void onReadComplete() {}
+
+                        @Override
+                        public void onWritabilityChanged(boolean writable) {}
+
+                        @Override
+                        public void onTransportError(Throwable cause) {}
+
+                        @Override
+                        public void onClosed() {}
+                      }));
+          clientEnds.add(p[1]);
+          return CompletableFuture.completedFuture((DuplexTransport) p[1]);
+        };
+    Requester client = connect(t, counting);
+    Loop.run(loop, () -> clientEnds.get(0).close());
+    Throwable closed = Loop.awaitOutcome(client.onClose());
+    assertThat(closed).isInstanceOf(RejectedResumeException.class).hasMessageContaining("unknown session");
+    // Many backoff periods (1-5 ms) later: still the one attempt.
+    for (int i = 0; i < 20; i++) {
+      Thread.sleep(25);
+      Loop.settle(loop);
+    }
+    assertThat(connects.get()).isEqualTo(2);
+    assertThat(resumesSeen.get()).isEqualTo(1);
+    assertThat(failures.get()).isEqualTo(1);
+    assertThat(resumeFailed.get()).isInstanceOf(RejectedResumeException.class);
   }
 
   /** Emits "0", "1", ... on demand, completing after {@code total}. */

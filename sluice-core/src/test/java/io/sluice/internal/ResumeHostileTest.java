@@ -7,8 +7,11 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.sluice.ErrorCode;
+import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
@@ -18,6 +21,7 @@ import io.sluice.internal.frame.Frames;
 import io.sluice.internal.frame.Setup;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +48,8 @@ class ResumeHostileTest {
           .backoff(Duration.ofSeconds(20), Duration.ofSeconds(20)) // the real client stays away
           .build();
   private ResumeSessions sessions;
+  /** What the server answers requests with. */
+  private Responder responder = new Responder() {};
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -68,7 +74,7 @@ class ResumeHostileTest {
       Loop.run(
           loop,
           () -> {
-            ResumeGate.serve(p[0], serverOptions(), (s, r) -> new Responder() {}, sessions, c -> {});
+            ResumeGate.serve(p[0], serverOptions(), (s, r) -> responder, sessions, c -> {});
             end.start(this);
           });
       serverEnds.add(p[0]);
@@ -147,7 +153,7 @@ class ResumeHostileTest {
               loop.execute(
                   () ->
                       ResumeGate.serve(
-                          p[0], serverOptions(), (s, r) -> new Responder() {}, sessions, c -> {}));
+                          p[0], serverOptions(), (s, r) -> responder, sessions, c -> {}));
               serverEnds.add(p[0]);
               clientEnds.add(p[1]);
               return CompletableFuture.completedFuture((DuplexTransport) p[1]);
@@ -249,14 +255,15 @@ class ResumeHostileTest {
       } else {
         assertThat(raw.got.get(0))
             .startsWith("ERROR 0x" + Integer.toHexString(ErrorCode.REJECTED_SETUP))
-            .contains("most resumable sessions (100)");
+            .endsWith(ResumeGate.NO_SESSION);
         refused++;
       }
     }
     assertThat(accepted).isEqualTo(100);
     assertThat(refused).isEqualTo(50);
     assertThat(sessions.size()).isEqualTo(100);
-    assertThat(sessions.storeBytes()).isZero();
+    // Each session holds the first step of its store from its SETUP on, and no more.
+    assertThat(sessions.storeBytes()).isEqualTo(100 * ResumeBudget.STEP);
   }
 
   @Test
@@ -272,5 +279,245 @@ class ResumeHostileTest {
     assertThat(original.isClosed()).as("the old transport is closed").isTrue();
     assertThat(sessions.size()).isEqualTo(1);
     real.dispose();
+  }
+
+  /**
+   * A RESUME whose connection closed before the session's loop took it (the client gave up on it)
+   * neither takes a connected session over nor marks a detached one attached to a dead transport
+   * (before: the session sent RESUME_OK into the closed transport and counted itself attached, so
+   * its session timeout stopped and the real client's transport was closed for nothing).
+   */
+  @Test
+  void aResumeWhoseConnectionClosedMeanwhileAttachesNothing() {
+    sessions = new ResumeSessions(resumption);
+    Requester real = realClient();
+    Loop.settle(loop);
+    ResumableSession session = sessions.find(tokenOf(real));
+    PipeTransport original = clientEnds.get(0);
+    Raw early = new Raw();
+    Loop.run(
+        loop,
+        () -> {
+          early.end.write(resume(tokenOf(real), 0, 0));
+          early.end.flush();
+          early.end.close();
+        });
+    Loop.settle(loop);
+    assertThat(early.got).isEmpty();
+    assertThat(original.isClosed()).as("the connected client keeps its transport").isFalse();
+    assertThat(session.isAttached()).isTrue();
+
+    // Now detached (the real client's transport cut; it stays away for its 20 s backoff).
+    Loop.run(loop, original::close);
+    Loop.settle(loop);
+    assertThat(session.isAttached()).isFalse();
+    Raw late = new Raw();
+    Loop.run(
+        loop,
+        () -> {
+          late.end.write(resume(tokenOf(real), 0, 0));
+          late.end.flush();
+          late.end.close();
+        });
+    Loop.settle(loop);
+    assertThat(session.isAttached()).as("not attached to a closed transport").isFalse();
+    assertThat(session.isEnded()).isFalse();
+    // A RESUME that stays connected still resumes it.
+    Raw good = new Raw();
+    good.send(resume(tokenOf(real), 0, 0));
+    assertThat(good.got).containsExactly("RESUME_OK");
+    assertThat(session.isAttached()).isTrue();
+    real.dispose();
+  }
+
+  /**
+   * A resumable SETUP with a token that is in use gets the very answer a SETUP gets from a server
+   * that holds its most sessions (no token-in-use oracle), and such SETUPs count as failed
+   * attempts: past the per-address bound even a fresh token from that address gets that answer.
+   */
+  @Test
+  void aSetupWithATokenInUseIsRefusedLikeAnyOtherRefusalAndRateBounded() {
+    resumption =
+        Resumption.builder()
+            .sessionTimeout(Duration.ofSeconds(30))
+            .maxSessions(2)
+            .maxFailedResumesPerSecond(1000, 3)
+            .backoff(Duration.ofSeconds(20), Duration.ofSeconds(20))
+            .build();
+    sessions = new ResumeSessions(resumption);
+    Requester real = realClient();
+    Loop.settle(loop);
+    Raw inUse = new Raw();
+    inUse.send(resumableSetup(tokenOf(real)));
+    assertThat(Loop.awaitOutcome(inUse.closed)).isNull();
+    Raw fresh = new Raw();
+    fresh.send(resumableSetup(randomToken()));
+    assertThat(fresh.got).isEmpty(); // accepted: 2 sessions, the most
+    Raw full = new Raw();
+    full.send(resumableSetup(randomToken()));
+    assertThat(Loop.awaitOutcome(full.closed)).isNull();
+    assertThat(inUse.got).hasSize(1);
+    assertThat(inUse.got).isEqualTo(full.got);
+    assertThat(inUse.got.get(0))
+        .startsWith("ERROR 0x" + Integer.toHexString(ErrorCode.REJECTED_SETUP))
+        .doesNotContain("token");
+    assertThat(sessions.size()).isEqualTo(2);
+    Loop.run(loop, fresh.end::close);
+    Loop.settle(loop);
+
+    // Rate bound: two more in-use SETUPs (3 failures from this address), then a fresh token.
+    sessions = new ResumeSessions(resumption);
+    Requester other = realClient();
+    Loop.settle(loop);
+    for (int i = 0; i < 3; i++) {
+      Raw again = new Raw();
+      again.send(resumableSetup(tokenOf(other)));
+      assertThat(again.got).isEqualTo(full.got);
+    }
+    Raw afterBound = new Raw();
+    afterBound.send(resumableSetup(randomToken()));
+    assertThat(afterBound.got).isEqualTo(full.got);
+    assertThat(sessions.size()).isEqualTo(1);
+    assertThat(other.isOpen()).isTrue();
+    real.dispose();
+    other.dispose();
+  }
+
+  /**
+   * One tenant's sessions push the server's shared store budget (maxTotalStoreBytes) to its end:
+   * each session that would go past it is ended with an error that names the budget, and a session
+   * made before (which holds its first step of the budget from its SETUP on) streams on, exactly
+   * and in order (before: the tenant's first sessions held the whole budget and the other
+   * session's first frame ended it).
+   */
+  @Test
+  void aStoreBudgetExhaustedByOneTenantEndsSessionsOverItAndOthersContinue() {
+    resumption =
+        Resumption.builder()
+            .sessionTimeout(Duration.ofSeconds(30))
+            .maxSessions(100)
+            .maxStoreBytes(Resumption.MIN_STORE_BYTES)
+            .maxTotalStoreBytes(2 * Resumption.MIN_STORE_BYTES) // 8 steps of 64 KiB
+            .backoff(Duration.ofSeconds(20), Duration.ofSeconds(20))
+            .build();
+    sessions = new ResumeSessions(resumption);
+    responder = new Padded();
+    Requester honest = realClient();
+    Loop.settle(loop);
+    List<Raw> tenant = new java.util.ArrayList<>();
+    List<byte[]> tokens = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Raw raw = new Raw();
+      tokens.add(randomToken());
+      raw.send(resumableSetup(tokens.get(i)));
+      tenant.add(raw);
+    }
+    // Each tenant session asks for 240 KiB (under its own 256 KiB store) and never acknowledges.
+    for (Raw raw : tenant) {
+      ByteBuf req = PooledByteBufAllocator.DEFAULT.buffer();
+      Frames.writeRequestHeader(req, 1, FrameType.REQUEST_STREAM, 0, 1000);
+      Frames.writePayload(req, null, Unpooled.copiedBuffer("240:1024", StandardCharsets.US_ASCII));
+      raw.send(req);
+    }
+    Loop.settle(loop);
+    int ended = 0;
+    for (Raw raw : tenant) {
+      String last = raw.got.isEmpty() ? "" : raw.got.get(raw.got.size() - 1);
+      if (last.startsWith("ERROR 0x" + Integer.toHexString(ErrorCode.CONNECTION_ERROR))) {
+        assertThat(last).contains("maxTotalStoreBytes");
+        ended++;
+      } else {
+        assertThat(raw.got).hasSize(240).containsOnly("PAYLOAD");
+      }
+    }
+    assertThat(ended).as("sessions over the budget ended").isPositive();
+    assertThat(sessions.storeBytes()).isLessThanOrEqualTo(2 * Resumption.MIN_STORE_BYTES);
+
+    // The honest session goes on while the tenant's survivors hold what they hold.
+    ResumeEngineTest.Receiver rx = new ResumeEngineTest.Receiver();
+    int total = 5_000;
+    StreamHandle[] h = new StreamHandle[1];
+    StreamListener paced =
+        new StreamListener() {
+          @Override
+          public void onNext(Message m) {
+            rx.onNext(m);
+            if (rx.count.get() % 256 == 0) {
+              h[0].request(256);
+            }
+          }
+
+          @Override
+          public void onComplete() {
+            rx.onComplete();
+          }
+
+          @Override
+          public void onError(Throwable cause) {
+            rx.onError(cause);
+          }
+        };
+    Loop.run(loop, () -> h[0] = honest.requestStream(Message.utf8(total + ":0"), 256, paced));
+    assertThat(Loop.awaitOutcome(rx.done)).isNull();
+    assertThat(rx.count.get()).isEqualTo(total);
+    assertThat(rx.outOfOrder.get()).isNull();
+    assertThat(honest.isOpen()).isTrue();
+    tokens.add(tokenOf(honest));
+    honest.dispose();
+    // A cut session (and a tenant's) would hold its store for the session timeout: end them now.
+    Loop.run(
+        loop,
+        () -> {
+          for (byte[] t : tokens) {
+            ResumableSession s = sessions.find(t);
+            if (s != null) {
+              s.conn.dispose();
+            }
+          }
+        });
+    Loop.settle(loop);
+    assertThat(sessions.size()).isZero();
+    assertThat(sessions.storeBytes()).isZero();
+  }
+
+  /** Request data "K:SIZE": K messages, each its index padded with spaces to SIZE bytes. */
+  private static final class Padded implements Responder {
+    @Override
+    public StreamListener requestStream(Message request, StreamHandle h) {
+      String[] spec = request.dataUtf8().split(":");
+      request.release();
+      long total = Long.parseLong(spec[0]);
+      int size = Integer.parseInt(spec[1]);
+      long[] next = new long[1];
+      return new StreamListener() {
+        @Override
+        public void onNext(Message m) {
+          m.release();
+        }
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onError(Throwable cause) {}
+
+        @Override
+        public void onRequest(long n) {
+          for (long i = 0; i < n && next[0] < total; i++) {
+            long k = next[0]++;
+            StringBuilder d = new StringBuilder(Long.toString(k));
+            while (d.length() < size) {
+              d.append(' ');
+            }
+            Message m = Message.utf8(h.alloc(), d);
+            if (k == total - 1) {
+              h.nextAndComplete(m);
+            } else {
+              h.next(m);
+            }
+          }
+        }
+      };
+    }
   }
 }

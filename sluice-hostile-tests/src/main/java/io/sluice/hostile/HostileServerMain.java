@@ -10,6 +10,9 @@ import io.sluice.Responder;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
+import io.sluice.core.Resumption;
+import io.sluice.internal.ResumeGate;
+import io.sluice.internal.ResumeSessions;
 import io.sluice.internal.SluiceConnection;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.GrpcServer;
@@ -78,7 +81,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its preface deadline; its calls are the {@code streams}
  * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
  * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); everything
- * else keeps its default, so the suite tests the defaults. {@code leakOnPurpose=1} is for the test
+ * else keeps its default, so the suite tests the defaults. {@code resume=1} offers session
+ * resumption with {@link Resumption#defaults()}, {@code resumeMaxSessions=N} the same with at most
+ * N sessions. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
  * and leak reports are recorded but not logged (CI fails on any {@code LEAK:} line).
  */
@@ -133,6 +138,15 @@ public final class HostileServerMain {
         case "prefaceTimeoutMs":
           prefaceTimeoutMs = v;
           break;
+        case "resumeMaxSessions":
+          // Resumption on (Resumption's defaults but this bound on sessions): resume=1 alone.
+          options.resumption(Resumption.builder().maxSessions((int) v).build());
+          break;
+        case "resume":
+          if (v != 0) {
+            options.resumption(Resumption.defaults());
+          }
+          break;
         case "leakOnPurpose":
           leakOnPurpose = v != 0;
           LeakRecorder.logReports = !leakOnPurpose;
@@ -176,27 +190,43 @@ public final class HostileServerMain {
     } else {
       transport = TcpServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
     }
+    // With resumption, the connection's first frame decides (SETUP, resumable SETUP or RESUME).
+    ResumeSessions sessions = opts.resumption() != null ? new ResumeSessions(opts.resumption()) : null;
     ServerTransport.Bound bound =
         transport
             .bind(
                 t -> {
                   SocketAddress remote = t.remoteAddress();
-                  peakConnections = Math.max(peakConnections, open.incrementAndGet());
-                  SluiceConnection c =
-                      SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder());
-                  live.add(c);
-                  c.onClose()
-                      .whenComplete(
-                          (v, e) -> {
-                            live.remove(c);
-                            open.decrementAndGet();
-                            if (e != null) {
-                              out.println("CLOSED " + port(remote) + " " + e);
-                            }
-                          });
+                  if (sessions != null) {
+                    ResumeGate.serve(
+                        t,
+                        opts,
+                        (setup, requester) -> new TestResponder(),
+                        sessions,
+                        c -> track(c, remote));
+                    return;
+                  }
+                  track(
+                      SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder()),
+                      remote);
                 })
             .get(10, TimeUnit.SECONDS);
     serve(((InetSocketAddress) bound.address()).getPort(), bound::close);
+  }
+
+  /** Counts {@code c} among the open connections until it closes (a resumed session: once). */
+  private static void track(SluiceConnection c, SocketAddress remote) {
+    peakConnections = Math.max(peakConnections, open.incrementAndGet());
+    live.add(c);
+    c.onClose()
+        .whenComplete(
+            (v, e) -> {
+              live.remove(c);
+              open.decrementAndGet();
+              if (e != null) {
+                out.println("CLOSED " + port(remote) + " " + e);
+              }
+            });
   }
 
   /** Serves the stdio commands (see the class comment) for a server bound to {@code port}. */

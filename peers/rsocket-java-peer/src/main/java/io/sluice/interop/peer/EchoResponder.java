@@ -141,6 +141,10 @@ final class EchoResponder implements RSocket {
     } finally {
       payload.release();
     }
+    if (prefix.startsWith("seq:")) { // resume interop: N messages "0".."N-1"
+      return Flux.range(0, Integer.parseInt(prefix.substring(4)))
+          .map(i -> Payloads.text(Integer.toString(i)));
+    }
     int count = prefix.equals("many") ? MANY_ITEMS : STREAM_ITEMS;
     // Flux.range only emits what has been requested downstream, which rsocket-java maps 1:1 to
     // the requester's initial request-n and later REQUEST_N frames.

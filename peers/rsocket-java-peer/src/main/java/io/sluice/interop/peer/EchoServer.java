@@ -2,6 +2,7 @@ package io.sluice.interop.peer;
 
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.core.Resume;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.ServerTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
@@ -26,6 +27,13 @@ final class EchoServer {
   private final int port;
   private final int mtu;
   private final boolean exitOnStdinEof;
+  /** Offer rsocket-java's session resumption (one server, no lease). */
+  private boolean resume;
+
+  EchoServer resume(boolean on) {
+    this.resume = on;
+    return this;
+  }
 
   EchoServer(String host, int port, int mtu, boolean exitOnStdinEof, boolean webSocket) {
     this.webSocket = webSocket;
@@ -50,7 +58,14 @@ final class EchoServer {
             newServer(false).asConnectionAcceptor(maxFrameLength),
             newServer(true).asConnectionAcceptor(maxFrameLength));
 
-    CloseableChannel channel = transport.start(acceptor).block(BIND_TIMEOUT);
+    CloseableChannel channel =
+        resume
+            // A RESUME must reach the server that holds the session: one server, no lease peek.
+            ? newServer(false)
+                .resume(new Resume().sessionDuration(Duration.ofSeconds(60)))
+                .bind(transport)
+                .block(BIND_TIMEOUT)
+            : transport.start(acceptor).block(BIND_TIMEOUT);
     if (channel == null) {
       throw new IllegalStateException("server did not bind");
     }

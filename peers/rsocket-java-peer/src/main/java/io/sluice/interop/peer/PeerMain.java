@@ -20,6 +20,15 @@ import java.util.Iterator;
  *
  * --transport ws speaks rsocket-java's WebSocket transport (path /) instead of TCP.
  *
+ * server ... --resume
+ *     The echo server offering rsocket-java's resumption (session kept 60 s; no lease).
+ *
+ * resume-client --host H --port P --count N
+ *     A resumable rsocket-java client (retry every 100 ms, keepalive 500 ms) asks for a
+ *     request-stream "seq:N" and checks that "0".."N-1" arrive once each, in order, across cuts.
+ *     Prints "RECEIVING" at the first message, then "PASS stream N messages in order" (exit 0)
+ *     or "FAIL ..." (exit 1).
+ *
  * route-client --host H --port P --route R [--data D]
  *     Sends one request-response routed by composite metadata (see RouteClient) and prints the
  *     answer. Exit status 0 if one arrived, 1 otherwise.
@@ -39,6 +48,7 @@ public final class PeerMain {
           "  server --host 127.0.0.1 --port P [--mtu N] [--exit-on-stdin-eof] [--transport tcp|ws]",
           "  client --host H --port P [--mtu N] [--lease] [--keepalive-ms K] [--transport tcp|ws]",
           "  route-client --host H --port P --route R [--data D]",
+          "  server ... --resume | resume-client --host H --port P --count N",
           "--mtu 0 (default) disables fragmentation; otherwise it must be at least 64.");
 
   private PeerMain() {}
@@ -61,6 +71,7 @@ public final class PeerMain {
         try {
           new EchoServer(
                   options.host, options.port, options.mtu, options.exitOnStdinEof, options.webSocket)
+              .resume(options.resume)
               .run(out);
           return 0;
         } catch (RuntimeException e) {
@@ -76,6 +87,8 @@ public final class PeerMain {
                 options.keepAliveMs,
                 options.webSocket)
             .run(out);
+      case "resume-client":
+        return new ResumeStreamClient(options.host, options.port, options.count).run(out);
       case "route-client":
         return new RouteClient(options.host, options.port, options.route, options.data).run(out);
       default:
@@ -95,6 +108,8 @@ public final class PeerMain {
     boolean webSocket;
     String route;
     String data = "";
+    boolean resume;
+    int count = 100_000;
 
     static Options parse(String[] args) {
       if (args.length == 0) {
@@ -104,7 +119,8 @@ public final class PeerMain {
       options.mode = args[0];
       boolean server = options.mode.equals("server");
       boolean routeClient = options.mode.equals("route-client");
-      boolean client = options.mode.equals("client") || routeClient;
+      boolean resumeClient = options.mode.equals("resume-client");
+      boolean client = options.mode.equals("client") || routeClient || resumeClient;
       if (!server && !client) {
         throw new IllegalArgumentException("unknown mode '" + options.mode + "'");
       }
@@ -147,6 +163,14 @@ public final class PeerMain {
               throw new IllegalArgumentException("--transport must be tcp or ws, got " + t);
             }
             options.webSocket = t.equals("ws");
+            break;
+          case "--resume":
+            requireMode(server, option);
+            options.resume = true;
+            break;
+          case "--count":
+            requireMode(resumeClient, option);
+            options.count = intValue(option, it, 1, Integer.MAX_VALUE);
             break;
           case "--keepalive-ms":
             requireMode(client && !routeClient, option);
