@@ -159,7 +159,10 @@ public final class HostileServerMain {
     ServerTransport transport;
     if ("grpc".equals(http2) || "grpctls".equals(http2)) {
       GrpcServer g =
-          GrpcServer.create("127.0.0.1", 0).withServices(grpc.registry()).withMaxConnections(maxConnections);
+          GrpcServer.create("127.0.0.1", 0)
+              .withServices(grpc.registry())
+              .withMaxConnections(maxConnections)
+              .withWriteStallTimeout(opts.writeStallTimeout());
       if (http2.equals("grpctls")) {
         g = g.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
       }
@@ -171,7 +174,10 @@ public final class HostileServerMain {
       return;
     } else if ("mpgrpc".equals(http2)) {
       MultiProtocolServerTransport mp =
-          MultiProtocolServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections).withHttpRoutes(GrpcServices.of(grpc.registry()).httpRoutes());
+          MultiProtocolServerTransport.create("127.0.0.1", 0)
+              .withMaxConnections(maxConnections)
+              .withHttpRoutes(GrpcServices.of(grpc.registry()).httpRoutes())
+              .withWriteStallTimeout(opts.writeStallTimeout());
       transport =
           prefaceTimeoutMs > 0 ? mp.withDetectionTimeout(Duration.ofMillis(prefaceTimeoutMs)) : mp;
     } else if (http2 != null) {

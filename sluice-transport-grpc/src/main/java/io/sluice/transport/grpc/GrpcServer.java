@@ -10,6 +10,7 @@ import io.sluice.transport.grpc.internal.web.AlpnGrpc;
 import io.sluice.transport.grpc.internal.web.CleartextDetector;
 import io.sluice.transport.grpc.internal.web.Http1Handler;
 import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
 import io.sluice.transport.http2.internal.AlpnH2;
@@ -69,6 +70,8 @@ public final class GrpcServer {
   public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
   /** Concurrent calls per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  /** See {@link #withWriteStallTimeout}. */
+  public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
   /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
   public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
@@ -83,6 +86,7 @@ public final class GrpcServer {
   private final Duration prefaceTimeout;
   private final int maxEarlyResets;
   private final Duration earlyResetWindow;
+  private final Duration writeStallTimeout;
 
   private GrpcServer(
       InetSocketAddress address,
@@ -95,7 +99,8 @@ public final class GrpcServer {
       int maxHeaderList,
       Duration prefaceTimeout,
       int maxEarlyResets,
-      Duration earlyResetWindow) {
+      Duration earlyResetWindow,
+      Duration writeStallTimeout) {
     this.address = address;
     this.services = services;
     this.group = group;
@@ -107,6 +112,7 @@ public final class GrpcServer {
     this.prefaceTimeout = prefaceTimeout;
     this.maxEarlyResets = maxEarlyResets;
     this.earlyResetWindow = earlyResetWindow;
+    this.writeStallTimeout = writeStallTimeout;
   }
 
   /** A server for {@code host:port}; port 0 picks a free port ({@link Running#address()} tells). */
@@ -125,7 +131,8 @@ public final class GrpcServer {
         Http2Options.DEFAULT_MAX_HEADER_LIST,
         Duration.ofSeconds(10),
         Http2Options.DEFAULT_MAX_EARLY_RESETS,
-        Http2Options.DEFAULT_EARLY_RESET_WINDOW);
+        Http2Options.DEFAULT_EARLY_RESET_WINDOW,
+        DEFAULT_WRITE_STALL_TIMEOUT);
   }
 
   private GrpcServer with(
@@ -133,7 +140,7 @@ public final class GrpcServer {
       int streamWindow, int maxHeaderList, Duration prefaceTimeout) {
     return new GrpcServer(
         address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout, maxEarlyResets, earlyResetWindow);
+        prefaceTimeout, maxEarlyResets, earlyResetWindow, writeStallTimeout);
   }
 
   /** Serves the services of {@code registry} (keeping options set by earlier {@code with*}). */
@@ -276,7 +283,24 @@ public final class GrpcServer {
     Http2Options.checkEarlyResets(resets, window);
     return new GrpcServer(
         address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout, resets, window);
+        prefaceTimeout, resets, window, writeStallTimeout);
+  }
+
+  /**
+   * How long a connection's peer may read nothing while output is queued for it before the
+   * connection is closed (default 30 s, as {@code ConnectionOptions.writeStallTimeout} for RSocket
+   * connections): a peer that floods SETTINGS or PINGs and never reads the ACKs, or stops reading
+   * altogether, gives its connection slot back. Output waiting for the peer's flow-control window
+   * is not queued on the socket, so a peer that only keeps its windows shut is not cut by this.
+   */
+  public GrpcServer withWriteStallTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return new GrpcServer(
+        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
+        prefaceTimeout, maxEarlyResets, earlyResetWindow, timeout);
   }
 
   /** Binds and starts serving; the future fails if the address cannot be bound. */
@@ -330,6 +354,7 @@ public final class GrpcServer {
     boolean tlsHttp1 =
         ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ch -> {
+      WriteStallGuard.install(ch, writeStallTimeout);
       if (ssl == null) {
         // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
         ch.pipeline().addLast(new CleartextDetector(http2, http1));

@@ -7,6 +7,7 @@ import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
+import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
 import io.sluice.transport.netty.internal.EventLoops;
@@ -68,6 +69,8 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   public static final String DEFAULT_WEBSOCKET_PATH = "/rsocket";
   /** From accept to a known protocol unless {@link #withDetectionTimeout} says otherwise. */
   public static final Duration DEFAULT_DETECTION_TIMEOUT = Duration.ofSeconds(10);
+  /** See {@link #withWriteStallTimeout}. */
+  public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
   /** HTTP/2 streams open at once per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
 
@@ -85,6 +88,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     int streamWindow = Http2Options.DEFAULT_STREAM_WINDOW;
     int maxHeaderList = Http2Options.DEFAULT_MAX_HEADER_LIST;
     HttpRoutes routes;
+    Duration writeStallTimeout = DEFAULT_WRITE_STALL_TIMEOUT;
 
     Settings copy() {
       Settings s = new Settings();
@@ -98,6 +102,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
       s.streamWindow = streamWindow;
       s.maxHeaderList = maxHeaderList;
       s.routes = routes;
+      s.writeStallTimeout = writeStallTimeout;
       return s;
     }
   }
@@ -216,6 +221,21 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     return with(s -> s.routes = routes);
   }
 
+  /**
+   * With {@link #withHttpRoutes}: how long a connection's peer may read nothing while output is
+   * queued for it before the connection is closed (default 30 s). RSocket connections have their
+   * engine's own ({@code ConnectionOptions.writeStallTimeout}); this one covers the connections
+   * the routes serve (gRPC's, say), whose peer could otherwise flood SETTINGS or PINGs, never read
+   * the ACKs, and keep its connection slot for as long as it likes.
+   */
+  public MultiProtocolServerTransport withWriteStallTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return with(s -> s.writeStallTimeout = timeout);
+  }
+
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
@@ -243,7 +263,12 @@ public final class MultiProtocolServerTransport implements ServerTransport {
                 .childOption(ChannelOption.AUTO_READ, false),
         null, // TLS is one of the protocols detected, not a layer under all of them
         s.maxConnections,
-        routes::init,
+        s.routes == null
+            ? routes::init
+            : ch -> {
+                WriteStallGuard.install(ch, s.writeStallTimeout);
+                routes.init(ch);
+              },
         new ServerChannels.Hooks() {})
         .thenApply(b -> new Listening(b, routes));
   }

@@ -162,6 +162,21 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    */
   private int lastOpened = -1;
   private final List<int[]> skipped = new ArrayList<>();
+  /**
+   * Server: SETTINGS, and PINGs while no stream is open, at most this many per {@link
+   * #CONTROL_FLOOD_WINDOW_NANOS}; one more is a connection error ENHANCE_YOUR_CALM. A client sends
+   * one or two SETTINGS per connection and keepalive PINGs seconds apart; PINGs while streams are
+   * open are not counted (grpc-java and grpc-go measure bandwidth with them while data flows), and
+   * netty's bound on queued control frames still covers those. Without this, a peer that floods
+   * SETTINGS or PINGs at a rate the socket buffers absorb (the ACKs go out, nothing is queued)
+   * keeps the server busy with nothing to cut it on.
+   */
+  public static final int MAX_CONTROL_FRAMES = 1_000;
+
+  static final long CONTROL_FLOOD_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
+  private long controlWindowStart;
+  private int controlFrames;
+
   /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
   private int maxEarlyResets = Integer.MAX_VALUE;
   private long earlyResetWindowNanos;
@@ -401,6 +416,25 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    * A server's count of early resets (see the class comment). One more than {@link
    * Limits#maxEarlyResets} within the window is a connection error.
    */
+  /** A server's count of SETTINGS and idle PINGs (see {@link #MAX_CONTROL_FRAMES}). */
+  private void controlFrame(String what) throws Http2Exception {
+    if (!connection().isServer()) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (controlFrames == 0 || now - controlWindowStart >= CONTROL_FLOOD_WINDOW_NANOS) {
+      controlWindowStart = now;
+      controlFrames = 0;
+    }
+    if (++controlFrames > MAX_CONTROL_FRAMES) {
+      throw new Http2Exception(
+          Http2Error.ENHANCE_YOUR_CALM,
+          "more than " + MAX_CONTROL_FRAMES + " SETTINGS and idle PING frames within "
+              + TimeUnit.NANOSECONDS.toMillis(CONTROL_FLOOD_WINDOW_NANOS) + " ms (" + what + " flood)",
+          Http2Exception.ShutdownHint.HARD_SHUTDOWN);
+    }
+  }
+
   private void earlyReset() throws Http2Exception {
     long now = System.nanoTime();
     if (now - earlyResetWindowStart >= earlyResetWindowNanos) {
@@ -721,7 +755,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+  public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) throws Http2Exception {
+    controlFrame("SETTINGS");
     if (!settingsSeen) {
       settingsSeen = true;
       if (router != null) {
@@ -737,7 +772,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onPingRead(ChannelHandlerContext ctx, long data) {
+  public void onPingRead(ChannelHandlerContext ctx, long data) throws Http2Exception {
+    if (connection().numActiveStreams() == 0) {
+      controlFrame("PING");
+    }
     for (int i = 0; i < listeners.size(); i++) {
       listeners.get(i).onPing(data);
     }

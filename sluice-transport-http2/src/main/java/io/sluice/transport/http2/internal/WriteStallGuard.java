@@ -1,0 +1,116 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Closes a connection whose peer reads nothing for a while although we have output queued for it:
+ * the HTTP/2 connections that no RSocket engine watches (gRPC, gRPC-Web, HTTP/JSON), whose peer
+ * could otherwise hold a connection slot, and what netty keeps queued for it, for as long as it
+ * likes (a SETTINGS or PING flood from a peer that never reads its ACKs, say). Flow-controlled
+ * output that waits for the peer's window is not written, so a peer that merely keeps its windows
+ * shut does not count: only bytes the socket will not take.
+ *
+ * <p>Sits first in the pipeline (next to the socket, below TLS) and counts what is written through
+ * it: while the channel is unwritable, progress is that count minus what is still queued. A slow
+ * reader makes progress and starts the clock over; a peer that takes nothing for the whole
+ * timeout is cut. Confined to the channel's event loop.
+ */
+public final class WriteStallGuard extends ChannelDuplexHandler {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(WriteStallGuard.class);
+
+  private final long timeoutNanos;
+  private final LongSupplier clock;
+  private long written;
+  private long progressAtMark;
+  private long unwritableSince;
+  private ScheduledFuture<?> check;
+
+  WriteStallGuard(long timeoutNanos, LongSupplier clock) {
+    this.timeoutNanos = timeoutNanos;
+    this.clock = clock;
+  }
+
+  /** Puts a guard with {@code timeout} first in {@code ch}'s pipeline. */
+  public static void install(Channel ch, Duration timeout) {
+    ch.pipeline().addFirst("sluice-write-stall", new WriteStallGuard(timeout.toNanos(), System::nanoTime));
+  }
+
+  /** The bytes written so far that the socket took. */
+  private long progress(Channel ch) {
+    ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
+    return written - (b == null ? 0 : b.totalPendingWriteBytes());
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+    if (msg instanceof ByteBuf b) {
+      written += b.readableBytes();
+    } else if (msg instanceof ByteBufHolder h) {
+      written += h.content().readableBytes();
+    }
+    ctx.write(msg, promise);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    if (!ctx.channel().isWritable()) {
+      unwritableSince = clock.getAsLong();
+      progressAtMark = progress(ctx.channel());
+      if (check == null) {
+        check = ctx.executor().schedule(() -> check(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  private void check(ChannelHandlerContext ctx) {
+    check = null;
+    Channel ch = ctx.channel();
+    if (!ch.isActive() || ch.isWritable()) {
+      return;
+    }
+    long now = clock.getAsLong();
+    long progress = progress(ch);
+    if (progress > progressAtMark) { // a slow reader, not a stalled one
+      progressAtMark = progress;
+      unwritableSince = now;
+    }
+    long stalled = now - unwritableSince;
+    if (stalled < timeoutNanos) {
+      check = ctx.executor().schedule(() -> check(ctx), timeoutNanos - stalled, TimeUnit.NANOSECONDS);
+      return;
+    }
+    if (logger.isDebugEnabled()) {
+      logger.debug(
+          "{}: the peer read nothing for {} ms while our output was queued (write stall timeout): closing",
+          ch, TimeUnit.NANOSECONDS.toMillis(stalled));
+    }
+    ch.close();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (check != null) {
+      check.cancel(false);
+      check = null;
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    handlerRemoved(ctx);
+    ctx.fireChannelInactive();
+  }
+}

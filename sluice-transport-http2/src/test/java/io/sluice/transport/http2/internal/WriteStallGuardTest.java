@@ -1,0 +1,75 @@
+package io.sluice.transport.http2.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link WriteStallGuard} on an embedded channel whose writes stay queued until flushed (the
+ * socket "takes" them at the flush): high water mark 16 bytes, timeout 1 s, on a fake clock.
+ */
+class WriteStallGuardTest {
+  private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(1);
+  private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+  private EmbeddedChannel channel() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+    ch.freezeTime();
+    ch.pipeline().addFirst(new WriteStallGuard(TIMEOUT, clock::get));
+    return ch;
+  }
+
+  private static void queue(EmbeddedChannel ch, int bytes) {
+    ch.write(Unpooled.wrappedBuffer(new byte[bytes]));
+  }
+
+  private void advance(EmbeddedChannel ch, long nanos) {
+    clock.addAndGet(nanos);
+    ch.advanceTimeBy(nanos, TimeUnit.NANOSECONDS);
+    ch.runScheduledPendingTasks();
+  }
+
+  @Test
+  void aPeerThatTakesNothingForTheTimeoutIsCut() {
+    EmbeddedChannel ch = channel();
+    queue(ch, 32);
+    assertThat(ch.isWritable()).isFalse();
+    advance(ch, TIMEOUT - 1);
+    assertThat(ch.isOpen()).as("open before the timeout").isTrue();
+    advance(ch, 1);
+    assertThat(ch.isOpen()).as("cut at the timeout").isFalse();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aPeerThatTakesWhatWasQueuedIsNotCut() {
+    EmbeddedChannel ch = channel();
+    queue(ch, 32);
+    advance(ch, TIMEOUT / 2);
+    ch.flush(); // the peer read it: writable again
+    assertThat(ch.isWritable()).isTrue();
+    advance(ch, TIMEOUT);
+    assertThat(ch.isOpen()).isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aSlowReaderStartsTheClockOverEachTimeItTakesSomething() {
+    EmbeddedChannel ch = channel();
+    queue(ch, 32);
+    advance(ch, TIMEOUT * 3 / 4);
+    ch.flush(); // progress
+    queue(ch, 32); // unwritable again, from now
+    advance(ch, TIMEOUT / 2); // the first check: 1 s after the first stall, only 0.5 s into this one
+    assertThat(ch.isOpen()).as("a reader that took something 0.5 s ago").isTrue();
+    advance(ch, TIMEOUT / 2);
+    assertThat(ch.isOpen()).as("then nothing for the whole timeout").isFalse();
+    ch.finishAndReleaseAll();
+  }
+}
