@@ -154,7 +154,7 @@ public final class ResumeGate implements FrameReceiver {
     if (why != null) {
       s.store.release();
       if (why == Refusal.TOKEN_IN_USE) {
-        sessions.failed(remote);
+        sessions.failedSetup(remote);
       }
       // One answer for every reason: a guesser must not learn that a token is in use.
       refuse(ErrorCode.REJECTED_SETUP, NO_SESSION);

@@ -30,6 +30,9 @@ public final class ResumeSessions {
   private final AtomicInteger count = new AtomicInteger();
   private final FailureRate serverWide;
   private final ConcurrentHashMap<Object, FailureRate> perAddress = new ConcurrentHashMap<>();
+  // SETUPs whose token was in use, apart: failed RESUMEs (a server restart fails every one) must
+  // not keep the same address from setting up new sessions.
+  private final ConcurrentHashMap<Object, FailureRate> setupFailures = new ConcurrentHashMap<>();
 
   public ResumeSessions(Resumption config) {
     this.config = config;
@@ -87,17 +90,29 @@ public final class ResumeSessions {
   }
 
   /**
-   * May a resumable SETUP from {@code remote} be looked at now? Only the per-address bound applies
-   * (a SETUP whose token is in use counts as a failed attempt): past it, that address's resumable
+   * May a resumable SETUP from {@code remote} be looked at now? Its own per-address bound applies
+   * (SETUPs whose token was in use, see {@link #failedSetup}): past it, that address's resumable
    * SETUPs are refused like any other, so tokens cannot be probed through SETUP faster than
-   * through RESUME.
+   * through RESUME. Failed RESUMEs do not count here: after a server restart every client's
+   * RESUME fails, and each must still be able to set up a new session at once.
    */
   boolean maySetUp(SocketAddress remote) {
-    FailureRate r = perAddress.get(addressKey(remote));
+    FailureRate r = setupFailures.get(addressKey(remote));
     return r == null || !r.exhausted(System.nanoTime());
   }
 
-  /** Counts a failed RESUME (or a SETUP with a token in use) from {@code remote}. */
+  /** Counts a resumable SETUP from {@code remote} whose token was in use. */
+  void failedSetup(SocketAddress remote) {
+    if (setupFailures.size() > MAX_TRACKED_ADDRESSES) {
+      setupFailures.clear();
+    }
+    setupFailures
+        .computeIfAbsent(
+            addressKey(remote), k -> new FailureRate(config.maxFailedResumesPerSecondPerAddress()))
+        .add(System.nanoTime());
+  }
+
+  /** Counts a failed RESUME from {@code remote}. */
   void failed(SocketAddress remote) {
     long now = System.nanoTime();
     serverWide.add(now);

@@ -193,6 +193,26 @@ class ResumeHostileTest {
   }
 
   /**
+   * Failed RESUMEs (after a server restart every client's RESUME fails) do not keep their address
+   * from setting up a new resumable session: only SETUPs whose token was in use count against that.
+   */
+  @Test
+  void failedResumesDoNotRefuseTheAddresssNextResumableSetup() {
+    sessions = new ResumeSessions(resumption);
+    for (int i = 0; i < 8; i++) {
+      Raw raw = new Raw();
+      raw.send(resume(randomToken(), 0, 0));
+      assertThat(Loop.awaitOutcome(raw.closed)).isNull();
+    }
+    Raw fresh = new Raw();
+    fresh.send(resumableSetup(randomToken()));
+    assertThat(fresh.got).as("a fresh resumable SETUP is accepted").isEmpty();
+    assertThat(sessions.size()).isEqualTo(1);
+    Loop.run(loop, fresh.end::close);
+    Loop.settle(loop);
+  }
+
+  /**
    * A flood of guessed tokens puts the server's failed-attempt bound over its limit; an honest
    * client cut meanwhile is refused "try again later" and tries again after its backoff instead of
    * ending its session (before: the refusal ended the session and failed its streams).

@@ -40,6 +40,7 @@ public final class ChannelSubscription extends Downstream implements StreamListe
   private final Outbound outbound;
 
   private long demand; // guarded by this until the handle is published; -1 after a bad request
+  private long badN; // the n of that bad request, guarded by this
   private boolean sourceSubscribed; // guarded by this
   private boolean subscribing = true; // guarded by this: until onSubscribe has returned
   private boolean starting; // guarded by this: the first message is being sent (start)
@@ -120,6 +121,7 @@ public final class ChannelSubscription extends Downstream implements StreamListe
         if (h == null) {
           if (n <= 0) {
             demand = -1;
+            badN = n;
             // The outbound publisher was subscribed and its first message is not being sent:
             // fail now (§3.9) rather than when, or if, a first message comes. While it is being
             // sent, the start fails the new stream (on its event loop).
@@ -164,7 +166,11 @@ public final class ChannelSubscription extends Downstream implements StreamListe
       sourceSubscribed = true;
     }
     if (d < 0) {
-      fail(badRequest(d));
+      long bad;
+      synchronized (this) {
+        bad = badN;
+      }
+      fail(badRequest(bad));
       return;
     }
     subscribeSource();
@@ -179,9 +185,13 @@ public final class ChannelSubscription extends Downstream implements StreamListe
       starting = n > 0;
     }
     if (n <= 0) {
+      long bad;
+      synchronized (this) {
+        bad = badN;
+      }
       first.release();
       outbound.cancelUpstream();
-      fail(badRequest(n));
+      fail(badRequest(bad));
       return;
     }
     StreamHandle h = requester.requestChannel(first, false, n, this);
@@ -192,7 +202,11 @@ public final class ChannelSubscription extends Downstream implements StreamListe
       demand = 0;
     }
     if (extra < 0) { // request(n <= 0) while the first message was being sent
-      failStarted(h, badRequest(extra));
+      long bad;
+      synchronized (this) {
+        bad = badN;
+      }
+      failStarted(h, badRequest(bad));
       return;
     }
     if (extra > 0) {

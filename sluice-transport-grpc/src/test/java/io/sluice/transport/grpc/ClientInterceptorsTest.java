@@ -422,6 +422,12 @@ class ClientInterceptorsTest {
     Requester r = ClientInterceptors.intercept(ClientInterceptors.intercept(wire(w), new Named("a", log)), new Named("b", log));
     ReactorEchoServiceClient c = new ReactorEchoServiceClient(ClientInterceptors.intercept(r, new Named("c", log)));
     assertThat(c.say(req("o")).block(WAIT).getText()).isEqualTo("o");
+    // The answer can reach the caller before the listeners hear the call's end (on the event loop):
+    // a bounded wait for the outermost one.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!log.contains("close c") && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
     // intercept(intercept(intercept(r, a), b), c) = intercept(r, a, b, c): c sees the call first,
     // and the listener of the innermost (a) hears the end first.
     assertThat(log).containsExactly("intercept c", "intercept b", "intercept a", "start c", "start b", "start a",

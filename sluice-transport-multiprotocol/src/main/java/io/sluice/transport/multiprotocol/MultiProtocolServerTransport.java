@@ -7,7 +7,6 @@ import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
-import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.multiprotocol.internal.Routes;
 import io.sluice.transport.netty.internal.EventLoops;
@@ -222,11 +221,11 @@ public final class MultiProtocolServerTransport implements ServerTransport {
   }
 
   /**
-   * With {@link #withHttpRoutes}: how long a connection's peer may read nothing while output is
-   * queued for it before the connection is closed (default 30 s). RSocket connections have their
-   * engine's own ({@code ConnectionOptions.writeStallTimeout}); this one covers the connections
-   * the routes serve (gRPC's, say), whose peer could otherwise flood SETTINGS or PINGs, never read
-   * the ACKs, and keep its connection slot for as long as it likes.
+   * With {@link #withHttpRoutes}: how long the peer of an HTTP/2 connection, or of an HTTP/1.1
+   * connection the routes serve, may read nothing while output is queued for it before the
+   * connection is closed (default 30 s): a gRPC peer could otherwise flood SETTINGS or PINGs,
+   * never read the ACKs, and keep its connection slot for as long as it likes. RSocket over TCP
+   * and over WebSocket keep only their engine's own ({@code ConnectionOptions.writeStallTimeout}).
    */
   public MultiProtocolServerTransport withWriteStallTimeout(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
@@ -252,6 +251,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
     Routes routes =
         new Routes(
             s.ssl, webSocket, limits, s.detectionTimeout, onConnection, s.routes);
+    routes.writeStallTimeout(s.writeStallTimeout);
     return ServerChannels.bind(
         a -> description(a, s),
         loops,
@@ -263,12 +263,7 @@ public final class MultiProtocolServerTransport implements ServerTransport {
                 .childOption(ChannelOption.AUTO_READ, false),
         null, // TLS is one of the protocols detected, not a layer under all of them
         s.maxConnections,
-        s.routes == null
-            ? routes::init
-            : ch -> {
-                WriteStallGuard.install(ch, s.writeStallTimeout);
-                routes.init(ch);
-              },
+        routes::init,
         new ServerChannels.Hooks() {})
         .thenApply(b -> new Listening(b, routes));
   }

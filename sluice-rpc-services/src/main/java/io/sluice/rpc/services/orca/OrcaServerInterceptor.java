@@ -78,6 +78,9 @@ public final class OrcaServerInterceptor implements ServerInterceptor {
     return new Scoped<>(listener, recorder);
   }
 
+  /** The largest report sent whole: its base64 form stays well inside an 8 KiB header list. */
+  static final int MAX_REPORT_BYTES = 4096;
+
   /** {@code trailers} with the call's report added, or unchanged when there is nothing to report. */
   Headers withReport(Headers trailers, CallMetricRecorder recorder) {
     OrcaLoadReport.Builder b = OrcaLoadReport.newBuilder();
@@ -87,6 +90,13 @@ public final class OrcaServerInterceptor implements ServerInterceptor {
     OrcaLoadReport report = b.build();
     if (report.equals(OrcaLoadReport.getDefaultInstance())) {
       return trailers;
+    }
+    if (report.getSerializedSize() > MAX_REPORT_BYTES) {
+      // Base64 in the trailers, a third larger: past this it could outgrow the header list a
+      // client accepts (8 KiB by default in grpc-java and Sluice) and fail a call that succeeded.
+      // The fixed figures stay; the named maps go.
+      report =
+          report.toBuilder().clearRequestCost().clearUtilization().clearNamedMetrics().build();
     }
     try {
       return trailers.toBuilder().addBinary(TRAILER, report.toByteArray()).build();

@@ -146,4 +146,30 @@ class OrcaServerInterceptorTest {
     assertThat(b.getNamedMetricsCount()).isEqualTo(LoadValues.MAX_ENTRIES);
     assertThat(b.getRequestCostCount()).isZero();
   }
+
+  @Test
+  void aReportTooLargeForAClientsHeaderListKeepsOnlyItsFixedFigures() {
+    OrcaServerInterceptor orca = OrcaServerInterceptor.create();
+    CallMetricRecorder r = CallMetricRecorder.forCall();
+    r.recordCpuUtilization(0.25);
+    for (int i = 0; i < LoadValues.MAX_ENTRIES; i++) {
+      r.recordNamedMetric((i + "-" + "n".repeat(LoadValues.MAX_NAME_LENGTH)).substring(0, LoadValues.MAX_NAME_LENGTH), i);
+    }
+    Headers trailers = orca.withReport(Headers.EMPTY, r);
+    byte[] bytes = trailers.getBinary(OrcaServerInterceptor.TRAILER);
+    assertThat(bytes).isNotNull();
+    // base64 of at most this, with the name, fits an 8 KiB header list
+    assertThat(bytes.length).isLessThanOrEqualTo(OrcaServerInterceptor.MAX_REPORT_BYTES);
+    OrcaLoadReport report = parse(bytes);
+    assertThat(report.getCpuUtilization()).isEqualTo(0.25);
+    assertThat(report.getNamedMetricsCount()).isZero();
+  }
+
+  private static OrcaLoadReport parse(byte[] bytes) {
+    try {
+      return OrcaLoadReport.parseFrom(bytes);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+  }
 }

@@ -42,9 +42,12 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
     this.clock = clock;
   }
 
+  /** The guard's name in a pipeline. */
+  public static final String NAME = "sluice-write-stall";
+
   /** Puts a guard with {@code timeout} first in {@code ch}'s pipeline. */
   public static void install(Channel ch, Duration timeout) {
-    ch.pipeline().addFirst("sluice-write-stall", new WriteStallGuard(timeout.toNanos(), System::nanoTime));
+    ch.pipeline().addFirst(NAME, new WriteStallGuard(timeout.toNanos(), System::nanoTime));
   }
 
   /** The bytes written so far that the socket took. */

@@ -10,6 +10,7 @@ import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
+import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
@@ -104,6 +105,21 @@ public final class Routes {
     return connections.stop(grace);
   }
 
+  /** See {@code MultiProtocolServerTransport.withWriteStallTimeout}; set before the bind. */
+  private Duration writeStallTimeout = Duration.ofSeconds(30);
+
+  /** The write stall timeout of the connections other routes may serve (with routes only). */
+  public void writeStallTimeout(Duration timeout) {
+    this.writeStallTimeout = timeout;
+  }
+
+  /** With other routes: the connection may be theirs, whose peers no RSocket engine watches. */
+  private void guardIfRoutes(ChannelHandlerContext ctx) {
+    if (routes != null && ctx.pipeline().get(WriteStallGuard.NAME) == null) {
+      WriteStallGuard.install(ctx.channel(), writeStallTimeout);
+    }
+  }
+
   /** The accepted {@code channel}'s first handler (autoRead must be off). */
   public void init(Channel channel) {
     connections.add(channel);
@@ -139,6 +155,7 @@ public final class Routes {
   void http1(ChannelHandlerContext ctx, DetectionDeadline deadline) {
     ChannelPipeline p = ctx.pipeline();
     p.addLast(ServerUpgradeHandler.newDecoder(webSocket));
+    guardIfRoutes(ctx); // taken off again if the connection turns out to be a WebSocket
     if (routes != null) {
       p.addLast(new Http1Split(this, deadline, routes));
     } else {
@@ -151,6 +168,9 @@ public final class Routes {
 
   /** The WebSocket upgrade handling behind the request decoder (its request comes next). */
   void webSocketUpgrade(ChannelHandlerContext ctx) {
+    if (ctx.pipeline().get(WriteStallGuard.NAME) != null) {
+      ctx.pipeline().remove(WriteStallGuard.NAME); // an RSocket connection: its engine watches it
+    }
     ctx.pipeline().addLast(new ServerUpgradeHandler(webSocket, onConnection));
   }
 
@@ -162,6 +182,7 @@ public final class Routes {
    * SETTINGS) has been read.
    */
   void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
+    guardIfRoutes(ctx);
     // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
     H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, routes == null ? null : routes.http2()));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
