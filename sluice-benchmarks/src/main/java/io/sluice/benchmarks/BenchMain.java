@@ -54,7 +54,7 @@ public final class BenchMain {
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
       Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
-          "interleave", "vt-costs", "tls", "balancer");
+          "interleave", "vt-costs", "tls", "balancer", "markdown");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -231,6 +231,7 @@ public final class BenchMain {
             "# server and client JVMs on 127.0.0.1, "
                 + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
                 + "; warm-up " + many.warmup() + " s, measured " + many.seconds() + " s");
+        out.println("# machine: " + Machine.describe());
         return ManyConnections.run(o, many, out);
       }
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
@@ -248,11 +249,19 @@ public final class BenchMain {
       // --latency alone or with --transport / --compare-transports: the stream table; null for
       // the per-impl latency mode (--impl, --compare, --compare-flavors). Checked before any output.
       LatencyTable.Plan latencyTable = a.flag("latency") ? LatencyTable.plan(a) : null;
+      if (a.flag("markdown") && !a.flag("compare")) {
+        throw new Args.UsageException("--markdown goes with --compare");
+      }
+      if (a.flag("markdown") && a.flag("latency")) {
+        throw new Args.UsageException("--markdown goes with the throughput --compare, not --latency");
+      }
       Orchestrator o = new Orchestrator(out);
       out.println(
           "# server and client JVMs on 127.0.0.1, "
               + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
               + "; warm-up " + warmup + " s, measured " + seconds + " s");
+      String machine = Machine.describe();
+      out.println("# machine: " + machine);
       if (a.flag("compare") && a.flag("compare-flavors")) {
         throw new Args.UsageException("--compare and --compare-flavors exclude each other");
       }
@@ -297,7 +306,7 @@ public final class BenchMain {
         return 0;
       }
       if (a.flag("compare")) {
-        return compare(o, warmup, seconds, out);
+        return compare(o, warmup, seconds, a.flag("markdown") ? machine : null, out);
       }
       if (a.flag("compare-transports")) {
         return TransportComparison.run(o, warmup, seconds, out);
@@ -378,7 +387,13 @@ public final class BenchMain {
     return impl;
   }
 
-  private static int compare(Orchestrator o, int warmup, int seconds, PrintStream out)
+  /**
+   * {@code --compare}: every peer for stream, rr and channel at 8 and 140 B, then the table of
+   * Sluice's ratios to each; with {@code --markdown} ({@code machine} not null) also the
+   * like-for-like table README shows (raw RSocket against raw rsocket-java), headed by the machine,
+   * the date and the command, ready to paste.
+   */
+  private static int compare(Orchestrator o, int warmup, int seconds, String machine, PrintStream out)
       throws Exception {
     Map<String, Map<String, Orchestrator.Result>> rows = new LinkedHashMap<>();
     for (String interaction : List.of("stream", "rr", "channel")) {
@@ -413,7 +428,39 @@ public final class BenchMain {
     out.println();
     out.println("messages/s are medians of the per-second counts; ratios are ratios of medians;"
         + " 'B/msg' is bytes allocated on Sluice's server event loop per message.");
+    if (machine != null) {
+      out.println();
+      rawTable(rows, machine, warmup, seconds, o.pinned()).forEach(out::println);
+    }
     return 0;
+  }
+
+  /**
+   * README's raw-RSocket table from {@code --compare}'s medians: Sluice's core against rsocket-java,
+   * both with one shared payload per process, at 8 B, with the machine and the command above it.
+   */
+  static List<String> rawTable(
+      Map<String, Map<String, Orchestrator.Result>> rows, String machine, int warmup, int seconds,
+      boolean pinned) {
+    List<String> lines = new ArrayList<>();
+    lines.add("**Raw RSocket against rsocket-java** (`./sluice bench --compare --markdown"
+        + (warmup == 30 ? "" : " --warmup " + warmup) + (seconds == 10 ? "" : " --seconds " + seconds)
+        + "`): both raw payloads (one shared payload per process), 512 requests in flight, one"
+        + " connection; measured " + machine + "; server and client JVMs "
+        + (pinned ? "pinned to one vCPU each" : "not pinned") + ".");
+    lines.add("");
+    lines.add("| interaction | Sluice | rsocket-java | ratio |");
+    lines.add("|---|---|---|---|");
+    for (Map.Entry<String, Map<String, Orchestrator.Result>> e : rows.entrySet()) {
+      if (!e.getKey().endsWith(" 8 B")) {
+        continue;
+      }
+      long s = e.getValue().get("sluice").median();
+      long r = e.getValue().get("rsocket-java").median();
+      lines.add("| " + e.getKey() + " | " + Orchestrator.rate(s) + " | " + Orchestrator.rate(r) + " | "
+          + (r == 0 ? "n/a" : String.format(Locale.ROOT, "%.1fx", (double) s / r)) + " |");
+    }
+    return lines;
   }
 
   /**

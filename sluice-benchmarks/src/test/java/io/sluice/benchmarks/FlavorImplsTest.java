@@ -22,7 +22,8 @@ class FlavorImplsTest {
   @ValueSource(
       strings = {
         "sluice-reactor", "sluice-futures", "sluice-rxjava", "sluice-mutiny", "sluice-grpc-stub",
-        "sluice-rpc", "sluice-rpc+observed", "sluice-virtualthreads", "sluice-virtualthreads-eventloop"
+        "sluice-rpc", "sluice-rpc+observed", "sluice-virtualthreads", "sluice-virtualthreads-eventloop",
+        "sluice+resume"
       })
   @Timeout(120) // hang guard only
   void streamAndRequestResponseMoveMessages(String impl) throws Exception {

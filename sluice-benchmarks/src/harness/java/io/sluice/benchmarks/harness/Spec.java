@@ -25,6 +25,7 @@ public final class Spec {
   public static final List<String> IMPLS =
       List.of(
           "sluice",
+          "sluice+resume",
           "grpc-java",
           "rsocket-java",
           "rsocket-java-ws",

@@ -18,6 +18,7 @@ import io.sluice.benchmarks.sluice.BenchTransports.BenchTransport;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
+import io.sluice.core.Resumption;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.IoMode;
@@ -36,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * side (or, named {@code sluice@...}, another transport of {@link BenchTransports}, another I/O
  * engine, TLS: {@link #parse}). The payload is one immutable buffer shared by every message, as the
  * other impls share one immutable byte array / ByteString; it is still copied into the socket's
- * batch buffer per message.
+ * batch buffer per message. {@code sluice+resume} is {@code sluice} with session resumption on both
+ * sides ({@link Resumption#defaults()}): what keeping every sent frame until the peer acknowledges
+ * it costs when nothing is cut.
  */
 public final class SluiceImpl implements Impl {
   private static final String SERVER_LOOP = "sluice-server-loop";
@@ -47,16 +50,18 @@ public final class SluiceImpl implements Impl {
   private final BenchTransport transport;
   private final IoMode io;
   private final boolean tls;
+  private final boolean resume;
 
   /** TCP on the default engine, no TLS: the impl {@code sluice}. */
   public SluiceImpl() {
-    this(BenchTransports.find("tcp"), IoMode.AUTO, false);
+    this(BenchTransports.find("tcp"), IoMode.AUTO, false, false);
   }
 
-  private SluiceImpl(BenchTransport transport, IoMode io, boolean tls) {
+  private SluiceImpl(BenchTransport transport, IoMode io, boolean tls, boolean resume) {
     this.transport = transport;
     this.io = io;
     this.tls = tls;
+    this.resume = resume;
   }
 
   /**
@@ -68,6 +73,9 @@ public final class SluiceImpl implements Impl {
   public static SluiceImpl parse(String name) {
     if (name.equals("sluice")) {
       return new SluiceImpl();
+    }
+    if (name.equals("sluice+resume")) {
+      return new SluiceImpl(BenchTransports.find("tcp"), IoMode.AUTO, false, true);
     }
     if (!name.startsWith("sluice@")) {
       return null;
@@ -88,7 +96,7 @@ public final class SluiceImpl implements Impl {
     } catch (IllegalArgumentException e) {
       return null;
     }
-    return new SluiceImpl(transport, io, tls);
+    return new SluiceImpl(transport, io, tls, false);
   }
 
   /** A unix socket's file: the server's process id stands in for the port the harness passes on. */
@@ -137,7 +145,9 @@ public final class SluiceImpl implements Impl {
     ServerTransport.Bound bound =
         Connections.serve(
                 server,
-                ConnectionOptions.defaults(),
+                resume
+                    ? ConnectionOptions.builder().resumption(Resumption.defaults()).build()
+                    : ConnectionOptions.defaults(),
                 (setup, requester) -> new BenchResponder(payload, texts, fnfReceived))
             .get(10, TimeUnit.SECONDS);
     return bound.address() instanceof InetSocketAddress
@@ -153,7 +163,7 @@ public final class SluiceImpl implements Impl {
     return Connections.connect(
             client,
             ConnectionOptions.defaults(),
-            ClientSetup.defaults(),
+            resume ? ClientSetup.defaults().resumable(Resumption.defaults()) : ClientSetup.defaults(),
             r -> new Responder() {})
         .get(10, TimeUnit.SECONDS);
   }
