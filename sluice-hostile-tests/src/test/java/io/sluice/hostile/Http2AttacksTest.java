@@ -93,8 +93,13 @@ class Http2AttacksTest extends HostileTestBase {
 
   /** The attacker got GOAWAY with {@code error}, then the server closed the connection. */
   static String expectGoAway(RawH2Peer p, Http2Error error) throws IOException {
+    return expectGoAway(p, error, "");
+  }
+
+  /** As {@link #expectGoAway(RawH2Peer, Http2Error)}; {@code flood} says what was sent, for a failure. */
+  static String expectGoAway(RawH2Peer p, Http2Error error, String flood) throws IOException {
     RawH2Peer.GoAway g = p.awaitGoAway(WAIT);
-    assertThat(g).as("GOAWAY from the server (resets: %d)", p.resets.size()).isNotNull();
+    assertThat(g).as("GOAWAY from the server (resets: %d%s)", p.resets.size(), flood).isNotNull();
     assertThat(RawH2Peer.name(g.errorCode())).as("GOAWAY code of %s", g).isEqualTo(error.name());
     assertThat(p.awaitClosed(WAIT)).as("server closed the attacker after its GOAWAY").isTrue();
     return g + ", then closed";
@@ -180,10 +185,20 @@ class Http2AttacksTest extends HostileTestBase {
         "rapid reset (CVE-2023-44487): request-stream HEADERS+DATA then RST_STREAM(CANCEL), in a loop",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD, perStream(RAPID_RESET_BATCH, id -> concat(endless(id), rstStream(id, Http2Error.CANCEL))));
-            return expectGoAway(p, ENHANCE_YOUR_CALM);
+            return rapidReset(p, this::endless);
           }
         });
+  }
+
+  /**
+   * Rapid reset from {@code p}: rounds of {@link #RAPID_RESET_BATCH} streams opened by {@code open}
+   * and reset at once, each round fenced by a PING, until the server's GOAWAY(ENHANCE_YOUR_CALM).
+   */
+  static String rapidReset(RawH2Peer p, java.util.function.IntFunction<byte[]> open) throws IOException {
+    long start = System.nanoTime();
+    int rounds = p.fencedFlood(FLOOD, perStream(RAPID_RESET_BATCH, id -> concat(open.apply(id), rstStream(id, Http2Error.CANCEL))));
+    return expectGoAway(p, ENHANCE_YOUR_CALM, String.format("; flood: %d rounds of %d streams in %d ms",
+        rounds, RAPID_RESET_BATCH, (System.nanoTime() - start) / 1_000_000));
   }
 
   @Test
