@@ -556,6 +556,7 @@ public final class HostileServerMain {
   static final class LeakRecorder extends ResourceLeakDetectorFactory {
     private static final int MAX_ROUNDS = 10;
     private static final int MIN_COLLECTIONS = 2;
+    private static final long CANARY_WAIT_MILLIS = 1000;
     private static final ConcurrentLinkedQueue<String> reports = new ConcurrentLinkedQueue<>();
     private static volatile boolean byteBufDetectorCreated;
     static volatile boolean logReports = true;
@@ -583,7 +584,9 @@ public final class HostileServerMain {
         PhantomReference<Object> canary = new PhantomReference<>(new Object(), collected);
         System.gc();
         try {
-          if (collected.remove(100) != null) {
+          // Up to a second for the reference handler: on a loaded machine it may not run for a
+          // while, and a round it misses proves no collection (the wait ends when it does run).
+          if (collected.remove(CANARY_WAIT_MILLIS) != null) {
             completed++;
           }
         } catch (InterruptedException e) {
