@@ -8,11 +8,13 @@
 #                                       MVN_ARGS=-Dmaven.repo.local=/path/to/repo)
 #   run.sh server --port P              grpc-java's TestServiceServer, h2c on 127.0.0.1:P, in the
 #                                       foreground; prints 'LISTENING P' once the port accepts
-#   run.sh client --port P [--host H] [--okhttp] [--cases a,b,...]
-#                                       grpc-java's TestServiceClient, one JVM per case (as its
-#                                       own runners do): 'PASS <case> (S s)' or 'FAIL <case> (S s):
-#                                       see LOG' per case, then 'N passed, N failed'; exit 0 only
-#                                       if all passed. --okhttp: its OkHttp transport, not netty.
+#   run.sh client --port P [--host H] [--okhttp] [--cases a,b,...] [--jvm-per-case]
+#                                       grpc-java's TestServiceClient, every case in one JVM
+#                                       (CasesRunner.java: a fresh client and channel per case, as
+#                                       its main makes for one), or with --jvm-per-case one JVM per
+#                                       case (as its own runners do): 'PASS <case> (N ms)' or 'FAIL
+#                                       <case> (N ms): see LOG' per case, then 'N passed, N failed';
+#                                       exit 0 only if all passed. --okhttp: its OkHttp transport.
 #                                       Default cases: the 27 that need no credentials
 #                                       (orca_*: with the service config selecting grpc-java's
 #                                       test_backend_metrics_load_balancer).
@@ -86,13 +88,14 @@ server() {
 }
 
 client() {
-  local host=127.0.0.1 port="" okhttp=false cases="$ALL_CASES"
+  local host=127.0.0.1 port="" okhttp=false cases="$ALL_CASES" per_case=false
   while [ $# -gt 0 ]; do
     case "$1" in
       --host) host="$2"; shift 2 ;;
       --port) port="$2"; shift 2 ;;
       --okhttp) okhttp=true; shift ;;
       --cases) cases="$2"; shift 2 ;;
+      --jvm-per-case) per_case=true; shift ;;
       *) die "client: unknown option $1" ;;
     esac
   done
@@ -101,6 +104,16 @@ client() {
   mkdir -p "$logs"
   local passed=0 failed=0 c start end log suffix=""
   [ "$okhttp" = false ] || suffix=-okhttp
+  if [ "$per_case" = false ]; then
+    # One JVM for every case: 48 JVM starts per build were most of GrpcJavaInteropTest's time.
+    # Its own output (grpc-java's log lines) in client$suffix.log, each case's in its own log.
+    # shellcheck disable=SC2086
+    "$java_bin" ${CLIENT_JAVA_OPTS--XX:+UseSerialGC} -cp "$lib/*" "$here/CasesRunner.java" \
+      "$logs" "$suffix" "$cases" "$ORCA_SERVICE_CONFIG" \
+      --server_host="$host" --server_port="$port" --use_tls=false --use_okhttp="$okhttp" \
+      2>"$logs/client$suffix.log"
+    return
+  fi
   for c in ${cases//,/ }; do
     log="$logs/$c$suffix.log"
     # The ORCA cases read their reports through the client's test load balancer, which only a

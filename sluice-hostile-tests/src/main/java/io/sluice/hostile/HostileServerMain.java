@@ -71,7 +71,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * caller's {@code -Dio.netty.leakDetection.level}; the hostile suite runs it at {@code paranoid}.
  *
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
- * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}; {@code
+ * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}, {@code
+ * maxIgnoredFramesPerSecond}, {@code maxCancelsPerSecond} (the WebSocket suites only); {@code
  * transport=ws} serves RSocket over WebSocket (path {@code /}) instead of TCP, with {@code
  * upgradeTimeoutMs} the WebSocket upgrade deadline; {@code transport=h2} serves the HTTP/2 stream
  * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
@@ -80,7 +81,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * GrpcServer} (h2c, or TLS with ALPN h2 for {@code transport=grpctls}; {@code prefaceTimeoutMs}
  * its preface deadline; its calls are the {@code streams}
  * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
- * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); everything
+ * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); {@code
+ * maxEarlyResets} and {@code earlyResetWindowMs} (default 10 s) set the HTTP/2 and gRPC servers'
+ * bound on rapid resets (for the TLS suites only: see Http2TlsAttacksTest); everything
  * else keeps its default, so the suite tests the defaults. {@code resume=1} offers session
  * resumption with {@link Resumption#defaults()}, {@code resumeMaxSessions=N} the same with at most
  * N sessions. {@code leakOnPurpose=1} is for the test
@@ -113,6 +116,8 @@ public final class HostileServerMain {
     String http2 = null;
     long upgradeTimeoutMs = 0;
     long prefaceTimeoutMs = 0;
+    int maxEarlyResets = 0;
+    long earlyResetWindowMs = 10_000;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       if (a.equals("transport=ws")) {
@@ -135,11 +140,23 @@ public final class HostileServerMain {
         case "maxConnections":
           maxConnections = (int) v;
           break;
+        case "maxIgnoredFramesPerSecond":
+          options.maxIgnoredFramesPerSecond((int) v);
+          break;
+        case "maxCancelsPerSecond":
+          options.maxCancelsPerSecond((int) v);
+          break;
         case "upgradeTimeoutMs":
           upgradeTimeoutMs = v;
           break;
         case "prefaceTimeoutMs":
           prefaceTimeoutMs = v;
+          break;
+        case "maxEarlyResets":
+          maxEarlyResets = (int) v;
+          break;
+        case "earlyResetWindowMs":
+          earlyResetWindowMs = v;
           break;
         case "resumeMaxSessions":
           // Resumption on (Resumption's defaults but this bound on sessions): resume=1 alone.
@@ -172,10 +189,16 @@ public final class HostileServerMain {
       if (prefaceTimeoutMs > 0) {
         g = g.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
       }
+      if (maxEarlyResets > 0) {
+        g = g.withMaxEarlyResets(maxEarlyResets, Duration.ofMillis(earlyResetWindowMs));
+      }
       GrpcServer.Running running = g.bind().get(10, TimeUnit.SECONDS);
       serve(running.port(), running::close);
       return;
     } else if ("mpgrpc".equals(http2)) {
+      if (maxEarlyResets > 0) {
+        throw new IllegalArgumentException("maxEarlyResets: not an option of the multiprotocol server");
+      }
       MultiProtocolServerTransport mp =
           MultiProtocolServerTransport.create("127.0.0.1", 0)
               .withMaxConnections(maxConnections)
@@ -187,6 +210,9 @@ public final class HostileServerMain {
       Http2ServerTransport h2 = Http2ServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
       if (prefaceTimeoutMs > 0) {
         h2 = h2.withPrefaceTimeout(Duration.ofMillis(prefaceTimeoutMs));
+      }
+      if (maxEarlyResets > 0) {
+        h2 = h2.withMaxEarlyResets(maxEarlyResets, Duration.ofMillis(earlyResetWindowMs));
       }
       if (http2.equals("h2tls")) {
         h2 = h2.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
@@ -530,6 +556,7 @@ public final class HostileServerMain {
   static final class LeakRecorder extends ResourceLeakDetectorFactory {
     private static final int MAX_ROUNDS = 10;
     private static final int MIN_COLLECTIONS = 2;
+    private static final long CANARY_WAIT_MILLIS = 1000;
     private static final ConcurrentLinkedQueue<String> reports = new ConcurrentLinkedQueue<>();
     private static volatile boolean byteBufDetectorCreated;
     static volatile boolean logReports = true;
@@ -557,7 +584,9 @@ public final class HostileServerMain {
         PhantomReference<Object> canary = new PhantomReference<>(new Object(), collected);
         System.gc();
         try {
-          if (collected.remove(100) != null) {
+          // Up to a second for the reference handler: on a loaded machine it may not run for a
+          // while, and a round it misses proves no collection (the wait ends when it does run).
+          if (collected.remove(CANARY_WAIT_MILLIS) != null) {
             completed++;
           }
         } catch (InterruptedException e) {

@@ -93,8 +93,13 @@ class Http2AttacksTest extends HostileTestBase {
 
   /** The attacker got GOAWAY with {@code error}, then the server closed the connection. */
   static String expectGoAway(RawH2Peer p, Http2Error error) throws IOException {
+    return expectGoAway(p, error, "");
+  }
+
+  /** As {@link #expectGoAway(RawH2Peer, Http2Error)}; {@code flood} says what was sent, for a failure. */
+  static String expectGoAway(RawH2Peer p, Http2Error error, String flood) throws IOException {
     RawH2Peer.GoAway g = p.awaitGoAway(WAIT);
-    assertThat(g).as("GOAWAY from the server (resets: %d)", p.resets.size()).isNotNull();
+    assertThat(g).as("GOAWAY from the server (resets: %d%s)", p.resets.size(), flood).isNotNull();
     assertThat(RawH2Peer.name(g.errorCode())).as("GOAWAY code of %s", g).isEqualTo(error.name());
     assertThat(p.awaitClosed(WAIT)).as("server closed the attacker after its GOAWAY").isTrue();
     return g + ", then closed";
@@ -180,10 +185,20 @@ class Http2AttacksTest extends HostileTestBase {
         "rapid reset (CVE-2023-44487): request-stream HEADERS+DATA then RST_STREAM(CANCEL), in a loop",
         port -> {
           try (RawH2Peer p = connect(port)) {
-            p.fencedFlood(FLOOD, perStream(RAPID_RESET_BATCH, id -> concat(endless(id), rstStream(id, Http2Error.CANCEL))));
-            return expectGoAway(p, ENHANCE_YOUR_CALM);
+            return rapidReset(p, this::endless);
           }
         });
+  }
+
+  /**
+   * Rapid reset from {@code p}: rounds of {@link #RAPID_RESET_BATCH} streams opened by {@code open}
+   * and reset at once, each round fenced by a PING, until the server's GOAWAY(ENHANCE_YOUR_CALM).
+   */
+  static String rapidReset(RawH2Peer p, java.util.function.IntFunction<byte[]> open) throws IOException {
+    long start = System.nanoTime();
+    int rounds = p.fencedFlood(FLOOD, perStream(RAPID_RESET_BATCH, id -> concat(open.apply(id), rstStream(id, Http2Error.CANCEL))));
+    return expectGoAway(p, ENHANCE_YOUR_CALM, String.format("; flood: %d rounds of %d streams in %d ms",
+        rounds, RAPID_RESET_BATCH, (System.nanoTime() - start) / 1_000_000));
   }
 
   @Test
@@ -424,13 +439,11 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void noPrefaceAndDribbledPreface() throws Exception {
-    scenario(
-        "200 connections that never send the preface",
-        port -> slowConnections(port, 200, new byte[0]));
+    // Both kinds at once: each waits for the same 10 s preface deadline (one wait, not two).
     byte[] preface = concat(PREFACE, settings());
     scenario(
-        "100 connections dribbling the preface, a byte every 100 ms",
-        port -> slowConnections(port, 100, preface));
+        "200 connections that never send the preface, and 100 dribbling it a byte every 100 ms, at once",
+        port -> slowConnections(port, new int[] {200, 100}, new byte[][] {new byte[0], preface}));
   }
 
   /**
@@ -438,13 +451,28 @@ class Http2AttacksTest extends HostileTestBase {
    * each must be closed by the server (its preface deadline) with nothing but its SETTINGS sent.
    */
   static String slowConnections(int port, int count, byte[] bytes) throws Exception {
+    return slowConnections(port, new int[] {count}, new byte[][] {bytes});
+  }
+
+  /**
+   * {@link #slowConnections(int, int, byte[])} for several groups at once: {@code counts[g]}
+   * connections sending {@code bytes[g]}; every connection of every group must be cut.
+   */
+  static String slowConnections(int port, int[] counts, byte[][] groupBytes) throws Exception {
     List<SocketChannel> slow = new ArrayList<>();
+    List<byte[]> bytesOf = new ArrayList<>();
+    List<Integer> groupOf = new ArrayList<>();
     try {
-      for (int i = 0; i < count; i++) {
-        SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
-        ch.configureBlocking(false);
-        slow.add(ch);
+      for (int g = 0; g < counts.length; g++) {
+        for (int i = 0; i < counts[g]; i++) {
+          SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+          ch.configureBlocking(false);
+          slow.add(ch);
+          bytesOf.add(groupBytes[g]);
+          groupOf.add(g);
+        }
       }
+      int count = slow.size();
       int[] sent = new int[count];
       boolean[] cut = new boolean[count];
       long[] read = new long[count];
@@ -463,8 +491,8 @@ class Http2AttacksTest extends HostileTestBase {
             n = ch.read(in);
             if (n > 0) {
               read[i] += n;
-            } else if (n == 0 && sent[i] < bytes.length - 1) {
-              ch.write(ByteBuffer.wrap(bytes, sent[i], 1));
+            } else if (n == 0 && sent[i] < bytesOf.get(i).length - 1) {
+              ch.write(ByteBuffer.wrap(bytesOf.get(i), sent[i], 1));
               sent[i]++;
             }
           } catch (IOException e) {
@@ -477,15 +505,24 @@ class Http2AttacksTest extends HostileTestBase {
         }
         RawH2Peer.sleep(100);
       }
-      long maxRead = 0;
-      for (long r : read) {
-        maxRead = Math.max(maxRead, r);
+      long[] maxRead = new long[counts.length];
+      int[] cutOf = new int[counts.length];
+      for (int i = 0; i < count; i++) {
+        int g = groupOf.get(i);
+        maxRead[g] = Math.max(maxRead[g], read[i]);
+        cutOf[g] += cut[i] ? 1 : 0;
+      }
+      StringBuilder outcome = new StringBuilder();
+      for (int g = 0; g < counts.length; g++) {
+        assertThat(cutOf[g]).as("slow connections cut off (group %d)", g).isEqualTo(counts[g]);
+        // The server's SETTINGS (and nothing that answers a frame: none arrived whole).
+        assertThat(maxRead[g]).as("bytes the server sent a slow connection (group %d)", g).isLessThan(100);
+        outcome.append(outcome.length() > 0 ? "; " : "").append(cutOf[g]).append('/').append(counts[g])
+            .append(" closed at the preface deadline (10 s), the server sent each at most ").append(maxRead[g])
+            .append(" bytes").append(maxRead[g] > 0 ? " (its SETTINGS)" : "");
       }
       assertThat(cutCount).as("slow connections cut off").isEqualTo(count);
-      // The server's SETTINGS (and nothing that answers a frame: none arrived whole).
-      assertThat(maxRead).as("bytes the server sent a slow connection").isLessThan(100);
-      return cutCount + "/" + count + " closed at the preface deadline (10 s); the server sent each at most "
-          + maxRead + " bytes" + (maxRead > 0 ? " (its SETTINGS)" : "");
+      return outcome.toString();
     } finally {
       for (SocketChannel ch : slow) {
         ch.close();

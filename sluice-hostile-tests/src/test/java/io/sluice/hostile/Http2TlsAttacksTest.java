@@ -1,10 +1,5 @@
 package io.sluice.hostile;
 
-import static io.netty.handler.codec.http2.Http2Error.ENHANCE_YOUR_CALM;
-import static io.sluice.transport.http2.RawH2Peer.concat;
-import static io.sluice.transport.http2.RawH2Peer.rstStream;
-
-import io.netty.handler.codec.http2.Http2Error;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.http2.Http2ClientTransport;
 import io.sluice.transport.http2.RawH2Peer;
@@ -17,9 +12,20 @@ import org.junit.jupiter.api.Test;
  * TLS handshake (the preface deadline counts from the accept, so it bounds the handshake too).
  */
 class Http2TlsAttacksTest extends HostileTestBase {
+  /**
+   * The TLS servers' bound on rapid resets: 200 per 60 s, not the default 1,000 per 10 s. The
+   * default trips only if the server reads more than 100 streams a second, and over TLS at netty's
+   * paranoid leak detection on a loaded 2-core machine it did not (GrpcTlsAttacksTest: no GOAWAY
+   * in 20 s of flood at a load average of 13): what failed was the machine's speed, not the bound.
+   * The h2c suites keep the default; here it is the same count made over TLS.
+   */
+  static final String EARLY_RESETS = "maxEarlyResets=200";
+
+  static final String EARLY_RESET_WINDOW = "earlyResetWindowMs=60000";
+
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT};
+    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT, EARLY_RESETS, EARLY_RESET_WINDOW};
   }
 
   @Override
@@ -39,11 +45,7 @@ class Http2TlsAttacksTest extends HostileTestBase {
         "rapid reset (CVE-2023-44487) over TLS",
         port -> {
           try (RawH2Peer p = RawH2Peer.handshakeTls(port)) {
-            p.fencedFlood(
-                Http2AttacksTest.FLOOD,
-                Http2AttacksTest.perStream(
-                    Http2AttacksTest.RAPID_RESET_BATCH, id -> concat(Http2AttacksTest.forever(id), rstStream(id, Http2Error.CANCEL))));
-            return Http2AttacksTest.expectGoAway(p, ENHANCE_YOUR_CALM);
+            return Http2AttacksTest.rapidReset(p, Http2AttacksTest::forever);
           }
         });
   }

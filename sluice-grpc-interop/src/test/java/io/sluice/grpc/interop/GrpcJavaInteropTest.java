@@ -23,9 +23,10 @@ import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
  * The interop runs against grpc-java's own peers (peers/grpc-java-peer/run.sh, grpc-interop-testing
  * 1.79.0 in its own JVMs): grpc-java's TestServiceClient, over netty and over OkHttp, against
  * {@link TestServiceImpl} on Sluice's gRPC server, and the Sluice-stub cases over Sluice's gRPC
- * client against grpc-java's TestServiceServer. Part of every build (about 2 minutes): the
- * peers/grpc-java-peer module, built before this one, copies the peer into its target/lib; outside the
- * reactor the test fetches it with Maven first, passing {@code -Dsluice.grpcJavaInterop.mvnArgs=...}.
+ * client against grpc-java's TestServiceServer. grpc-java's client runs its cases in one JVM per
+ * transport (run.sh's CasesRunner: a fresh client and channel per case), not one JVM per case.
+ * Part of every build: the peers/grpc-java-peer module, built before this one, copies the peer into
+ * its target/lib; outside the reactor the test fetches it with Maven first, passing {@code -Dsluice.grpcJavaInterop.mvnArgs=...}.
  * {@code -Dsluice.grpcJavaInterop=false} skips it.
  *
  * <p>grpc-java's client is run with the cases its own server passes here (shared/GRPC-NOTES.md; the
