@@ -57,6 +57,11 @@ public final class ResumableSession implements DuplexTransport {
   /** Time a client waits for RESUME_OK on a new transport before it tries another. */
   private static final long RESUME_HANDSHAKE_MILLIS = 10_000;
   private static final long DETACHED_TICK_MILLIS = 200;
+  /**
+   * Least time between two KEEPALIVEs asking the peer for its position ({@link #askForAck}): a
+   * peer bounds the KEEPALIVEs it answers (16 a second by default).
+   */
+  private static final long ASK_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(125);
 
   /** Who made the session: told of cuts, resumes and the end. Called on the loop. */
   interface Owner {
@@ -95,6 +100,10 @@ public final class ResumableSession implements DuplexTransport {
   /** The store refused a frame: the session is ending. */
   private boolean storeBroken;
   private boolean storeFull;
+  /** A KEEPALIVE asking for the peer's position went out, and no position came since. */
+  private boolean ackAsked;
+  private boolean askScheduled;
+  private long lastAskNanos;
   private boolean coreWritable = true;
   private boolean readEnabled = true;
   private boolean needsFlush;
@@ -385,6 +394,7 @@ public final class ResumableSession implements DuplexTransport {
     long reachable = store.reachableBytes(); // less than the bound while the server's budget is short
     if (!storeFull && b >= reachable / 2) {
       storeFull = true;
+      askForAck();
     } else if (storeFull && b < reachable * 3 / 8) {
       // Well above the peer's acknowledgement step: once all in flight has landed the peer has
       // acknowledged all but less than ACK_BYTES, so the store always gets back below this.
@@ -420,7 +430,11 @@ public final class ResumableSession implements DuplexTransport {
           return;
         }
         store.trimTo(pos);
+        ackAsked = false;
         updateWritability();
+        if (storeFull) {
+          askForAck(); // what was in flight when the peer answered has landed since, or will
+        }
         if (!Frames.hasFlag(frame, Frames.FLAG_KEEPALIVE_RESPOND)) {
           conn.keepAlive.heard = true; // an acknowledgement: the engine needs no more of it
           return;
@@ -428,6 +442,45 @@ public final class ResumableSession implements DuplexTransport {
       }
     }
     core.onFrame(frame);
+  }
+
+  /**
+   * The store is half full (of what it can reach): asks the peer for its position with a
+   * KEEPALIVE whose respond flag is set (carrying ours), so that frames are freed before the store
+   * refuses one. The peer's own acknowledgement step ({@link #ACK_BYTES}) is not enough: under the
+   * server's budget the store may reach little more than 64 KiB and lets its producers go again
+   * only below 3/8 of that (24 KiB), under the step, so a peer that has nothing more to acknowledge
+   * of its own would never be asked, and a peer of another implementation may have no such step.
+   * One question at a time, at most one per {@link #ASK_SPACING_NANOS} (a later one is
+   * scheduled).
+   */
+  private void askForAck() {
+    if (ackAsked || askScheduled || !attached || closed || closing) {
+      return;
+    }
+    long now = loop.ticker().nanoTime();
+    long wait = lastAskNanos == 0 ? 0 : lastAskNanos + ASK_SPACING_NANOS - now;
+    if (wait > 0) {
+      askScheduled = true;
+      loop.schedule(
+          () -> {
+            askScheduled = false;
+            if (storeFull && attached && !closed) {
+              askForAck();
+              flush();
+            }
+          },
+          wait,
+          TimeUnit.NANOSECONDS);
+      return;
+    }
+    ackAsked = true;
+    lastAskNanos = now == 0 ? 1 : now;
+    ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 8);
+    Frames.writeKeepAlive(f, true, received, null);
+    ackedToPeer = received;
+    sendFrame(link, f);
+    needsFlush = true;
   }
 
   private void maybeAck() {

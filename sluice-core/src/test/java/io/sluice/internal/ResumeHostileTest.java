@@ -447,7 +447,11 @@ class ResumeHostileTest {
         assertThat(last).contains("maxTotalStoreBytes");
         ended++;
       } else {
-        assertThat(raw.got).hasSize(240).containsOnly("PAYLOAD");
+        // Besides the messages, the session's KEEPALIVE asking for the peer's position once its
+        // store was half full (the tenant never answers it).
+        assertThat(raw.got.stream().filter(g -> !g.equals("KEEPALIVE")).toList())
+            .hasSize(240)
+            .containsOnly("PAYLOAD");
       }
     }
     assertThat(ended).as("sessions over the budget ended").isPositive();
@@ -498,6 +502,257 @@ class ResumeHostileTest {
     Loop.settle(loop);
     assertThat(sessions.size()).isZero();
     assertThat(sessions.storeBytes()).isZero();
+  }
+
+  /**
+   * A session that holds only its first step of the server's store budget (64 KiB, the rest used
+   * up by a tenant that never acknowledges) streams 1 KiB messages, asked for 28 at a time: its
+   * store pauses the producer at half of what it can reach (32 KiB) and lets it go below 3/8 (24
+   * KiB), under the client's acknowledgement step (32 KiB). The session keeps going to the end, in
+   * order, and its store frees frames as acknowledgements arrive (before: the store was left
+   * holding more than 24 KiB the client had no reason to acknowledge, the producer paused, and the
+   * stream waited for the client's keepalive, or the store refused a frame and ended the session).
+   */
+  @Test
+  void aSessionAtTheBudgetsEndKeepsGoingAndFreesFramesAsAcksArrive() {
+    List<byte[]> tokens = new java.util.ArrayList<>();
+    Requester honest = honestBesideATenantAtTheBudgetsEnd(tokens);
+    ResumableSession session = Loop.call(loop, () -> sessions.find(tokenOf(honest)));
+    assertThat(Loop.call(loop, session.store::reachableBytes))
+        .as("the session can reach little more than its first step")
+        .isLessThan(ResumableSession.ACK_BYTES * 8 / 3);
+    ResumeEngineTest.Receiver rx = new ResumeEngineTest.Receiver();
+    int total = 3_000;
+    int batch = 28;
+    StreamHandle[] h = new StreamHandle[1];
+    StreamListener paced =
+        new StreamListener() {
+          @Override
+          public void onNext(Message m) {
+            String d = m.dataUtf8().trim();
+            m.release();
+            long expected = rx.count.getAndIncrement();
+            if (!d.equals(Long.toString(expected))) {
+              rx.outOfOrder.compareAndSet(null, "expected " + expected + ", got " + d);
+            }
+            if (rx.count.get() % batch == 0) {
+              h[0].request(batch);
+            }
+          }
+
+          @Override
+          public void onComplete() {
+            rx.onComplete();
+          }
+
+          @Override
+          public void onError(Throwable cause) {
+            rx.onError(cause);
+          }
+        };
+    Loop.run(loop, () -> h[0] = honest.requestStream(Message.utf8(total + ":1000"), batch, paced));
+    assertThat(Loop.awaitOutcome(rx.done)).isNull();
+    assertThat(rx.count.get()).isEqualTo(total);
+    assertThat(rx.outOfOrder.get()).isNull();
+    assertThat(honest.isOpen()).isTrue();
+    Loop.settle(loop);
+    assertThat(Loop.call(loop, session.store::bytes))
+        .as("bytes the server's store still holds once the client has everything")
+        .isLessThan(ResumableSession.ACK_BYTES);
+    assertThat(Loop.call(loop, session.store::highWater))
+        .as("the most the store held")
+        .isLessThanOrEqualTo(Loop.call(loop, session.store::reachableBytes));
+    tokens.add(tokenOf(honest));
+    honest.dispose();
+    Loop.run(
+        loop,
+        () -> {
+          for (byte[] t : tokens) {
+            ResumableSession s = sessions.find(t);
+            if (s != null) {
+              s.conn.dispose();
+            }
+          }
+        });
+    Loop.settle(loop);
+    assertThat(sessions.storeBytes()).isZero();
+  }
+
+  /**
+   * A server budget of twice {@link Resumption#MIN_STORE_BYTES} for all stores (8 steps of 64
+   * KiB), the {@link Padded} responder.
+   */
+  private void useATightBudget() {
+    resumption =
+        Resumption.builder()
+            .sessionTimeout(Duration.ofSeconds(30))
+            .maxSessions(100)
+            .maxStoreBytes(Resumption.MIN_STORE_BYTES)
+            .maxTotalStoreBytes(2 * Resumption.MIN_STORE_BYTES)
+            .backoff(Duration.ofSeconds(20), Duration.ofSeconds(20))
+            .build();
+    sessions = new ResumeSessions(resumption);
+    responder = new Padded();
+  }
+
+  /**
+   * With one session made already (it holds its first step), three raw sessions of a tenant that
+   * never acknowledge take the 7 other steps of {@link #useATightBudget}'s budget: 180, 180 and
+   * 50 KiB of messages (3, 3 and 1 steps). Their tokens go to {@code tokens}.
+   */
+  private void fillTheBudget(List<byte[]> tokens) {
+    for (String ask : new String[] {"180:1024", "180:1024", "50:1024"}) {
+      Raw raw = new Raw();
+      tokens.add(randomToken());
+      raw.send(resumableSetup(tokens.get(tokens.size() - 1)));
+      ByteBuf req = PooledByteBufAllocator.DEFAULT.buffer();
+      Frames.writeRequestHeader(req, 1, FrameType.REQUEST_STREAM, 0, 1000);
+      Frames.writePayload(req, null, Unpooled.copiedBuffer(ask, StandardCharsets.US_ASCII));
+      raw.send(req);
+      assertThat(raw.got).as("the tenant's session %s", ask).doesNotContain("ERROR");
+    }
+    Loop.settle(loop);
+  }
+
+  /** A real client's session, then {@link #fillTheBudget}. */
+  private Requester honestBesideATenantAtTheBudgetsEnd(List<byte[]> tokens) {
+    useATightBudget();
+    Requester honest = realClient();
+    Loop.settle(loop);
+    fillTheBudget(tokens);
+    return honest;
+  }
+
+  /**
+   * A peer that acknowledges only when asked (a KEEPALIVE with the respond flag answered with its
+   * received position), as one without an acknowledgement step of its own does (rsocket-java's
+   * positions travel in its keepalives only): a session held to its first step of the budget (64
+   * KiB) streams 400 KiB of messages to it, 16 KiB asked for at a time. The session asks for the acknowledgement once its store
+   * is half full, so it goes on to the end (before: the store filled to half, paused the stream,
+   * and nothing asked the peer where it was).
+   */
+  @Test
+  void aPeerThatAcknowledgesOnlyWhenAskedIsAskedBeforeTheStoreFills() {
+    useATightBudget();
+    AcksWhenAsked peer = new AcksWhenAsked();
+    byte[] token = randomToken();
+    peer.send(resumableSetup(token));
+    List<byte[]> tokens = new java.util.ArrayList<>();
+    fillTheBudget(tokens);
+    tokens.add(token);
+    ResumableSession session = Loop.call(loop, () -> sessions.find(token));
+    assertThat(Loop.call(loop, session.store::reachableBytes))
+        .as("the session can reach little more than its first step")
+        .isLessThan(ResumableSession.ACK_BYTES * 8 / 3);
+    int total = 400;
+    ByteBuf req = PooledByteBufAllocator.DEFAULT.buffer();
+    Frames.writeRequestHeader(req, 1, FrameType.REQUEST_STREAM, 0, AcksWhenAsked.BATCH);
+    Frames.writePayload(req, null, Unpooled.copiedBuffer(total + ":1024", StandardCharsets.US_ASCII));
+    peer.send(req);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Loop.WAIT_SECONDS);
+    while (peer.payloads.get() < total && peer.errors.isEmpty() && System.nanoTime() < deadline) {
+      Loop.settle(loop);
+      Thread.onSpinWait();
+    }
+    assertThat(peer.errors).as("errors the peer got").isEmpty();
+    assertThat(peer.payloads.get()).as("messages the peer got of " + total).isEqualTo(total);
+    assertThat(peer.asked.get()).as("acknowledgements asked for").isPositive();
+    assertThat(Loop.call(loop, session.store::highWater))
+        .as("the most the store held")
+        .isLessThanOrEqualTo(Loop.call(loop, session.store::reachableBytes));
+    Loop.run(
+        loop,
+        () -> {
+          for (byte[] t : tokens) {
+            ResumableSession s = sessions.find(t);
+            if (s != null) {
+              s.conn.dispose();
+            }
+          }
+        });
+    Loop.settle(loop);
+    assertThat(sessions.storeBytes()).isZero();
+  }
+
+  /**
+   * A raw resumable client that acknowledges only when asked; counts what it gets, and asks for
+   * {@link #BATCH} more messages (of stream 1) each time it has {@link #BATCH}.
+   */
+  private final class AcksWhenAsked implements FrameReceiver {
+    static final int BATCH = 16;
+    final PipeTransport end;
+    final java.util.concurrent.atomic.AtomicInteger payloads = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    final List<String> errors = new CopyOnWriteArrayList<>();
+    private long received;
+
+    AcksWhenAsked() {
+      PipeTransport[] p = PipeTransport.pair(loop);
+      end = p[1];
+      Loop.run(
+          loop,
+          () -> {
+            ResumeGate.serve(p[0], serverOptions(), (s, r) -> responder, sessions, c -> {});
+            end.start(this);
+          });
+      serverEnds.add(p[0]);
+    }
+
+    void send(ByteBuf frame) {
+      Loop.run(
+          loop,
+          () -> {
+            end.write(frame);
+            end.flush();
+          });
+      Loop.settle(loop);
+    }
+
+    @Override
+    public int maxFrameSize() {
+      return Frames.MAX_FRAME_SIZE;
+    }
+
+    @Override
+    public int maxQueuedOutboundBytes() {
+      return 1 << 20;
+    }
+
+    @Override
+    public void onFrame(ByteBuf f) {
+      int type = Frames.type(f);
+      if (Frames.streamId(f) != 0 && ResumableSession.counted(type)) {
+        received += f.readableBytes();
+      }
+      if (type == FrameType.PAYLOAD) {
+        if (payloads.incrementAndGet() % BATCH == 0) {
+          ByteBuf more = PooledByteBufAllocator.DEFAULT.buffer();
+          Frames.writeRequestN(more, 1, BATCH);
+          end.write(more);
+          end.flush();
+        }
+      } else if (type == FrameType.ERROR) {
+        errors.add(Frames.errorMessage(f));
+      } else if (type == FrameType.KEEPALIVE && Frames.hasFlag(f, Frames.FLAG_KEEPALIVE_RESPOND)) {
+        asked.incrementAndGet();
+        ByteBuf ack = PooledByteBufAllocator.DEFAULT.buffer();
+        Frames.writeKeepAlive(ack, false, received, null);
+        end.write(ack);
+        end.flush();
+      }
+    }
+
+    @Override
+    public void onReadComplete() {}
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {}
+
+    @Override
+    public void onTransportError(Throwable cause) {}
+
+    @Override
+    public void onClosed() {}
   }
 
   /** Request data "K:SIZE": K messages, each its index padded with spaces to SIZE bytes. */

@@ -179,8 +179,8 @@ public final class StreamSubscription extends Downstream implements StreamListen
 
   /**
    * Ends the subscription with the §3.9 error of a request(n <= 0), once: before the start at once
-   * (nothing else signals then); once started as a task of the stream's event loop, where every
-   * other signal comes from (§1.3), cancelling the stream. For a request-response too: the core
+   * (nothing else signals then); once started on the stream's event loop ({@link OnStreamLoop}), where
+   * every other signal comes from (§1.3), cancelling the stream. For a request-response too: the core
    * ignores request(n) once it has started. A start that has not published its handle yet does
    * this when it has.
    */
@@ -205,11 +205,7 @@ public final class StreamSubscription extends Downstream implements StreamListen
             emitError(e);
           }
         };
-    try {
-      h.executor().execute(end);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
-      end.run(); // the loop is gone, and with it every other signal
-    }
+    OnStreamLoop.run(h, end);
   }
 
   private void releaseRequest() {

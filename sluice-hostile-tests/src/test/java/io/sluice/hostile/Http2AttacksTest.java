@@ -320,6 +320,45 @@ class Http2AttacksTest extends HostileTestBase {
         });
   }
 
+  /**
+   * PINGs on a connection whose one stream the server answered once and then waits on: PINGs
+   * count whether or not a stream is open, until the server next sends HEADERS or DATA. The stream
+   * mapping's engine hears each PING as a KEEPALIVE and may cut the flood with its own limit (16 a
+   * second) first; either way the server ends the connection with a GOAWAY.
+   */
+  @Test
+  void pingFloodWithAStreamOpen() throws Exception {
+    scenario(
+        "PING flood beside an open stream that gets nothing more (reads every ACK)",
+        port -> {
+          try (RawH2Peer p = connect(port)) {
+            p.send(endless(1));
+            p.fencedFlood(FLOOD, round -> repeat(250, i -> ping(false, (1L << 40) + round * 1000L + i)));
+            RawH2Peer.GoAway g = p.awaitGoAway(WAIT);
+            assertThat(g).as("GOAWAY from the server").isNotNull();
+            assertThat(p.awaitClosed(WAIT)).as("server closed the attacker after its GOAWAY").isTrue();
+            return g + ", then closed";
+          }
+        });
+  }
+
+  /**
+   * Frames netty answers with nothing, each cheap, from a peer that reads: WINDOW_UPDATE on the
+   * connection, PRIORITY on idle streams and SETTINGS acks nobody asked for.
+   */
+  @Test
+  void windowUpdatePrioritySettingsAckFlood() throws Exception {
+    scenario(
+        "WINDOW_UPDATE / PRIORITY / unsolicited SETTINGS ack flood (reads everything)",
+        port -> {
+          try (RawH2Peer p = connect(port)) {
+            p.fencedFlood(FLOOD, round -> repeat(100, i -> concat(
+                windowUpdate(0, 1), RawH2Peer.priority(2 * i + 1, 0, 16), RawH2Peer.settingsAck())));
+            return expectGoAway(p, ENHANCE_YOUR_CALM);
+          }
+        });
+  }
+
   @Test
   void emptyDataFlood() throws Exception {
     scenario(

@@ -105,6 +105,9 @@ final class InterceptedCalls {
       }
       Bridge<Req, Resp> b = new Bridge<>(Operators.serialize(actual), call, unary ? method : null);
       actual.onSubscribe(b);
+      if (b.subscribed()) {
+        return; // a request(n <= 0) inside onSubscribe: failed now, the call never started
+      }
       try {
         call.start(b, options.headers());
       } catch (RuntimeException e) {
@@ -137,6 +140,8 @@ final class InterceptedCalls {
     final Pump<Req> pump;
     private final AtomicBoolean done = new AtomicBoolean();
     private boolean started; // guarded by this
+    private boolean subscribing = true; // guarded by this: onSubscribe has not returned
+    private IllegalArgumentException badDemand; // guarded by this: a request(n <= 0) inside onSubscribe
     private long early; // guarded by this: demand before the start
     /** A unary call's method (exactly one response), or null. */
     private final MethodDescriptor<Req, Resp> unary;
@@ -158,6 +163,26 @@ final class InterceptedCalls {
       }
     }
 
+    /**
+     * The subscriber's onSubscribe has returned. True if it asked for {@code n <= 0} in it: the
+     * subscriber is failed now (unless it cancelled meanwhile), and the call is not to be started.
+     */
+    boolean subscribed() {
+      IllegalArgumentException e;
+      synchronized (this) {
+        subscribing = false;
+        e = badDemand;
+      }
+      if (e == null) {
+        return false;
+      }
+      if (done.compareAndSet(false, true)) {
+        pump.stop();
+        actual.onError(e);
+      }
+      return true;
+    }
+
     void started() {
       long n;
       synchronized (this) {
@@ -173,6 +198,14 @@ final class InterceptedCalls {
     @Override
     public void request(long n) {
       if (n <= 0) { // §3.9: the call is cancelled and the subscriber told why, as it is
+        synchronized (this) {
+          if (subscribing) { // told once onSubscribe has returned (§1.3, §3.3)
+            if (badDemand == null) {
+              badDemand = new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n);
+            }
+            return;
+          }
+        }
         fail(
             "the subscriber asked for " + n + " responses",
             new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n));

@@ -136,10 +136,13 @@ final class RequestFlux<Req extends MessageLite> extends Flux<Req> implements Su
   private void badDemand(long n) {
     IllegalArgumentException e =
         new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n);
-    terminate(e);
-    cancelled = true;
+    // The responses are cancelled and the call ended INTERNAL before the subscriber hears of it: a
+    // handler whose responses follow its requests passes the error on to them, and the UNKNOWN that
+    // error would end the call with must find it ended.
     onBadDemand.run();
     call.close(Status.of(Status.Code.INTERNAL, "the handler asked for " + n + " requests (Reactive Streams §3.9)"));
+    terminate(e);
+    cancelled = true;
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
+import io.sluice.flavor.OnStreamLoop;
 import io.sluice.flavor.RequesterPublisher;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
@@ -224,17 +225,7 @@ final class StreamCall<Req extends MessageLite, Resp extends MessageLite> extend
             failWith(e);
           }
         };
-    java.util.concurrent.Executor loop = h.executor();
-    if (loop instanceof io.netty.util.concurrent.EventExecutor
-        && ((io.netty.util.concurrent.EventExecutor) loop).inEventLoop()) {
-      end.run();
-      return;
-    }
-    try {
-      loop.execute(end);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
-      end.run(); // the loop is gone, and with it every other signal
-    }
+    OnStreamLoop.run(h, end);
   }
 
   /** Fails the subscriber once with {@code e} as it is. */

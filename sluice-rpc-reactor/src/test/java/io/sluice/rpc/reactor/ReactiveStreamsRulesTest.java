@@ -61,6 +61,8 @@ class ReactiveStreamsRulesTest {
     volatile CountDownLatch cancelled = new CountDownLatch(1);
     volatile CountDownLatch reached = new CountDownLatch(1);
     final BlockingQueue<Flux<EchoRequest>> chats = new LinkedBlockingQueue<>();
+    /** When set, chat answers with what this makes of its requests. */
+    volatile java.util.function.Function<Flux<EchoRequest>, Flux<EchoReply>> chatWith;
 
     @Override
     public Mono<EchoReply> say(EchoRequest request) {
@@ -88,6 +90,10 @@ class ReactiveStreamsRulesTest {
 
     @Override
     public Flux<EchoReply> chat(Flux<EchoRequest> requests) {
+      java.util.function.Function<Flux<EchoRequest>, Flux<EchoReply>> with = chatWith;
+      if (with != null) {
+        return with.apply(requests);
+      }
       CountDownLatch c = cancelled;
       chats.add(requests);
       return Flux.<EchoReply>never().doOnCancel(c::countDown);
@@ -136,6 +142,7 @@ class ReactiveStreamsRulesTest {
     service.cancelled = new CountDownLatch(1);
     service.reached = new CountDownLatch(1);
     service.chats.clear();
+    service.chatWith = null;
   }
 
   /** A call the server answers (an INTERNAL "completed without a response"): frames before it were handled. */
@@ -264,6 +271,69 @@ class ReactiveStreamsRulesTest {
     assertThat(caller.awaitError()).isInstanceOfSatisfying(
         StatusException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.INTERNAL));
     requests.tryEmitComplete();
+  }
+
+  /**
+   * A bidi handler whose responses follow its requests and that asks them for 0: the §3.9 error
+   * reaches its responses too, yet the call ends INTERNAL, as for a handler whose responses do not
+   * (before: the responses' error ended it UNKNOWN first).
+   */
+  @Test
+  void aHandlerWhoseResponsesFollowItsRequestsAskingForZeroEndsTheCallInternal() throws Exception {
+    CountDownLatch got = new CountDownLatch(1);
+    // The raw subscription: BaseSubscriber's own request(0) drops the call (Operators.validate).
+    java.util.concurrent.atomic.AtomicReference<Subscription> handler =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    service.chatWith =
+        requests ->
+            Flux.create(
+                sink -> {
+                  BaseSubscriber<EchoRequest> sub =
+                      new BaseSubscriber<EchoRequest>() {
+                        @Override
+                        protected void hookOnSubscribe(Subscription s) {
+                          handler.set(s);
+                          s.request(1);
+                        }
+
+                        @Override
+                        protected void hookOnNext(EchoRequest value) {
+                          got.countDown();
+                        }
+
+                        @Override
+                        protected void hookOnError(Throwable t) {
+                          sink.error(t); // the responses follow the requests, errors too
+                        }
+                      };
+                  requests.subscribe(sub);
+                });
+    Sinks.Many<EchoRequest> requests = Sinks.many().unicast().onBackpressureBuffer();
+    Recorder<EchoReply> caller = new Recorder<>(Long.MAX_VALUE);
+    client.chat(requests.asFlux()).subscribe(caller);
+    requests.tryEmitNext(req("one")).orThrow();
+    assertThat(got.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the call reached the handler").isTrue();
+    handler.get().request(0); // from the handler's own thread, between signals
+    assertThat(caller.awaitError()).isInstanceOfSatisfying(
+        StatusException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.INTERNAL));
+    requests.tryEmitComplete();
+  }
+
+  /**
+   * request(0) inside onSubscribe of a call through an interceptor: the error comes once
+   * onSubscribe has returned, and nothing is sent (before: onError inside onSubscribe, §1.3/§3.3,
+   * and the call started all the same).
+   */
+  @Test
+  void interceptedRequestZeroInsideOnSubscribeFailsAfterItReturned() throws Exception {
+    for (Flux<EchoReply> call : List.of(intercepted.say(req("held")).flux(), intercepted.repeat(req("g")))) {
+      Recorder<EchoReply> r = new Recorder<>(0);
+      call.subscribe(r);
+      assertThat(r.awaitError()).isInstanceOf(IllegalArgumentException.class);
+      assertThat(r.signals).containsExactly("onSubscribe returned", "error IllegalArgumentException");
+    }
+    roundTrip();
+    assertThat(service.reached.getCount()).as("nothing reached the server").isEqualTo(1);
   }
 
   /** A handler that subscribes to its request stream only after the call was cancelled still gets its end. */

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DecoratingHttp2ConnectionEncoder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
@@ -163,19 +164,18 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   private int lastOpened = -1;
   private final List<int[]> skipped = new ArrayList<>();
   /**
-   * Server: SETTINGS, and PINGs while no stream is open, at most this many per {@link
-   * #CONTROL_FLOOD_WINDOW_NANOS}; one more is a connection error ENHANCE_YOUR_CALM. A client sends
-   * one or two SETTINGS per connection and keepalive PINGs seconds apart; PINGs while streams are
-   * open are not counted (grpc-java and grpc-go measure bandwidth with them while data flows), and
-   * netty's bound on queued control frames still covers those. Without this, a peer that floods
-   * SETTINGS or PINGs at a rate the socket buffers absorb (the ACKs go out, nothing is queued)
-   * keeps the server busy with nothing to cut it on.
+   * Server: control frames a client may send without an answer of the server's, at most this
+   * many per {@link #CONTROL_FLOOD_WINDOW_NANOS}; one more is a connection error
+   * ENHANCE_YOUR_CALM (see {@link ControlFrameBudget}: SETTINGS and their acks count for the
+   * window, PINGs, WINDOW_UPDATEs, PRIORITY and unknown frames until the server next sends HEADERS
+   * or DATA). Without it, a flood at a rate the socket buffers absorb (the ACKs go out, nothing is
+   * queued for netty's bound on queued control frames) keeps the server busy with nothing to cut
+   * it on.
    */
   public static final int MAX_CONTROL_FRAMES = 1_000;
 
   static final long CONTROL_FLOOD_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
-  private long controlWindowStart;
-  private int controlFrames;
+  private final ControlFrameBudget controlFrames;
 
   /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
   private int maxEarlyResets = Integer.MAX_VALUE;
@@ -185,8 +185,13 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Server: the first client stream opened in the current read (ids grow), or MAX_VALUE. */
   private int firstOpenedThisRead = Integer.MAX_VALUE;
 
-  private H2Handler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
-    super(decoder, encoder, settings);
+  private H2Handler(
+      Http2ConnectionDecoder decoder,
+      Http2ConnectionEncoder encoder,
+      Http2Settings settings,
+      ControlFrameBudget controlFrames) {
+    super(decoder, new AnswerWatch(encoder, controlFrames), settings);
+    this.controlFrames = controlFrames;
     decoder.frameListener(this);
     sinkKey = connection().newKey();
     discardKey = connection().newKey();
@@ -316,6 +321,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       // The peer's SETTINGS are acknowledged in onSettingsRead, after the router answered the
       // client's preface: a SETTINGS frame the router sends then goes before the ACK.
       autoAckSettingsFrame(false);
+      // A peer that does not read its PING and SETTINGS acks (CVE-2019-9512/9515): netty's bound on
+      // queued control frames, its default made explicit. Peers that read are bounded by
+      // ControlFrameBudget.
+      encoderEnforceMaxQueuedControlFrames(Http2CodecUtil.DEFAULT_MAX_QUEUED_CONTROL_FRAMES);
       return this;
     }
 
@@ -332,7 +341,46 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     @Override
     protected H2Handler build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-      return new H2Handler(decoder, encoder, initialSettings);
+      return new H2Handler(
+          decoder, encoder, initialSettings, new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS));
+    }
+  }
+
+  /**
+   * The encoder every write of the application goes through: HEADERS and DATA (queued, as
+   * grpc-java counts them) tell the {@link ControlFrameBudget} that the server answers.
+   */
+  private static final class AnswerWatch extends DecoratingHttp2ConnectionEncoder {
+    private final ControlFrameBudget budget;
+
+    AnswerWatch(Http2ConnectionEncoder delegate, ControlFrameBudget budget) {
+      super(delegate);
+      this.budget = budget;
+    }
+
+    @Override
+    public io.netty.channel.ChannelFuture writeHeaders(
+        ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endStream,
+        ChannelPromise promise) {
+      budget.answered();
+      return super.writeHeaders(ctx, streamId, headers, padding, endStream, promise);
+    }
+
+    @Override
+    public io.netty.channel.ChannelFuture writeHeaders(
+        ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency, short weight,
+        boolean exclusive, int padding, boolean endStream, ChannelPromise promise) {
+      budget.answered();
+      return super.writeHeaders(
+          ctx, streamId, headers, streamDependency, weight, exclusive, padding, endStream, promise);
+    }
+
+    @Override
+    public io.netty.channel.ChannelFuture writeData(
+        ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endStream,
+        ChannelPromise promise) {
+      budget.answered();
+      return super.writeData(ctx, streamId, data, padding, endStream, promise);
     }
   }
 
@@ -412,29 +460,22 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return super.resetStream(ctx, streamId, errorCode, promise);
   }
 
+  /** A server's count of control frames (see {@link #MAX_CONTROL_FRAMES}); a client counts none. */
+  private void controlFrame(boolean settings, String what) throws Http2Exception {
+    if (!connection().isServer()) {
+      return;
+    }
+    if (settings) {
+      controlFrames.settings(what);
+    } else {
+      controlFrames.other(what);
+    }
+  }
+
   /**
    * A server's count of early resets (see the class comment). One more than {@link
    * Limits#maxEarlyResets} within the window is a connection error.
    */
-  /** A server's count of SETTINGS and idle PINGs (see {@link #MAX_CONTROL_FRAMES}). */
-  private void controlFrame(String what) throws Http2Exception {
-    if (!connection().isServer()) {
-      return;
-    }
-    long now = System.nanoTime();
-    if (controlFrames == 0 || now - controlWindowStart >= CONTROL_FLOOD_WINDOW_NANOS) {
-      controlWindowStart = now;
-      controlFrames = 0;
-    }
-    if (++controlFrames > MAX_CONTROL_FRAMES) {
-      throw new Http2Exception(
-          Http2Error.ENHANCE_YOUR_CALM,
-          "more than " + MAX_CONTROL_FRAMES + " SETTINGS and idle PING frames within "
-              + TimeUnit.NANOSECONDS.toMillis(CONTROL_FLOOD_WINDOW_NANOS) + " ms (" + what + " flood)",
-          Http2Exception.ShutdownHint.HARD_SHUTDOWN);
-    }
-  }
-
   private void earlyReset() throws Http2Exception {
     long now = System.nanoTime();
     if (now - earlyResetWindowStart >= earlyResetWindowNanos) {
@@ -726,7 +767,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   @Override
   public void onPriorityRead(
-      ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive) {}
+      ChannelHandlerContext ctx, int streamId, int streamDependency, short weight, boolean exclusive)
+      throws Http2Exception {
+    controlFrame(false, "PRIORITY");
+  }
 
   @Override
   public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) throws Http2Exception {
@@ -748,7 +792,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onSettingsAckRead(ChannelHandlerContext ctx) {
+  public void onSettingsAckRead(ChannelHandlerContext ctx) throws Http2Exception {
+    controlFrame(true, "SETTINGS ack");
     if (connection().isServer()) {
       raiseRemoteCap();
     }
@@ -756,7 +801,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   @Override
   public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) throws Http2Exception {
-    controlFrame("SETTINGS");
+    controlFrame(true, "SETTINGS");
     if (!settingsSeen) {
       settingsSeen = true;
       if (router != null) {
@@ -773,16 +818,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   @Override
   public void onPingRead(ChannelHandlerContext ctx, long data) throws Http2Exception {
-    if (connection().numActiveStreams() == 0) {
-      controlFrame("PING");
-    }
+    controlFrame(false, "PING");
     for (int i = 0; i < listeners.size(); i++) {
       listeners.get(i).onPing(data);
     }
   }
 
   @Override
-  public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+  public void onPingAckRead(ChannelHandlerContext ctx, long data) throws Http2Exception {
+    controlFrame(false, "PING ack");
     for (int i = 0; i < listeners.size(); i++) {
       listeners.get(i).onPingAck(data);
     }
@@ -804,11 +848,17 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
-  public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
+  public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement)
+      throws Http2Exception {
+    controlFrame(false, "WINDOW_UPDATE");
+  }
 
   @Override
   public void onUnknownFrame(
-      ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload) {}
+      ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload)
+      throws Http2Exception {
+    controlFrame(false, "unknown frame");
+  }
 
   /** Sends GOAWAY with {@code debug} (released here) and keeps the connection open. */
   public void goAway(long errorCode, ByteBuf debug) {

@@ -11,14 +11,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server's bound on SETTINGS and idle PING frames ({@link H2Handler#MAX_CONTROL_FRAMES} per
- * 10 s): the frames are fed to the server's handler on an embedded channel, and what it writes
- * back is read frame by frame.
+ * A server's bound on control frames ({@link H2Handler#MAX_CONTROL_FRAMES} per 10 s): SETTINGS and
+ * SETTINGS acks always; PINGs, PING acks, WINDOW_UPDATEs, PRIORITY and unknown frames until the
+ * server next sends HEADERS or DATA. The frames are fed to the server's handler on an embedded
+ * channel, and what it writes back is read frame by frame.
  */
 class ControlFrameFloodTest {
   private static final int SETTINGS = 0x4;
   private static final int PING = 0x6;
   private static final int GOAWAY = 0x7;
+  private static final int HEADERS = 0x1;
+  private static final int PRIORITY = 0x2;
+  private static final int WINDOW_UPDATE = 0x8;
+  private static final int FLAG_ACK = 0x1;
   private static final long ENHANCE_YOUR_CALM = 0xb;
 
   private static EmbeddedChannel server() {
@@ -29,9 +34,73 @@ class ControlFrameFloodTest {
   }
 
   private static ByteBuf frame(int type, int payloadLength) {
+    return frame(type, 0, 0, payloadLength);
+  }
+
+  private static ByteBuf frame(int type, int flags, int streamId, int payloadLength) {
     ByteBuf b = Unpooled.buffer(9 + payloadLength);
-    b.writeMedium(payloadLength).writeByte(type).writeByte(0).writeInt(0);
+    b.writeMedium(payloadLength).writeByte(type).writeByte(flags).writeInt(streamId);
     b.writeZero(payloadLength);
+    return b;
+  }
+
+  private static ByteBuf windowUpdate(int streamId) {
+    ByteBuf b = Unpooled.buffer(13);
+    b.writeMedium(4).writeByte(WINDOW_UPDATE).writeByte(0).writeInt(streamId).writeInt(1);
+    return b;
+  }
+
+  private static ByteBuf priority(int streamId) {
+    ByteBuf b = Unpooled.buffer(14);
+    b.writeMedium(5).writeByte(PRIORITY).writeByte(0).writeInt(streamId).writeInt(0).writeByte(15);
+    return b;
+  }
+
+  /** A server whose router opens every request stream and answers nothing (a sink kept). */
+  private static EmbeddedChannel serverWithOpenStreams(List<io.netty.handler.codec.http2.Http2Stream> opened) {
+    H2Handler.Router router =
+        (handler, stream, headers, endStream) -> {
+          opened.add(stream);
+          return new H2Handler.StreamSink() {
+            @Override
+            public void onHeaders(
+                io.netty.handler.codec.http2.Http2Stream s,
+                io.netty.handler.codec.http2.Http2Headers h,
+                boolean end) {}
+
+            @Override
+            public int onData(io.netty.handler.codec.http2.Http2Stream s, ByteBuf data, int padding, boolean end) {
+              return data.readableBytes() + padding;
+            }
+
+            @Override
+            public void onReset(io.netty.handler.codec.http2.Http2Stream s, long errorCode) {}
+
+            @Override
+            public void onClosed(io.netty.handler.codec.http2.Http2Stream s) {}
+          };
+        };
+    EmbeddedChannel ch =
+        new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(100, 65_535, 8192, false), router));
+    ch.writeInbound(Unpooled.wrappedBuffer(Http2CodecUtil.connectionPrefaceBuf()));
+    ch.writeInbound(frame(SETTINGS, 0));
+    return ch;
+  }
+
+  /** HEADERS (END_HEADERS) opening a request on {@code streamId}, its fields HPACK-encoded. */
+  private static ByteBuf request(int streamId) throws Exception {
+    io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder encoder =
+        new io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder();
+    ByteBuf block = Unpooled.buffer();
+    encoder.encodeHeaders(
+        streamId,
+        new io.netty.handler.codec.http2.DefaultHttp2Headers()
+            .method("POST").scheme("http").authority("127.0.0.1").path("/x"),
+        block);
+    ByteBuf b = Unpooled.buffer(9 + block.readableBytes());
+    b.writeMedium(block.readableBytes()).writeByte(HEADERS).writeByte(0x4).writeInt(streamId);
+    b.writeBytes(block);
+    block.release();
     return b;
   }
 
@@ -83,6 +152,99 @@ class ControlFrameFloodTest {
     }
     assertThat(goAwayCalm(written(ch))).isFalse();
     ch.writeInbound(frame(PING, 8));
+    assertThat(goAwayCalm(written(ch))).as("GOAWAY(ENHANCE_YOUR_CALM) one past the bound").isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void pingsWhileAStreamIsOpenCountUntilTheServerSendsHeadersOrData() throws Exception {
+    List<io.netty.handler.codec.http2.Http2Stream> opened = new ArrayList<>();
+    EmbeddedChannel ch = serverWithOpenStreams(opened);
+    ch.writeInbound(request(1));
+    assertThat(opened).as("the stream is open, unanswered").hasSize(1);
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+      ch.writeInbound(frame(PING, 8));
+    }
+    assertThat(goAwayCalm(written(ch))).isFalse();
+    ch.writeInbound(frame(PING, 8));
+    assertThat(goAwayCalm(written(ch)))
+        .as("GOAWAY(ENHANCE_YOUR_CALM): PINGs on a connection whose stream got nothing")
+        .isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void theServersHeadersOrDataStartTheCountOfPingsAfresh() throws Exception {
+    List<io.netty.handler.codec.http2.Http2Stream> opened = new ArrayList<>();
+    EmbeddedChannel ch = serverWithOpenStreams(opened);
+    ch.writeInbound(request(1));
+    H2Handler h = ch.pipeline().get(H2Handler.class);
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+        ch.writeInbound(frame(PING, 8));
+      }
+      // An answer, as grpc-java's bandwidth probes meet while data flows: the count starts again.
+      if (round == 0) {
+        h.encoder().writeHeaders(h.ctx(), 1,
+            new io.netty.handler.codec.http2.DefaultHttp2Headers().status("200"), 0, false, h.newPromise());
+      } else {
+        h.encoder().writeData(h.ctx(), 1, Unpooled.wrappedBuffer(new byte[] {1}), 0, false, h.newPromise());
+      }
+      h.flushNow();
+    }
+    assertThat(goAwayCalm(written(ch))).as("GOAWAY while the server answers").isFalse();
+    assertThat(ch.isOpen()).isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void settingsAcksCountTowardsTheBound() {
+    EmbeddedChannel ch = server();
+    ch.writeInbound(frame(SETTINGS, 0));
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+      ch.writeInbound(frame(SETTINGS, FLAG_ACK, 0, 0));
+    }
+    assertThat(goAwayCalm(written(ch))).isFalse();
+    ch.writeInbound(frame(SETTINGS, FLAG_ACK, 0, 0));
+    assertThat(goAwayCalm(written(ch))).as("GOAWAY(ENHANCE_YOUR_CALM) one past the bound").isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void windowUpdatesCountTowardsTheBound() {
+    EmbeddedChannel ch = server();
+    ch.writeInbound(frame(SETTINGS, 0));
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+      ch.writeInbound(windowUpdate(0));
+    }
+    assertThat(goAwayCalm(written(ch))).isFalse();
+    ch.writeInbound(windowUpdate(0));
+    assertThat(goAwayCalm(written(ch))).as("GOAWAY(ENHANCE_YOUR_CALM) one past the bound").isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void priorityFramesCountTowardsTheBound() {
+    EmbeddedChannel ch = server();
+    ch.writeInbound(frame(SETTINGS, 0));
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+      ch.writeInbound(priority(2 * i + 1));
+    }
+    assertThat(goAwayCalm(written(ch))).isFalse();
+    ch.writeInbound(priority(2 * H2Handler.MAX_CONTROL_FRAMES - 1));
+    assertThat(goAwayCalm(written(ch))).as("GOAWAY(ENHANCE_YOUR_CALM) one past the bound").isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void unknownFramesCountTowardsTheBound() {
+    EmbeddedChannel ch = server();
+    ch.writeInbound(frame(SETTINGS, 0));
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES - 1; i++) {
+      ch.writeInbound(frame(0x42, 4));
+    }
+    assertThat(goAwayCalm(written(ch))).isFalse();
+    ch.writeInbound(frame(0x42, 4));
     assertThat(goAwayCalm(written(ch))).as("GOAWAY(ENHANCE_YOUR_CALM) one past the bound").isTrue();
     ch.finishAndReleaseAll();
   }
