@@ -15,6 +15,7 @@ import io.sluice.internal.frame.Frames;
 import io.sluice.lease.RequestStats;
 import io.sluice.lease.RequestStats.Outcome;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The state of one live stream: both halves, request-n accounting in each direction, and the
@@ -69,8 +70,8 @@ final class StreamState implements StreamHandle {
   /**
    * Windows a producer may be granted within one event-loop task. A synchronous producer (one
    * that emits inside onRequest) would otherwise keep the loop busy until the transport is full,
-   * delaying reads, other streams and the flush; past this budget the pump yields and continues in
-   * a later task.
+   * delaying reads, other streams and the flush; past this budget the pump yields and continues
+   * after the loop's next I/O pass (see {@link #schedulePump}).
    */
   static final int PUMP_ROUNDS_PER_TASK = 4;
   boolean blocked;
@@ -435,14 +436,24 @@ final class StreamState implements StreamHandle {
     }
   }
 
+  /**
+   * Continues the pump as a scheduled task due at once, not as a plain task: a netty event loop
+   * runs queued tasks in batches (64 between clock checks, up to a second) before its next I/O
+   * pass, and a pump that queued itself again would run a batch of rounds back to back, so a
+   * CANCEL, REQUEST_N or keepalive already in the socket waited for tens of thousands of messages
+   * (seconds on a loaded machine). Scheduled tasks are taken only at the start of a batch, so this
+   * one runs after the next I/O pass.
+   */
   private void schedulePump() {
     if (!pumpScheduled) {
       pumpScheduled = true;
-      conn.loop.execute(
+      conn.loop.schedule(
           () -> {
             pumpScheduled = false;
             pump();
-          });
+          },
+          0,
+          TimeUnit.NANOSECONDS);
     }
   }
 

@@ -103,6 +103,13 @@ class Http2ServerStopTest {
                 (setup, requester) ->
                     new Responder() {
                       @Override
+                      public StreamListener requestResponse(Message request, StreamHandle response) {
+                        request.release();
+                        response.nextAndComplete(TestMessages.pooled("served"));
+                        return StreamListener.DISCARDING;
+                      }
+
+                      @Override
                       public StreamListener requestStream(Message request, StreamHandle stream) {
                         request.release();
                         held.add(stream);
@@ -129,10 +136,12 @@ class Http2ServerStopTest {
 
     CompletableFuture<Void> stopped = server.stop(Duration.ofSeconds(WAIT * 2));
     server.onClose().get(WAIT, TimeUnit.SECONDS);
-    // GOAWAY: the client starts nothing new on this connection.
-    Events late = new Events();
+    // GOAWAY: the client starts nothing new on this connection. A request it sent before the
+    // GOAWAY reached it is refused too (above the GOAWAY's last stream), and what the client sends
+    // on that stream meanwhile must not end the connection and the live stream with it.
     String lateSignal = null;
     for (int i = 0; i < 200 && lateSignal == null; i++) {
+      Events late = new Events();
       client.requestResponse(TestMessages.pooled("late"), late);
       lateSignal = late.take();
       if (!lateSignal.equals("error")) {
