@@ -59,11 +59,49 @@ final class Orchestrator {
   Result throughput(
       String impl, String interaction, int size, int window, int warmup, int seconds)
       throws IOException, InterruptedException {
-    Child server = null;
+    Child server = startServer(impl, interaction, size);
+    try {
+      return throughput(server, server.listening(), impl, interaction, size, window, warmup, seconds);
+    } finally {
+      server.stop();
+    }
+  }
+
+  /** One client run of {@link #throughputs}: the interaction and the requests kept outstanding. */
+  record Load(String interaction, int window) {}
+
+  /**
+   * Runs {@code loads} one after the other against one server process of {@code impl}, each with
+   * a new client process and its own {@code MARK} ... {@code REPORT} on both (each result counts
+   * only its own run). For a quick check that an impl moves messages of several kinds, which needs
+   * no fresh server per kind: a server answers every interaction with {@code size} bytes, but
+   * counts {@code fnf} only when started for it (not allowed here).
+   */
+  List<Result> throughputs(String impl, int size, int warmup, int seconds, List<Load> loads)
+      throws IOException, InterruptedException {
+    if (loads.isEmpty() || loads.stream().anyMatch(l -> l.interaction().equals("fnf"))) {
+      throw new IllegalArgumentException("the loads of one server: at least one, and no fnf");
+    }
+    Child server = startServer(impl, loads.get(0).interaction(), size);
+    try {
+      int port = server.listening();
+      List<Result> results = new ArrayList<>();
+      for (Load l : loads) {
+        results.add(
+            throughput(server, port, impl, l.interaction(), size, l.window(), warmup, seconds));
+      }
+      return results;
+    } finally {
+      server.stop();
+    }
+  }
+
+  /** One client run against {@code server}, which listens on {@code port}; the client is stopped. */
+  private Result throughput(
+      Child server, int port, String impl, String interaction, int size, int window, int warmup,
+      int seconds) throws IOException, InterruptedException {
     Child client = null;
     try {
-      server = startServer(impl, interaction, size);
-      int port = server.listening();
       client = Child.start(command(impl, 1, false, "client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--window", String.valueOf(window),
@@ -107,9 +145,6 @@ final class Orchestrator {
     } finally {
       if (client != null) {
         client.stop();
-      }
-      if (server != null) {
-        server.stop();
       }
     }
   }
