@@ -106,16 +106,30 @@ final class Orchestrator {
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--window", String.valueOf(window),
           // For fnf the server counts; the client sends a little longer than it is read, and
-          // always outlives the last count long enough to answer REPORT.
-          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3))));
+          // always outlives the last count long enough to answer REPORT (without warm-up, also
+          // the start-up seconds below; the orchestrator ends it in any case).
+          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3)
+              + (warmup == 0 ? LINE_TIMEOUT_SECONDS : 0))));
       Child counting = interaction.equals("fnf") ? server : client;
       if (warmup == 0) {
         server.send("MARK");
         client.send("MARK");
       }
       List<Long> samples = new ArrayList<>();
-      for (int s = 0; s < warmup + seconds; s++) {
+      // Without warm-up, the client's seconds before its first message are start-up (a cold JVM
+      // on a loaded machine may connect and move nothing in its first second), not measured ones;
+      // at most LINE_TIMEOUT_SECONDS of them. (fnf: the server counts from its first message.)
+      int startUp = warmup == 0 && counting == client ? (int) LINE_TIMEOUT_SECONDS : 0;
+      int s = 0;
+      while (s < warmup + seconds) {
         long n = counting.count();
+        if (startUp > 0 && n == 0) {
+          startUp--;
+          out.println("received messages: 0 (start-up)");
+          out.flush();
+          continue;
+        }
+        startUp = 0;
         boolean warm = s < warmup;
         out.println("received messages: " + n + (warm ? " (warm-up)" : ""));
         out.flush();
@@ -125,6 +139,7 @@ final class Orchestrator {
         } else if (!warm) {
           samples.add(n);
         }
+        s++;
       }
       server.send("REPORT");
       client.send("REPORT");
