@@ -59,25 +59,77 @@ final class Orchestrator {
   Result throughput(
       String impl, String interaction, int size, int window, int warmup, int seconds)
       throws IOException, InterruptedException {
-    Child server = null;
+    Child server = startServer(impl, interaction, size);
+    try {
+      return throughput(server, server.listening(), impl, interaction, size, window, warmup, seconds);
+    } finally {
+      server.stop();
+    }
+  }
+
+  /** One client run of {@link #throughputs}: the interaction and the requests kept outstanding. */
+  record Load(String interaction, int window) {}
+
+  /**
+   * Runs {@code loads} one after the other against one server process of {@code impl}, each with
+   * a new client process and its own {@code MARK} ... {@code REPORT} on both (each result counts
+   * only its own run). For a quick check that an impl moves messages of several kinds, which needs
+   * no fresh server per kind: a server answers every interaction with {@code size} bytes, but
+   * counts {@code fnf} only when started for it (not allowed here).
+   */
+  List<Result> throughputs(String impl, int size, int warmup, int seconds, List<Load> loads)
+      throws IOException, InterruptedException {
+    if (loads.isEmpty() || loads.stream().anyMatch(l -> l.interaction().equals("fnf"))) {
+      throw new IllegalArgumentException("the loads of one server: at least one, and no fnf");
+    }
+    Child server = startServer(impl, loads.get(0).interaction(), size);
+    try {
+      int port = server.listening();
+      List<Result> results = new ArrayList<>();
+      for (Load l : loads) {
+        results.add(
+            throughput(server, port, impl, l.interaction(), size, l.window(), warmup, seconds));
+      }
+      return results;
+    } finally {
+      server.stop();
+    }
+  }
+
+  /** One client run against {@code server}, which listens on {@code port}; the client is stopped. */
+  private Result throughput(
+      Child server, int port, String impl, String interaction, int size, int window, int warmup,
+      int seconds) throws IOException, InterruptedException {
     Child client = null;
     try {
-      server = startServer(impl, interaction, size);
-      int port = server.listening();
       client = Child.start(command(impl, 1, false, "client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--window", String.valueOf(window),
           // For fnf the server counts; the client sends a little longer than it is read, and
-          // always outlives the last count long enough to answer REPORT.
-          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3))));
+          // always outlives the last count long enough to answer REPORT (without warm-up, also
+          // the start-up seconds below; the orchestrator ends it in any case).
+          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3)
+              + (warmup == 0 ? LINE_TIMEOUT_SECONDS : 0))));
       Child counting = interaction.equals("fnf") ? server : client;
       if (warmup == 0) {
         server.send("MARK");
         client.send("MARK");
       }
       List<Long> samples = new ArrayList<>();
-      for (int s = 0; s < warmup + seconds; s++) {
+      // Without warm-up, the client's seconds before its first message are start-up (a cold JVM
+      // on a loaded machine may connect and move nothing in its first second), not measured ones;
+      // at most LINE_TIMEOUT_SECONDS of them. (fnf: the server counts from its first message.)
+      int startUp = warmup == 0 && counting == client ? (int) LINE_TIMEOUT_SECONDS : 0;
+      int s = 0;
+      while (s < warmup + seconds) {
         long n = counting.count();
+        if (startUp > 0 && n == 0) {
+          startUp--;
+          out.println("received messages: 0 (start-up)");
+          out.flush();
+          continue;
+        }
+        startUp = 0;
         boolean warm = s < warmup;
         out.println("received messages: " + n + (warm ? " (warm-up)" : ""));
         out.flush();
@@ -87,6 +139,7 @@ final class Orchestrator {
         } else if (!warm) {
           samples.add(n);
         }
+        s++;
       }
       server.send("REPORT");
       client.send("REPORT");
@@ -107,9 +160,6 @@ final class Orchestrator {
     } finally {
       if (client != null) {
         client.stop();
-      }
-      if (server != null) {
-        server.stop();
       }
     }
   }

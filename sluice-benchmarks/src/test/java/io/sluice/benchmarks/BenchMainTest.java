@@ -128,7 +128,7 @@ class BenchMainTest {
   }
 
   /**
-   * {@code --compare-grpc} in a tiny configuration (1 s of warm-up, 1 s measured; pinned only
+   * {@code --compare-grpc} in a tiny configuration (no warm-up, 1 s measured; pinned only
    * where taskset and two CPUs are): every run starts, and every RESULT line and the table come
    * out. Their values are not checked (a shared machine decides them).
    */
@@ -138,7 +138,7 @@ class BenchMainTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = BenchMain.run(
-        new String[] {"bench", "--compare-grpc", "--warmup", "1", "--seconds", "1"},
+        new String[] {"bench", "--compare-grpc", "--warmup", "0", "--seconds", "1"},
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
     String printed = out.toString(StandardCharsets.UTF_8);
@@ -279,7 +279,8 @@ class BenchMainTest {
 
   /**
    * Two real pairs taking turns under SIGSTOP / SIGCONT, twice with new processes: every turn of
-   * both moved messages and the PAIR line came out. Needs taskset and two CPUs, as the interleaved mode itself does.
+   * both moved messages and the PAIR line came out (no warm-up: each pair's first message is
+   * awaited before the turns). Needs taskset and two CPUs, as the interleaved mode itself does.
    */
   @Test
   @Timeout(180) // hang guard only
@@ -287,7 +288,7 @@ class BenchMainTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
     Assumptions.assumeTrue(o.pinned(), "taskset and two CPUs");
-    Orchestrator.Pair p = o.interleaved("sluice", "sluice-reactor", "stream", 8, 1, 2, 2, 300, 100);
+    Orchestrator.Pair p = o.interleaved("sluice", "sluice-reactor", "stream", 8, 0, 2, 2, 300, 100);
     assertThat(Arrays.stream(p.aRates()).boxed()).hasSize(4).allSatisfy(r -> assertThat(r).isPositive());
     assertThat(Arrays.stream(p.bRates()).boxed()).hasSize(4).allSatisfy(r -> assertThat(r).isPositive());
     assertThat(out.toString(StandardCharsets.UTF_8))
@@ -308,8 +309,12 @@ class BenchMainTest {
   void sluiceStreamAndRequestResponseRunEndToEnd() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
-    Orchestrator.Result stream = o.throughput("sluice", "stream", 8, 512, 1, 2);
-    Orchestrator.Result rr = o.throughput("sluice", "rr", 8, 64, 1, 2);
+    // One server process, a client for each interaction in turn; one second each, no warm-up
+    // (FlavorImplsTest runs every flavor so).
+    List<Orchestrator.Result> runs = o.throughputs("sluice", 8, 0, 1,
+        List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    Orchestrator.Result stream = runs.get(0);
+    Orchestrator.Result rr = runs.get(1);
     assertThat(stream.median()).isPositive();
     assertThat(rr.median()).isPositive();
     // Bytes the server's event-loop threads allocated per message: allocation counts never go

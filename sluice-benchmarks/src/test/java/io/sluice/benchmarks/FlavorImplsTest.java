@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,8 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each flavor impl and sluice-rpc in real server and client JVMs (as {@code ./sluice bench} runs
- * them), one second of stream and one of rr: asserts only that messages flowed and a RESULT line
- * came out. No timing is asserted.
+ * them), one second of stream and one of rr (two clients in turn against one server process):
+ * asserts only that messages flowed and a RESULT line came out. No timing is asserted.
  */
 class FlavorImplsTest {
 
@@ -35,8 +36,11 @@ class FlavorImplsTest {
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
-    Orchestrator.Result stream = o.throughput(impl, "stream", 8, 512, 0, 1);
-    Orchestrator.Result rr = o.throughput(impl, "rr", 8, 64, 0, 1);
+    // One server process for both runs (a new client each): a server answers both alike.
+    List<Orchestrator.Result> runs = o.throughputs(impl, 8, 0, 1,
+        List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    Orchestrator.Result stream = runs.get(0);
+    Orchestrator.Result rr = runs.get(1);
     assertThat(stream.median()).as(impl + " stream").isPositive();
     assertThat(rr.median()).as(impl + " rr").isPositive();
     assertThat(out.toString(StandardCharsets.UTF_8))

@@ -445,11 +445,9 @@ class CallCommandTest {
   /** As ./sluice runs it: its own JVM, stdin piped, the exit code from System.exit. */
   @Test
   void inItsOwnJvmStdinAndTheExitCodeAreReal() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String cp = System.getProperty("java.class.path");
     Process ok =
-        new ProcessBuilder(java, "-cp", cp, Main.class.getName(), "call", "-d", "@", interop("grpc"),
-                "grpc.testing.TestService/StreamingInputCall")
+        new ProcessBuilder(ChildJvm.command("call", "-d", "@", interop("grpc"),
+                "grpc.testing.TestService/StreamingInputCall"))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     ok.getOutputStream().write("{\"payload\":{\"body\":\"AAAA\"}}\n{}\n".getBytes(StandardCharsets.UTF_8));
@@ -460,9 +458,9 @@ class CallCommandTest {
     assertThat(out.strip()).isEqualTo("{\"aggregatedPayloadSize\":3}");
 
     Process failing =
-        new ProcessBuilder(java, "-cp", cp, Main.class.getName(), "call", "-d",
+        new ProcessBuilder(ChildJvm.command("call", "-d",
                 "{\"responseStatus\": {\"code\": 3, \"message\": \"bad\"}}", interop("grpc"),
-                "grpc.testing.TestService/UnaryCall")
+                "grpc.testing.TestService/UnaryCall"))
             .start();
     failing.getOutputStream().close();
     String err = new String(failing.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -58,9 +58,7 @@ class ConsolePageTest {
   }
 
   private static Process start(String... args) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-    cmd.addAll(List.of(args));
+    List<String> cmd = ChildJvm.command(args);
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
   }
 

@@ -36,10 +36,7 @@ class GrpcTestCommandsTest {
   }
 
   private static Process start(String... options) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new java.util.ArrayList<>(List.of(
-        java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "grpc-test-server", "--port", "0"));
+    List<String> cmd = ChildJvm.command("grpc-test-server", "--port", "0");
     cmd.addAll(List.of(options));
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
   }

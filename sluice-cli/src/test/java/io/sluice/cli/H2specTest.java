@@ -146,9 +146,7 @@ class H2specTest {
   }
 
   private static Process start(String... command) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-    cmd.addAll(List.of(command));
+    List<String> cmd = ChildJvm.command(command);
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
   }
 

@@ -44,9 +44,7 @@ class MetricsPortTest {
   }
 
   private Process start(String... args) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-    cmd.addAll(List.of(args));
+    List<String> cmd = ChildJvm.command(args);
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     started.add(p);
     return p;

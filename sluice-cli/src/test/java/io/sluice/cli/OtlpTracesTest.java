@@ -67,9 +67,7 @@ class OtlpTracesTest {
   }
 
   private Process start(Map<String, String> env, String... args) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-    cmd.addAll(List.of(args));
+    List<String> cmd = ChildJvm.command(args);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
     pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
     pb.environment().putAll(env);

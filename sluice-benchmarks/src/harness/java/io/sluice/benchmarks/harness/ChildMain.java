@@ -32,7 +32,8 @@ import org.HdrHistogram.Recorder;
  * answers {@code MARK}, {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC}
  * is 0; its {@code COUNT} is the messages it received). The orchestrator's interleaved mode stops and continues whole
  * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
- * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line.
+ * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line
+ * (the warm-up starts with the first completed operation).
  */
 public final class ChildMain {
   private ChildMain() {}
@@ -109,11 +110,22 @@ public final class ChildMain {
     impl.latency(port, interaction, size, concurrency, recorder::recordValue);
     Histogram total = null;
     long next = System.nanoTime();
-    for (int s = 0; s < warmup + seconds; s++) {
+    // The seconds before the first operation completes are start-up, neither warm-up nor measured
+    // (a cold JVM on a loaded machine may complete nothing in its first seconds); at most 60.
+    int startUp = 60;
+    int s = 0;
+    while (s < warmup + seconds) {
       next += TimeUnit.SECONDS.toNanos(1);
       sleepUntil(next);
       Histogram h = recorder.getIntervalHistogram();
-      boolean warm = s < warmup;
+      if (startUp > 0 && h.getTotalCount() == 0) {
+        startUp--;
+        out.println("completed operations: 0 (start-up)");
+        out.flush();
+        continue;
+      }
+      startUp = 0;
+      boolean warm = s++ < warmup;
       out.println("completed operations: " + h.getTotalCount() + (warm ? " (warm-up)" : ""));
       out.flush();
       if (!warm) {
