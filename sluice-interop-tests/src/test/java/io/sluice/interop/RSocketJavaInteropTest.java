@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ways, for every case of the echo
  * contract: the four interactions, metadata push, request-n windows (1, then 3, then unbounded),
  * cancel mid-stream, application errors, 1 MiB payloads each way, and per variant fragmentation
- * (64 KiB MTU), leasing, and keepalive (Sluice's client idles until 4 KEEPALIVEs were answered,
+ * (64 KiB MTU), leasing, and keepalive (Sluice's client idles until 11 KEEPALIVEs were answered,
  * the rsocket-java peer's for 3.5 intervals and wants 2).
  */
 class RSocketJavaInteropTest {
