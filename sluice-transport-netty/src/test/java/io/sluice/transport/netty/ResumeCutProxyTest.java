@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * docs/guide/resumption.md.
  */
 class ResumeCutProxyTest {
-  static final int CI_MESSAGES = 100_000;
+  static final int CI_MESSAGES = 50_000;
   static final int MESSAGES = Integer.getInteger("sluice.resume.messages", CI_MESSAGES);
   static final int CUTS = Integer.getInteger("sluice.resume.cuts", 100);
   private static final long WAIT = 120;

@@ -583,6 +583,7 @@ public abstract class TransportTestKit {
     for (int i = 0; i < n; i++) {
       connects.add(peers.connectAsync(transport, clientOptions()));
     }
+    awaitWhileProgressing(connects, n + " connects");
     await(CompletableFuture.allOf(connects.toArray(CompletableFuture[]::new)), n + " connects");
     List<Recorder> answers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -598,6 +599,31 @@ public abstract class TransportTestKit {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /**
+   * Waits for every future, failing when none of them completes within {@link Peers#WAIT_SECONDS}
+   * (a hang) or all of them take longer than {@link #MANY_WAIT_SECONDS}. Hundreds of TLS
+   * handshakes at once are CPU-bound: on a loaded 2-core machine 200 of them took longer than one
+   * hang guard while still progressing (WssTransportKitTest and Http2TlsTransportKitTest
+   * manyConnectionsAtOnce, at a load average of 20-28).
+   */
+  private static void awaitWhileProgressing(List<? extends CompletableFuture<?>> fs, String what)
+      throws InterruptedException {
+    java.util.concurrent.Semaphore done = new java.util.concurrent.Semaphore(0);
+    fs.forEach(f -> f.whenComplete((v, e) -> done.release()));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(MANY_WAIT_SECONDS);
+    for (int i = 0; i < fs.size(); i++) {
+      long left = Math.min(TimeUnit.SECONDS.toNanos(Peers.WAIT_SECONDS), deadline - System.nanoTime());
+      if (left <= 0 || !done.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+        throw new AssertionError(
+            what + ": " + i + " of " + fs.size() + " done, then none within " + Peers.WAIT_SECONDS
+                + " s (or all not within " + MANY_WAIT_SECONDS + " s)");
+      }
+    }
+  }
+
+  /** The bound on {@link #awaitWhileProgressing} as a whole. */
+  private static final long MANY_WAIT_SECONDS = 180;
 
   private static Throwable unwrap(Throwable t) {
     while ((t instanceof java.util.concurrent.CompletionException
