@@ -18,13 +18,12 @@ class ResumeDemoTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         Main.run(
-            // 20,000 messages take seconds under PARANOID leak detection: several cuts at 100 ms.
-            new String[] {"demo", "--resume", "--cut-every-ms", "100", "--count", "20000"},
+            new String[] {"demo", "--resume", "--cut-every-ms", "200", "--count", "100000"},
             new ByteArrayInputStream(new byte[0]),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     List<String> lines = Arrays.asList(out.toString(StandardCharsets.UTF_8).split("\n"));
-    assertThat(lines).as("%s", lines).anyMatch(l -> l.matches("PASS stream 20000 messages in order \\(\\d+ cuts\\)"));
+    assertThat(lines).as("%s", lines).anyMatch(l -> l.matches("PASS stream 100000 messages in order \\(\\d+ cuts\\)"));
     assertThat(code).isZero();
     // Each cut during the stream is resumed: RESUMED 1, 2, ... in order.
     List<String> resumed = lines.stream().filter(l -> l.startsWith("RESUMED ")).toList();

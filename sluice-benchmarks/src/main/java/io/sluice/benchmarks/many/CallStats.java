@@ -14,6 +14,7 @@ public final class CallStats {
   private final int expectedSize;
   private final Recorder latencies = new Recorder(3);
   private final Failures failures = new Failures();
+  private volatile boolean answered;
 
   /** Answers must be {@code expectedSize} bytes long (the data, without any encoding). */
   public CallStats(int expectedSize) {
@@ -27,6 +28,9 @@ public final class CallStats {
   public void completed(long nanos, int size) {
     if (size == expectedSize) {
       latencies.recordValue(nanos);
+      if (!answered) {
+        answered = true;
+      }
     } else {
       failed(new IllegalStateException(
           "answer of " + size + " bytes, expected " + expectedSize));
@@ -49,6 +53,11 @@ public final class CallStats {
   /** The recorder of call durations (its interval histograms are taken by the reporting thread). */
   Recorder latencies() {
     return latencies;
+  }
+
+  /** Whether a call has brought an answer of the expected size yet. */
+  boolean answered() {
+    return answered;
   }
 
   /** Calls failed so far. */

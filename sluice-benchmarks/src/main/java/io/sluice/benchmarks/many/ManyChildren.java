@@ -24,7 +24,8 @@ import org.HdrHistogram.Histogram;
  * <p>{@code many-client --impl I --port P --connections C --concurrency N --response-size B
  * --warmup W --seconds S}: opens C connections with N calls in flight in all ({@link
  * ManyOptions#spread}), prints {@code completed calls: n} every second ({@code (warm-up)} during
- * the warm-up), {@code MEASURING} when the measured seconds begin, and at the end one {@code MANY
+ * the warm-up; {@code (start-up)} before the first answer), {@code MEASURING} when the measured
+ * seconds begin, and at the end one {@code MANY
  * calls=.. failed=.. nanos=.. p50_ns=.. p99_ns=.. p999_ns=.. max_ns=..} line over the measured
  * seconds; then exits. It also exits when its stdin ends (the orchestrator is gone).
  */
@@ -77,6 +78,7 @@ public final class ManyChildren {
     exitWhenStdinEnds();
     CallStats calls = new CallStats(responseSize);
     client.start(port, ManyOptions.spread(concurrency, connections), ManyOptions.REQUEST_SIZE, calls);
+    awaitFirstAnswer(calls, out);
     Histogram total = null;
     long failedMark = 0;
     long measuredFrom = 0;
@@ -109,6 +111,24 @@ public final class ManyChildren {
     long nanos = System.nanoTime() - measuredFrom;
     println(out, manyLine(total, calls.failedCount() - failedMark, nanos));
     return 0;
+  }
+
+  /**
+   * Start-up, neither warm-up nor measured: until the first call is answered (a cold JVM on a
+   * loaded machine may answer none in its first seconds), at most 50 s, with a line each second
+   * (the orchestrator gives up after 60 s of silence). Without an answer by then, the run goes on
+   * and reports what it counts.
+   */
+  private static void awaitFirstAnswer(CallStats calls, PrintStream out) throws InterruptedException {
+    long start = System.nanoTime();
+    long nextLine = start + TimeUnit.SECONDS.toNanos(1);
+    while (!calls.answered() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(50)) {
+      Thread.sleep(10);
+      if (System.nanoTime() >= nextLine) {
+        println(out, "completed calls: 0 (start-up)");
+        nextLine += TimeUnit.SECONDS.toNanos(1);
+      }
+    }
   }
 
   /**
