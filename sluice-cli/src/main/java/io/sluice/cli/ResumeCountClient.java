@@ -3,7 +3,6 @@ package io.sluice.cli;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
-import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
@@ -58,36 +57,11 @@ public final class ResumeCountClient {
     } catch (Exception e) {
       return fail(out, "connect: " + e);
     }
-    AtomicLong count = new AtomicLong();
-    AtomicReference<String> wrong = new AtomicReference<>();
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    requester.requestStream(
-        Message.utf8("seq:" + n),
-        Long.MAX_VALUE,
-        new StreamListener() {
-          @Override
-          public void onNext(Message m) {
-            String d = m.dataUtf8();
-            m.release();
-            long expected = count.getAndIncrement();
-            if (expected == 0) {
-              first.run();
-            }
-            if (!d.equals(Long.toString(expected))) {
-              wrong.compareAndSet(null, "message " + expected + " was '" + d + "'");
-            }
-          }
-
-          @Override
-          public void onComplete() {
-            done.complete(null);
-          }
-
-          @Override
-          public void onError(Throwable cause) {
-            done.completeExceptionally(cause);
-          }
-        });
+    SequenceListener seq = new SequenceListener(first);
+    AtomicLong count = seq.received;
+    AtomicReference<String> wrong = seq.wrong;
+    CompletableFuture<Void> done = seq.done;
+    requester.requestStream(Message.utf8("seq:" + n), Long.MAX_VALUE, seq);
     long seconds = Math.max(120, n / 2_000);
     try {
       done.get(seconds, TimeUnit.SECONDS);

@@ -3,7 +3,6 @@ package io.sluice.cli;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
-import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
@@ -83,33 +82,11 @@ final class ResumeDemoCommand {
                   ClientSetup.defaults().resumable(r),
                   x -> new Responder() {})
               .get(30, TimeUnit.SECONDS);
-      AtomicLong received = new AtomicLong();
-      AtomicReference<String> wrong = new AtomicReference<>();
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      requester.requestStream(
-          Message.utf8("seq:" + count),
-          Long.MAX_VALUE,
-          new StreamListener() {
-            @Override
-            public void onNext(Message m) {
-              String d = m.dataUtf8();
-              m.release();
-              long expected = received.getAndIncrement();
-              if (!d.equals(Long.toString(expected))) {
-                wrong.compareAndSet(null, "message " + expected + " was '" + d + "'");
-              }
-            }
-
-            @Override
-            public void onComplete() {
-              done.complete(null);
-            }
-
-            @Override
-            public void onError(Throwable cause) {
-              done.completeExceptionally(cause);
-            }
-          });
+      SequenceListener seq = new SequenceListener(() -> {});
+      AtomicLong received = seq.received;
+      AtomicReference<String> wrong = seq.wrong;
+      CompletableFuture<Void> done = seq.done;
+      requester.requestStream(Message.utf8("seq:" + count), Long.MAX_VALUE, seq);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(120, count / 2_000));
       long nextCut = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cutEveryMillis);
       long nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);

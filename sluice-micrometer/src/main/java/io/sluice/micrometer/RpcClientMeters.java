@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * RPC client metrics as a {@link ClientInterceptor} ({@link SluiceMetrics#grpcClient} and {@link
- * SluiceMetrics#rsocketClient}): per call, one start, and at its end its duration and the bytes of
+ * SluiceMetrics#rsocketClient}): per call started, one start, and at its end its duration and the bytes of
  * the messages it sent and received, by method and status, tagged with the target the interceptor
  * was made for. Message bytes are the protobuf encoding of each message ({@code
  * getSerializedSize()}, which protobuf caches): over RSocket what goes on the wire, over gRPC before
@@ -39,44 +39,52 @@ final class RpcClientMeters implements ClientInterceptor {
   @Override
   public <Req extends MessageLite, Resp extends MessageLite> ClientCall<Req, Resp> interceptCall(
       MethodDescriptor<Req, Resp> method, CallOptions options, ClientChannel next) {
-    long start = System.nanoTime();
-    CallObserver observer = meters.onCallStart(null, method);
-    AtomicBoolean ended = new AtomicBoolean();
     ClientCall<Req, Resp> call;
     try {
       call = next.newCall(method, options);
     } catch (RuntimeException e) {
-      end(observer, ended, Status.fromThrowable(e), start);
+      end(meters.onCallStart(null, method), new AtomicBoolean(), Status.fromThrowable(e), System.nanoTime());
       throw e;
     }
+    // Counted from its start: a call made and never started (cancelled first, or failed by its
+    // subscriber before its start) never ends either, and would stay in flight for good.
     return new ForwardingClientCall<>(call) {
+      private final AtomicBoolean ended = new AtomicBoolean();
+      private volatile CallObserver observer;
+
       @Override
       public void start(ClientCall.Listener<Resp> listener, Headers headers) {
+        long start = System.nanoTime();
+        CallObserver o = meters.onCallStart(null, method);
+        observer = o;
         ClientCall.Listener<Resp> counting =
             new ForwardingClientCallListener<>(listener) {
               @Override
               public void onMessage(Resp message) {
-                observer.onMessageReceived(size(message));
+                o.onMessageReceived(size(message));
                 super.onMessage(message);
               }
 
               @Override
               public void onClose(Status status, Headers trailers) {
-                end(observer, ended, status, start);
+                end(o, ended, status, start);
                 super.onClose(status, trailers);
               }
             };
         try {
           super.start(counting, headers);
         } catch (RuntimeException e) {
-          end(observer, ended, Status.fromThrowable(e), start);
+          end(o, ended, Status.fromThrowable(e), start);
           throw e;
         }
       }
 
       @Override
       public void sendMessage(Req message) {
-        observer.onMessageSent(size(message));
+        CallObserver o = observer;
+        if (o != null) {
+          o.onMessageSent(size(message));
+        }
         super.sendMessage(message);
       }
     };

@@ -129,6 +129,45 @@ class RpcClientMetersTest {
     assertThat(registry.find("rpc.client.call.duration").timer()).isNull();
   }
 
+  /**
+   * A call its subscriber fails before the start (request(0) inside onSubscribe, Reactive Streams
+   * §3.9) is never started and never ends: it is not counted as started, so the calls started
+   * equal the calls ended (before: counted when made, it stayed in flight for good).
+   */
+  @Test
+  void aCallNeverStartedIsNotCountedAsStarted() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    String target = "dns:///127.0.0.1:" + grpcServer.port();
+    ReactorRequester client =
+        new ReactorRequester(ClientInterceptors.intercept(grpc, SluiceMetrics.of(registry).grpcClient(target)));
+    java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
+    ReactorClientCalls.unary(client, ECHO, CallOptions.DEFAULT, StringValue.of("never"))
+        .subscribe(
+            new reactor.core.publisher.BaseSubscriber<StringValue>() {
+              @Override
+              protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                s.request(0);
+              }
+
+              @Override
+              protected void hookOnError(Throwable t) {
+                error.complete(t);
+              }
+            });
+    assertThat(error.get(30, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(call(client, ECHO, "hello").getValue()).isEqualTo("hello!");
+
+    String[] tags = {"grpc.method", "test.Echo/Say", "grpc.target", target};
+    double started = registry.get("grpc.client.attempt.started").tags(tags).counter().count();
+    // The call's end is recorded when its listener hears it, which may be after the caller has the answer.
+    long ended = 0;
+    for (long end = System.nanoTime() + WAIT.toNanos(); ended < 1 && System.nanoTime() < end; Thread.sleep(5)) {
+      ended = registry.find("grpc.client.call.duration").tags(tags).timers().stream().mapToLong(Timer::count).sum();
+    }
+    assertThat(started).as("calls started").isEqualTo(1);
+    assertThat(ended).as("calls ended").isEqualTo(1);
+  }
+
   @Test
   void rsocketWireCallsUseOpenTelemetryClientNames() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -180,10 +180,12 @@ public final class TestServiceImpl extends GrpcTestServiceImplBase implements Au
       public void onNext(StreamingOutputCallRequest request) {
         if (request.hasOrcaOobReport()) {
           TestOrcaReport r = request.getOrcaOobReport();
-          orcaRecorder.clear()
-              .setCpuUtilization(r.getCpuUtilization())
-              .setMemoryUtilization(r.getMemoryUtilization())
-              .setAllUtilization(r.getUtilizationMap());
+          // One change: a concurrent call's report, or a report sent meanwhile, never mixes two.
+          orcaRecorder.update(
+              o -> o.clear()
+                  .setCpuUtilization(r.getCpuUtilization())
+                  .setMemoryUtilization(r.getMemoryUtilization())
+                  .setAllUtilization(r.getUtilizationMap()));
         }
         Status status = requested(request.hasResponseStatus(), request.getResponseStatus());
         if (status != null) {

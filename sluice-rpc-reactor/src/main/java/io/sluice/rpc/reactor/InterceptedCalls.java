@@ -164,8 +164,9 @@ final class InterceptedCalls {
     }
 
     /**
-     * The subscriber's onSubscribe has returned. True if it asked for {@code n <= 0} in it: the
-     * subscriber is failed now (unless it cancelled meanwhile), and the call is not to be started.
+     * The subscriber's onSubscribe has returned. True if it asked for {@code n <= 0} in it (the
+     * subscriber is failed now, unless it cancelled meanwhile) or cancelled in it: the call is not
+     * to be started.
      */
     boolean subscribed() {
       IllegalArgumentException e;
@@ -174,7 +175,7 @@ final class InterceptedCalls {
         e = badDemand;
       }
       if (e == null) {
-        return false;
+        return done.get(); // cancelled inside onSubscribe: nothing to start
       }
       if (done.compareAndSet(false, true)) {
         pump.stop();

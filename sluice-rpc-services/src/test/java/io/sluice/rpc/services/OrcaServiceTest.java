@@ -143,4 +143,47 @@ class OrcaServiceTest {
     dd.dispose();
     awaitStreams(0);
   }
+
+  /**
+   * close() ends the open streams UNAVAILABLE (as a gRPC server shutting down ends its calls) and
+   * stops their timers, on an executor given to the builder too (left running itself); a stream
+   * opened afterwards ends UNAVAILABLE at once (before: the streams stayed open, their ticks ran on).
+   */
+  @Test
+  void closeEndsTheOpenStreamsUnavailableAndStopsTheirTimers() throws Exception {
+    java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+    timer.setRemoveOnCancelPolicy(true);
+    OrcaService given = OrcaService.builder().load(load).minReportInterval(java.time.Duration.ofMillis(20)).timer(timer).build();
+    try (Served s = new Served(ServiceRegistry.builder().add(given).build())) {
+      ReactorOpenRcaServiceClient c = new ReactorOpenRcaServiceClient(s.requester());
+      BlockingQueue<OrcaLoadReport> a = new LinkedBlockingQueue<>();
+      BlockingQueue<OrcaLoadReport> b = new LinkedBlockingQueue<>();
+      CompletableFuture<Throwable> endA = new CompletableFuture<>();
+      CompletableFuture<Throwable> endB = new CompletableFuture<>();
+      c.streamCoreMetrics(every(1000)).subscribe(a::add, endA::complete, () -> endA.complete(null));
+      c.streamCoreMetrics(every(1000)).subscribe(b::add, endB::complete, () -> endB.complete(null));
+      next(a);
+      next(b);
+      assertThat(given.streams()).isEqualTo(2);
+      assertThat(timer.getQueue()).as("the streams' ticks").hasSize(2);
+
+      given.close();
+      for (CompletableFuture<Throwable> end : java.util.List.of(endA, endB)) {
+        Throwable t = end.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(t).isInstanceOfSatisfying(
+            StatusException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.UNAVAILABLE));
+      }
+      assertThat(given.streams()).isZero();
+      assertThat(timer.getQueue()).as("ticks left on the given timer").isEmpty();
+      assertThat(timer.isShutdown()).as("the given timer is left running").isFalse();
+
+      CompletableFuture<Throwable> late = new CompletableFuture<>();
+      c.streamCoreMetrics(every(1000)).subscribe(r -> {}, late::complete, () -> late.complete(null));
+      assertThat(late.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isInstanceOfSatisfying(
+          StatusException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.UNAVAILABLE));
+      assertThat(timer.getQueue()).isEmpty();
+    } finally {
+      timer.shutdownNow();
+    }
+  }
 }

@@ -50,6 +50,9 @@ public final class OrcaService implements BindableService, AutoCloseable {
   private final ScheduledExecutorService timer;
   private final boolean ownTimer;
   private final AtomicInteger streams = new AtomicInteger();
+  /** The streams counted in {@link #streams}, for {@link #close()} to end. */
+  private final java.util.Set<Stream> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
 
   private OrcaService(Builder b) {
     this.load = b.load;
@@ -96,9 +99,17 @@ public final class OrcaService implements BindableService, AutoCloseable {
         .build();
   }
 
-  /** Stops the service's own timer (an executor given to the builder is left running). */
+  /**
+   * Ends the open streams UNAVAILABLE (as a gRPC server shutting down ends its calls) and stops
+   * their reports; streams opened later end UNAVAILABLE at once. Stops the service's own timer (an
+   * executor given to the builder is left running). Idempotent.
+   */
   @Override
   public void close() {
+    closed = true;
+    for (Stream s : open) {
+      s.end(Status.of(Status.Code.UNAVAILABLE, "the ORCA service is closed"));
+    }
     if (ownTimer) {
       timer.shutdownNow();
     }
@@ -145,8 +156,14 @@ public final class OrcaService implements BindableService, AutoCloseable {
       long interval = Math.max(asked, minIntervalNanos);
       synchronized (this) {
         counted = true;
+        open.add(this);
         if (ended) {
           release();
+          return;
+        }
+        if (closed) { // close() ran before this stream was counted: it did not see it
+          release();
+          call.close(Status.of(Status.Code.UNAVAILABLE, "the ORCA service is closed"));
           return;
         }
         offer(report());
@@ -180,6 +197,18 @@ public final class OrcaService implements BindableService, AutoCloseable {
         demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
         drain();
       }
+    }
+
+    /** Ends the stream with {@code status} (from {@link #close()}), once. */
+    void end(Status status) {
+      synchronized (this) {
+        if (ended) {
+          return;
+        }
+        ended = true;
+        release();
+      }
+      call.close(status);
     }
 
     private void tick() {
@@ -220,6 +249,7 @@ public final class OrcaService implements BindableService, AutoCloseable {
       }
       if (counted) {
         counted = false;
+        open.remove(this);
         streams.decrementAndGet();
       }
       unsent = null;

@@ -97,6 +97,17 @@ public final class ServerMetricRecorder {
     return this;
   }
 
+  /**
+   * Makes {@code changes} to this recorder as one: a report, or another thread's changes, sees all
+   * of them or none (each setter alone is atomic, a chain of them is not). For replacing the
+   * figures: {@code recorder.update(r -> r.clear().setCpuUtilization(cpu))}. {@code changes} runs
+   * on the caller's thread, holding this recorder: keep it short.
+   */
+  public synchronized ServerMetricRecorder update(java.util.function.Consumer<? super ServerMetricRecorder> changes) {
+    changes.accept(this);
+    return this;
+  }
+
   /** Lays the figures set over {@code b}. */
   synchronized void writeTo(OrcaLoadReport.Builder b) {
     values.writeTo(b);

@@ -5,11 +5,11 @@ import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.sluice.transport.netty.internal.OutboundProgress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -26,6 +26,14 @@ import java.util.function.LongSupplier;
  * it: while the channel is unwritable, progress is that count minus what is still queued. A slow
  * reader makes progress and starts the clock over; a peer that takes nothing for the whole
  * timeout is cut. Confined to the channel's event loop.
+ *
+ * <p><b>TLS.</b> Below the {@code SslHandler} the guard counts encrypted bytes, and the outbound
+ * buffer's count also holds the plaintext the {@code SslHandler} keeps until it encrypts it (and
+ * netty's flow-controlled DATA, which it writes only while the channel is writable). So a live
+ * peer never looks stalled, but a stalled one looks alive while it makes the server answer it
+ * (each PING or SETTINGS ack, encrypted, moves from the plaintext count to the socket's): that
+ * peer is cut by the control-frame bound ({@link H2Handler#MAX_CONTROL_FRAMES}) and netty's bound
+ * on queued control frames instead.
  */
 public final class WriteStallGuard extends ChannelDuplexHandler {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(WriteStallGuard.class);
@@ -50,10 +58,9 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
     ch.pipeline().addFirst(NAME, new WriteStallGuard(timeout.toNanos(), System::nanoTime));
   }
 
-  /** The bytes written so far that the socket took. */
+  /** The bytes written so far that the socket took ({@link OutboundProgress}). */
   private long progress(Channel ch) {
-    ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
-    return written - (b == null ? 0 : b.totalPendingWriteBytes());
+    return OutboundProgress.of(ch, written);
   }
 
   @Override

@@ -230,8 +230,7 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
 
   @Override
   public long outboundProgress() {
-    io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
-    return written - (b == null ? 0 : b.totalPendingWriteBytes());
+    return OutboundProgress.of(channel, written);
   }
 
   @Override
