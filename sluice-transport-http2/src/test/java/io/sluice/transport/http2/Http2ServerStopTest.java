@@ -57,6 +57,10 @@ class Http2ServerStopTest {
   }
 
   private final BlockingQueue<StreamHandle> held = new LinkedBlockingQueue<>();
+  /** The demand the server's request-streams heard of, in order. */
+  private final BlockingQueue<Long> demand = new LinkedBlockingQueue<>();
+  /** The client's side of the live stream of {@link #serveAndConnect}. */
+  private StreamHandle liveHandle;
   private final List<Requester> clients = new ArrayList<>();
   private SluiceServer server;
 
@@ -113,7 +117,23 @@ class Http2ServerStopTest {
                       public StreamListener requestStream(Message request, StreamHandle stream) {
                         request.release();
                         held.add(stream);
-                        return StreamListener.DISCARDING;
+                        return new StreamListener() {
+                          @Override
+                          public void onRequest(long n) {
+                            demand.add(n);
+                          }
+
+                          @Override
+                          public void onNext(Message message) {
+                            message.release();
+                          }
+
+                          @Override
+                          public void onComplete() {}
+
+                          @Override
+                          public void onError(Throwable cause) {}
+                        };
                       }
                     })
             .get(WAIT, TimeUnit.SECONDS);
@@ -122,7 +142,7 @@ class Http2ServerStopTest {
         Connections.connect(kind.client.apply(port), ConnectionOptions.defaults(), ClientSetup.defaults(), r -> new Responder() {})
             .get(WAIT, TimeUnit.SECONDS);
     clients.add(client);
-    client.requestStream(TestMessages.pooled("live"), 2, live);
+    liveHandle = client.requestStream(TestMessages.pooled("live"), 1, live);
     return client;
   }
 
@@ -152,9 +172,15 @@ class Http2ServerStopTest {
     assertThat(lateSignal).as("a request after the stop is refused").isEqualTo("error");
     assertThat(stopped).as("the stop waits for the stream in flight").isNotDone();
 
+    assertThat(demand.poll(WAIT, TimeUnit.SECONDS)).as("the live stream's first demand").isEqualTo(1L);
     stream.next(TestMessages.pooled("1"));
-    stream.nextAndComplete(TestMessages.pooled("2"));
     assertThat(live.take()).isEqualTo("next 1");
+    // The server still reads this connection after the late request's frames: more demand from
+    // the client reaches it (a reader that stopped at those frames would leave the stream waiting
+    // until the grace is over).
+    liveHandle.request(1);
+    assertThat(demand.poll(WAIT, TimeUnit.SECONDS)).as("demand sent after the late request").isEqualTo(1L);
+    stream.nextAndComplete(TestMessages.pooled("2"));
     assertThat(live.take()).isEqualTo("next 2");
     assertThat(live.take()).isEqualTo("complete");
     stopped.get(WAIT, TimeUnit.SECONDS);

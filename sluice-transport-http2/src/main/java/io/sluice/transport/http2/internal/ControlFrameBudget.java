@@ -38,16 +38,16 @@ final class ControlFrameBudget {
     this.windowNanos = windowNanos;
   }
 
-  /** A SETTINGS frame or a SETTINGS ack. */
-  void settings(String what) throws Http2Exception {
-    roll();
+  /** A SETTINGS frame or a SETTINGS ack, at {@code nowNanos} (the event loop's clock). */
+  void settings(String what, long nowNanos) throws Http2Exception {
+    roll(nowNanos);
     settings++;
     check(what);
   }
 
-  /** A PING, PING ack, WINDOW_UPDATE, PRIORITY or unknown frame. */
-  void other(String what) throws Http2Exception {
-    roll();
+  /** A PING, PING ack, WINDOW_UPDATE, PRIORITY or unknown frame, at {@code nowNanos}. */
+  void other(String what, long nowNanos) throws Http2Exception {
+    roll(nowNanos);
     others++;
     check(what);
   }
@@ -57,8 +57,7 @@ final class ControlFrameBudget {
     others = 0;
   }
 
-  private void roll() {
-    long now = System.nanoTime();
+  private void roll(long now) {
     if ((settings | others) == 0 || now - windowStart >= windowNanos) {
       windowStart = now;
       settings = 0;

@@ -29,6 +29,7 @@ class ControlFrameFloodTest {
   private static EmbeddedChannel server() {
     EmbeddedChannel ch =
         new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(100, 65_535, 8192, false), null));
+    ch.freezeTime(); // the bound's 10 s window does not run out while a slow machine feeds it
     ch.writeInbound(Unpooled.wrappedBuffer(Http2CodecUtil.connectionPrefaceBuf()));
     return ch;
   }
@@ -37,7 +38,7 @@ class ControlFrameFloodTest {
     return frame(type, 0, 0, payloadLength);
   }
 
-  private static ByteBuf frame(int type, int flags, int streamId, int payloadLength) {
+  static ByteBuf frame(int type, int flags, int streamId, int payloadLength) {
     ByteBuf b = Unpooled.buffer(9 + payloadLength);
     b.writeMedium(payloadLength).writeByte(type).writeByte(flags).writeInt(streamId);
     b.writeZero(payloadLength);
@@ -57,7 +58,7 @@ class ControlFrameFloodTest {
   }
 
   /** A server whose router opens every request stream and answers nothing (a sink kept). */
-  private static EmbeddedChannel serverWithOpenStreams(List<io.netty.handler.codec.http2.Http2Stream> opened) {
+  static EmbeddedChannel serverWithOpenStreams(List<io.netty.handler.codec.http2.Http2Stream> opened) {
     H2Handler.Router router =
         (handler, stream, headers, endStream) -> {
           opened.add(stream);
@@ -82,13 +83,14 @@ class ControlFrameFloodTest {
         };
     EmbeddedChannel ch =
         new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(100, 65_535, 8192, false), router));
+    ch.freezeTime(); // as in server()
     ch.writeInbound(Unpooled.wrappedBuffer(Http2CodecUtil.connectionPrefaceBuf()));
     ch.writeInbound(frame(SETTINGS, 0));
     return ch;
   }
 
   /** HEADERS (END_HEADERS) opening a request on {@code streamId}, its fields HPACK-encoded. */
-  private static ByteBuf request(int streamId) throws Exception {
+  static ByteBuf request(int streamId) throws Exception {
     io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder encoder =
         new io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder();
     ByteBuf block = Unpooled.buffer();
@@ -105,7 +107,7 @@ class ControlFrameFloodTest {
   }
 
   /** Every frame the server wrote, as {type, error code (GOAWAY only, else -1)}. */
-  private static List<long[]> written(EmbeddedChannel ch) {
+  static List<long[]> written(EmbeddedChannel ch) {
     ByteBuf all = Unpooled.buffer();
     for (Object o; (o = ch.readOutbound()) != null; ) {
       ByteBuf b = (ByteBuf) o;
@@ -127,6 +129,22 @@ class ControlFrameFloodTest {
 
   private static boolean goAwayCalm(List<long[]> frames) {
     return frames.stream().anyMatch(f -> f[0] == GOAWAY && f[1] == ENHANCE_YOUR_CALM);
+  }
+
+  @Test
+  void theWindowIsTheLoopsClockAndAFreshOneStartsTheCountAgain() {
+    EmbeddedChannel ch = server();
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES; i++) {
+      ch.writeInbound(frame(SETTINGS, 0));
+    }
+    ch.advanceTimeBy(11, java.util.concurrent.TimeUnit.SECONDS);
+    for (int i = 0; i < H2Handler.MAX_CONTROL_FRAMES; i++) {
+      ch.writeInbound(frame(SETTINGS, 0));
+    }
+    assertThat(goAwayCalm(written(ch))).as("1,000 in each of two windows is no flood").isFalse();
+    ch.writeInbound(frame(SETTINGS, 0));
+    assertThat(goAwayCalm(written(ch))).as("one more within the second window is").isTrue();
+    ch.finishAndReleaseAll();
   }
 
   @Test
