@@ -480,6 +480,9 @@ public final class ResumableSession implements DuplexTransport {
     Frames.writeKeepAlive(f, true, received, null);
     ackedToPeer = received;
     sendFrame(link, f);
+    // Out now, as maybeAck does: asked from the inbound path of a length-prefixed link, the frame
+    // would otherwise wait in the batch while the blocked core has nothing to flush.
+    flushOutBatch(link);
     needsFlush = true;
   }
 
@@ -505,6 +508,7 @@ public final class ResumableSession implements DuplexTransport {
     }
     boolean wasAttached = attached;
     attached = false;
+    ackAsked = false; // the question, or its answer, may have been lost with the link
     if (outBatch != null) {
       outBatch.release();
       outBatch = null;
@@ -569,6 +573,12 @@ public final class ResumableSession implements DuplexTransport {
     resumes++;
     conn.keepAlive.heard = true;
     updateWritability();
+    if (storeFull) {
+      // Still half full after the peer's position: ask on the new link (updateWritability asks
+      // only when the store becomes full, and a question from before the cut went with it).
+      askForAck();
+      l.phys.flush();
+    }
     owner.resumed(resumes);
   }
 
@@ -872,6 +882,7 @@ public final class ResumableSession implements DuplexTransport {
         maybeAck();
         core.onReadComplete();
         if (needsFlush && attached && current()) {
+          flushOutBatch(link);
           phys.flush();
           needsFlush = false;
         }
