@@ -84,7 +84,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); {@code
  * maxEarlyResets} and {@code earlyResetWindowMs} (default 10 s) set the HTTP/2 and gRPC servers'
  * bound on rapid resets (for the TLS suites only: see Http2TlsAttacksTest); everything
- * else keeps its default, so the suite tests the defaults. {@code resume=1} offers session
+ * else keeps its default. The suites over TCP and h2c test the defaults; the WebSocket suites
+ * raise the ignored-frame and CANCEL budgets and the TLS suites the early-reset bound, because a
+ * server at PARANOID leak detection on a loaded machine may not read fast enough over those
+ * transports to trip the default budgets within an attack: there the defaults are not tested. {@code resume=1} offers session
  * resumption with {@link Resumption#defaults()}, {@code resumeMaxSessions=N} the same with at most
  * N sessions. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
