@@ -476,25 +476,27 @@ public final class ResumableSession implements DuplexTransport {
     }
     ackAsked = true;
     lastAskNanos = now == 0 ? 1 : now;
-    ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 8);
-    Frames.writeKeepAlive(f, true, received, null);
-    ackedToPeer = received;
-    sendFrame(link, f);
-    // Out now, as maybeAck does: asked from the inbound path of a length-prefixed link, the frame
-    // would otherwise wait in the batch while the blocked core has nothing to flush.
-    flushOutBatch(link);
-    needsFlush = true;
+    sendPosition(true);
   }
 
   private void maybeAck() {
     if (attached && received - ackedToPeer >= ACK_BYTES) {
-      ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 8);
-      Frames.writeKeepAlive(f, false, received, null);
-      ackedToPeer = received;
-      sendFrame(link, f);
-      flushOutBatch(link);
-      needsFlush = true;
+      sendPosition(false);
     }
+  }
+
+  /**
+   * Sends a KEEPALIVE carrying our position ({@code respond}: asking for the peer's), out of the
+   * batch at once: sent from the inbound path of a length-prefixed link, it would otherwise wait
+   * in the batch while a blocked core has nothing to flush.
+   */
+  private void sendPosition(boolean respond) {
+    ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 8);
+    Frames.writeKeepAlive(f, respond, received, null);
+    ackedToPeer = received;
+    sendFrame(link, f);
+    flushOutBatch(link);
+    needsFlush = true;
   }
 
   // ===========================================================================================
