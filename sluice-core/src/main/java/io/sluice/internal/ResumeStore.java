@@ -133,15 +133,31 @@ final class ResumeStore {
     if (released || bytes + frameBytes > maxBytes || !reserve(bytes + frameBytes)) {
       return false;
     }
-    int n = to - from;
     ByteBuf o = open;
-    if (o == null || o.writableBytes() < n) {
-      int size = Math.max(CHUNK_SIZE, n);
-      o = alloc.buffer(size, size);
-      chunks.addLast(o);
-      open = o;
+    if (o != null && o.writableBytes() < to - from) {
+      // Fill the open chunk with the frames that fit (a frame never spans chunks, so a chunk's
+      // unused tail stays under 3 + COPY_LIMIT bytes), the rest go to a new one.
+      int fits = from;
+      for (int room = o.writableBytes(), n; fits < to; fits += n) {
+        n = PREFIX + Frames.getU24(src, fits);
+        if (n > room) {
+          break;
+        }
+        room -= n;
+      }
+      o.writeBytes(src, from, fits - from);
+      from = fits;
+      o = null;
     }
-    o.writeBytes(src, from, n);
+    if (from < to) {
+      if (o == null) {
+        int size = Math.max(CHUNK_SIZE, to - from);
+        o = alloc.buffer(size, size);
+        chunks.addLast(o);
+        open = o;
+      }
+      o.writeBytes(src, from, to - from);
+    }
     frameCount += frames;
     bytes += frameBytes;
     if (bytes > highWater) {

@@ -143,6 +143,33 @@ class ResumeStoreTest {
   }
 
   @Test
+  void aRunThatDoesNotFitTheOpenChunkFillsItFrameByFrameAndTheRestStartsTheNext() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int perChunk = ResumeStore.CHUNK_SIZE / (3 + 100);
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < perChunk + 5; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, i));
+    }
+    assertThat(add(s, 100, 0)).isTrue(); // the open chunk has room for perChunk - 1 more
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), perChunk + 5, 100L * (perChunk + 5)))
+        .isTrue();
+    assertThat(held()).as("two chunks, none larger").isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    assertThat(s.frameCount()).isEqualTo(perChunk + 6);
+    assertThat(s.canReplayFrom(100L * perChunk)).as("the first frame of the second chunk").isTrue();
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(100, replayed::add);
+    assertThat(replayed).hasSize(perChunk + 5);
+    for (int i = 0; i < perChunk + 5; i++) {
+      assertThat(replayed.get(i)).isEqualTo(frame(100, i));
+    }
+    replayed.forEach(ByteBuf::release);
+    s.trimTo(100L * perChunk); // the first chunk is acknowledged
+    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
   void aFrameThatWouldPassTheBoundIsRefused() {
     ResumeStore s = new ResumeStore(alloc, 100, null);
     assertThat(add(s, 60, 0)).isTrue();
