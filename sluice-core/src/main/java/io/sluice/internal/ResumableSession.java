@@ -41,9 +41,10 @@ import java.util.concurrent.TimeUnit;
  * session tells the engine it is unwritable (producers wait, as for a full socket); a frame that
  * would take it past the bound ends the session with ERROR[CONNECTION_ERROR] (its streams fail with
  * that message) instead of growing or blocking. The engine always sees {@link
- * Framing#LENGTH_PREFIXED}: the session cuts its batches into frames (zero copy: the store keeps
- * retained slices), passes batches through unchanged to a length-prefixed transport, and copies
- * each frame behind the transport's prefix otherwise.
+ * Framing#LENGTH_PREFIXED}: the session cuts its batches into frames (the store copies small
+ * frames into its own chunks and keeps retained slices of large ones), passes batches through
+ * unchanged to a length-prefixed transport, and copies each frame behind the transport's prefix
+ * otherwise.
  *
  * <p><b>Threads.</b> Confined to the event loop the session was made on. A transport on another
  * loop reaches it through a {@link LoopBridge}.
@@ -121,7 +122,7 @@ public final class ResumableSession implements DuplexTransport {
     this.alloc = first.alloc();
     this.token = token;
     this.sessionTimeoutNanos = config.sessionTimeout().toNanos();
-    this.store = new ResumeStore(config.maxStoreBytes(), budget);
+    this.store = new ResumeStore(alloc, config.maxStoreBytes(), budget);
     this.owner = owner;
     this.link = new Link(first);
     this.attached = true;
@@ -250,6 +251,11 @@ public final class ResumableSession implements DuplexTransport {
     int r = buf.readerIndex();
     int w = buf.writerIndex();
     int runStart = -1;
+    // A run of small counted frames, stored with one copy (the store keeps them length-prefixed,
+    // as they are here).
+    int storeFrom = -1;
+    int storeFrames = 0;
+    long storeBytes = 0;
     while (r < w) {
       if (partial != null) {
         int take = Math.min(partialRemaining, w - r);
@@ -270,12 +276,15 @@ public final class ResumableSession implements DuplexTransport {
       }
       if (w - r < 3) {
         // The engine writes a frame's length, header and metadata length in one buffer.
+        storeRun(buf, storeFrom, r, storeFrames, storeBytes);
         storeBroken = true;
         failLater("a write split a frame's length prefix");
         return;
       }
       int len = Frames.getU24(buf, r);
       if (w - r - 3 < len) { // the head of a large frame; the rest follows as its own writes
+        storeRun(buf, storeFrom, r, storeFrames, storeBytes);
+        storeFrom = -1;
         if (runStart >= 0) {
           passThrough(l, buf, runStart, r);
           runStart = -1;
@@ -285,7 +294,23 @@ public final class ResumableSession implements DuplexTransport {
         partialRemaining = len - (w - r - 3);
         break;
       }
-      noteSent(buf, r + 3, len);
+      if (len >= Frames.HEADER_SIZE
+          && len <= ResumeStore.COPY_LIMIT
+          && w - r >= 8
+          && !storeBroken
+          && countedHead(buf.getLong(r))) {
+        if (storeFrom < 0) {
+          storeFrom = r;
+          storeFrames = 0;
+          storeBytes = 0;
+        }
+        storeFrames++;
+        storeBytes += len;
+      } else {
+        storeRun(buf, storeFrom, r, storeFrames, storeBytes);
+        storeFrom = -1;
+        noteSent(buf, r + 3, len);
+      }
       if (passThrough) {
         if (runStart < 0) {
           runStart = r;
@@ -295,10 +320,35 @@ public final class ResumableSession implements DuplexTransport {
       }
       r += 3 + len;
     }
+    storeRun(buf, storeFrom, r, storeFrames, storeBytes);
     if (runStart >= 0) {
       passThrough(l, buf, runStart, r);
     }
     updateWritability();
+  }
+
+  /**
+   * Is the frame whose first 8 bytes (its 3-byte length, stream id and first byte of type and
+   * flags) are {@code head} one the spec counts: on a stream other than 0, of a counted type?
+   */
+  private static boolean countedHead(long head) {
+    return ((head >>> 8) & Frames.MAX_STREAM_ID) != 0 && counted((int) (head & 0xFF) >>> 2);
+  }
+
+  /**
+   * Stores the run of length-prefixed counted frames at {@code [from, to)} of {@code buf}
+   * ({@code from < 0}: none). Past the store's bound the frames are tried one by one, so that the
+   * store keeps what fits and the session ends on the first frame that does not.
+   */
+  private void storeRun(ByteBuf buf, int from, int to, int frames, long frameBytes) {
+    if (from < 0 || storeBroken || store.addRun(buf, from, to, frames, frameBytes)) {
+      return;
+    }
+    for (int r = from; r < to && !storeBroken; ) {
+      int len = Frames.getU24(buf, r);
+      noteSent(buf, r + 3, len);
+      r += 3 + len;
+    }
   }
 
   /** Counts and stores a sent frame (a view, not owned); stamps our position into a KEEPALIVE. */
@@ -308,7 +358,7 @@ public final class ResumableSession implements DuplexTransport {
     }
     int type = b.getUnsignedShort(off + 4) >>> 10;
     if ((b.getInt(off) & Frames.MAX_STREAM_ID) != 0) {
-      if (counted(type) && !storeBroken && !store.add(b.retainedSlice(off, len))) {
+      if (counted(type) && !storeBroken && !store.add(b, off, len)) {
         storeBroken = true;
         failLater(
             store.refusedByBudget()

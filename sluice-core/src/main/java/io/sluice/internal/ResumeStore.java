@@ -1,6 +1,8 @@
 package io.sluice.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.internal.frame.Frames;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
@@ -10,26 +12,54 @@ import java.util.function.Consumer;
  * prefix, sent so far). Bounded in bytes: {@link #add} refuses a frame that would take it past its
  * bound (and past the server-wide {@link ResumeBudget}, if any) instead of growing.
  *
- * <p><b>Buffers.</b> The store owns each frame it holds (a retained slice of an outbound batch, or
- * a composite of slices for a frame that spanned writes) and releases it when the peer
- * acknowledges it ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out
- * retained duplicates. Confined to the session's event loop.
+ * <p><b>Layout.</b> The frames are held as a queue of chunks, each a run of frames every one
+ * preceded by its 3-byte length; a chunk's reader index is its first unacknowledged frame. A frame
+ * of up to {@link #COPY_LIMIT} bytes is copied into the open chunk at the tail (a few dozen bytes
+ * copied cost less than a retained slice, and free the sender's batch at once; a run of them that
+ * lies length-prefixed in the sender's batch is copied at once, {@link #addRun}); a larger one
+ * becomes a chunk of its own (its length and a retained slice of it, no copy). The store thus
+ * costs no allocation and no reference count per small frame: an acknowledgement walks the length
+ * prefixes and releases whole chunks. The memory held is the frames' bytes, 3 bytes a frame, and at
+ * most one chunk's unused tail.
+ *
+ * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
+ * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
+ * slices. Confined to the session's event loop.
  */
 final class ResumeStore {
-  private final ArrayDeque<ByteBuf> frames = new ArrayDeque<>();
+  /** Frames up to this size are copied into the open chunk; larger ones are held as slices. */
+  static final int COPY_LIMIT = 1024;
+
+  /** Size of a chunk that frames are copied into. */
+  static final int CHUNK_SIZE = 16 * 1024;
+
+  private static final int PREFIX = 3;
+
+  private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
+  private final ByteBufAllocator alloc;
   private final long maxBytes;
   private final ResumeBudget budget;
+
+  /** The chunk small frames are copied into (the last of {@link #chunks}), or null. */
+  private ByteBuf open;
+
   /** Position of the first frame held (everything before it was acknowledged). */
   private long firstPosition;
+
   private long bytes;
+  private int frameCount;
   private long highWater;
+
   /** Bytes taken from the shared budget (in steps, so the budget is not touched per frame). */
   private long reserved;
+
   private boolean released;
+
   /** The last refused {@link #add} was refused by the shared budget, not by this store's bound. */
   private boolean refusedByBudget;
 
-  ResumeStore(long maxBytes, ResumeBudget budget) {
+  ResumeStore(ByteBufAllocator alloc, long maxBytes, ResumeBudget budget) {
+    this.alloc = alloc;
     this.maxBytes = maxBytes;
     this.budget = budget;
   }
@@ -57,22 +87,79 @@ final class ResumeStore {
   }
 
   int frameCount() {
-    return frames.size();
+    return frameCount;
   }
 
   /**
-   * Stores {@code frame} (ownership passes here either way). False when it would take the store
-   * past its bound or the shared budget: the frame is then released and not stored.
+   * Stores the frame at {@code src[off, off + len)} (a view: the caller keeps its buffer; small
+   * frames are copied, large ones retained as a slice). False when it would take the store past its
+   * bound or the shared budget: the frame is then not stored.
    */
-  boolean add(ByteBuf frame) {
-    int n = frame.readableBytes();
-    if (released || bytes + n > maxBytes || !reserve(bytes + n)) {
-      refusedByBudget = !released && bytes + n <= maxBytes;
-      frame.release();
+  boolean add(ByteBuf src, int off, int len) {
+    if (released || bytes + len > maxBytes || !reserve(bytes + len)) {
+      refusedByBudget = !released && bytes + len <= maxBytes;
       return false;
     }
-    frames.addLast(frame);
-    bytes += n;
+    if (len <= COPY_LIMIT) {
+      ByteBuf o = open;
+      if (o == null || o.writableBytes() < PREFIX + len) {
+        o = alloc.buffer(CHUNK_SIZE, CHUNK_SIZE);
+        chunks.addLast(o);
+        open = o;
+      }
+      o.writeMedium(len);
+      o.writeBytes(src, off, len);
+    } else {
+      ByteBuf head = alloc.buffer(PREFIX, PREFIX).writeMedium(len);
+      chunks.addLast(
+          alloc.compositeBuffer(2).addComponents(true, head, src.retainedSlice(off, len)));
+      open = null;
+    }
+    frameCount++;
+    bytes += len;
+    if (bytes > highWater) {
+      highWater = bytes;
+    }
+    return true;
+  }
+
+  /**
+   * Stores {@code frames} frames of {@code frameBytes} bytes in all, each of at most {@link
+   * #COPY_LIMIT} bytes and each preceded by its 3-byte length, that lie at {@code src[from, to)}:
+   * one copy for the run. False, storing nothing, when they would take the store past its bound or
+   * the shared budget (the caller then tries them one by one with {@link #add}).
+   */
+  boolean addRun(ByteBuf src, int from, int to, int frames, long frameBytes) {
+    if (released || bytes + frameBytes > maxBytes || !reserve(bytes + frameBytes)) {
+      return false;
+    }
+    ByteBuf o = open;
+    if (o != null && o.writableBytes() < to - from) {
+      // Fill the open chunk with the frames that fit (a frame never spans chunks, so a chunk's
+      // unused tail stays under 3 + COPY_LIMIT bytes), the rest go to a new one.
+      int fits = from;
+      for (int room = o.writableBytes(), n; fits < to; fits += n) {
+        n = PREFIX + Frames.getU24(src, fits);
+        if (n > room) {
+          break;
+        }
+        room -= n;
+      }
+      o.writeBytes(src, from, fits - from);
+      from = fits;
+      o = null;
+    }
+    if (from < to) {
+      if (o == null) {
+        int size = Math.max(CHUNK_SIZE, to - from);
+        o = alloc.buffer(size, size);
+        chunks.addLast(o);
+        open = o;
+      }
+      o.writeBytes(src, from, to - from);
+    }
+    frameCount += frames;
+    bytes += frameBytes;
     if (bytes > highWater) {
       highWater = bytes;
     }
@@ -111,16 +198,28 @@ final class ResumeStore {
    * a frame keeps that frame. Positions behind what was already dropped change nothing.
    */
   void trimTo(long position) {
-    while (!frames.isEmpty()) {
-      ByteBuf f = frames.peekFirst();
-      int n = f.readableBytes();
-      if (firstPosition + n > position) {
+    ByteBuf c;
+    while ((c = chunks.peekFirst()) != null) {
+      int r = c.readerIndex();
+      int w = c.writerIndex();
+      while (r < w) {
+        int n = Frames.getU24(c, r);
+        if (firstPosition + n > position) {
+          c.readerIndex(r);
+          unreserve();
+          return;
+        }
+        r += PREFIX + n;
+        firstPosition += n;
+        bytes -= n;
+        frameCount--;
+      }
+      if (c == open) {
+        c.clear(); // empty: the next frames are copied in from its start
         break;
       }
-      frames.pollFirst();
-      firstPosition += n;
-      bytes -= n;
-      f.release();
+      chunks.pollFirst();
+      c.release();
     }
     unreserve();
   }
@@ -131,11 +230,12 @@ final class ResumeStore {
       return false;
     }
     long at = firstPosition;
-    for (ByteBuf f : frames) {
-      if (at >= position) {
-        break;
+    for (ByteBuf c : chunks) {
+      for (int r = c.readerIndex(), w = c.writerIndex(); r < w && at < position; ) {
+        int n = Frames.getU24(c, r);
+        at += n;
+        r += PREFIX + n;
       }
-      at += f.readableBytes();
     }
     return at == position;
   }
@@ -143,11 +243,15 @@ final class ResumeStore {
   /** Hands every frame from {@code position} on (a boundary, see {@link #canReplayFrom}) to sink. */
   void replayFrom(long position, Consumer<ByteBuf> sink) {
     long at = firstPosition;
-    for (ByteBuf f : frames) {
-      if (at >= position) {
-        sink.accept(f.retainedDuplicate());
+    for (ByteBuf c : chunks) {
+      for (int r = c.readerIndex(), w = c.writerIndex(); r < w; ) {
+        int n = Frames.getU24(c, r);
+        if (at >= position) {
+          sink.accept(c.retainedSlice(r + PREFIX, n));
+        }
+        at += n;
+        r += PREFIX + n;
       }
-      at += f.readableBytes();
     }
   }
 
@@ -157,12 +261,14 @@ final class ResumeStore {
       return;
     }
     released = true;
-    ByteBuf f;
-    while ((f = frames.pollFirst()) != null) {
-      firstPosition += f.readableBytes();
-      f.release();
+    ByteBuf c;
+    while ((c = chunks.pollFirst()) != null) {
+      c.release();
     }
+    open = null;
+    firstPosition += bytes;
     bytes = 0;
+    frameCount = 0;
     if (budget != null && reserved > 0) {
       budget.giveBack(reserved);
     }

@@ -3,7 +3,8 @@ package io.sluice.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.internal.frame.FrameType;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,27 +13,43 @@ import org.junit.jupiter.api.Test;
 /** The frame store's positions, trims, replay bounds and byte bounds; every buffer released. */
 class ResumeStoreTest {
 
-  private static ByteBuf frame(int size) {
-    ByteBuf b = PooledByteBufAllocator.DEFAULT.buffer(size);
-    b.writeZero(size);
-    return b;
+  /** Counts what the store allocates, so that a test sees every chunk come back. */
+  private final UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(false);
+
+  private static ByteBuf frame(int size, int fill) {
+    byte[] b = new byte[size];
+    for (int i = 0; i < size; i++) {
+      b[i] = (byte) (fill + i);
+    }
+    return Unpooled.wrappedBuffer(b); // not tracked by the leak detector: expected values need no release
+  }
+
+  /** Stores a frame of {@code size} bytes (filled from {@code fill}) and releases the caller's copy. */
+  private static boolean add(ResumeStore s, int size, int fill) {
+    ByteBuf f = frame(size, fill);
+    try {
+      return s.add(f, f.readerIndex(), size);
+    } finally {
+      f.release();
+    }
+  }
+
+  private long held() {
+    return alloc.metric().usedHeapMemory();
   }
 
   @Test
   void positionsCountStoredBytesAndTrimsDropWholeFramesOnly() {
-    ResumeStore s = new ResumeStore(1000, null);
-    ByteBuf a = frame(10);
-    ByteBuf b = frame(20);
-    ByteBuf c = frame(30);
-    assertThat(s.add(a)).isTrue();
-    assertThat(s.add(b)).isTrue();
-    assertThat(s.add(c)).isTrue();
+    ResumeStore s = new ResumeStore(alloc, 1000, null);
+    assertThat(add(s, 10, 0)).isTrue();
+    assertThat(add(s, 20, 10)).isTrue();
+    assertThat(add(s, 30, 30)).isTrue();
     assertThat(s.endPosition()).isEqualTo(60);
-    s.trimTo(25); // inside b: only a goes
-    assertThat(a.refCnt()).isZero();
-    assertThat(b.refCnt()).isEqualTo(1);
+    assertThat(s.frameCount()).isEqualTo(3);
+    s.trimTo(25); // inside the second frame: only the first goes
     assertThat(s.firstPosition()).isEqualTo(10);
     assertThat(s.bytes()).isEqualTo(50);
+    assertThat(s.frameCount()).isEqualTo(2);
     assertThat(s.canReplayFrom(10)).isTrue();
     assertThat(s.canReplayFrom(30)).isTrue();
     assertThat(s.canReplayFrom(60)).isTrue();
@@ -40,41 +57,146 @@ class ResumeStoreTest {
     assertThat(s.canReplayFrom(5)).as("acknowledged already").isFalse();
     assertThat(s.canReplayFrom(61)).as("beyond what was sent").isFalse();
     List<ByteBuf> replayed = new ArrayList<>();
-    s.replayFrom(30, replayed::add);
-    assertThat(replayed).hasSize(1);
-    assertThat(replayed.get(0).readableBytes()).isEqualTo(30);
+    s.replayFrom(10, replayed::add);
+    assertThat(replayed).hasSize(2);
+    assertThat(replayed.get(0)).isEqualTo(frame(20, 10));
+    assertThat(replayed.get(1)).isEqualTo(frame(30, 30));
     replayed.forEach(ByteBuf::release);
     s.trimTo(5); // behind: nothing changes
     assertThat(s.firstPosition()).isEqualTo(10);
     s.release();
-    assertThat(b.refCnt()).isZero();
-    assertThat(c.refCnt()).isZero();
+    assertThat(held()).as("every chunk released").isZero();
   }
 
   @Test
-  void aFrameThatWouldPassTheBoundIsRefusedAndReleased() {
-    ResumeStore s = new ResumeStore(100, null);
-    assertThat(s.add(frame(60))).isTrue();
-    ByteBuf big = frame(41);
-    assertThat(s.add(big)).isFalse();
-    assertThat(big.refCnt()).isZero();
+  void largeFramesAreHeldAsSlicesBetweenCopiedOnesAndReplayInOrder() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int big = ResumeStore.COPY_LIMIT + 1;
+    ByteBuf large = frame(big, 7);
+    assertThat(add(s, 14, 1)).isTrue();
+    assertThat(s.add(large, 0, big)).isTrue();
+    assertThat(large.refCnt()).as("held by the store, not copied").isEqualTo(2);
+    assertThat(add(s, 14, 2)).isTrue();
+    large.release();
+    assertThat(s.endPosition()).isEqualTo(14 + big + 14);
+    assertThat(s.canReplayFrom(14)).isTrue();
+    assertThat(s.canReplayFrom(14 + big)).isTrue();
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(14, replayed::add);
+    assertThat(replayed).containsExactly(frame(big, 7), frame(14, 2));
+    replayed.forEach(ByteBuf::release);
+    s.trimTo(14 + big); // the large frame goes whole
+    assertThat(large.refCnt()).isZero();
+    assertThat(s.frameCount()).isEqualTo(1);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void chunksAreReleasedAsTheirFramesAreAcknowledgedAndTheOpenOneIsReused() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int perChunk = ResumeStore.CHUNK_SIZE / (3 + 100);
+    for (int i = 0; i < perChunk * 3; i++) {
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    long threeChunks = held();
+    assertThat(threeChunks).isGreaterThanOrEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    s.trimTo(100L * perChunk * 2); // the first two chunks are acknowledged
+    assertThat(held()).isLessThan(threeChunks);
+    s.trimTo(s.endPosition()); // all acknowledged: the open chunk stays, emptied
+    assertThat(s.frameCount()).isZero();
+    assertThat(s.bytes()).isZero();
+    long one = held();
+    for (int i = 0; i < perChunk; i++) {
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    assertThat(held()).as("the emptied chunk took them").isEqualTo(one);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void aRunOfPrefixedFramesIsStoredAtOnceAndTrimmedAndReplayedFrameByFrame() {
+    ResumeStore s = new ResumeStore(alloc, 100, null);
+    ByteBuf batch = Unpooled.buffer();
+    batch.writeByte(0xEE); // a byte before the run: not stored
+    for (int[] f : new int[][] {{10, 0}, {20, 10}, {30, 30}}) {
+      batch.writeMedium(f[0]).writeBytes(frame(f[0], f[1]));
+    }
+    assertThat(s.addRun(batch, 1, batch.writerIndex(), 3, 60)).isTrue();
+    assertThat(s.frameCount()).isEqualTo(3);
+    assertThat(s.endPosition()).isEqualTo(60);
+    assertThat(s.canReplayFrom(30)).isTrue();
+    assertThat(s.canReplayFrom(31)).isFalse();
+    s.trimTo(10);
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(10, replayed::add);
+    assertThat(replayed).containsExactly(frame(20, 10), frame(30, 30));
+    replayed.forEach(ByteBuf::release);
+    assertThat(s.addRun(batch, 1, batch.writerIndex(), 3, 60))
+        .as("past the bound: nothing stored")
+        .isFalse();
+    assertThat(s.bytes()).isEqualTo(50);
+    assertThat(s.frameCount()).isEqualTo(2);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void aRunThatDoesNotFitTheOpenChunkFillsItFrameByFrameAndTheRestStartsTheNext() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int perChunk = ResumeStore.CHUNK_SIZE / (3 + 100);
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < perChunk + 5; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, i));
+    }
+    assertThat(add(s, 100, 0)).isTrue(); // the open chunk has room for perChunk - 1 more
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), perChunk + 5, 100L * (perChunk + 5)))
+        .isTrue();
+    assertThat(held()).as("two chunks, none larger").isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    assertThat(s.frameCount()).isEqualTo(perChunk + 6);
+    assertThat(s.canReplayFrom(100L * perChunk)).as("the first frame of the second chunk").isTrue();
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(100, replayed::add);
+    assertThat(replayed).hasSize(perChunk + 5);
+    for (int i = 0; i < perChunk + 5; i++) {
+      assertThat(replayed.get(i)).isEqualTo(frame(100, i));
+    }
+    replayed.forEach(ByteBuf::release);
+    s.trimTo(100L * perChunk); // the first chunk is acknowledged
+    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void aFrameThatWouldPassTheBoundIsRefused() {
+    ResumeStore s = new ResumeStore(alloc, 100, null);
+    assertThat(add(s, 60, 0)).isTrue();
+    assertThat(add(s, 41, 0)).isFalse();
     assertThat(s.bytes()).isEqualTo(60);
     assertThat(s.highWater()).isEqualTo(60);
+    assertThat(s.frameCount()).isEqualTo(1);
     s.release();
+    assertThat(held()).isZero();
+    assertThat(add(s, 1, 0)).as("a released store takes nothing").isFalse();
+    assertThat(held()).isZero();
   }
 
   @Test
   void theServerWideBudgetBoundsAllStoresAndComesBackOnRelease() {
     ResumeBudget budget = new ResumeBudget(ResumeBudget.STEP * 2);
-    ResumeStore one = new ResumeStore(ResumeBudget.STEP * 4, budget);
-    ResumeStore two = new ResumeStore(ResumeBudget.STEP * 4, budget);
-    assertThat(one.add(frame((int) ResumeBudget.STEP))).isTrue();
-    assertThat(two.add(frame((int) ResumeBudget.STEP))).isTrue();
-    assertThat(one.add(frame(10))).as("the budget is spent").isFalse();
+    ResumeStore one = new ResumeStore(alloc, ResumeBudget.STEP * 4, budget);
+    ResumeStore two = new ResumeStore(alloc, ResumeBudget.STEP * 4, budget);
+    assertThat(add(one, (int) ResumeBudget.STEP, 0)).isTrue();
+    assertThat(add(two, (int) ResumeBudget.STEP, 0)).isTrue();
+    assertThat(add(one, 10, 0)).as("the budget is spent").isFalse();
+    assertThat(one.refusedByBudget()).isTrue();
     one.release();
-    assertThat(two.add(frame(10))).isTrue();
+    assertThat(add(two, 10, 0)).isTrue();
     two.release();
     assertThat(budget.used()).isZero();
+    assertThat(held()).isZero();
   }
 
   @Test
