@@ -113,7 +113,16 @@ final class PrometheusHistograms implements MultiCollector {
     for (int i = 0; i < le.length; i++) {
       le[i] = nanos ? TimeUtils.nanosToUnit(bounds[i], TimeUnit.SECONDS) : bounds[i];
     }
-    series.add(new Series(name, help, Labels.of(keys, values), cells, row, from, le, sum, max, nanos));
+    WindowMax window = null;
+    for (Series s : series) { // a client's two durations read one row: one window for both
+      if (s.window.cells == cells && s.window.row == row && s.window.index == max) {
+        window = s.window;
+      }
+    }
+    if (window == null) {
+      window = new WindowMax(cells, row, max);
+    }
+    series.add(new Series(name, help, Labels.of(keys, values), cells, row, from, le, sum, window, nanos));
   }
 
   /**
@@ -140,9 +149,9 @@ final class PrometheusHistograms implements MultiCollector {
   public MetricSnapshots collect() {
     long now = System.currentTimeMillis();
     Map<String, Map<Labels, Point>> families = new LinkedHashMap<>();
-    Map<String, String> helps = new LinkedHashMap<>();
+    Map<String, String> helpOf = new LinkedHashMap<>();
     for (Series s : series) {
-      helps.putIfAbsent(s.name, s.help);
+      helpOf.putIfAbsent(s.name, s.help);
       Point p = families.computeIfAbsent(s.name, k -> new LinkedHashMap<>())
           .computeIfAbsent(s.labels, k -> new Point(s.le.length));
       s.readInto(p, now);
@@ -150,7 +159,7 @@ final class PrometheusHistograms implements MultiCollector {
     List<MetricSnapshot> out = new ArrayList<>(families.size() * 2);
     for (Map.Entry<String, Map<Labels, Point>> f : families.entrySet()) {
       String name = f.getKey();
-      String help = helps.get(name);
+      String help = helpOf.get(name);
       List<HistogramDataPointSnapshot> points = new ArrayList<>();
       List<GaugeDataPointSnapshot> maxima = new ArrayList<>();
       for (Map.Entry<Labels, Point> e : f.getValue().entrySet()) {
@@ -186,6 +195,44 @@ final class PrometheusHistograms implements MultiCollector {
     }
   }
 
+  /**
+   * As Micrometer's TimeWindowMax: the largest value of the last {@link #MAX_WINDOW_MILLIS} ms or
+   * so, taken from a cell at each read (a value taken is kept here for the window).
+   */
+  private static final class WindowMax {
+    final PerThreadCells cells;
+    final int row;
+    final int index;
+    /** The maxima of the last windows, newest first, and when the newest began (guarded by this). */
+    private final long[] maxima = new long[MAX_BUFFERS];
+    private long windowStart = System.currentTimeMillis();
+
+    WindowMax(PerThreadCells cells, int row, int index) {
+      this.cells = cells;
+      this.row = row;
+      this.index = index;
+    }
+
+    synchronized long poll(long now) {
+      long step = MAX_WINDOW_MILLIS / MAX_BUFFERS;
+      if (now - windowStart >= MAX_WINDOW_MILLIS) {
+        Arrays.fill(maxima, 0);
+        windowStart = now;
+      }
+      while (now - windowStart >= step) {
+        System.arraycopy(maxima, 0, maxima, 1, MAX_BUFFERS - 1);
+        maxima[0] = 0;
+        windowStart += step;
+      }
+      maxima[0] = Math.max(maxima[0], cells.takeMax(row, index));
+      long result = 0;
+      for (long m : maxima) {
+        result = Math.max(result, m);
+      }
+      return result;
+    }
+  }
+
   /** One exported histogram: where its counts are, and its name, labels and help. */
   private static final class Series {
     final String name;
@@ -196,16 +243,13 @@ final class PrometheusHistograms implements MultiCollector {
     final int from;
     final double[] le;
     final int sum;
-    final int max;
+    final WindowMax window;
     final boolean nanos;
-    /** The maxima of the last windows, newest first, and when the newest began (guarded by this). */
-    private final long[] maxima = new long[MAX_BUFFERS];
-    private long windowStart = System.currentTimeMillis();
-    private final long created = windowStart;
+    final long created = System.currentTimeMillis();
 
     Series(
         String name, String help, Labels labels, PerThreadCells cells, int row, int from, double[] le, int sum,
-        int max, boolean nanos) {
+        WindowMax window, boolean nanos) {
       this.name = name;
       this.help = help;
       this.labels = labels;
@@ -214,7 +258,7 @@ final class PrometheusHistograms implements MultiCollector {
       this.from = from;
       this.le = le;
       this.sum = sum;
-      this.max = max;
+      this.window = window;
       this.nanos = nanos;
     }
 
@@ -224,29 +268,8 @@ final class PrometheusHistograms implements MultiCollector {
       cells.sumInto(row, from, p.counts);
       long total = cells.sum(row, sum);
       p.sum += nanos ? TimeUtils.nanosToUnit(total, TimeUnit.SECONDS) : total;
-      long m = windowMax(now);
+      long m = window.poll(now);
       p.max = Math.max(p.max, nanos ? TimeUtils.nanosToUnit(m, TimeUnit.SECONDS) : m);
-    }
-
-    /** As Micrometer's TimeWindowMax: the largest value of the last {@link #MAX_WINDOW_MILLIS} ms or so. */
-    private synchronized long windowMax(long now) {
-      long step = MAX_WINDOW_MILLIS / MAX_BUFFERS;
-      while (now - windowStart >= step) {
-        System.arraycopy(maxima, 0, maxima, 1, MAX_BUFFERS - 1);
-        maxima[0] = 0;
-        windowStart += step;
-        if (now - windowStart >= MAX_WINDOW_MILLIS) {
-          Arrays.fill(maxima, 0);
-          windowStart = now;
-        }
-      }
-      long recent = cells.takeMax(row, max);
-      long result = recent;
-      for (int i = 0; i < MAX_BUFFERS; i++) {
-        maxima[i] = Math.max(maxima[i], i == 0 ? recent : 0);
-        result = Math.max(result, maxima[i]);
-      }
-      return result;
     }
   }
 }
