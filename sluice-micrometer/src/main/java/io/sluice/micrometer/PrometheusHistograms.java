@@ -54,6 +54,8 @@ final class PrometheusHistograms implements MultiCollector {
   private static final Map<PrometheusRegistry, PrometheusHistograms> BY_REGISTRY = new WeakHashMap<>();
 
   private final CopyOnWriteArrayList<Series> series = new CopyOnWriteArrayList<>();
+  /** Objects read by function meters, kept as long as the registry (Micrometer holds them weakly). */
+  private final java.util.Set<Object> kept = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** The help text of each family, found when its first series is exported (guarded by this). */
   private final Map<String, String> helps = new java.util.HashMap<>();
 
@@ -72,6 +74,11 @@ final class PrometheusHistograms implements MultiCollector {
       }
       return h;
     }
+  }
+
+  /** Keeps {@code o} (read by a function meter) as long as this collector. */
+  void keep(Object o) {
+    kept.add(o);
   }
 
   /**

@@ -118,7 +118,11 @@ final class RpcMeters implements RpcInstrumentation {
 
   /** The Prometheus export, when the registry is Prometheus's and its classes are present. */
   private static PrometheusHistograms prometheusOf(MeterRegistry registry) {
-    if (!registry.getClass().getName().startsWith("io.micrometer.prometheusmetrics.")) {
+    Class<?> c = registry.getClass();
+    while (c != null && !c.getName().equals("io.micrometer.prometheusmetrics.PrometheusMeterRegistry")) {
+      c = c.getSuperclass(); // checked by name: the class need not be there
+    }
+    if (c == null) {
       return null;
     }
     try {
@@ -185,6 +189,9 @@ final class RpcMeters implements RpcInstrumentation {
         int row = starts.newRow();
         this.startRow = row;
         this.started = null;
+        // Micrometer holds a function's object weakly: PrometheusHistograms keeps the cells, as
+        // it keeps the histograms', so the counts stay readable after this RpcMeters is dropped.
+        prometheus.keep(starts);
         FunctionCounter.builder(names.started(), starts, s -> s.sum(row, 0))
             .description("RPC calls started")
             .tags(tags)
