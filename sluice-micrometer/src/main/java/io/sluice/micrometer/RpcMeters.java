@@ -64,9 +64,9 @@ final class RpcMeters implements RpcInstrumentation {
 
   /** The latency bounds in nanoseconds, as the Micrometer timer holds them. */
   private static final Duration[] LATENCY_SLOS = new Duration[LATENCY_BUCKETS.length];
-  private static final long[] LATENCY_NANOS = new long[LATENCY_BUCKETS.length];
+  static final long[] LATENCY_NANOS = new long[LATENCY_BUCKETS.length];
   private static final double[] LATENCY_NANOS_D = new double[LATENCY_BUCKETS.length];
-  private static final long[] SIZE_BOUNDS = new long[SIZE_BUCKETS.length];
+  static final long[] SIZE_BOUNDS = new long[SIZE_BUCKETS.length];
 
   static {
     for (int i = 0; i < LATENCY_BUCKETS.length; i++) {
@@ -113,7 +113,7 @@ final class RpcMeters implements RpcInstrumentation {
     this.common = common;
     this.names = names;
     this.prometheus = cells ? prometheusOf(registry) : null;
-    this.other = new MethodMeters(OTHER, OTHER, OTHER);
+    this.other = new MethodMeters(null, OTHER, OTHER, OTHER);
   }
 
   /** The Prometheus export, when the registry is Prometheus's and its classes are present. */
@@ -139,44 +139,71 @@ final class RpcMeters implements RpcInstrumentation {
     return new Call(m);
   }
 
+  /** The meters of the last method looked up (racy and plain: any thread's last will do). */
+  private MethodMeters last;
+
   private MethodMeters meters(MethodDescriptor<?, ?> method) {
     if (method == null) {
       return other;
     }
+    MethodMeters l = last;
+    if (l != null && l.descriptor == method) {
+      return l; // its fields are final: safely published whichever thread wrote it
+    }
     MethodMeters m = methods.get(method);
     if (m != null) {
+      last = m;
       return m;
     }
     if (methods.size() >= MAX_METHODS) {
       return other;
     }
     return methods.computeIfAbsent(
-        method, d -> new MethodMeters(d.fullName(), d.service(), d.method()));
+        method, d -> new MethodMeters(d, d.fullName(), d.service(), d.method()));
   }
 
-  /** The bucket of {@code value} among {@code bounds}: the first bound it does not exceed, or {@code bounds.length}. */
-  static int bucket(long[] bounds, long value) {
-    int lo = 0;
-    int hi = bounds.length;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (bounds[mid] < value) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
+  /**
+   * Where to start looking for the bucket of a value of each bit length (0 to 64): the first bound
+   * not below the smallest such value. A value's bucket is then a step or three further at most.
+   */
+  private static int[] starts(long[] bounds) {
+    int[] start = new int[65];
+    for (int bits = 0; bits <= 64; bits++) {
+      long smallest = bits == 0 ? 0 : bits == 64 ? Long.MIN_VALUE : 1L << (bits - 1);
+      int i = 0;
+      while (bits < 64 && i < bounds.length && bounds[i] < smallest) {
+        i++;
       }
+      start[bits] = bits == 64 ? 0 : i; // bit length 64: negative, below every bound
     }
-    return lo;
+    return start;
+  }
+
+  static final int[] LATENCY_STARTS = starts(LATENCY_NANOS);
+  static final int[] SIZE_STARTS = starts(SIZE_BOUNDS);
+
+  /**
+   * The bucket of {@code value} among {@code bounds} (with their {@link #starts}): the first bound
+   * it does not exceed, or {@code bounds.length}.
+   */
+  static int bucket(long[] bounds, int[] starts, long value) {
+    int i = starts[64 - Long.numberOfLeadingZeros(value)];
+    while (i < bounds.length && bounds[i] < value) {
+      i++;
+    }
+    return i;
   }
 
   /** The meters of one method value; those per status are made at its first call with it. */
   private final class MethodMeters {
+    final MethodDescriptor<?, ?> descriptor; // null for other
     final Tags tags;
     final Counter started; // null when counted in cells
     final int startRow;
     private final PerStatus[] byStatus = new PerStatus[Status.Code.values().length];
 
-    MethodMeters(String fullName, String service, String method) {
+    MethodMeters(MethodDescriptor<?, ?> descriptor, String fullName, String service, String method) {
+      this.descriptor = descriptor;
       this.tags = common.and(names.methodTags(fullName, service, method));
       if (prometheus == null) {
         this.startRow = -1;
@@ -310,14 +337,14 @@ final class RpcMeters implements RpcInstrumentation {
 
   private static void write(long[] c, long nanos, long sentBytes, long receivedBytes) {
     if (nanos >= 0) { // as a Micrometer timer, which drops a negative duration
-      PerThreadCells.add(c, DURATION + bucket(LATENCY_NANOS, nanos), 1);
+      PerThreadCells.add(c, DURATION + bucket(LATENCY_NANOS, LATENCY_STARTS, nanos), 1);
       PerThreadCells.add(c, DURATION_SUM, nanos);
       PerThreadCells.max(c, DURATION_MAX, nanos);
     }
-    PerThreadCells.add(c, SENT + bucket(SIZE_BOUNDS, sentBytes), 1);
+    PerThreadCells.add(c, SENT + bucket(SIZE_BOUNDS, SIZE_STARTS, sentBytes), 1);
     PerThreadCells.add(c, SENT_SUM, sentBytes);
     PerThreadCells.max(c, SENT_MAX, sentBytes);
-    PerThreadCells.add(c, RECEIVED + bucket(SIZE_BOUNDS, receivedBytes), 1);
+    PerThreadCells.add(c, RECEIVED + bucket(SIZE_BOUNDS, SIZE_STARTS, receivedBytes), 1);
     PerThreadCells.add(c, RECEIVED_SUM, receivedBytes);
     PerThreadCells.max(c, RECEIVED_MAX, receivedBytes);
   }

@@ -133,4 +133,26 @@ class RpcMetersPrometheusTest {
           .contains("grpc_server_call_rcvd_total_compressed_message_size_bytes_sum{application=\"bench\",grpc_method=\"test.Echo/Say\",grpc_status=\"OK\"} " + (10 * round) + ".0");
     }
   }
+
+  @Test
+  void aValuesBucketIsTheFirstBoundItDoesNotExceed() {
+    java.util.Random random = new java.util.Random(34);
+    for (long[] bounds : List.of(RpcMeters.LATENCY_NANOS, RpcMeters.SIZE_BOUNDS)) {
+      int[] starts = bounds == RpcMeters.LATENCY_NANOS ? RpcMeters.LATENCY_STARTS : RpcMeters.SIZE_STARTS;
+      List<Long> values = new java.util.ArrayList<>(List.of(0L, 1L, Long.MAX_VALUE));
+      for (long b : bounds) {
+        values.addAll(List.of(b - 1, b, b + 1));
+      }
+      for (int i = 0; i < 10_000; i++) {
+        values.add(random.nextLong() >>> random.nextInt(64));
+      }
+      for (long v : values) {
+        int expected = 0;
+        while (expected < bounds.length && bounds[expected] < v) {
+          expected++;
+        }
+        assertThat(RpcMeters.bucket(bounds, starts, v)).as("bucket of %d", v).isEqualTo(expected);
+      }
+    }
+  }
 }
