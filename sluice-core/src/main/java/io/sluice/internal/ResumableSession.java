@@ -464,8 +464,17 @@ public final class ResumableSession implements DuplexTransport {
   private void inbound(ByteBuf frame) {
     int n = frame.readableBytes();
     if (n >= Frames.HEADER_SIZE) {
-      int type = Frames.type(frame);
-      if (Frames.streamId(frame) != 0) {
+      int type;
+      int streamId;
+      if (n >= 8) { // one read for the stream id and the type (most frames)
+        long head = frame.getLong(frame.readerIndex());
+        streamId = (int) (head >>> 32) & Frames.MAX_STREAM_ID;
+        type = (int) (head >>> 26) & 0x3F;
+      } else {
+        streamId = Frames.streamId(frame);
+        type = Frames.type(frame);
+      }
+      if (streamId != 0) {
         if (counted(type)) {
           received += n;
         }
