@@ -98,8 +98,7 @@ abstract class Downstream implements Subscription, Flow.Subscription {
 
   /** Adds two demands, saturating at {@link Long#MAX_VALUE}. */
   static long addCap(long a, long b) {
-    long r = a + b;
-    return r < 0 ? Long.MAX_VALUE : r;
+    return CallMachine.addDemand(a, b);
   }
 
   static IllegalArgumentException badRequest(long n) {

@@ -16,12 +16,9 @@ import org.reactivestreams.Subscriber;
  * publisher type is a class (project-reactor's {@code Flux}) holds it and calls {@link
  * #subscribe(Subscriber)}.
  *
- * <p>The stream starts on the first {@code request(n)}. The core's handle is published after the
- * start call returns, possibly after the loop already delivered signals; requests made in that gap
- * are parked in {@code pending} and handed over by whichever side sees the handle last. Demand
- * signalled inside the subscriber's {@code onSubscribe} is parked too, and the stream starts only
- * once {@code onSubscribe} has returned, so no signal reaches the subscriber meanwhile (§1.3). On a
- * connection that is no longer open the subscriber fails at once (§1.4, §1.9).
+ * <p>The stream starts on the first {@code request(n)}; demand, cancel and the end follow {@link
+ * CallMachine}, which this class shares with the RPC flavors' one-object calls. On a connection that
+ * is no longer open the subscriber fails at once (§1.4, §1.9).
  *
  * <p><b>Threads.</b> {@code request} and {@code cancel} may be called from any thread. The {@link
  * StreamListener} methods are called by the core on the connection's event loop and signal the
@@ -33,14 +30,7 @@ import org.reactivestreams.Subscriber;
  * stream starts, or released here if the subscription ends first. Received messages belong to the
  * subscriber, which must release them; those arriving after {@code cancel} are released here.
  */
-public final class StreamSubscription extends Downstream implements StreamListener {
-  private static final int FRESH = 0;
-  private static final int SUBSCRIBED = 1;
-  private static final int STARTED = 2;
-  private static final int CANCELED = 3;
-  private static final int DONE = 4;
-  private static final int SUBSCRIBING = 5;
-
+public final class StreamSubscription extends Downstream implements CallMachine {
   private volatile int state;
   private static final AtomicIntegerFieldUpdater<StreamSubscription> STATE =
       AtomicIntegerFieldUpdater.newUpdater(StreamSubscription.class, "state");
@@ -50,7 +40,6 @@ public final class StreamSubscription extends Downstream implements StreamListen
       AtomicLongFieldUpdater.newUpdater(StreamSubscription.class, "pending");
 
   private volatile StreamHandle handle;
-  /** A request(n <= 0) not yet signalled (§3.9): kept while onSubscribe runs or the start ends. */
   private volatile IllegalArgumentException badDemand;
   private Message request;
   private final Requester requester;
@@ -85,138 +74,18 @@ public final class StreamSubscription extends Downstream implements StreamListen
     }
     setSubscriber(rs, flow);
     signalOnSubscribe();
-    if (STATE.compareAndSet(this, SUBSCRIBING, SUBSCRIBED)) {
-      if (badDemand != null) {
-        failBadDemand();
-        return;
-      }
-      long parked = PENDING.getAndSet(this, 0);
-      if (parked > 0) {
-        request(parked);
-      }
-    }
-  }
-
-  private static void addPending(StreamSubscription self, long n) {
-    for (; ; ) {
-      long p = self.pending;
-      if (PENDING.compareAndSet(self, p, addCap(p, n))) {
-        return;
-      }
-    }
+    subscribed();
   }
 
   @Override
   public void request(long n) {
-    if (n <= 0) {
-      badDemand = badRequest(n);
-      if (state != SUBSCRIBING) { // inside onSubscribe: signalled once it has returned (§1.3)
-        failBadDemand();
-      }
-      return;
-    }
-    if (state == SUBSCRIBING) {
-      addPending(this, n);
-      if (state != SUBSCRIBING) {
-        long parked = PENDING.getAndSet(this, 0);
-        if (parked > 0) {
-          request(parked);
-        }
-      }
-      return;
-    }
-    if (state == SUBSCRIBED && STATE.compareAndSet(this, SUBSCRIBED, STARTED)) {
-      Message m = request;
-      request = null;
-      StreamHandle h =
-          stream ? requester.requestStream(m, n, this) : requester.requestResponse(m, this);
-      handle = h;
-      long parked = PENDING.getAndSet(this, 0);
-      if (parked > 0 && stream) {
-        h.request(parked);
-      }
-      if (state == CANCELED) {
-        h.cancel();
-      } else if (badDemand != null) {
-        failBadDemand(); // request(n <= 0) while starting saw no handle yet
-      }
-      return;
-    }
-    if (!stream) {
-      return; // request-response: further demand means nothing to the peer
-    }
-    StreamHandle h = handle;
-    if (h != null) {
-      h.request(n);
-      return;
-    }
-    addPending(this, n);
-    h = handle;
-    if (h != null) {
-      long parked = PENDING.getAndSet(this, 0);
-      if (parked > 0) {
-        h.request(parked);
-      }
-    }
+    demand(n);
   }
 
   @Override
   public void cancel() {
-    int s = STATE.getAndSet(this, CANCELED);
-    if (s == SUBSCRIBED || s == SUBSCRIBING) {
-      releaseRequest();
-      forgetSubscriber();
-    } else if (s == STARTED) {
-      StreamHandle h = handle;
-      if (h != null) {
-        h.cancel();
-      }
-      forgetSubscriber();
-    } else if (s == DONE) {
-      state = DONE;
-    }
+    cancelCall();
   }
-
-  /**
-   * Ends the subscription with the §3.9 error of a request(n <= 0), once: before the start at once
-   * (nothing else signals then); once started on the stream's event loop ({@link OnStreamLoop}), where
-   * every other signal comes from (§1.3), cancelling the stream. For a request-response too: the core
-   * ignores request(n) once it has started. A start that has not published its handle yet does
-   * this when it has.
-   */
-  private void failBadDemand() {
-    IllegalArgumentException e = badDemand;
-    if (e == null) {
-      return;
-    }
-    if (STATE.compareAndSet(this, SUBSCRIBED, DONE)) {
-      releaseRequest();
-      emitError(e);
-      return;
-    }
-    StreamHandle h = handle;
-    if (h == null || state != STARTED) {
-      return;
-    }
-    Runnable end =
-        () -> {
-          if (STATE.compareAndSet(this, STARTED, DONE)) {
-            h.cancel();
-            emitError(e);
-          }
-        };
-    OnStreamLoop.run(h, end);
-  }
-
-  private void releaseRequest() {
-    Message m = request;
-    request = null;
-    if (m != null) {
-      m.release();
-    }
-  }
-
-  // ---- StreamListener: on the event loop ----
 
   @Override
   public void onNext(Message message) {
@@ -228,21 +97,77 @@ public final class StreamSubscription extends Downstream implements StreamListen
     emitNext(message);
   }
 
+  // ---- CallMachine: the fields and what differs ----
+
   @Override
-  public void onComplete() {
-    if (STATE.compareAndSet(this, STARTED, DONE)) {
-      emitComplete();
-    }
+  public int state() {
+    return state;
   }
 
   @Override
-  public void onError(Throwable cause) {
-    int s = state;
-    if (s != CANCELED && s != DONE && STATE.compareAndSet(this, s, DONE)) {
-      if (s == SUBSCRIBED) {
-        releaseRequest();
-      }
-      emitError(cause);
-    }
+  public boolean casState(int expect, int update) {
+    return STATE.compareAndSet(this, expect, update);
+  }
+
+  @Override
+  public StreamHandle streamHandle() {
+    return handle;
+  }
+
+  @Override
+  public void streamHandle(StreamHandle h) {
+    handle = h;
+  }
+
+  @Override
+  public IllegalArgumentException badDemand() {
+    return badDemand;
+  }
+
+  @Override
+  public void badDemand(IllegalArgumentException e) {
+    badDemand = e;
+  }
+
+  @Override
+  public void parkDemand(long n) {
+    PENDING.getAndAccumulate(this, n, CallMachine::addDemand);
+  }
+
+  @Override
+  public long takeParkedDemand() {
+    return PENDING.getAndSet(this, 0);
+  }
+
+  @Override
+  public Message takeRequest() {
+    Message m = request;
+    request = null;
+    return m;
+  }
+
+  @Override
+  public StreamHandle send(Message m, long n) {
+    return stream ? requester.requestStream(m, n, this) : requester.requestResponse(m, this);
+  }
+
+  @Override
+  public boolean streaming() {
+    return stream;
+  }
+
+  @Override
+  public void dropSubscriber() {
+    forgetSubscriber();
+  }
+
+  @Override
+  public void signalError(Throwable e) {
+    emitError(e);
+  }
+
+  @Override
+  public void signalComplete() {
+    emitComplete();
   }
 }

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Applies {@link ServerInterceptor}s to a service: {@link #intercept} returns a {@link
@@ -97,6 +99,26 @@ public final class ServerInterceptors {
       call.close(status, trailers);
     }
     return ignoring();
+  }
+
+  /**
+   * An interceptor that adds response metadata to every call: the headers {@code headers} gives for
+   * the call's request metadata go out as the call starts (on the transport's thread, before the
+   * handler runs; nothing when they are empty), and the trailers {@code trailers} gives for the
+   * call and the status it ends with go out with its end, ahead of the trailers the handler gave.
+   * Both travel through the call model ({@link ServerCall#sendHeaders}, {@link
+   * ServerCall#close(Status, Headers)}), so over gRPC and RSocket alike (over RSocket to callers
+   * that ask for response metadata). The functions may be called from any thread and must not
+   * block.
+   *
+   * <p>The headers go out at the start rather than with the first response: a response written from
+   * another thread and the close right behind it could otherwise race the headers.
+   *
+   * @throws NullPointerException if either function is null
+   */
+  public static ServerInterceptor responseMetadata(
+      Function<CallMetadata, Headers> headers, BiFunction<CallMetadata, Status, Headers> trailers) {
+    return new AddsResponseMetadata(headers, trailers);
   }
 
   /**

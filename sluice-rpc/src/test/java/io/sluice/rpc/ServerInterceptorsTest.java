@@ -196,6 +196,73 @@ class ServerInterceptorsTest {
     assertThat(call.trailers).isEqualTo(Headers.of("ended", "OK"));
   }
 
+  /** Echoes a request header {@code echo} as a response header and trailer; a fixed trailer too. */
+  private static final ServerInterceptor RESPONSE_METADATA =
+      ServerInterceptors.responseMetadata(
+          call -> {
+            String v = call.headers().get("echo");
+            return v == null ? Headers.EMPTY : Headers.of("echo", v);
+          },
+          (call, status) -> {
+            String v = call.headers().get("echo");
+            return v == null ? Headers.EMPTY : Headers.of("echo", v, "ended", status.code().name());
+          });
+
+  @Test
+  void responseMetadataSendsItsHeadersAtTheStartAndItsTrailersAheadOfTheHandlers() {
+    ServerCallHandler<StringValue, StringValue> closingWithTrailers =
+        call -> {
+          call.request(1);
+          return new ServerCall.Listener<>() {
+            @Override
+            public void onMessage(StringValue message) {
+              call.close(Status.of(Status.Code.ABORTED, "no"), Headers.of("handler", "h"));
+            }
+
+            @Override
+            public void onHalfClose() {}
+
+            @Override
+            public void onCancel() {}
+
+            @Override
+            public void onReady(long n) {}
+          };
+        };
+    ServiceDefinition s =
+        ServerInterceptors.intercept(
+            ServiceDefinition.builder(SERVICE).add(SAY, closingWithTrailers).build(), RESPONSE_METADATA);
+    RecordingServerCall<StringValue, StringValue> call = new RecordingServerCall<>(SAY, Headers.of("echo", "e1"));
+    handlerOf(s, "Say").startCall(call).onMessage(StringValue.of("hi"));
+    assertThat(call.events).containsExactly("sendHeaders", "request(1)", "close(ABORTED, trailers)");
+    assertThat(call.headers).isEqualTo(Headers.of("echo", "e1"));
+    assertThat(call.trailers).isEqualTo(Headers.of("echo", "e1", "ended", "ABORTED", "handler", "h"));
+
+    RecordingServerCall<StringValue, StringValue> plain = new RecordingServerCall<>(SAY, Headers.EMPTY);
+    handlerOf(s, "Say").startCall(plain).onMessage(StringValue.of("hi"));
+    assertThat(plain.events).as("nothing added").containsExactly("request(1)", "close(ABORTED, trailers)");
+    assertThat(plain.trailers).isEqualTo(Headers.of("handler", "h"));
+  }
+
+  @Test
+  void responseMetadataAddsItsTrailersToAPlainClose() {
+    ServiceDefinition s =
+        ServerInterceptors.intercept(
+            ServiceDefinition.builder(SERVICE).add(SAY, new Echo(new ArrayList<>())).build(), RESPONSE_METADATA);
+    RecordingServerCall<StringValue, StringValue> call = new RecordingServerCall<>(SAY, Headers.of("echo", "e2"));
+    ServerCall.Listener<StringValue> l = handlerOf(s, "Say").startCall(call);
+    l.onMessage(StringValue.of("hi"));
+    l.onHalfClose();
+    assertThat(call.events).containsExactly("sendHeaders", "request(1)", "sendMessage", "close(OK, trailers)");
+    assertThat(call.trailers).isEqualTo(Headers.of("echo", "e2", "ended", "OK"));
+
+    RecordingServerCall<StringValue, StringValue> plain = new RecordingServerCall<>(SAY, Headers.EMPTY);
+    l = handlerOf(s, "Say").startCall(plain);
+    l.onMessage(StringValue.of("hi"));
+    l.onHalfClose();
+    assertThat(plain.events).as("a plain close stays plain").containsExactly("request(1)", "sendMessage", "close(OK)");
+  }
+
   private static FileDescriptor greeterFile() throws Exception {
     ServiceDescriptorProto.Builder svc = ServiceDescriptorProto.newBuilder().setName("Greeter");
     String[] names = {"Say", "Watch", "Collect", "Chat"};

@@ -1,11 +1,17 @@
 package io.sluice.rpc.reactor;
 
 import com.google.protobuf.MessageLite;
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.flavor.RequesterPublisher;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.rsocket.ProtoMessages;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 
 /**
  * The fast path of unary and server-streaming calls without a timeout, instrumentation or response
@@ -34,5 +40,28 @@ final class PlainCalls {
   static <Req extends MessageLite, Resp extends MessageLite> Flux<Resp> serverStreaming(
       ReactorRequester requester, MethodDescriptor<Req, Resp> method, CallOptions options, Req request) {
     return new StreamCall<>(requester.unwrap(), method, options, request);
+  }
+
+  /**
+   * The first message of a call being subscribed by {@code s}: the encoded request, owned by the
+   * caller from now on; or null after failing {@code s} (the encoding failed, or the connection is
+   * not open).
+   */
+  static <Req extends MessageLite> Message first(
+      Requester requester, MethodDescriptor<Req, ?> method, CallOptions options, Req request,
+      CoreSubscriber<?> s) {
+    Message m;
+    try {
+      m = ProtoMessages.first(requester.alloc(), options.metadata(method), request);
+    } catch (Throwable e) {
+      Operators.error(s, ReactorClientCalls.toStatus(e));
+      return null;
+    }
+    if (!requester.isOpen()) {
+      m.release();
+      Operators.error(s, ReactorClientCalls.toStatus(RequesterPublisher.notOpen(requester)));
+      return null;
+    }
+    return m;
   }
 }
