@@ -3,7 +3,6 @@ package io.sluice.transport.grpc.internal;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.internal.PlatformDependent;
@@ -255,7 +254,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private void writeHeaders(Headers md) {
     headersSent = true;
     handler.encoder()
-        .writeHeaders(handler.ctx(), stream.id(), GrpcResponses.headers(responseEncoding, md), 0, false, handler.newPromise());
+        .writeHeaders(handler.ctx(), stream.id(), GrpcResponses.responseHeaders(responseEncoding, md), 0, false, handler.newPromise());
   }
 
   @Override
@@ -350,7 +349,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       boolean peerDone = inboundEnded || (received > 0 && !def.method().kind().clientStreams());
       Http2Headers t =
           headersSent
-              ? GrpcResponses.addStatus(new DefaultHttp2Headers(), end, trailers)
+              ? GrpcResponses.trailers(end, trailers)
               : GrpcResponses.trailersOnlyHeaders(end, trailers);
       GrpcResponses.writeLast(handler, stream, t, peerDone);
       scheduleFlush(); // one flush per loop turn, not one per call
