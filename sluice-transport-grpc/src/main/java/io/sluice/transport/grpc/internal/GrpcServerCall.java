@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * handler sent before its close still goes out first.
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
- * each response is encoded into a new buffer that the HTTP/2 encoder then owns.
+ * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
+ * straight behind its prefix, {@link MessageFramer#encode}).
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
@@ -264,7 +265,10 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     ByteBuf framed;
     try {
-      framed = MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
+      framed =
+          responseEncoding == GrpcEncoding.IDENTITY
+              ? MessageFramer.encode(handler.ctx().alloc(), message)
+              : MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
     } catch (StatusException e) {
       close(e.status());
       return;
