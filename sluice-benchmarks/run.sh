@@ -74,6 +74,19 @@ if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; the
   }
 fi
 
+# --compare-grpc --h2load: grpc-java's benchmark server on its own class path (peers/grpc-java-bench).
+grpc_peer="$root/peers/grpc-java-bench"
+case " $* " in
+  *" --h2load "*)
+    if [ ! -d "$grpc_peer/target/lib" ] || [ "$grpc_peer/pom.xml" -nt "$grpc_peer/target/lib" ]; then
+      echo "sluice: fetching grpc-java's benchmark server (first run)..." >&2
+      (cd "$grpc_peer" && mvn -q -B package >&2) || {
+        echo "sluice: build of peers/grpc-java-bench failed" >&2
+        exit 1
+      }
+    fi ;;
+esac
+
 cp="$bench/target/classes:$(cat "$bench/target/classpath.txt")"
 # --scale holds a socket per connection in each child: the soft open-file limit up to the hard one
 # (the run says what to raise when even that is too low).

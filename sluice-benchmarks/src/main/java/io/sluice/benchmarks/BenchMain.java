@@ -7,6 +7,7 @@ import io.sluice.benchmarks.flavor.ReactorImpl;
 import io.sluice.benchmarks.flavor.RxImpl;
 import io.sluice.benchmarks.grpc.GrpcImpl;
 import io.sluice.benchmarks.grpc.GrpcWireImpl;
+import io.sluice.benchmarks.h2load.SluiceGrpcBenchServer;
 import io.sluice.benchmarks.balancer.DelayedIdServer;
 import io.sluice.benchmarks.balancer.SluiceStrategies;
 import io.sluice.benchmarks.harness.Args;
@@ -49,12 +50,12 @@ public final class BenchMain {
   /** The options of {@code ./sluice bench} that take a value. */
   static final Set<String> OPTIONS =
       Set.of("impl", "interaction", "size", "seconds", "warmup", "window", "pair", "rounds", "epochs",
-          "transport", "io", "rate");
+          "transport", "io", "rate", "calls", "warmup-calls");
 
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
       Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
-          "interleave", "vt-costs", "tls", "balancer", "markdown");
+          "interleave", "vt-costs", "tls", "balancer", "markdown", "h2load");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -199,6 +200,9 @@ public final class BenchMain {
     if (ManyChildren.handles(argv)) {
       return ManyChildren.run(argv, out);
     }
+    if (argv.length > 0 && argv[0].equals("grpc-bench-server")) {
+      return SluiceGrpcBenchServer.run(System.out, System.in);
+    }
     if (argv.length > 0 && argv[0].equals("balancer-server")) {
       return BalancerChild.server(argv, new DelayedIdServer());
     }
@@ -243,6 +247,15 @@ public final class BenchMain {
       }
       if (a.has("rate")) {
         throw new Args.UsageException("--rate goes with --balancer");
+      }
+      if (a.flag("h2load") && !a.flag("compare-grpc")) {
+        throw new Args.UsageException("--h2load goes with --compare-grpc");
+      }
+      if ((a.has("calls") || a.has("warmup-calls")) && !a.flag("h2load")) {
+        throw new Args.UsageException("--calls and --warmup-calls go with --compare-grpc --h2load");
+      }
+      if (a.flag("h2load")) {
+        return H2loadBench.run(a, out);
       }
       int seconds = a.getInt("seconds", 10, 1, 3600);
       int warmup = a.getInt("warmup", 30, 0, 3600);

@@ -606,6 +606,11 @@ final class Orchestrator {
       reader.start();
     }
 
+    /** The child's process id. */
+    long pid() {
+      return process.pid();
+    }
+
     static Child start(List<String> command) throws IOException {
       ProcessBuilder pb = new ProcessBuilder(command);
       pb.redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -1,11 +1,13 @@
 package io.sluice.transport.grpc.internal;
 
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * gRPC metadata to and from Sluice {@link Headers}. Pseudo-headers and the headers gRPC's protocol
@@ -31,6 +33,10 @@ public final class GrpcMetadata {
           "grpc-status",
           "grpc-message");
 
+  /** {@link #RESERVED} as netty's header names, looked up without making a String of each name. */
+  private static final Set<AsciiString> RESERVED_ASCII =
+      RESERVED.stream().map(AsciiString::cached).collect(Collectors.toUnmodifiableSet());
+
   /**
    * True for headers the gRPC protocol reserves (not metadata): {@code content-type}, {@code te},
    * {@code grpc-timeout}, {@code grpc-encoding}, {@code grpc-accept-encoding}, {@code
@@ -38,7 +44,14 @@ public final class GrpcMetadata {
    * is metadata: it reaches the application.
    */
   public static boolean isReserved(CharSequence name) {
-    return name.length() > 0 && (name.charAt(0) == ':' || RESERVED.contains(name.toString()));
+    if (name.length() == 0) {
+      return false;
+    }
+    if (name.charAt(0) == ':') {
+      return true;
+    }
+    // The names netty's HPACK decoder hands over are AsciiStrings (hash kept in the instance).
+    return name instanceof AsciiString a ? RESERVED_ASCII.contains(a) : RESERVED.contains(name.toString());
   }
 
   /**

@@ -4,6 +4,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
+import io.netty.util.AsciiString;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.transport.http2.internal.H2Handler;
@@ -16,6 +18,43 @@ import io.sluice.transport.http2.internal.H2Handler;
  */
 public final class GrpcResponses {
   private GrpcResponses() {}
+
+  /**
+   * The response headers of nearly every call (identity encoding, no metadata of the handler's):
+   * built once, read-only, shared by every call of every connection (netty's HPACK encoder only
+   * reads them). Never handed to code that adds to them.
+   */
+  static final Http2Headers OK_HEADERS =
+      ReadOnlyHttp2Headers.serverHeaders(
+          false,
+          HttpResponseStatus.OK.codeAsText(),
+          io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE, GrpcWire.CONTENT_TYPE,
+          GrpcWire.GRPC_ACCEPT_ENCODING, new AsciiString(GrpcEncoding.ACCEPT));
+
+  /** The trailers of a call that ended OK without a message or trailers: shared and read-only as {@link #OK_HEADERS}. */
+  static final Http2Headers OK_TRAILERS = ReadOnlyHttp2Headers.trailers(false, GrpcWire.GRPC_STATUS, AsciiString.of("0"));
+
+  /**
+   * {@link #headers}, or for identity and no metadata the shared {@link #OK_HEADERS}: the caller
+   * writes them and adds nothing.
+   */
+  static Http2Headers responseHeaders(GrpcEncoding encoding, Headers metadata) {
+    if (encoding == GrpcEncoding.IDENTITY && (metadata == null || metadata.isEmpty())) {
+      return OK_HEADERS;
+    }
+    return headers(encoding, metadata);
+  }
+
+  /**
+   * The trailers after a response's messages: the shared {@link #OK_TRAILERS} for an OK status
+   * without a message or trailers, else new ones ({@link #addStatus}); the caller adds nothing.
+   */
+  static Http2Headers trailers(Status status, Headers trailers) {
+    if (status.isOk() && status.description().isEmpty() && (trailers == null || trailers.isEmpty())) {
+      return OK_TRAILERS;
+    }
+    return addStatus(new DefaultHttp2Headers(), status, trailers);
+  }
 
   /** {@code :status 200}, the content type, the encodings, then {@code metadata}. */
   public static Http2Headers headers(GrpcEncoding encoding, Headers metadata) {

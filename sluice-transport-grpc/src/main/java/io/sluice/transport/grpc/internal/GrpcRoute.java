@@ -5,18 +5,22 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerMethodDefinition;
+import io.sluice.rpc.ServiceDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.transport.grpc.GrpcServices;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,12 +40,31 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
   private final int maxInboundMessageSize;
   private final boolean gzipResponses;
   private final RpcInstrumentation instrumentation;
+  /**
+   * Every method served, by its {@code :path} ({@code /service/method}): a request whose path
+   * netty's HPACK decoder handed over as an AsciiString finds its method with one lookup, without
+   * cutting the path into strings. Immutable after construction (read by every connection's loop).
+   */
+  private final Map<AsciiString, Target> byPath;
+
+  /** A method served and the names its path holds. */
+  private record Target(String service, String method, ServerMethodDefinition<?, ?> def) {}
 
   public GrpcRoute(GrpcServices services) {
     this.registry = services.registry();
     this.maxInboundMessageSize = services.maxInboundMessageSize();
     this.gzipResponses = services.gzipResponses();
     this.instrumentation = services.instrumentation();
+    Map<AsciiString, Target> paths = new HashMap<>();
+    for (ServiceDefinition s : registry.services()) {
+      for (ServerMethodDefinition<?, ?> def : s.methods()) {
+        String method = def.method().method();
+        if (registry.lookup(s.name(), method) == def) {
+          paths.put(new AsciiString("/" + s.name() + "/" + method), new Target(s.name(), method, def));
+        }
+      }
+    }
+    this.byPath = Map.copyOf(paths);
   }
 
   @Override
@@ -66,16 +89,27 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
       return null;
     }
     long startNanos = CallObservation.startNanos(instrumentation);
-    String path = headers.path().toString();
-    int slash = path.lastIndexOf('/');
-    if (!path.startsWith("/") || slash <= 1 || slash == path.length() - 1) {
-      GrpcResponses.trailersOnly(
-          handler, stream, Status.of(Status.Code.UNIMPLEMENTED, "malformed method name " + path), null, endStream);
-      return null;
+    CharSequence rawPath = headers.path();
+    Target target = rawPath instanceof AsciiString a ? byPath.get(a) : null;
+    String service;
+    String method;
+    ServerMethodDefinition<?, ?> def;
+    if (target != null) {
+      service = target.service();
+      method = target.method();
+      def = target.def();
+    } else {
+      String path = rawPath.toString();
+      int slash = path.lastIndexOf('/');
+      if (!path.startsWith("/") || slash <= 1 || slash == path.length() - 1) {
+        GrpcResponses.trailersOnly(
+            handler, stream, Status.of(Status.Code.UNIMPLEMENTED, "malformed method name " + path), null, endStream);
+        return null;
+      }
+      service = path.substring(1, slash);
+      method = path.substring(slash + 1);
+      def = registry.lookup(service, method);
     }
-    String service = path.substring(1, slash);
-    String method = path.substring(slash + 1);
-    ServerMethodDefinition<?, ?> def = registry.lookup(service, method);
     Headers metadata;
     CallMetadata md;
     long timeoutNanos = -1;

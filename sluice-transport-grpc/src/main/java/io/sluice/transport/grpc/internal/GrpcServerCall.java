@@ -3,7 +3,6 @@ package io.sluice.transport.grpc.internal;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.internal.PlatformDependent;
@@ -45,7 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * handler sent before its close still goes out first.
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
- * each response is encoded into a new buffer that the HTTP/2 encoder then owns.
+ * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
+ * straight behind its prefix, {@link MessageFramer#encode}).
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
@@ -255,7 +255,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private void writeHeaders(Headers md) {
     headersSent = true;
     handler.encoder()
-        .writeHeaders(handler.ctx(), stream.id(), GrpcResponses.headers(responseEncoding, md), 0, false, handler.newPromise());
+        .writeHeaders(handler.ctx(), stream.id(), GrpcResponses.responseHeaders(responseEncoding, md), 0, false, handler.newPromise());
   }
 
   @Override
@@ -265,7 +265,10 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     ByteBuf framed;
     try {
-      framed = MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
+      framed =
+          responseEncoding == GrpcEncoding.IDENTITY
+              ? MessageFramer.encode(handler.ctx().alloc(), message)
+              : MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
     } catch (StatusException e) {
       close(e.status());
       return;
@@ -350,7 +353,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       boolean peerDone = inboundEnded || (received > 0 && !def.method().kind().clientStreams());
       Http2Headers t =
           headersSent
-              ? GrpcResponses.addStatus(new DefaultHttp2Headers(), end, trailers)
+              ? GrpcResponses.trailers(end, trailers)
               : GrpcResponses.trailersOnlyHeaders(end, trailers);
       GrpcResponses.writeLast(handler, stream, t, peerDone);
       scheduleFlush(); // one flush per loop turn, not one per call

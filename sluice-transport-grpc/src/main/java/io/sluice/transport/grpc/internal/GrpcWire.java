@@ -42,6 +42,9 @@ public final class GrpcWire {
    * in another format ({@code +json}, ...) is answered 415.
    */
   public static boolean isProto(CharSequence contentType) {
+    if (contentType != null && AsciiString.contentEquals(contentType, CONTENT_TYPE)) {
+      return true; // what nearly every caller sends: no parsing
+    }
     if (!isGrpc(contentType)) {
       return false;
     }

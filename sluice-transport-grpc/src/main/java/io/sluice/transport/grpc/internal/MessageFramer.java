@@ -3,13 +3,19 @@ package io.sluice.transport.grpc.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.MessageLite;
+import io.sluice.rpc.Status;
+import io.sluice.rpc.StatusException;
+import java.io.IOException;
 
 /**
  * Frames one message for the gRPC wire: a 5-byte prefix (a compressed flag, then the length as a
  * big-endian u32) and the message, compressed when an encoding other than identity is given.
  *
  * <p>Stateless: safe from any thread. <b>Buffers.</b> {@link #frame} takes ownership of its
- * message (released, also on failure) and returns a buffer the caller owns.
+ * message (released, also on failure) and returns a buffer the caller owns, as {@link #encode}
+ * does.
  */
 public final class MessageFramer {
   private MessageFramer() {}
@@ -19,6 +25,38 @@ public final class MessageFramer {
 
   /** Messages up to this many bytes are copied behind their prefix rather than composed with it. */
   private static final int COPY_BELOW = 1024;
+
+  /**
+   * {@code message} encoded uncompressed straight behind its prefix in one new buffer of the exact
+   * size: no intermediate array, no copy, no composite.
+   *
+   * @throws StatusException INTERNAL if the message cannot be encoded
+   */
+  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message) {
+    int size = message.getSerializedSize();
+    ByteBuf out = alloc.buffer(PREFIX + size, PREFIX + size);
+    boolean done = false;
+    try {
+      out.writeByte(0).writeInt(size);
+      int at = out.writerIndex();
+      CodedOutputStream cos =
+          out.hasArray()
+              ? CodedOutputStream.newInstance(out.array(), out.arrayOffset() + at, size)
+              : CodedOutputStream.newInstance(out.nioBuffer(at, size));
+      message.writeTo(cos);
+      cos.flush();
+      cos.checkNoSpaceLeft();
+      out.writerIndex(at + size);
+      done = true;
+      return out;
+    } catch (IOException | RuntimeException e) {
+      throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode the response: " + e));
+    } finally {
+      if (!done) {
+        out.release();
+      }
+    }
+  }
 
   /** {@code message} (released) with its prefix, compressed with {@code encoding}. */
   public static ByteBuf frame(ByteBufAllocator alloc, ByteBuf message, GrpcEncoding encoding) {

@@ -61,6 +61,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   /** {@link #flushSoon}: one flush task at a time. */
   private boolean flushSoonScheduled;
+  /**
+   * Between a read and its read-complete, whose flush ({@link Http2ConnectionHandler}'s) sends what
+   * the read's streams wrote: {@link #flushSoon} then schedules no flush task of its own.
+   */
+  private boolean reading;
   private final Runnable flushSoonTask =
       () -> {
         flushSoonScheduled = false;
@@ -576,10 +581,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   /**
    * Flushes once the event loop has run the tasks queued now, so that what the connection's
-   * streams write in one turn goes out in one write to the socket. On the event loop only.
+   * streams write in one turn goes out in one write to the socket; inside a read, the flush at its
+   * read-complete does (no task). On the event loop only.
    */
   public void flushSoon() {
-    if (!flushSoonScheduled) {
+    if (!flushSoonScheduled && !reading) {
       flushSoonScheduled = true;
       ctx.executor().execute(flushSoonTask);
     }
@@ -669,12 +675,22 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    reading = true;
+    super.channelRead(ctx, msg);
+  }
+
+  @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
     firstOpenedThisRead = Integer.MAX_VALUE;
-    for (int i = 0; i < listeners.size(); i++) {
-      listeners.get(i).onReadComplete();
+    try {
+      for (int i = 0; i < listeners.size(); i++) {
+        listeners.get(i).onReadComplete();
+      }
+      super.channelReadComplete(ctx); // flushes what the read's streams wrote
+    } finally {
+      reading = false;
     }
-    super.channelReadComplete(ctx);
   }
 
   @Override
