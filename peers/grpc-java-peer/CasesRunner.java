@@ -11,6 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs grpc-java's interop client (io.grpc.testing.integration.TestServiceClient) once per case,
@@ -21,9 +24,19 @@ import java.util.List;
  *
  * <p>Arguments: {@code LOG_DIR SUFFIX CASES ORCA_SERVICE_CONFIG CLIENT_ARG...}; each case's output
  * goes to {@code LOG_DIR/<case><SUFFIX>.log}. Prints {@code PASS <case> (N ms)} or {@code FAIL
- * <case> (N ms): see <log>} per case, then {@code N passed, N failed}; exits 0 only if all passed.
+ * <case> (N ms): see <log>} per case ({@code FAIL <case> (N ms): timed out after N s (the case
+ * deadline), see <log>} for a case that did not end within {@code -Dsluice.caseTimeoutSeconds},
+ * default 60; its log then ends with the case thread's stack), then {@code N passed, N failed};
+ * exits 0 only if all passed.
  */
 public final class CasesRunner {
+  /**
+   * Most time one case may take (system property {@code sluice.caseTimeoutSeconds}): well above
+   * the slowest case here (the soaks, some seconds on a loaded 2-core machine), well under the 5
+   * minutes GrpcJavaInteropTest gives a whole run.
+   */
+  static final long DEFAULT_CASE_TIMEOUT_SECONDS = 60;
+
   private CasesRunner() {}
 
   public static void main(String[] args) throws Exception {
@@ -32,6 +45,7 @@ public final class CasesRunner {
     String[] cases = args[2].split(",");
     String orcaServiceConfig = args[3];
     List<String> common = Arrays.asList(args).subList(4, args.length);
+    long caseTimeoutSeconds = Long.getLong("sluice.caseTimeoutSeconds", DEFAULT_CASE_TIMEOUT_SECONDS);
     Files.createDirectories(logs);
 
     Class<?> client = Class.forName("io.grpc.testing.integration.TestServiceClient");
@@ -70,46 +84,70 @@ public final class CasesRunner {
       }
       Path log = logs.resolve(c + suffix + ".log");
       long start = System.nanoTime();
-      boolean ok;
-      try (PrintStream caseOut = new PrintStream(new FileOutputStream(log.toFile()), true, "UTF-8")) {
-        System.setOut(caseOut);
-        System.setErr(caseOut);
-        try {
-          Object tester = newClient.newInstance();
-          parseArgs.invoke(tester, (Object) argv.toArray(new String[0]));
-          // As main does for its one case (and the case's tearDown undoes).
-          LoadBalancerRegistry registry = LoadBalancerRegistry.getDefaultRegistry();
-          Object left = field.get(null); // by a case that failed before its tearDown
-          if (left != null) {
-            registry.deregister((LoadBalancerProvider) left);
-          }
-          LoadBalancerProvider provider = (LoadBalancerProvider) newProvider.newInstance();
-          field.set(null, provider);
-          registry.register(provider);
-          setUp.invoke(tester);
-          try {
-            run.invoke(tester);
-          } finally {
-            tearDown.invoke(tester);
-          }
-          ok = true;
-        } catch (InvocationTargetException e) {
-          e.getCause().printStackTrace(caseOut);
-          ok = false;
-        } catch (Exception | AssertionError e) {
-          e.printStackTrace(caseOut);
-          ok = false;
-        } finally {
-          System.setOut(out);
-          System.setErr(err);
+      String verdict;
+      PrintStream caseOut = new PrintStream(new FileOutputStream(log.toFile()), true, "UTF-8");
+      System.setOut(caseOut);
+      System.setErr(caseOut);
+      // The case runs on its own thread, waited for until the case deadline: a case that hangs
+      // fails with a message saying so and the next one goes on (its thread is left running, a
+      // daemon, and its channel with it; the exit at the end stops them).
+      CompletableFuture<String> outcome = new CompletableFuture<>();
+      Thread runner =
+          new Thread(
+              () -> {
+                try {
+                  Object tester = newClient.newInstance();
+                  parseArgs.invoke(tester, (Object) argv.toArray(new String[0]));
+                  // As main does for its one case (and the case's tearDown undoes).
+                  LoadBalancerRegistry registry = LoadBalancerRegistry.getDefaultRegistry();
+                  Object left = field.get(null); // by a case that failed before its tearDown
+                  if (left != null) {
+                    registry.deregister((LoadBalancerProvider) left);
+                  }
+                  LoadBalancerProvider provider = (LoadBalancerProvider) newProvider.newInstance();
+                  field.set(null, provider);
+                  registry.register(provider);
+                  setUp.invoke(tester);
+                  try {
+                    run.invoke(tester);
+                  } finally {
+                    tearDown.invoke(tester);
+                  }
+                  outcome.complete(null);
+                } catch (InvocationTargetException e) {
+                  e.getCause().printStackTrace(caseOut);
+                  outcome.complete("see " + log);
+                } catch (Exception | AssertionError e) {
+                  e.printStackTrace(caseOut);
+                  outcome.complete("see " + log);
+                } catch (Throwable t) {
+                  t.printStackTrace(caseOut);
+                  outcome.complete("see " + log);
+                }
+              },
+              "case-" + c);
+      runner.setDaemon(true);
+      runner.start();
+      try {
+        verdict = outcome.get(caseTimeoutSeconds, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        verdict = "timed out after " + caseTimeoutSeconds + " s (the case deadline), see " + log;
+        caseOut.println("CasesRunner: " + verdict + "; the case's thread:");
+        for (StackTraceElement frame : runner.getStackTrace()) {
+          caseOut.println("\tat " + frame);
         }
+        runner.interrupt();
+      } finally {
+        System.setOut(out);
+        System.setErr(err);
       }
+      caseOut.close(); // a hung case's later output is dropped
       long ms = (System.nanoTime() - start) / 1_000_000;
-      if (ok) {
+      if (verdict == null) {
         out.println("PASS " + c + " (" + ms + " ms)");
         passed++;
       } else {
-        out.println("FAIL " + c + " (" + ms + " ms): see " + log);
+        out.println("FAIL " + c + " (" + ms + " ms): " + verdict);
         failed++;
       }
       out.flush();

@@ -15,6 +15,9 @@
 #                                       case (as its own runners do): 'PASS <case> (N ms)' or 'FAIL
 #                                       <case> (N ms): see LOG' per case, then 'N passed, N failed';
 #                                       exit 0 only if all passed. --okhttp: its OkHttp transport.
+#                                       In one JVM a case that runs longer than CASE_TIMEOUT_SECONDS
+#                                       (default 60) fails ('FAIL <case> (N ms): timed out after
+#                                       N s (the case deadline), see LOG') and the next one runs.
 #                                       Default cases: the 27 that need no credentials
 #                                       (orca_*: with the service config selecting grpc-java's
 #                                       test_backend_metrics_load_balancer).
@@ -108,7 +111,8 @@ client() {
     # One JVM for every case: 48 JVM starts per build were most of GrpcJavaInteropTest's time.
     # Its own output (grpc-java's log lines) in client$suffix.log, each case's in its own log.
     # shellcheck disable=SC2086
-    "$java_bin" ${CLIENT_JAVA_OPTS--XX:+UseSerialGC} -cp "$lib/*" "$here/CasesRunner.java" \
+    "$java_bin" ${CLIENT_JAVA_OPTS--XX:+UseSerialGC} -Dsluice.caseTimeoutSeconds="${CASE_TIMEOUT_SECONDS:-60}" \
+      -cp "$lib/*" "$here/CasesRunner.java" \
       "$logs" "$suffix" "$cases" "$ORCA_SERVICE_CONFIG" \
       --server_host="$host" --server_port="$port" --use_tls=false --use_okhttp="$okhttp" \
       2>"$logs/client$suffix.log"

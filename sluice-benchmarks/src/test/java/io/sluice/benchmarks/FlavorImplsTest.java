@@ -36,7 +36,14 @@ class FlavorImplsTest {
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
-    // One server process for both runs (a new client each): a server answers both alike.
+    // One server process for both runs (a new client each): a server answers both alike. Each
+    // run's count is its own client's (MARK ... REPORT), so the rr run cannot count the stream's
+    // messages. For sluice+resume the stream client is ended (SIGTERM) without a graceful close:
+    // its session stays on the server, detached, for the session timeout (60 s), its stream paused
+    // once the store holds half of its 4 MiB; the rr client makes a session of its own (a fresh
+    // token) beside it, within the server's 512 MiB budget for all stores. That is a server's
+    // ordinary state (a new client while an old one may still come back), not a shortcut: an rr
+    // client that could not make its session beside a detached one would fail here.
     List<Orchestrator.Result> runs = o.throughputs(impl, 8, 0, 1,
         List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
     Orchestrator.Result stream = runs.get(0);

@@ -14,6 +14,13 @@ final class KeepAlive {
   private final SluiceConnection conn;
   /** A frame came in since the last check: set per inbound frame, cleared by the check. */
   boolean heard;
+  /**
+   * A KEEPALIVE with the respond flag went out since the last check other than the keepalive's
+   * own (a resumable session's question for the peer's position): it does a keepalive's work (the
+   * peer hears from us and answers), so the check sends none; the two together stay within the
+   * peer's bound on KEEPALIVEs. Set by the session, cleared by the check.
+   */
+  boolean askedSinceCheck;
   private long lastHeardNanos;
   private long lifetimeNanos;
   private ScheduledFuture<?> task;
@@ -54,7 +61,9 @@ final class KeepAlive {
           null);
       return;
     }
-    if (send) {
+    boolean asked = askedSinceCheck;
+    askedSinceCheck = false;
+    if (send && !asked) {
       conn.out.writeKeepAlive(true, null);
       conn.out.flushNow();
     }

@@ -59,8 +59,13 @@ public final class ResumableSession implements DuplexTransport {
   private static final long RESUME_HANDSHAKE_MILLIS = 10_000;
   private static final long DETACHED_TICK_MILLIS = 200;
   /**
-   * Least time between two KEEPALIVEs asking the peer for its position ({@link #askForAck}): a
-   * peer bounds the KEEPALIVEs it answers (16 a second by default).
+   * Least time between a KEEPALIVE asking the peer for its position ({@link #askForAck}) and the
+   * KEEPALIVE with the respond flag we sent before it, a question or the engine's keepalive: a
+   * peer bounds the KEEPALIVEs it gets (16 a second by default) and counts both kinds. A question
+   * also stands in for the next keepalive ({@link KeepAlive#askedSinceCheck}), so two KEEPALIVEs
+   * with the respond flag are never less than the smaller of this and the keepalive interval
+   * apart: at most 8 a second beside a keepalive of 125 ms or more, the keepalive's own rate
+   * beside a faster one.
    */
   private static final long ASK_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(125);
 
@@ -380,6 +385,12 @@ public final class ResumableSession implements DuplexTransport {
       if (attached) {
         ackedToPeer = received;
       }
+      if ((b.getUnsignedShort(off + 4) & Frames.FLAG_KEEPALIVE_RESPOND) != 0) {
+        // The engine's keepalive: its answer carries the peer's position as a question's does,
+        // and the peer counts it as one; the next question keeps its distance from it.
+        long now = loop.ticker().nanoTime();
+        lastAskNanos = now == 0 ? 1 : now;
+      }
     }
   }
 
@@ -535,6 +546,9 @@ public final class ResumableSession implements DuplexTransport {
     }
     ackAsked = true;
     lastAskNanos = now == 0 ? 1 : now;
+    if (conn != null) {
+      conn.keepAlive.askedSinceCheck = true; // the question is this period's keepalive
+    }
     sendPosition(true);
   }
 

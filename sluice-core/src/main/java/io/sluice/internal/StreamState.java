@@ -442,19 +442,32 @@ final class StreamState implements StreamHandle {
    * pass, and a pump that queued itself again would run a batch of rounds back to back, so a
    * CANCEL, REQUEST_N or keepalive already in the socket waited for tens of thousands of messages
    * (seconds on a loaded machine). Scheduled tasks are taken only at the start of a batch, so this
-   * one runs after the next I/O pass.
+   * one runs after the next I/O pass. While the loop shuts down gracefully it cancels its scheduled
+   * tasks (at every pass) and still runs its queued ones: the continuation is then a plain task,
+   * and one cancelled by a shutdown that began after it was scheduled is queued as one.
    */
   private void schedulePump() {
-    if (!pumpScheduled) {
-      pumpScheduled = true;
-      conn.loop.schedule(
-          () -> {
-            pumpScheduled = false;
-            pump();
-          },
-          0,
-          TimeUnit.NANOSECONDS);
+    if (pumpScheduled) {
+      return;
     }
+    pumpScheduled = true;
+    if (conn.loop.isShuttingDown()) {
+      conn.loop.execute(this::continuePump);
+      return;
+    }
+    conn.loop
+        .schedule(this::continuePump, 0, TimeUnit.NANOSECONDS)
+        .addListener(
+            f -> {
+              if (f.isCancelled() && pumpScheduled && !conn.loop.isShutdown()) {
+                conn.loop.execute(this::continuePump);
+              }
+            });
+  }
+
+  private void continuePump() {
+    pumpScheduled = false;
+    pump();
   }
 
   // ---- inbound ------------------------------------------------------------------------------

@@ -53,14 +53,20 @@ class GrpcJavaInteropTest {
   private record Ran(int exit, String out) {}
 
   private static Ran runSh(String... args) throws IOException, InterruptedException {
+    return runSh(java.util.Map.of(), RUN_LIMIT, args);
+  }
+
+  private static Ran runSh(java.util.Map<String, String> env, Duration limit, String... args)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("bash", PEER.resolve("run.sh").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("MVN_ARGS", System.getProperty("sluice.grpcJavaInterop.mvnArgs", ""));
+    pb.environment().putAll(env);
     Path out = Files.createTempFile("run-sh", ".txt");
     try {
       Process p = pb.redirectOutput(out.toFile()).start();
-      if (!p.waitFor(RUN_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
+      if (!p.waitFor(limit.toSeconds(), TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new AssertionError("run.sh " + String.join(" ", args) + " did not finish");
       }
@@ -93,6 +99,61 @@ class GrpcJavaInteropTest {
         assertThat(okhttp.exit).isZero();
       } finally {
         server.close();
+      }
+    }
+  }
+
+  /**
+   * CasesRunner's case deadline: against a server that accepts the connection and never answers,
+   * grpc-java's empty_unary (no deadline of its own) waits for ever; each case fails at the
+   * deadline with a message saying so, and the next one runs.
+   */
+  @Test
+  void aCaseThatHangsFailsAtItsDeadlineAndTheNextCaseRuns() throws Exception {
+    fetchPeer();
+    List<java.net.Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    java.net.Socket s = silent.accept();
+                    accepted.add(s);
+                    Thread drain =
+                        new Thread(
+                            () -> {
+                              try {
+                                s.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+                              } catch (IOException closed) {
+                                // the test closes it
+                              }
+                            },
+                            "silent-drain");
+                    drain.setDaemon(true);
+                    drain.start();
+                  }
+                } catch (IOException closed) {
+                  // the test closed the server socket
+                }
+              },
+              "silent-accept");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      Ran ran =
+          runSh(
+              java.util.Map.of("CASE_TIMEOUT_SECONDS", "5"),
+              Duration.ofMinutes(2),
+              "client", "--port", String.valueOf(silent.getLocalPort()), "--cases", "empty_unary,large_unary");
+      assertThat(ran.out)
+          .as(ran.out)
+          .containsPattern("FAIL empty_unary \\(\\d+ ms\\): timed out after 5 s \\(the case deadline\\), see ")
+          .containsPattern("FAIL large_unary \\(\\d+ ms\\): timed out after 5 s \\(the case deadline\\), see ")
+          .contains("0 passed, 2 failed");
+      assertThat(ran.exit).isEqualTo(1);
+    } finally {
+      for (java.net.Socket s : accepted) {
+        s.close();
       }
     }
   }

@@ -52,7 +52,10 @@ final class ControlFrameBudget {
     check(what);
   }
 
-  /** The server sent (or queued) HEADERS or DATA: the other frames so far were not a flood. */
+  /**
+   * The server wrote a HEADERS or DATA frame to the wire (not: queued one; a queued write may go
+   * out over many of the client's WINDOW_UPDATEs): the other frames so far were not a flood.
+   */
   void answered() {
     others = 0;
   }

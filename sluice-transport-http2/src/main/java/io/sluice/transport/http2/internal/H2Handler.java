@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
-import io.netty.handler.codec.http2.DecoratingHttp2ConnectionEncoder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
@@ -19,10 +18,12 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Flags;
 import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2FrameLogger;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.UniformStreamByteDistributor;
+import io.netty.handler.logging.LogLevel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.ArrayList;
@@ -199,7 +200,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         new LateStreamFrames(
             decoder,
             settings.maxFrameSize() == null ? Http2CodecUtil.DEFAULT_MAX_FRAME_SIZE : settings.maxFrameSize()),
-        new AnswerWatch(encoder, controlFrames),
+        encoder,
         settings);
     this.controlFrames = controlFrames;
     decoder.frameListener(this);
@@ -304,7 +305,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
-    H2Handler h = new Builder().connection(connection).settings(settings, server).build();
+    ControlFrameBudget controlFrames = new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS);
+    H2Handler h =
+        new Builder(controlFrames).connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
@@ -319,6 +322,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
+    private final ControlFrameBudget controlFrames;
+
+    Builder(ControlFrameBudget controlFrames) {
+      this.controlFrames = controlFrames;
+      // The frames written, as they go out: see AnswerWatch.
+      frameLogger(new AnswerWatch(controlFrames));
+    }
+
     Builder settings(Http2Settings s, boolean server) {
       initialSettings(s);
       // The engine has drained its streams before it closes: no grace period is waited for.
@@ -351,46 +362,58 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     @Override
     protected H2Handler build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-      return new H2Handler(
-          decoder, encoder, initialSettings, new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS));
+      return new H2Handler(decoder, encoder, initialSettings, controlFrames);
     }
   }
 
   /**
-   * The encoder every write of the application goes through: HEADERS and DATA (queued, as
-   * grpc-java counts them) tell the {@link ControlFrameBudget} that the server answers.
+   * Sees every frame as netty's frame writer puts it on the wire (the frame-logger hook of netty's
+   * builder, the one place a builder-made handler shows the written frames; it logs nothing): a
+   * HEADERS or DATA frame written tells the {@link ControlFrameBudget} that the server answers.
+   * Counted when written, not when the application queues a write: one large write that flow
+   * control releases over many WINDOW_UPDATEs (a Go client sends one per 4 KiB read) is one answer
+   * per frame that goes out, not one for the whole write, as grpc-java resets its count in its
+   * frame writer.
    */
-  private static final class AnswerWatch extends DecoratingHttp2ConnectionEncoder {
+  private static final class AnswerWatch extends Http2FrameLogger {
     private final ControlFrameBudget budget;
 
-    AnswerWatch(Http2ConnectionEncoder delegate, ControlFrameBudget budget) {
-      super(delegate);
+    AnswerWatch(ControlFrameBudget budget) {
+      super(LogLevel.TRACE, AnswerWatch.class);
       this.budget = budget;
     }
 
+    /** Never logs: the other frames' log methods return at once. */
     @Override
-    public io.netty.channel.ChannelFuture writeHeaders(
-        ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding, boolean endStream,
-        ChannelPromise promise) {
-      budget.answered();
-      return super.writeHeaders(ctx, streamId, headers, padding, endStream, promise);
+    public boolean isEnabled() {
+      return false;
     }
 
     @Override
-    public io.netty.channel.ChannelFuture writeHeaders(
-        ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency, short weight,
-        boolean exclusive, int padding, boolean endStream, ChannelPromise promise) {
-      budget.answered();
-      return super.writeHeaders(
-          ctx, streamId, headers, streamDependency, weight, exclusive, padding, endStream, promise);
+    public void logData(
+        Direction direction, ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding,
+        boolean endStream) {
+      if (direction == Direction.OUTBOUND) {
+        budget.answered();
+      }
     }
 
     @Override
-    public io.netty.channel.ChannelFuture writeData(
-        ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endStream,
-        ChannelPromise promise) {
-      budget.answered();
-      return super.writeData(ctx, streamId, data, padding, endStream, promise);
+    public void logHeaders(
+        Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
+        boolean endStream) {
+      if (direction == Direction.OUTBOUND) {
+        budget.answered();
+      }
+    }
+
+    @Override
+    public void logHeaders(
+        Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers,
+        int streamDependency, short weight, boolean exclusive, int padding, boolean endStream) {
+      if (direction == Direction.OUTBOUND) {
+        budget.answered();
+      }
     }
   }
 

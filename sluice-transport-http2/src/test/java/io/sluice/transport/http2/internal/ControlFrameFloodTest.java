@@ -20,6 +20,7 @@ class ControlFrameFloodTest {
   private static final int SETTINGS = 0x4;
   private static final int PING = 0x6;
   private static final int GOAWAY = 0x7;
+  private static final int DATA = 0x0;
   private static final int HEADERS = 0x1;
   private static final int PRIORITY = 0x2;
   private static final int WINDOW_UPDATE = 0x8;
@@ -46,8 +47,12 @@ class ControlFrameFloodTest {
   }
 
   private static ByteBuf windowUpdate(int streamId) {
+    return windowUpdate(streamId, 1);
+  }
+
+  private static ByteBuf windowUpdate(int streamId, int increment) {
     ByteBuf b = Unpooled.buffer(13);
-    b.writeMedium(4).writeByte(WINDOW_UPDATE).writeByte(0).writeInt(streamId).writeInt(1);
+    b.writeMedium(4).writeByte(WINDOW_UPDATE).writeByte(0).writeInt(streamId).writeInt(increment);
     return b;
   }
 
@@ -106,7 +111,7 @@ class ControlFrameFloodTest {
     return b;
   }
 
-  /** Every frame the server wrote, as {type, error code (GOAWAY only, else -1)}. */
+  /** Every frame the server wrote, as {type, error code (GOAWAY only, else -1), payload length}. */
   static List<long[]> written(EmbeddedChannel ch) {
     ByteBuf all = Unpooled.buffer();
     for (Object o; (o = ch.readOutbound()) != null; ) {
@@ -121,7 +126,7 @@ class ControlFrameFloodTest {
       all.skipBytes(5);
       long code = type == GOAWAY ? all.getUnsignedInt(all.readerIndex() + 4) : -1;
       all.skipBytes(length);
-      frames.add(new long[] {type, code});
+      frames.add(new long[] {type, code, length});
     }
     all.release();
     return frames;
@@ -213,6 +218,59 @@ class ControlFrameFloodTest {
     assertThat(goAwayCalm(written(ch))).as("GOAWAY while the server answers").isFalse();
     assertThat(ch.isOpen()).isTrue();
     ch.finishAndReleaseAll();
+  }
+
+  /**
+   * One 8 MiB write of the server's to a client whose stream window is 16 KiB and who returns
+   * every 4 KiB it reads (stream and connection WINDOW_UPDATEs, as a Go client does): flow control
+   * releases the write over 2,048 rounds, 4,096 WINDOW_UPDATEs, with no new write of the
+   * application's. Each DATA frame that goes out is an answer: the connection is not cut.
+   */
+  @Test
+  void aLargeWriteReleasedByManyWindowUpdatesIsNoFlood() throws Exception {
+    List<io.netty.handler.codec.http2.Http2Stream> opened = new ArrayList<>();
+    EmbeddedChannel ch = serverWithOpenStreams(opened);
+    int window = 16 * 1024;
+    int step = 4 * 1024;
+    ByteBuf settings = Unpooled.buffer(15);
+    settings.writeMedium(6).writeByte(SETTINGS).writeByte(0).writeInt(0);
+    settings.writeShort(0x4).writeInt(window); // SETTINGS_INITIAL_WINDOW_SIZE
+    ch.writeInbound(settings);
+    ch.writeInbound(request(1));
+    assertThat(opened).hasSize(1);
+    H2Handler h = ch.pipeline().get(H2Handler.class);
+    int total = 8 * 1024 * 1024;
+    h.encoder().writeHeaders(h.ctx(), 1,
+        new io.netty.handler.codec.http2.DefaultHttp2Headers().status("200"), 0, false, h.newPromise());
+    h.encoder().writeData(h.ctx(), 1, Unpooled.wrappedBuffer(new byte[total]), 0, true, h.newPromise());
+    h.flushNow();
+    long got = 0;
+    long unreturned = 0;
+    int rounds = 0;
+    boolean cut = false;
+    int maxRounds = 2 * total / step; // bounded: twice the rounds the write needs
+    try {
+      while (got < total && rounds++ < maxRounds) {
+        for (long[] f : written(ch)) {
+          if (f[0] == DATA) {
+            got += f[2];
+            unreturned += f[2];
+          }
+          cut |= f[0] == GOAWAY && f[1] == ENHANCE_YOUR_CALM;
+        }
+        if (cut || got >= total || !ch.isOpen()) {
+          break;
+        }
+        assertThat(unreturned).as("the server wrote nothing more in round %s", rounds).isGreaterThanOrEqualTo(step);
+        unreturned -= step;
+        ch.writeInbound(Unpooled.wrappedBuffer(windowUpdate(1, step), windowUpdate(0, step)));
+      }
+      assertThat(cut).as("GOAWAY(ENHANCE_YOUR_CALM) while the server's write went out (after %s bytes)", got).isFalse();
+      assertThat(got).as("DATA bytes the client read").isEqualTo(total);
+      assertThat(ch.isOpen()).isTrue();
+    } finally {
+      ch.finishAndReleaseAll();
+    }
   }
 
   @Test
