@@ -325,7 +325,9 @@ public final class BenchMain {
         return TransportComparison.run(o, warmup, seconds, out);
       }
       if (a.flag("compare-grpc")) {
-        return GrpcComparison.run(o, warmup, seconds, out);
+        List<Integer> sizes =
+            a.has("size") ? List.of(a.getInt("size", 8, 0, 1 << 20)) : GrpcComparison.SIZES;
+        return GrpcComparison.run(o, warmup, seconds, sizes, out);
       }
       if (a.flag("compare-flavors")) {
         return compareFlavors(o, warmup, seconds, out);

@@ -41,10 +41,12 @@ final class GrpcComparison {
         GrpcWireImpl.name(SLUICE, GRPC_JAVA));
   }
 
-  static int run(Orchestrator o, int warmup, int seconds, PrintStream out) throws Exception {
+  /** Every case at {@code sizes} (the default {@link #SIZES}; {@code --size N} runs N only). */
+  static int run(Orchestrator o, int warmup, int seconds, List<Integer> sizes, PrintStream out)
+      throws Exception {
     Map<String, Map<String, Orchestrator.Result>> cases = new LinkedHashMap<>();
     for (String interaction : INTERACTIONS) {
-      for (int size : SIZES) {
+      for (int size : sizes) {
         Map<String, Orchestrator.Result> runs = new LinkedHashMap<>();
         for (String impl : runs()) {
           out.println("## " + impl + " " + interaction + " " + size + " B");

@@ -54,13 +54,32 @@ class GrpcWireFormatTest {
     return message(0, StringValue.of(value).toByteArray());
   }
 
-  /** Sends {@code frames} on a new connection and reads until stream 1 ends (or is reset). */
+  /**
+   * Sends {@code frames} on a new connection and reads until stream 1 ends (END_STREAM on its
+   * HEADERS or on its DATA: a plain HTTP answer such as a 415 ends with its body) or is reset; a
+   * stream that does neither within the hang guard fails the test.
+   */
   private RawH2Peer exchange(byte[]... frames) throws Exception {
     RawH2Peer p = RawH2Peer.handshake(server.port());
     p.send(concat(frames));
-    p.await(
-        peer -> peer.resets.containsKey(1) || endedWithHeaders(peer), GUARD);
+    boolean ended = p.await(peer -> peer.resets.containsKey(1) || ended(peer), GUARD);
+    if (!ended) {
+      p.close();
+    }
+    assertThat(ended).as("stream 1 ended or was reset within %s", GUARD).isTrue();
     return p;
+  }
+
+  /** True once a frame of stream 1 carried END_STREAM (HEADERS or DATA). */
+  private static boolean ended(RawH2Peer p) {
+    for (RawH2Peer.Frame f : p.frames) {
+      if (f.streamId() == 1
+          && (f.type() == RawH2Peer.HEADERS || f.type() == RawH2Peer.DATA)
+          && (f.flags() & RawH2Peer.FLAG_END_STREAM) != 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean endedWithHeaders(RawH2Peer p) {
