@@ -19,19 +19,25 @@ import java.util.function.Consumer;
  * lies length-prefixed in the sender's batch is copied at once, {@link #addRun}); a larger one
  * becomes a chunk of its own (its length and a retained slice of it, no copy). The store thus
  * costs no allocation and no reference count per small frame: an acknowledgement walks the length
- * prefixes and releases whole chunks. The memory held is the frames' bytes, 3 bytes a frame, and at
- * most one chunk's unused tail.
+ * prefixes and releases whole chunks, the open one too once all is acknowledged.
+ *
+ * <p><b>Memory.</b> A frame never spans chunks, so a chunk's unused tail is smaller than the frame
+ * (or the slice) held after it: the memory held is at most twice the frames' bytes and their
+ * 3-byte lengths, plus one chunk.
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
  * slices. Confined to the session's event loop.
  */
 final class ResumeStore {
-  /** Frames up to this size are copied into the open chunk; larger ones are held as slices. */
-  static final int COPY_LIMIT = 1024;
-
   /** Size of a chunk that frames are copied into. */
   static final int CHUNK_SIZE = 16 * 1024;
+
+  /**
+   * Frames up to this size are copied into the open chunk; larger ones are held as slices. As large
+   * as a chunk: the chunk opened after a slice then wastes at most as much as that slice holds.
+   */
+  static final int COPY_LIMIT = CHUNK_SIZE;
 
   private static final int PREFIX = 3;
 
@@ -214,11 +220,10 @@ final class ResumeStore {
         bytes -= n;
         frameCount--;
       }
-      if (c == open) {
-        c.clear(); // empty: the next frames are copied in from its start
-        break;
-      }
       chunks.pollFirst();
+      if (c == open) {
+        open = null; // all acknowledged: an idle session holds no chunk
+      }
       c.release();
     }
     unreserve();
