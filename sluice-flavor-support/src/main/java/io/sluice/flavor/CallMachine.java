@@ -119,7 +119,9 @@ public interface CallMachine extends StreamListener {
   /** A subscriber's {@code request(n)}. */
   default void demand(long n) {
     if (n <= 0) {
-      badDemand(Downstream.badRequest(n));
+      if (badDemand() == null) { // the first one is the error signalled (and compared against)
+        badDemand(Downstream.badRequest(n));
+      }
       if (state() != SUBSCRIBING) { // inside onSubscribe: signalled once it has returned (§1.3)
         failBadDemand();
       }

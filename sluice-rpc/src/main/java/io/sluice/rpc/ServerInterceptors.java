@@ -112,7 +112,9 @@ public final class ServerInterceptors {
    * block.
    *
    * <p>The headers go out at the start rather than with the first response: a response written from
-   * another thread and the close right behind it could otherwise race the headers.
+   * another thread and the close right behind it could otherwise race the headers. A call sends
+   * its headers once: when {@code headers} gives any, headers the handler sends itself later are
+   * not sent (merge them into what {@code headers} gives instead).
    *
    * @throws NullPointerException if either function is null
    */
