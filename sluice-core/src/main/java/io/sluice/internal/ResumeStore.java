@@ -102,30 +102,18 @@ final class ResumeStore {
    * bound or the shared budget: the frame is then not stored.
    */
   boolean add(ByteBuf src, int off, int len) {
-    if (released || bytes + len > maxBytes || !reserve(bytes + len)) {
-      refusedByBudget = !released && bytes + len <= maxBytes;
+    if (!admits(len)) {
       return false;
     }
     if (len <= COPY_LIMIT) {
-      ByteBuf o = open;
-      if (o == null || o.writableBytes() < PREFIX + len) {
-        o = alloc.buffer(CHUNK_SIZE, CHUNK_SIZE);
-        chunks.addLast(o);
-        open = o;
-      }
-      o.writeMedium(len);
-      o.writeBytes(src, off, len);
+      chunkWithRoom(PREFIX + len).writeMedium(len).writeBytes(src, off, len);
     } else {
       ByteBuf head = alloc.buffer(PREFIX, PREFIX).writeMedium(len);
       chunks.addLast(
           alloc.compositeBuffer(2).addComponents(true, head, src.retainedSlice(off, len)));
       open = null;
     }
-    frameCount++;
-    bytes += len;
-    if (bytes > highWater) {
-      highWater = bytes;
-    }
+    stored(1, len);
     return true;
   }
 
@@ -136,13 +124,13 @@ final class ResumeStore {
    * the shared budget (the caller then tries them one by one with {@link #add}).
    */
   boolean addRun(ByteBuf src, int from, int to, int frames, long frameBytes) {
-    if (released || bytes + frameBytes > maxBytes || !reserve(bytes + frameBytes)) {
+    if (!admits(frameBytes)) {
       return false;
     }
     ByteBuf o = open;
     if (o != null && o.writableBytes() < to - from) {
-      // Fill the open chunk with the frames that fit (a frame never spans chunks, so a chunk's
-      // unused tail stays under 3 + COPY_LIMIT bytes), the rest go to a new one.
+      // Fill the open chunk with the frames that fit (a frame never spans chunks), the rest go to
+      // a new one.
       int fits = from;
       for (int room = o.writableBytes(), n; fits < to; fits += n) {
         n = PREFIX + Frames.getU24(src, fits);
@@ -153,23 +141,41 @@ final class ResumeStore {
       }
       o.writeBytes(src, from, fits - from);
       from = fits;
-      o = null;
     }
     if (from < to) {
-      if (o == null) {
-        int size = Math.max(CHUNK_SIZE, to - from);
-        o = alloc.buffer(size, size);
-        chunks.addLast(o);
-        open = o;
-      }
-      o.writeBytes(src, from, to - from);
+      chunkWithRoom(to - from).writeBytes(src, from, to - from);
     }
+    stored(frames, frameBytes);
+    return true;
+  }
+
+  /** May {@code more} frame bytes be stored (the bound, the shared budget)? */
+  private boolean admits(long more) {
+    if (released || bytes + more > maxBytes || !reserve(bytes + more)) {
+      refusedByBudget = !released && bytes + more <= maxBytes;
+      return false;
+    }
+    return true;
+  }
+
+  /** The open chunk if it has {@code n} bytes free, else a new open chunk of at least that many. */
+  private ByteBuf chunkWithRoom(int n) {
+    ByteBuf o = open;
+    if (o == null || o.writableBytes() < n) {
+      int size = Math.max(CHUNK_SIZE, n);
+      o = alloc.buffer(size, size);
+      chunks.addLast(o);
+      open = o;
+    }
+    return o;
+  }
+
+  private void stored(int frames, long frameBytes) {
     frameCount += frames;
     bytes += frameBytes;
     if (bytes > highWater) {
       highWater = bytes;
     }
-    return true;
   }
 
   /** Did the shared budget (not this store's own bound) refuse the last frame refused? */

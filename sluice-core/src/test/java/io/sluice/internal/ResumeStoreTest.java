@@ -204,6 +204,21 @@ class ResumeStoreTest {
   }
 
   @Test
+  void aFrameOfTheCopyLimitItselfIsCopiedWhole() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    assertThat(add(s, 14, 1)).isTrue();
+    assertThat(add(s, ResumeStore.COPY_LIMIT, 2)).isTrue(); // with its length, more than a chunk
+    assertThat(add(s, 14, 3)).isTrue();
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(0, replayed::add);
+    assertThat(replayed)
+        .containsExactly(frame(14, 1), frame(ResumeStore.COPY_LIMIT, 2), frame(14, 3));
+    replayed.forEach(ByteBuf::release);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
   void aFrameThatWouldPassTheBoundIsRefused() {
     ResumeStore s = new ResumeStore(alloc, 100, null);
     assertThat(add(s, 60, 0)).isTrue();
