@@ -337,7 +337,18 @@ public final class ResumableSession implements DuplexTransport {
    * flags) are {@code head} one the spec counts: on a stream other than 0, of a counted type?
    */
   private static boolean countedHead(long head) {
-    return ((head >>> 8) & Frames.MAX_STREAM_ID) != 0 && counted((int) (head & 0xFF) >>> 2);
+    long frameHead = head << 24; // without the length: as inbound reads a frame's first 8 bytes
+    return streamIdOf(frameHead) != 0 && counted(typeOf(frameHead));
+  }
+
+  /** The stream id in a frame's first 8 bytes read as one long (no length prefix). */
+  private static int streamIdOf(long frameHead) {
+    return (int) (frameHead >>> 32) & Frames.MAX_STREAM_ID;
+  }
+
+  /** The frame type in a frame's first 8 bytes read as one long (no length prefix). */
+  private static int typeOf(long frameHead) {
+    return (int) (frameHead >>> 26) & 0x3F;
   }
 
   /**
@@ -361,7 +372,8 @@ public final class ResumableSession implements DuplexTransport {
     if (len < Frames.HEADER_SIZE) {
       return;
     }
-    int type = b.getUnsignedShort(off + 4) >>> 10;
+    int typeAndFlags = b.getUnsignedShort(off + 4);
+    int type = typeAndFlags >>> 10;
     if ((b.getInt(off) & Frames.MAX_STREAM_ID) != 0) {
       if (counted(type) && !storeBroken && !store.add(b, off, len)) {
         storeBroken = true;
@@ -385,7 +397,7 @@ public final class ResumableSession implements DuplexTransport {
       if (attached) {
         ackedToPeer = received;
       }
-      if ((b.getUnsignedShort(off + 4) & Frames.FLAG_KEEPALIVE_RESPOND) != 0) {
+      if ((typeAndFlags & Frames.FLAG_KEEPALIVE_RESPOND) != 0) {
         // The engine's keepalive: its answer carries the peer's position as a question's does,
         // and the peer counts it as one; the next question keeps its distance from it.
         long now = loop.ticker().nanoTime();
@@ -479,8 +491,8 @@ public final class ResumableSession implements DuplexTransport {
       int streamId;
       if (n >= 8) { // one read for the stream id and the type (most frames)
         long head = frame.getLong(frame.readerIndex());
-        streamId = (int) (head >>> 32) & Frames.MAX_STREAM_ID;
-        type = (int) (head >>> 26) & 0x3F;
+        streamId = streamIdOf(head);
+        type = typeOf(head);
       } else {
         streamId = Frames.streamId(frame);
         type = Frames.type(frame);
