@@ -27,9 +27,10 @@ import java.util.function.ToIntFunction;
  * Builder#minSamples minSamples} latencies, the window's mean latency moves the limit: it grows
  * while the recent latency (a moving average of window means) stays within {@link
  * Builder#tolerance tolerance} of the no-load latency (the lowest the recent latency was over the
- * last {@link Builder#noLoadWindow noLoadWindow}) and the server
- * uses at least half of it, and shrinks as latency rises; {@link Builder#smoothing smoothed},
- * clamped to [{@link Builder#minLimit minLimit}, {@link Builder#maxLimit maxLimit}].
+ * last {@link Builder#noLoadWindow noLoadWindow}), and shrinks as latency rises, but only while
+ * the server uses at least half of it (below that the limit is not what the latency measured, and
+ * it does not move); {@link Builder#smoothing smoothed}, clamped to [{@link Builder#minLimit
+ * minLimit}, {@link Builder#maxLimit maxLimit}].
  *
  * <p><b>How it grants</b>: the connections share the requests that keep about {@code limit} calls in
  * flight at the recent latency, per time to live ({@code limit * ttl / latency}; before the first

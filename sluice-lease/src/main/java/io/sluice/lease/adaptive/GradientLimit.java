@@ -18,8 +18,13 @@ package io.sluice.lease.adaptive;
  *
  * While the recent latency stays within {@code tolerance} of the no-load latency the gradient is 1
  * and the limit grows by a fraction of its square root per window; as latency rises beyond that,
- * the limit shrinks by up to half per window (before smoothing). The limit does not grow while the
- * server is using less than half of it (nothing shows it could carry more), but it always shrinks.
+ * the limit shrinks by up to half per window (before smoothing). The limit does not move while the
+ * server uses less than half of it: nothing then shows that it could carry more, and a rise in
+ * latency is not the limit's doing (a queue behind the limit shows as calls in flight near it).
+ * Shrinking it there would ratchet it down on every latency blip of a lightly used server (a
+ * pause shared by the processes of one host, a GC) and never let it grow back, until a burst of
+ * the same pause finds every server of a fleet at its minimum and refusing; the latencies still
+ * teach the recent and no-load figures.
  * A slower handler that stays slow for {@code baselineWindows} becomes the new no-load latency, so
  * the limit recovers from a lasting change of the work itself. The first {@value #WARMUP_WINDOWS}
  * windows only teach the recent latency; the limit moves from the next one.
@@ -76,12 +81,12 @@ final class GradientLimit {
     }
     baseline[next] = Math.max(1, Math.round(recentNanos));
     next = (next + 1) % baseline.length;
+    if (concurrency < limit / 2) {
+      return limit; // application-limited: the limit is not what the latency measured
+    }
     double gradient =
         Math.max(MIN_GRADIENT, Math.min(1.0, tolerance * noLoadNanos() / recentNanos));
     double target = limit * gradient + Math.sqrt(limit);
-    if (target > limit && concurrency < limit / 2) {
-      target = limit; // application-limited: no evidence the server could carry more
-    }
     double smoothed = (1 - smoothing) * limit + smoothing * target;
     limit = Math.max(minLimit, Math.min(maxLimit, smoothed));
     return limit;

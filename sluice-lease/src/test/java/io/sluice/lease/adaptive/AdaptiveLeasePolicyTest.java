@@ -89,6 +89,25 @@ class AdaptiveLeasePolicyTest {
   }
 
   @Test
+  void latencyBlipsOnALightlyUsedServerDoNotRatchetTheLimitDown() {
+    // 500 calls/s of 1 ms (0.5 in flight) with a 30 ms pause every second, as a host shared by a
+    // fleet's processes stalls them all at once: the limit is not what made the latency rise, and
+    // before it did not move, each pause took a fifth off the limit and nothing grew it back, so
+    // it sat at its minimum (10) and the next pause's 15 piled-up calls were refused on every server.
+    AdaptiveLeasePolicy policy = builder().build();
+    policy.attach(new FakeGrants(clock));
+    for (int w = 0; w < 200; w++) {
+      window(policy, 1, 50, w % 10 == 9 ? 30 * MS : MS);
+    }
+    assertThat(policy.stats().limit()).isEqualTo(100);
+    // Used, the same pauses still shrink it.
+    for (int w = 0; w < 20; w++) {
+      fullWindow(policy, w % 2 == 1 ? 30 * MS : MS);
+    }
+    assertThat(policy.stats().limit()).isLessThan(100);
+  }
+
+  @Test
   void theLimitShrinksWhenLatencyRisesTenfoldDownToItsMinimum() {
     AdaptiveLeasePolicy policy = builder().minLimit(10).build();
     policy.attach(new FakeGrants(clock));
