@@ -30,14 +30,17 @@ final class KeepAlive {
   }
 
   /**
-   * Starts the checks, every {@code periodMillis}: a peer silent for longer than {@code
+   * Starts the checks, {@code periodMillis} apart: a peer silent for longer than {@code
    * lifetimeNanos} is cut off. With {@code send}, each check also sends a KEEPALIVE.
    */
   void start(long periodMillis, long lifetimeNanos, boolean send) {
     this.lifetimeNanos = lifetimeNanos;
     lastHeardNanos = conn.ticker.nanoTime();
+    // With a fixed delay, not a fixed rate: after the loop was held up (a GC pause, a handler that
+    // blocked it) a fixed rate runs every missed tick back to back, a burst of KEEPALIVEs that a
+    // peer bounding them per second (a Sluice server does) answers by closing the connection.
     task =
-        conn.loop.scheduleAtFixedRate(
+        conn.loop.scheduleWithFixedDelay(
             () -> tick(send), periodMillis, periodMillis, TimeUnit.MILLISECONDS);
   }
 
