@@ -31,8 +31,10 @@ import java.util.regex.Pattern;
  * of the case's size and carrying one) and one {@code :path} reach either.
  *
  * <p>Per implementation and case: the server JVM starts pinned to CPU 1 alone ({@code taskset}),
- * h2load runs on CPU 0 ({@link #CONNECTIONS} connections x {@link #STREAMS} streams), first the
- * warm-up calls, then {@code rounds} measured runs of {@code calls} calls each. Each measured run
+ * h2load runs on CPU 0 ({@link #CONNECTIONS} connections x {@link #STREAMS} streams), first a
+ * warm-up of {@code --warmup} seconds (30 by default: a JVM pinned to one CPU runs SerialGC and its
+ * JIT settles slowly, and a warm-up counted in calls was over in a few seconds for the faster
+ * server; or {@code --warmup-calls N} calls), then {@code rounds} measured runs of {@code calls} calls each. Each measured run
  * gives calls/s (h2load's own figure), the server process's CPU per call (its {@code
  * /proc/PID/stat} utime+stime over the run, over the calls), and the 99th percentile of the calls'
  * times (h2load's per-request log). A run is refused (no RESULT) unless every call succeeded and
@@ -47,7 +49,7 @@ final class H2loadBench {
   static final List<Integer> SIZES = List.of(8, 128);
   static final String PATH = "/grpc.testing.BenchmarkService/UnaryCall";
   static final int DEFAULT_CALLS = 1_000_000;
-  static final int DEFAULT_WARMUP_CALLS = 500_000;
+  static final int DEFAULT_WARMUP_SECONDS = 30;
   static final int DEFAULT_ROUNDS = 3;
   /** The grpc-java peer's class path folder (peers/grpc-java-bench, built by run.sh). */
   static final String GRPC_JAVA_PEER = "peers/grpc-java-bench";
@@ -56,6 +58,14 @@ final class H2loadBench {
 
   /** One measured h2load run. */
   record Run(double callsPerSec, double serverCpuMicrosPerCall, double p99Micros) {}
+
+  /** A warm-up of {@code calls} calls, or else of {@code seconds} seconds (nothing if both are 0). */
+  record Warmup(int calls, int seconds) {
+    @Override
+    public String toString() {
+      return calls > 0 ? calls + " warm-up calls" : "a warm-up of " + seconds + " s";
+    }
+  }
 
   /** What h2load printed about a run. */
   record H2loadOutput(double reqPerSec, long succeeded, long failed, long errored, long dataBytes) {}
@@ -67,13 +77,18 @@ final class H2loadBench {
     }
     List<Integer> sizes = a.has("size") ? List.of(a.getInt("size", 8, 1, 1 << 20)) : SIZES;
     int calls = a.getInt("calls", DEFAULT_CALLS, 1, 100_000_000);
-    int warmupCalls = a.getInt("warmup-calls", DEFAULT_WARMUP_CALLS, 0, 100_000_000);
+    if (a.has("warmup") && a.has("warmup-calls")) {
+      throw new Args.UsageException("--warmup (seconds) or --warmup-calls (calls), not both");
+    }
+    Warmup warmup = a.has("warmup-calls")
+        ? new Warmup(a.getInt("warmup-calls", 0, 0, 100_000_000), 0)
+        : new Warmup(0, a.getInt("warmup", DEFAULT_WARMUP_SECONDS, 0, 3600));
     int rounds = a.getInt("rounds", DEFAULT_ROUNDS, 1, 100);
     String h2load = h2load();
     boolean pin = Runtime.getRuntime().availableProcessors() >= 2 && onPath("taskset");
     out.println("# gRPC unary calls from nghttp2's h2load (" + version(h2load) + "): " + CONNECTIONS
         + " connections x " + STREAMS + " streams, " + calls + " calls per measured run after "
-        + warmupCalls + " warm-up calls, " + rounds + " rounds (medians); "
+        + warmup + ", " + rounds + " rounds (medians); "
         + (pin ? "server JVM pinned to CPU 1 alone, h2load to CPU 0 (taskset)" : "not pinned (no taskset or 1 CPU)"));
     out.println("# machine: " + Machine.describe());
     Map<String, Map<String, Run>> results = new LinkedHashMap<>();
@@ -86,7 +101,7 @@ final class H2loadBench {
         for (String impl : impls) {
           out.println("## " + impl + " " + kase);
           out.flush();
-          Run r = measure(impl, size, body, log, h2load, pin, calls, warmupCalls, rounds, out);
+          Run r = measure(impl, size, body, log, h2load, pin, calls, warmup, rounds, out);
           results.computeIfAbsent(kase, k -> new LinkedHashMap<>()).put(impl, r);
           out.println(resultLine(impl, kase, r));
           out.flush();
@@ -145,19 +160,21 @@ final class H2loadBench {
 
   private static Run measure(
       String impl, int size, Path body, Path log, String h2load, boolean pin, int calls,
-      int warmupCalls, int rounds, PrintStream out) throws Exception {
+      Warmup warmup, int rounds, PrintStream out) throws Exception {
     Orchestrator.Child server = Orchestrator.Child.start(serverCommand(impl, pin));
     try {
       int port = server.listening();
       long pid = server.pid();
-      if (warmupCalls > 0) {
-        h2load(h2load, pin, port, body, null, warmupCalls);
+      if (warmup.calls() > 0) {
+        h2load(h2load, pin, port, body, null, warmup.calls(), 0);
+      } else if (warmup.seconds() > 0) {
+        h2load(h2load, pin, port, body, null, 0, warmup.seconds()); // its figures are not used
       }
       long ticksPerSecond = clockTicks();
       List<Run> runs = new ArrayList<>();
       for (int i = 0; i < rounds; i++) {
         long before = cpuTicks(pid);
-        H2loadOutput o = h2load(h2load, pin, port, body, log, calls);
+        H2loadOutput o = h2load(h2load, pin, port, body, log, calls, 0);
         long after = cpuTicks(pid);
         check(o, calls, responseBytes(size));
         double cpuMicros = (after - before) * 1e6 / ticksPerSecond / o.succeeded();
@@ -223,14 +240,20 @@ final class H2loadBench {
     }
   }
 
-  /** Runs h2load to the end (or kills it past its time): {@code log} null writes no request log. */
-  private static H2loadOutput h2load(String h2load, boolean pin, int port, Path body, Path log, int calls)
+  /**
+   * Runs h2load to the end (or kills it past its time): {@code calls} calls, or for {@code seconds}
+   * seconds when that is above 0; {@code log} null writes no request log.
+   */
+  private static H2loadOutput h2load(
+      String h2load, boolean pin, int port, Path body, Path log, int calls, int seconds)
       throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     if (pin) {
       cmd.addAll(List.of("taskset", "-c", "0"));
     }
-    cmd.addAll(List.of(h2load, "-n", String.valueOf(calls), "-c", String.valueOf(CONNECTIONS),
+    cmd.addAll(seconds > 0 ? List.of(h2load, "-D", String.valueOf(seconds))
+        : List.of(h2load, "-n", String.valueOf(calls)));
+    cmd.addAll(List.of("-c", String.valueOf(CONNECTIONS),
         "-m", String.valueOf(STREAMS), "-t", "1", "-d", body.toString(),
         "-H", "content-type: application/grpc", "-H", "te: trailers"));
     if (log != null) {
@@ -241,11 +264,12 @@ final class H2loadBench {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     // Its output is a few lines, read after the end; at least 500 calls/s (a cold JVM on a loaded
     // 2-core machine did 2,000) or it is stopped.
-    long timeoutSeconds = 120 + calls / 500L;
+    long timeoutSeconds = 120 + (seconds > 0 ? seconds : calls / 500L);
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       p.waitFor(10, TimeUnit.SECONDS);
-      throw new IllegalStateException("h2load did not finish " + calls + " calls within " + timeoutSeconds + " s");
+      throw new IllegalStateException("h2load did not finish "
+          + (seconds > 0 ? "its " + seconds + " s" : calls + " calls") + " within " + timeoutSeconds + " s");
     }
     String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     H2loadOutput o = parse(text);

@@ -118,9 +118,20 @@ class H2loadBenchTest {
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--h2load goes with --compare-grpc");
   }
 
+  @Test
+  void aWarmupInSecondsAndOneInCallsAreNotBothTaken() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = BenchMain.run(
+        new String[] {"bench", "--compare-grpc", "--h2load", "--warmup", "5", "--warmup-calls", "10"},
+        System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--warmup (seconds) or --warmup-calls");
+  }
+
   /**
    * A short real run against Sluice's server (skipped where h2load is not installed): the server
-   * JVM starts, h2load's calls all get their response message, and the RESULT line comes out.
+   * JVM starts, a warm-up of one second (h2load's {@code -D}) runs, h2load's calls all get their
+   * response message, and the RESULT line comes out.
    */
   @Test
   @Timeout(180) // hang guard only
@@ -137,13 +148,13 @@ class H2loadBenchTest {
         BenchMain.run(
             new String[] {
               "bench", "--compare-grpc", "--h2load", "--impl", "sluice", "--size", "8",
-              "--calls", "3000", "--warmup-calls", "1000", "--rounds", "1"
+              "--calls", "3000", "--warmup", "1", "--rounds", "1"
             },
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(code).as(text + err.toString(StandardCharsets.UTF_8)).isZero();
-    assertThat(text).contains("# machine: ");
+    assertThat(text).contains("# machine: ").contains("after a warm-up of 1 s");
     assertThat(text.lines().filter(l -> l.startsWith("RESULT "))).singleElement()
         .satisfies(l -> assertThat(RESULT.matcher(l).matches()).as(l).isTrue())
         .satisfies(l -> assertThat(l).contains("impl=sluice case=unary-8"));
