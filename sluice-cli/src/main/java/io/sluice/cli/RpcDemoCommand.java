@@ -9,7 +9,8 @@ final class RpcDemoCommand {
 
   static int run(int seconds, PrintStream out) throws InterruptedException {
     try {
-      return RpcDemo.run(seconds, out).failure() == null ? 0 : 1;
+      // Traced when the OpenTelemetry variables ask (CliTracing), as grpc-test-server/-client are.
+      return RpcDemo.run(seconds, out, CliTracing::serve, CliTracing::call).failure() == null ? 0 : 1;
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {

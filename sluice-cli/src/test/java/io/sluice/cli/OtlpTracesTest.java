@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code grpc-test-server} and {@code grpc-test-client} in their own JVMs, as ./sluice starts them,
+ * {@code grpc-test-server} and {@code grpc-test-client} (and {@code demo --rpc}) in their own JVMs, as ./sluice starts them,
  * with the standard OpenTelemetry variables pointing at a small OTLP/HTTP receiver on loopback (the
  * JDK's HTTP server, decoding {@code ExportTraceServiceRequest}'s protobuf fields by number): the
  * client's span and the server's span of a call arrive, the server's a child of the client's, each
@@ -114,6 +114,25 @@ class OtlpTracesTest {
     assertThat(serverSpan.traceId()).isEqualTo(client.traceId());
     assertThat(serverSpan.parentSpanId()).isEqualTo(client.spanId());
     assertThat(client.parentSpanId()).isEmpty();
+  }
+
+  @Test
+  void theRpcDemosCallsAreTracedFromClientToServer() throws Exception {
+    String out = run(start(otel("demo"), "demo", "--rpc", "--seconds", "1"));
+    assertThat(out).contains("total: ");
+    // The demo's JVM flushed its spans at exit: its calls' client spans, and under each the
+    // server's span of the same call (one process, one service name).
+    List<Span> clients = spans.stream()
+        .filter(s -> s.service().equals("demo") && s.kind() == 3 && s.name().equals("sluice.examples.Greeter/SayHello"))
+        .toList();
+    assertThat(clients).as("client spans of SayHello in %s spans", spans.size()).isNotEmpty();
+    java.util.Set<String> clientIds = new java.util.HashSet<>();
+    clients.forEach(c -> clientIds.add(c.traceId() + "/" + c.spanId()));
+    assertThat(spans.stream()
+            .filter(s -> s.service().equals("demo") && s.kind() == 2 && s.name().equals("sluice.examples.Greeter/SayHello"))
+            .filter(s -> clientIds.contains(s.traceId() + "/" + s.parentSpanId())))
+        .as("server spans whose parent is a client span of the same trace")
+        .isNotEmpty();
   }
 
   @Test

@@ -1,11 +1,14 @@
 package io.sluice.examples.rpc;
 
+import io.sluice.Requester;
+import io.sluice.rpc.ServiceRegistry;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import java.util.stream.LongStream;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -41,8 +44,20 @@ public final class RpcDemo {
    * answered (waiting at most 10 s, else this throws).
    */
   public static Result run(int seconds, PrintStream out) throws Exception {
+    return run(seconds, out, UnaryOperator.identity(), UnaryOperator.identity());
+  }
+
+  /**
+   * {@link #run(int, PrintStream)} with hooks around the server's services and the client's
+   * connection, as {@link RpcExample.Running#Running(UnaryOperator, UnaryOperator)} takes them
+   * ({@code ./sluice demo --rpc} traces its calls through them when the OpenTelemetry variables ask).
+   */
+  public static Result run(
+      int seconds, PrintStream out, UnaryOperator<ServiceRegistry> serve, UnaryOperator<Requester> call)
+      throws Exception {
     out.println("sluice demo --rpc: Greeter over TCP on 127.0.0.1 for " + seconds + " s");
-    for (String line : RpcExample.run(new PrintStream(java.io.OutputStream.nullOutputStream()))) {
+    PrintStream quiet = new PrintStream(java.io.OutputStream.nullOutputStream());
+    for (String line : RpcExample.run(quiet, new RpcExample.Running(serve, call))) {
       out.println("  " + line);
     }
     long[] unaryPerSecond = new long[seconds];
@@ -50,7 +65,7 @@ public final class RpcDemo {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     AtomicLong calls = new AtomicLong();
     AtomicLong streamed = new AtomicLong();
-    try (RpcExample.Running r = new RpcExample.Running()) {
+    try (RpcExample.Running r = new RpcExample.Running(serve, call)) {
       CompletableFuture<Void> firstReply = new CompletableFuture<>();
       CompletableFuture<Void> firstStreamed = new CompletableFuture<>();
       HelloRequest req = HelloRequest.newBuilder().setName("demo").build();

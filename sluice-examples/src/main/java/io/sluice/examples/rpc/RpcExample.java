@@ -1,5 +1,6 @@
 package io.sluice.examples.rpc;
 
+import io.sluice.Requester;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.reactor.ReactorRequester;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import reactor.core.publisher.Flux;
 
 /**
@@ -40,7 +42,17 @@ public final class RpcExample {
     public final ReactorGreeterClient client;
 
     public Running() throws Exception {
-      ServiceRegistry registry = ServiceRegistry.builder().add(new ReactorGreeterServer(service)).build();
+      this(UnaryOperator.identity(), UnaryOperator.identity());
+    }
+
+    /**
+     * With hooks around the server's services and the client's connection: {@code serve} gets the
+     * registry the server will run (and may return it with interceptors, for tracing or metrics),
+     * {@code call} the connection the generated client will call through (likewise).
+     */
+    public Running(UnaryOperator<ServiceRegistry> serve, UnaryOperator<Requester> call) throws Exception {
+      ServiceRegistry registry =
+          serve.apply(ServiceRegistry.builder().add(new ReactorGreeterServer(service)).build());
       server =
           Connections.serve(
                   TcpServerTransport.create("127.0.0.1", 0),
@@ -49,7 +61,7 @@ public final class RpcExample {
               .get(10, TimeUnit.SECONDS);
       int port = ((InetSocketAddress) server.address()).getPort();
       requester = SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(WAIT);
-      client = new ReactorGreeterClient(requester);
+      client = new ReactorGreeterClient(call.apply(requester.unwrap()));
     }
 
     @Override
@@ -61,8 +73,13 @@ public final class RpcExample {
 
   /** Calls every method once, printing each result; returns the printed lines. */
   public static List<String> run(PrintStream out) throws Exception {
+    return run(out, new Running());
+  }
+
+  /** {@link #run(PrintStream)} on {@code running}, which it closes. */
+  static List<String> run(PrintStream out, Running running) throws Exception {
     List<String> lines = new ArrayList<>();
-    try (Running r = new Running()) {
+    try (Running r = running) {
       ReactorGreeterClient client = r.client;
       HelloRequest ada = HelloRequest.newBuilder().setName("Ada").build();
 
