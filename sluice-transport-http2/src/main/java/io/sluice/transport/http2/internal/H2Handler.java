@@ -18,12 +18,10 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Flags;
 import io.netty.handler.codec.http2.Http2FrameListener;
-import io.netty.handler.codec.http2.Http2FrameLogger;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.UniformStreamByteDistributor;
-import io.netty.handler.logging.LogLevel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.ArrayList;
@@ -146,15 +144,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         public void onClosed(Http2Stream stream) {}
       };
 
-  /** How many of the stream ids this side reset are remembered (see {@link ResetIds}). */
-  static final int RESET_IDS_KEPT = 1024;
-
   private final Http2Connection.PropertyKey sinkKey;
   /** Streams answered in full while the client still sends: the bytes dropped since (an int[1]). */
   private final Http2Connection.PropertyKey discardKey;
-  private final ResetIds resetIds = new ResetIds(RESET_IDS_KEPT);
-  /** Streams the peer reset (newest kept): a late frame on one is a stream error, not a connection error. */
-  private final ResetIds peerResetIds = new ResetIds(RESET_IDS_KEPT);
+  /** The ids of streams either side reset, and the ids a client skipped. */
+  private final StreamHistory history = new StreamHistory();
   private final List<ConnectionListener> listeners = new ArrayList<>(2);
   private Router router;
   private ChannelHandlerContext ctx;
@@ -163,12 +157,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   private boolean settingsSeen;
   /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
   private int refuseAbove = Integer.MAX_VALUE;
-  /**
-   * Server: the highest client stream id opened, and the ids the client skipped below it (the
-   * first 64 gaps; ids in later gaps are taken for closed streams).
-   */
-  private int lastOpened = -1;
-  private final List<int[]> skipped = new ArrayList<>();
   /**
    * Server: control frames a client may send without an answer of the server's, at most this
    * many per {@link #CONTROL_FLOOD_WINDOW_NANOS}; one more is a connection error
@@ -212,11 +200,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
               @Override
               public void onStreamAdded(Http2Stream stream) {
                 if (connection().isServer() && connection().remote().isValidStreamId(stream.id())) {
-                  int first = lastOpened < 0 ? 1 : lastOpened + 2;
-                  if (stream.id() > first && skipped.size() < 64) {
-                    skipped.add(new int[] {first, stream.id() - 2});
-                  }
-                  lastOpened = stream.id();
+                  history.opened(stream.id());
                   if (firstOpenedThisRead == Integer.MAX_VALUE) {
                     firstOpenedThisRead = stream.id();
                   }
@@ -367,57 +351,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   /**
-   * Sees every frame as netty's frame writer puts it on the wire (the frame-logger hook of netty's
-   * builder, the one place a builder-made handler shows the written frames; it logs nothing): a
-   * HEADERS or DATA frame written tells the {@link ControlFrameBudget} that the server answers.
-   * Counted when written, not when the application queues a write: one large write that flow
-   * control releases over many WINDOW_UPDATEs (a Go client sends one per 4 KiB read) is one answer
-   * per frame that goes out, not one for the whole write, as grpc-java resets its count in its
-   * frame writer.
-   */
-  private static final class AnswerWatch extends Http2FrameLogger {
-    private final ControlFrameBudget budget;
-
-    AnswerWatch(ControlFrameBudget budget) {
-      super(LogLevel.TRACE, AnswerWatch.class);
-      this.budget = budget;
-    }
-
-    /** Never logs: the other frames' log methods return at once. */
-    @Override
-    public boolean isEnabled() {
-      return false;
-    }
-
-    @Override
-    public void logData(
-        Direction direction, ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding,
-        boolean endStream) {
-      if (direction == Direction.OUTBOUND) {
-        budget.answered();
-      }
-    }
-
-    @Override
-    public void logHeaders(
-        Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
-        boolean endStream) {
-      if (direction == Direction.OUTBOUND) {
-        budget.answered();
-      }
-    }
-
-    @Override
-    public void logHeaders(
-        Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers,
-        int streamDependency, short weight, boolean exclusive, int padding, boolean endStream) {
-      if (direction == Direction.OUTBOUND) {
-        budget.answered();
-      }
-    }
-  }
-
-  /**
    * netty refuses a stream over its cap before creating it, so the DATA a client sent right behind
    * the refused HEADERS (before it had our SETTINGS) is then a PROTOCOL_ERROR connection error
    * (netty#12065). netty may create up to twice the advertised cap; above the advertised one the
@@ -426,22 +359,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    */
   private void raiseRemoteCap() {
     connection().remote().maxActiveStreams((int) Math.min(Integer.MAX_VALUE, 2L * refuseAbove));
-  }
-
-  /**
-   * A client stream id below the highest it opened that it skipped, as far as the gaps kept tell
-   * (RFC 9113 5.1.1); false for an id in a gap beyond them.
-   */
-  private boolean neverOpened(int id) {
-    if (lastOpened < 0 || id > lastOpened || !connection().remote().isValidStreamId(id)) {
-      return false;
-    }
-    for (int[] gap : skipped) {
-      if (id >= gap[0] && id <= gap[1]) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -468,14 +385,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       }
     }
     if (!outbound && e.error() == Http2Error.STREAM_CLOSED && connection().stream(id) == null) {
-      if (resetIds.contains(id)) {
+      if (history.weReset(id)) {
         return;
       }
-      if (connection().isServer() && connection().remote().isValidStreamId(id) && !peerResetIds.contains(id)) {
+      if (connection().isServer() && connection().remote().isValidStreamId(id) && !history.peerReset(id)) {
         Http2Exception error =
-            neverOpened(id)
+            history.neverOpened(id)
                 ? Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
-                    "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", id, lastOpened)
+                    "stream %d is below stream %d, already opened (RFC 9113 5.1.1)", id, history.lastOpened())
                 : Http2Exception.connectionError(Http2Error.STREAM_CLOSED,
                     "a frame on stream %d, which the client closed (RFC 9113 5.1)", id);
         onConnectionError(ctx, false, cause, error);
@@ -489,7 +406,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public io.netty.channel.ChannelFuture resetStream(
       ChannelHandlerContext ctx, int streamId, long errorCode, ChannelPromise promise) {
-    resetIds.add(streamId);
+    history.onReset(streamId);
     return super.resetStream(ctx, streamId, errorCode, promise);
   }
 
@@ -523,43 +440,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
           "more than " + maxEarlyResets + " streams reset before an answer could arrive within "
               + TimeUnit.NANOSECONDS.toMillis(earlyResetWindowNanos) + " ms (rapid reset)",
           Http2Exception.ShutdownHint.HARD_SHUTDOWN);
-    }
-  }
-
-  /**
-   * The ids of the newest streams this side reset, at most {@code max}, oldest forgotten first. A
-   * ring that grows as needed; a lookup scans it (it is made only for a frame on a stream netty no
-   * longer has).
-   */
-  static final class ResetIds {
-    private final int max;
-    private int[] ids = new int[16];
-    private int size;
-    private int next;
-
-    ResetIds(int max) {
-      this.max = max;
-    }
-
-    void add(int id) {
-      if (size < ids.length) {
-        ids[size++] = id;
-      } else if (ids.length < max) {
-        ids = java.util.Arrays.copyOf(ids, Math.min(max, ids.length * 2));
-        ids[size++] = id;
-      } else {
-        ids[next] = id;
-        next = (next + 1) % max;
-      }
-    }
-
-    boolean contains(int id) {
-      for (int i = 0; i < size; i++) {
-        if (ids[i] == id) {
-          return true;
-        }
-      }
-      return false;
     }
   }
 
@@ -824,7 +704,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     if (stream != null) {
       // Frames the peer sent after its RST_STREAM are a stream error (RFC 9113 5.1), not the
       // connection error that frames after its END_STREAM are.
-      peerResetIds.add(streamId);
+      history.onPeerReset(streamId);
     }
     if (stream != null && connection().isServer() && !stream.isResetSent()
         && connection().remote().isValidStreamId(streamId)

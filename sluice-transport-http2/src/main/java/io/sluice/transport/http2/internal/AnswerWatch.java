@@ -1,0 +1,58 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2FrameLogger;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.logging.LogLevel;
+
+/**
+ * Sees every frame as netty's frame writer puts it on the wire (the frame-logger hook of netty's
+ * builder, the one place a builder-made handler shows the written frames; it logs nothing): a
+ * HEADERS or DATA frame written tells the {@link ControlFrameBudget} that the server answers.
+ * Counted when written, not when the application queues a write: one large write that flow
+ * control releases over many WINDOW_UPDATEs (a Go client sends one per 4 KiB read) is one answer
+ * per frame that goes out, not one for the whole write, as grpc-java resets its count in its
+ * frame writer.
+ */
+final class AnswerWatch extends Http2FrameLogger {
+  private final ControlFrameBudget budget;
+
+  AnswerWatch(ControlFrameBudget budget) {
+    super(LogLevel.TRACE, AnswerWatch.class);
+    this.budget = budget;
+  }
+
+  /** Never logs: the other frames' log methods return at once. */
+  @Override
+  public boolean isEnabled() {
+    return false;
+  }
+
+  @Override
+  public void logData(
+      Direction direction, ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding,
+      boolean endStream) {
+    if (direction == Direction.OUTBOUND) {
+      budget.answered();
+    }
+  }
+
+  @Override
+  public void logHeaders(
+      Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
+      boolean endStream) {
+    if (direction == Direction.OUTBOUND) {
+      budget.answered();
+    }
+  }
+
+  @Override
+  public void logHeaders(
+      Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers,
+      int streamDependency, short weight, boolean exclusive, int padding, boolean endStream) {
+    if (direction == Direction.OUTBOUND) {
+      budget.answered();
+    }
+  }
+}
