@@ -16,6 +16,7 @@ import io.sluice.rpc.rsocket.RpcErrors;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -183,7 +184,7 @@ public final class ReactorClientCalls {
         });
   }
 
-  private static <T> Flux<T> observe(
+  static <T> Flux<T> observe(
       Flux<T> f, RpcInstrumentation instrumentation, CallMetadata md, MethodDescriptor<?, ?> method) {
     RpcInstrumentation.CallObserver observer;
     try {
@@ -192,22 +193,25 @@ public final class ReactorClientCalls {
       return f;
     }
     long start = System.nanoTime();
-    boolean[] seen = {false, false}; // first response, ended
+    // The first response is seen on the call's one signal path (onNext before onComplete, never
+    // at once); the end may come from two threads at once (the caller's cancel and the
+    // connection's completion), and is told once.
+    boolean[] first = {false};
+    AtomicBoolean ended = new AtomicBoolean();
     return f.doOnNext(
             x -> {
-              if (!seen[0]) {
-                seen[0] = true;
+              if (!first[0]) {
+                first[0] = true;
                 safely(() -> observer.onFirstResponse(System.nanoTime() - start));
               }
             })
-        .doOnError(e -> end(observer, seen, RpcErrors.fromThrowable(e), start))
-        .doOnComplete(() -> end(observer, seen, Status.OK, start))
-        .doOnCancel(() -> end(observer, seen, Status.of(Status.Code.CANCELLED, "cancelled by the client"), start));
+        .doOnError(e -> end(observer, ended, RpcErrors.fromThrowable(e), start))
+        .doOnComplete(() -> end(observer, ended, Status.OK, start))
+        .doOnCancel(() -> end(observer, ended, Status.of(Status.Code.CANCELLED, "cancelled by the client"), start));
   }
 
-  private static void end(RpcInstrumentation.CallObserver o, boolean[] seen, Status status, long start) {
-    if (!seen[1]) {
-      seen[1] = true;
+  private static void end(RpcInstrumentation.CallObserver o, AtomicBoolean ended, Status status, long start) {
+    if (ended.compareAndSet(false, true)) {
       safely(() -> o.onEnd(status, System.nanoTime() - start));
     }
   }
