@@ -12,7 +12,6 @@ import io.sluice.core.Connections;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.FrameReceiver;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +38,7 @@ class KeepAliveAfterStallTest {
   }
 
   /** A server that counts KEEPALIVEs against the engine's bound, as a Sluice server does. */
-  private final class CountsKeepAlives implements FrameReceiver {
+  private final class CountsKeepAlives extends RawPeer {
     final RateBudget bound =
         new RateBudget(ConnectionOptions.defaults().maxKeepAlivesPerSecond(), loop.ticker());
     final AtomicInteger seen = new AtomicInteger();
@@ -54,28 +53,6 @@ class KeepAliveAfterStallTest {
         seen.incrementAndGet();
       }
     }
-
-    @Override
-    public int maxFrameSize() {
-      return Frames.MAX_FRAME_SIZE;
-    }
-
-    @Override
-    public int maxQueuedOutboundBytes() {
-      return 1 << 20;
-    }
-
-    @Override
-    public void onReadComplete() {}
-
-    @Override
-    public void onWritabilityChanged(boolean writable) {}
-
-    @Override
-    public void onTransportError(Throwable cause) {}
-
-    @Override
-    public void onClosed() {}
   }
 
   @Test

@@ -17,7 +17,6 @@ import io.sluice.core.Resumption;
 import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.FrameReceiver;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +49,7 @@ class ResumeAskRateTest {
    * A server that tells its position only when asked, one question behind, and bounds the
    * KEEPALIVEs as a Sluice server does.
    */
-  private final class AcksWhenAsked implements FrameReceiver {
+  private final class AcksWhenAsked extends RawPeer {
     final PipeTransport end;
     final RateBudget keepAlives =
         new RateBudget(ConnectionOptions.defaults().maxKeepAlivesPerSecond(), loop.ticker());
@@ -102,28 +101,6 @@ class ResumeAskRateTest {
         handled = received;
       }
     }
-
-    @Override
-    public int maxFrameSize() {
-      return Frames.MAX_FRAME_SIZE;
-    }
-
-    @Override
-    public int maxQueuedOutboundBytes() {
-      return 1 << 20;
-    }
-
-    @Override
-    public void onReadComplete() {}
-
-    @Override
-    public void onWritabilityChanged(boolean writable) {}
-
-    @Override
-    public void onTransportError(Throwable cause) {}
-
-    @Override
-    public void onClosed() {}
   }
 
   @Test
