@@ -27,10 +27,11 @@ import java.util.function.ToIntFunction;
  * Builder#minSamples minSamples} latencies, the window's mean latency moves the limit: it grows
  * while the recent latency (a moving average of window means) stays within {@link
  * Builder#tolerance tolerance} of the no-load latency (the lowest the recent latency was over the
- * last {@link Builder#noLoadWindow noLoadWindow}), and shrinks as latency rises, but only while
- * the server uses at least half of it (below that the limit is not what the latency measured, and
- * it does not move); {@link Builder#smoothing smoothed}, clamped to [{@link Builder#minLimit
- * minLimit}, {@link Builder#maxLimit maxLimit}].
+ * last {@link Builder#noLoadWindow noLoadWindow}) and the calls that answer use at least half of
+ * it, and shrinks as latency rises while the limit is in play (those calls, or every call in
+ * flight, at least half of it; below that the rise is not the limit's doing, and a limit below its
+ * initial value grows back towards it instead); {@link Builder#smoothing smoothed}, clamped to
+ * [{@link Builder#minLimit minLimit}, {@link Builder#maxLimit maxLimit}].
  *
  * <p><b>How it grants</b>: the connections share the requests that keep about {@code limit} calls in
  * flight at the recent latency, per time to live ({@code limit * ttl / latency}; before the first
@@ -211,9 +212,10 @@ public final class AdaptiveLeasePolicy implements LeasePolicy {
     // calls in flight now that have answered (streams sending), whichever is more. Request-responses
     // still waiting for their handler do not count: a hung handler is no sign that the server could
     // carry more, and counting it would raise the limit while the hung calls pile up.
-    double answering = Math.max(0, meter.inFlight() - meter.awaiting());
+    long inFlight = meter.inFlight();
+    double answering = Math.max(0, inFlight - meter.awaiting());
     double concurrency = Math.max(answering, (double) w.sumNanos() / (now - start));
-    limit = gradient.update(w.meanNanos(), concurrency);
+    limit = gradient.update(w.meanNanos(), concurrency, inFlight);
     latencyNanos = Math.round(gradient.recentNanos());
     noLoadNanos = gradient.noLoadNanos();
   }

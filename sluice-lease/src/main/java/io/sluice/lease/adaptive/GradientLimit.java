@@ -4,7 +4,11 @@ package io.sluice.lease.adaptive;
  * A server-wide concurrency limit moved by a latency gradient, once per sampling window.
  *
  * <p>Two latency figures: the <em>recent latency</em>, an exponentially weighted mean of the window
- * means (weight {@value #RECENT_WEIGHT} for the newest), and the <em>no-load latency</em>, the
+ * means (weight {@value #RECENT_WEIGHT} for the newest; a window's mean counts as at most {@value
+ * #MAX_STEP} times the recent latency once the warm-up is over, so one window of a pause, a GC or
+ * a host that stalls every process on it, is not taken for overload, while a lasting rise is within
+ * a few windows), and the
+ * <em>no-load latency</em>, the
  * lowest value the recent latency took over the last {@code baselineWindows} windows (what the
  * handlers take when nothing queues). The no-load latency is a minimum of the smoothed figure, not
  * of raw window means: one lucky window on a noisy host would otherwise set a baseline that the
@@ -18,13 +22,16 @@ package io.sluice.lease.adaptive;
  *
  * While the recent latency stays within {@code tolerance} of the no-load latency the gradient is 1
  * and the limit grows by a fraction of its square root per window; as latency rises beyond that,
- * the limit shrinks by up to half per window (before smoothing). The limit does not move while the
- * server uses less than half of it: nothing then shows that it could carry more, and a rise in
- * latency is not the limit's doing (a queue behind the limit shows as calls in flight near it).
- * Shrinking it there would ratchet it down on every latency blip of a lightly used server (a
- * pause shared by the processes of one host, a GC) and never let it grow back, until a burst of
- * the same pause finds every server of a fleet at its minimum and refusing; the latencies still
- * teach the recent and no-load figures.
+ * the limit shrinks by up to half per window (before smoothing).
+ *
+ * <p><b>Use.</b> The limit grows only while the server uses at least half of it by the calls that
+ * answer (the window's concurrency: a hung handler is no sign that the server could carry more). It
+ * shrinks only while the limit is in play: that concurrency, or all calls in flight (those waiting
+ * for their handler too), at least half of it. Below that the rise in latency is not the limit's
+ * doing, and shrinking there ratcheted a lightly used server's limit down on every pause and never
+ * let it grow back, until the next pause found every server of a fleet at its minimum and
+ * refusing; instead an unused limit below its initial value grows back towards it (the operator's
+ * prior, not more) while latency is at its no-load level.
  * A slower handler that stays slow for {@code baselineWindows} becomes the new no-load latency, so
  * the limit recovers from a lasting change of the work itself. The first {@value #WARMUP_WINDOWS}
  * windows only teach the recent latency; the limit moves from the next one.
@@ -35,6 +42,8 @@ package io.sluice.lease.adaptive;
 final class GradientLimit {
   static final double RECENT_WEIGHT = 0.3;
   static final double MIN_GRADIENT = 0.5;
+  /** A window's mean counts as at most this many times the recent latency. */
+  static final double MAX_STEP = 2.0;
   /**
    * Windows that only teach the recent latency, at start: the average begins at the first window's
    * mean and needs a few windows to mean anything, and a minimum taken of it earlier would keep
@@ -42,6 +51,7 @@ final class GradientLimit {
    */
   static final int WARMUP_WINDOWS = 5;
 
+  private final double initialLimit;
   private final double minLimit;
   private final double maxLimit;
   private final double tolerance;
@@ -56,6 +66,7 @@ final class GradientLimit {
       int initialLimit, int minLimit, int maxLimit, double tolerance, double smoothing, int baselineWindows) {
     this.minLimit = minLimit;
     this.maxLimit = maxLimit;
+    this.initialLimit = Math.max(minLimit, Math.min(maxLimit, initialLimit));
     this.tolerance = tolerance;
     this.smoothing = smoothing;
     this.baseline = new long[baselineWindows];
@@ -66,27 +77,35 @@ final class GradientLimit {
    * One window's measurements in, the new limit out.
    *
    * @param meanLatencyNanos the window's mean latency (positive)
-   * @param concurrency calls the server kept in flight on average over the window
+   * @param concurrency calls the server kept in flight on average over the window, of those that
+   *     answer
+   * @param inFlight every call in flight now, those waiting for their handler too
    */
-  double update(long meanLatencyNanos, double concurrency) {
+  double update(long meanLatencyNanos, double concurrency, double inFlight) {
     if (meanLatencyNanos <= 0) {
       return limit;
     }
-    recentNanos =
-        recentNanos == 0
-            ? meanLatencyNanos
-            : recentNanos + RECENT_WEIGHT * (meanLatencyNanos - recentNanos);
+    // In the warm-up the average is still learning where latency is: no clamp.
+    double mean = windows < WARMUP_WINDOWS ? meanLatencyNanos : Math.min(meanLatencyNanos, MAX_STEP * recentNanos);
+    recentNanos = recentNanos == 0 ? meanLatencyNanos : recentNanos + RECENT_WEIGHT * (mean - recentNanos);
     if (++windows <= WARMUP_WINDOWS) {
       return limit;
     }
     baseline[next] = Math.max(1, Math.round(recentNanos));
     next = (next + 1) % baseline.length;
-    if (concurrency < limit / 2) {
-      return limit; // application-limited: the limit is not what the latency measured
-    }
     double gradient =
         Math.max(MIN_GRADIENT, Math.min(1.0, tolerance * noLoadNanos() / recentNanos));
+    if (Math.max(concurrency, inFlight) < limit / 2) {
+      // Not in play: no shrinking; back towards the initial limit while latency is at no load.
+      if (gradient == 1.0 && limit < initialLimit) {
+        limit = Math.min(initialLimit, (1 - smoothing) * limit + smoothing * (limit + Math.sqrt(limit)));
+      }
+      return limit;
+    }
     double target = limit * gradient + Math.sqrt(limit);
+    if (target > limit && concurrency < limit / 2) {
+      target = limit; // no growth on calls that do not answer
+    }
     double smoothed = (1 - smoothing) * limit + smoothing * target;
     limit = Math.max(minLimit, Math.min(maxLimit, smoothed));
     return limit;
