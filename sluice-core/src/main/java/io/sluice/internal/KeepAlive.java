@@ -36,12 +36,17 @@ final class KeepAlive {
   void start(long periodMillis, long lifetimeNanos, boolean send) {
     this.lifetimeNanos = lifetimeNanos;
     lastHeardNanos = conn.ticker.nanoTime();
-    // With a fixed delay, not a fixed rate: after the loop was held up (a GC pause, a handler that
-    // blocked it) a fixed rate runs every missed tick back to back, a burst of KEEPALIVEs that a
-    // peer bounding them per second (a Sluice server does) answers by closing the connection.
+    // A client that sends runs with a fixed delay: after the loop was held up (a GC pause, a
+    // handler that blocked it) a fixed rate runs every missed tick back to back, a burst of
+    // KEEPALIVEs that a peer bounding them per second (a Sluice server does) answers by closing
+    // the connection. A server only checks, on a fixed rate: its checks keep to the client's
+    // period instead of drifting later by a little each time, so with a lifetime equal to the
+    // interval one keepalive a little late is not silence past the lifetime.
+    Runnable check = () -> tick(send);
     task =
-        conn.loop.scheduleWithFixedDelay(
-            () -> tick(send), periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        send
+            ? conn.loop.scheduleWithFixedDelay(check, periodMillis, periodMillis, TimeUnit.MILLISECONDS)
+            : conn.loop.scheduleAtFixedRate(check, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
   }
 
   private void tick(boolean send) {

@@ -202,7 +202,9 @@ public final class ReactorClientCalls {
             x -> {
               if (!first[0]) {
                 first[0] = true;
-                safely(() -> observer.onFirstResponse(System.nanoTime() - start));
+                if (!ended.get()) { // a cancel that won the end: nothing after it
+                  safely(() -> observer.onFirstResponse(System.nanoTime() - start));
+                }
               }
             })
         .doOnError(e -> end(observer, ended, RpcErrors.fromThrowable(e), start))

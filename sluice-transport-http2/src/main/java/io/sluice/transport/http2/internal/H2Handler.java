@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * Limits#maxEarlyResets} in {@link Limits#earlyResetWindowNanos} is a connection error
  * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
  * a stream, {@code take(n)}) is not counted here. The streams this side resets are
- * remembered (the newest {@value #RESET_IDS_KEPT}), and the frames the peer sent on them before it
+ * remembered (the newest {@value StreamHistory#RESET_IDS_KEPT}), and the frames the peer sent on them before it
  * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
  *
  * <p><b>Answers before the request's end.</b> A server that answered a request in full while the
