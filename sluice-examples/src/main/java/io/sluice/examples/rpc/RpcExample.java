@@ -60,8 +60,18 @@ public final class RpcExample {
                   RpcResponder.acceptor(registry))
               .get(10, TimeUnit.SECONDS);
       int port = ((InetSocketAddress) server.address()).getPort();
-      requester = SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(WAIT);
-      client = new ReactorGreeterClient(call.apply(requester.unwrap()));
+      ReactorRequester connected = null;
+      try {
+        connected = SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(WAIT);
+        client = new ReactorGreeterClient(call.apply(connected.unwrap()));
+      } catch (RuntimeException | Error e) {
+        if (connected != null) {
+          connected.dispose();
+        }
+        server.close(); // nothing else would
+        throw e;
+      }
+      requester = connected;
     }
 
     @Override
