@@ -17,8 +17,12 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,8 +35,35 @@ import org.junit.jupiter.params.provider.MethodSource;
  * cancel mid-stream, application errors, 1 MiB payloads each way, and per variant fragmentation
  * (64 KiB MTU), leasing, and keepalive (Sluice's client idles until 11 KEEPALIVEs were answered,
  * the rsocket-java peer's for 3.5 intervals and wants 2).
+ *
+ * <p>The rsocket-java server takes only a transport and an MTU; the variants that share both share
+ * one server process (four, not eight): it serves each connection alone and picks lease or not
+ * from that connection's SETUP, so a variant's client meets what a fresh server would show it.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RSocketJavaInteropTest {
+  /** The rsocket-java server processes, by their arguments; stopped after the class. */
+  private final Map<String, PeerProcess> servers = new LinkedHashMap<>();
+
+  @AfterAll
+  void stopServers() throws InterruptedException {
+    for (PeerProcess p : servers.values()) {
+      p.close();
+    }
+    servers.clear();
+  }
+
+  /** The rsocket-java echo server for {@code transport} and {@code mtu}: started on first use. */
+  private PeerProcess server(String transport, int mtu) throws Exception {
+    String common = "server --transport " + transport + " --host 127.0.0.1 --port 0";
+    String args = mtu > 0 ? common + " --mtu " + mtu : common;
+    PeerProcess p = servers.get(args);
+    if (p == null) {
+      p = PeerProcess.start(args.split(" "));
+      servers.put(args, p);
+    }
+    return p;
+  }
 
   static List<Arguments> variants() {
     return List.of(
@@ -106,28 +137,25 @@ class RSocketJavaInteropTest {
   @MethodSource("variants")
   void sluiceClientAgainstRSocketJavaServer(
       String transport, String name, int mtu, boolean lease, int keepAlive) throws Exception {
-    String common = "server --transport " + transport + " --host 127.0.0.1 --port 0";
-    String[] args = (mtu > 0 ? common + " --mtu " + mtu : common).split(" ");
-    try (PeerProcess peer = PeerProcess.start(args)) {
-      int port = peer.awaitPort();
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-      int failures =
-          new EchoClient(
-                  transport.equals("ws")
-                      ? WebSocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/"))
-                      : TcpClientTransport.create("127.0.0.1", port),
-                  options(mtu, lease, keepAlive),
-                  true,
-                  keepAlive,
-                  out)
-              .run();
-      String report = bytes.toString(StandardCharsets.UTF_8);
-      assertThat(failures).as(report).isZero();
-      assertThat(report).contains("PASS request-n-window", "PASS large-request", "PASS large-response");
-      if (keepAlive > 0) {
-        assertThat(report).contains("PASS keepalive");
-      }
+    PeerProcess peer = server(transport, mtu);
+    int port = peer.awaitPort();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    int failures =
+        new EchoClient(
+                transport.equals("ws")
+                    ? WebSocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/"))
+                    : TcpClientTransport.create("127.0.0.1", port),
+                options(mtu, lease, keepAlive),
+                true,
+                keepAlive,
+                out)
+            .run();
+    String report = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(failures).as("%s%nrsocket-java server's output: %s", report, peer.output()).isZero();
+    assertThat(report).contains("PASS request-n-window", "PASS large-request", "PASS large-response");
+    if (keepAlive > 0) {
+      assertThat(report).contains("PASS keepalive");
     }
   }
 }
