@@ -4,6 +4,7 @@ import com.google.protobuf.MessageLite;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.InterceptedRequester;
 import io.sluice.rpc.MethodDescriptor;
@@ -192,7 +193,8 @@ public final class ReactorClientCalls {
       return f;
     }
     long start = System.nanoTime();
-    boolean[] seen = {false, false}; // first response, ended
+    // first response (already true when the observer does not want it: no clock read), ended
+    boolean[] seen = {!CallObservation.observesFirstResponse(observer), false};
     return f.doOnNext(
             x -> {
               if (!seen[0]) {
