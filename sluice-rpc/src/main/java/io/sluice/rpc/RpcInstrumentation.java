@@ -35,7 +35,9 @@ public interface RpcInstrumentation {
      * Whether this observer wants {@link #onFirstResponse}: true unless overridden. A transport
      * asks before it reads the clock for the first response, so an observer that has no use for
      * it (the duration meters of sluice-micrometer, say) saves a clock read per call by answering
-     * false. Asked once per call, when its first response is sent; the answer must not change.
+     * false. Asked when a response is sent (for each one while the answer is false); the answer
+     * must not change during a call. An observer that forwards to others answers true when any of
+     * them does.
      */
     default boolean observesFirstResponse() {
       return true;
