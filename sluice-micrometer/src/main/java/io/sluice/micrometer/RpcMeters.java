@@ -9,6 +9,8 @@ import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.Status;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -24,17 +26,35 @@ import java.util.concurrent.TimeUnit;
  * descriptor; a name a caller makes up arrives as no descriptor at all): each known method has
  * its series, everything else folds into {@code other}, as A66 prescribes; and the number of
  * distinct method values is capped ({@link #MAX_METHODS}) in case a registry builds descriptors on
- * the fly. Statuses are the 17 gRPC codes. Meters are made the first time a (method, status) pair
- * is seen, then found in a per-method array: nothing is looked up by string per call.
+ * the fly. Statuses are the 17 gRPC codes.
+ *
+ * <p><b>Cost.</b> Every meter is the registry's own (made by Micrometer's builders, so meter filters,
+ * their distribution settings and the registry's clock and step apply, and each is in {@code
+ * getMeters()}); what is saved is everything around them. Meters are resolved the first time a
+ * (method, status) pair is seen and kept in a per-method array, the last method's entry found
+ * without a map lookup: no tags are built and nothing is looked up by string per call. A call
+ * reads no clock of its own ({@link Call#observesFirstResponse} is false, so the transport reads
+ * the clock at the call's start and end only), sums its message bytes in plain fields and records
+ * them once at its end. A call costs what Micrometer's four records cost (the started counter, the
+ * duration timer, the two size summaries) and little more.
+ *
+ * <p><b>Kept meters stay the registry's.</b> A kept meter is resolved again through its builder
+ * (so through the registry, which gives the same meter unless something changed) when the
+ * registry removes any meter ({@code onMeterRemoved}: a removed series is made again at its next
+ * call, as a builder call per call would) and every {@value #REFRESH_EVERY} uses otherwise, so that
+ * a meter filter added after the first calls (which Micrometer applies to meters looked up after
+ * it) applies here too, within that many calls of each series.
  *
  * <p><b>Threads.</b> A call's callbacks may come on different threads (see {@link
- * RpcInstrumentation}); the per-call byte sums are volatile fields, each written by one thread at a
- * time (requests on the loop, responses where they are sent).
+ * RpcInstrumentation}); the per-call byte sums are written with release and read with acquire,
+ * each written by one thread at a time (requests on the loop, responses where they are sent).
  */
 final class RpcMeters implements RpcInstrumentation {
   /** Beyond this many distinct methods, further ones are counted as {@code other}. */
   static final int MAX_METHODS = 1000;
   static final String OTHER = "other";
+  /** Uses of a kept meter after which it is resolved through the registry again. */
+  static final int REFRESH_EVERY = 1024;
 
   /** Latency buckets (seconds) of gRFC A66, so that dashboards built for grpc-java match. */
   private static final double[] LATENCY_BUCKETS = {
@@ -42,6 +62,15 @@ final class RpcMeters implements RpcInstrumentation {
     0.008, 0.01, 0.013, 0.016, 0.02, 0.025, 0.03, 0.04, 0.05, 0.065, 0.08, 0.1, 0.13, 0.16, 0.2,
     0.25, 0.3, 0.4, 0.5, 0.65, 0.8, 1, 2, 5, 10, 20, 50, 100
   };
+
+  /** {@link #LATENCY_BUCKETS} as the durations a timer builder takes. */
+  private static final Duration[] LATENCY_SLOS = new Duration[LATENCY_BUCKETS.length];
+
+  static {
+    for (int i = 0; i < LATENCY_SLOS.length; i++) {
+      LATENCY_SLOS[i] = Duration.ofNanos((long) (LATENCY_BUCKETS[i] * 1e9));
+    }
+  }
 
   /** Size buckets (bytes) of gRFC A66 (its 0 bucket aside: Micrometer takes positive bounds only). */
   private static final double[] SIZE_BUCKETS = {
@@ -52,21 +81,28 @@ final class RpcMeters implements RpcInstrumentation {
   private final MeterRegistry registry;
   private final Tags common;
   private final RpcMeterNames names;
+  private final MeterRemovals removals;
   private final ConcurrentHashMap<MethodDescriptor<?, ?>, MethodMeters> methods =
       new ConcurrentHashMap<>();
   private final MethodMeters other;
+  /**
+   * The meters of the method of the last call (plain: a stale read only costs a map lookup; its
+   * fields are final, so it is safely published).
+   */
+  private MethodMeters last;
 
-  RpcMeters(MeterRegistry registry, Tags common, RpcMeterNames names) {
+  RpcMeters(MeterRegistry registry, Tags common, RpcMeterNames names, MeterRemovals removals) {
     this.registry = registry;
     this.common = common;
     this.names = names;
-    this.other = new MethodMeters(OTHER, OTHER, OTHER);
+    this.removals = removals;
+    this.other = new MethodMeters(null, OTHER, OTHER, OTHER);
   }
 
   @Override
   public CallObserver onCallStart(CallMetadata metadata, MethodDescriptor<?, ?> method) {
     MethodMeters m = meters(method);
-    m.started.increment();
+    m.started().increment();
     return new Call(m);
   }
 
@@ -74,62 +110,97 @@ final class RpcMeters implements RpcInstrumentation {
     if (method == null) {
       return other;
     }
-    MethodMeters m = methods.get(method);
-    if (m != null) {
+    MethodMeters m = last;
+    if (m != null && m.descriptor == method) {
       return m;
     }
-    if (methods.size() >= MAX_METHODS) {
-      return other;
+    m = methods.get(method);
+    if (m == null) {
+      if (methods.size() >= MAX_METHODS) {
+        return other;
+      }
+      m = methods.computeIfAbsent(
+          method, d -> new MethodMeters(d, d.fullName(), d.service(), d.method()));
     }
-    return methods.computeIfAbsent(
-        method, d -> new MethodMeters(d.fullName(), d.service(), d.method()));
+    last = m;
+    return m;
+  }
+
+  /** Kept meters, with what tells when to resolve them again. */
+  private abstract static class Kept {
+    /** {@link MeterRemovals#generation()} before these meters were resolved. */
+    private final int generation;
+    private int uses; // racy: a lost increment only delays the next resolution
+
+    Kept(int generation) {
+      this.generation = generation;
+    }
+
+    final boolean stale(MeterRemovals removals) {
+      return generation != removals.generation() || ++uses >= REFRESH_EVERY;
+    }
+  }
+
+  private static final class Started extends Kept {
+    final Counter counter;
+
+    Started(int generation, Counter counter) {
+      super(generation);
+      this.counter = counter;
+    }
   }
 
   /** The meters of one method value; those per status are made at its first call with it. */
   private final class MethodMeters {
+    final MethodDescriptor<?, ?> descriptor; // null for other
     final Tags tags;
-    final Counter started;
+    private final Counter.Builder startedBuilder;
+    private Started started; // replaced whole when stale
     private final PerStatus[] byStatus = new PerStatus[Status.Code.values().length];
 
-    MethodMeters(String fullName, String service, String method) {
+    MethodMeters(MethodDescriptor<?, ?> descriptor, String fullName, String service, String method) {
+      this.descriptor = descriptor;
       this.tags = common.and(names.methodTags(fullName, service, method));
-      this.started =
-          Counter.builder(names.started())
-              .description("RPC calls started")
-              .tags(tags)
-              .register(registry);
+      this.startedBuilder = Counter.builder(names.started()).description("RPC calls started").tags(tags);
+      this.started = resolveStarted();
+    }
+
+    private Started resolveStarted() {
+      int generation = removals.generation(); // read first: a removal while resolving is seen next time
+      return new Started(generation, startedBuilder.register(registry));
+    }
+
+    Counter started() {
+      Started s = started;
+      if (s.stale(removals)) {
+        s = started = resolveStarted();
+      }
+      return s.counter;
     }
 
     PerStatus of(Status.Code code) {
-      PerStatus p = byStatus[code.ordinal()];
-      if (p == null) {
-        synchronized (this) {
-          p = byStatus[code.ordinal()];
-          if (p == null) {
-            p = byStatus[code.ordinal()] = new PerStatus(tags.and(names.statusTag(), names.statusValue(code)));
-          }
-        }
+      int i = code.ordinal();
+      PerStatus p = byStatus[i];
+      if (p == null || p.stale(removals)) {
+        p = byStatus[i] = new PerStatus(removals.generation(), tags.and(names.statusTag(), names.statusValue(code)));
       }
       return p;
     }
   }
 
-  private final class PerStatus {
+  private final class PerStatus extends Kept {
     final Timer duration;
     final Timer callDuration; // null unless the names have a second one
     final DistributionSummary sent;
     final DistributionSummary received;
 
-    PerStatus(Tags tags) {
-      Duration[] slo = new Duration[LATENCY_BUCKETS.length];
-      for (int i = 0; i < slo.length; i++) {
-        slo[i] = Duration.ofNanos((long) (LATENCY_BUCKETS[i] * 1e9));
-      }
+    PerStatus(int generation, Tags tags) {
+      super(generation);
       duration =
           Timer.builder(names.duration())
               .description("RPC call duration, from the call's start to its end")
               .tags(tags)
-              .serviceLevelObjectives(slo)
+              .serviceLevelObjectives(LATENCY_SLOS)
               .register(registry);
       callDuration =
           names.callDuration() == null
@@ -137,7 +208,7 @@ final class RpcMeters implements RpcInstrumentation {
               : Timer.builder(names.callDuration())
                   .description("RPC call duration as the application sees it, from start to end")
                   .tags(tags)
-                  .serviceLevelObjectives(slo)
+                  .serviceLevelObjectives(LATENCY_SLOS)
                   .register(registry);
       sent =
           DistributionSummary.builder(names.sentSize())
@@ -158,22 +229,42 @@ final class RpcMeters implements RpcInstrumentation {
 
   /** One call: sums its message bytes until its end, when they are recorded with its status. */
   private static final class Call implements CallObserver {
+    private static final VarHandle SENT;
+    private static final VarHandle RECEIVED;
+
+    static {
+      try {
+        MethodHandles.Lookup l = MethodHandles.lookup();
+        SENT = l.findVarHandle(Call.class, "sentBytes", long.class);
+        RECEIVED = l.findVarHandle(Call.class, "receivedBytes", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final MethodMeters method;
-    private volatile long sentBytes;
-    private volatile long receivedBytes;
+    // Written with release, read with acquire: no fence on the event loop per message.
+    private long sentBytes;
+    private long receivedBytes;
 
     Call(MethodMeters method) {
       this.method = method;
     }
 
+    /** The duration is all these meters take: the transport reads no clock for a first response. */
+    @Override
+    public boolean observesFirstResponse() {
+      return false;
+    }
+
     @Override
     public void onMessageReceived(int bytes) {
-      receivedBytes += bytes;
+      RECEIVED.setRelease(this, (long) RECEIVED.getAcquire(this) + bytes);
     }
 
     @Override
     public void onMessageSent(int bytes) {
-      sentBytes += bytes;
+      SENT.setRelease(this, (long) SENT.getAcquire(this) + bytes);
     }
 
     @Override
@@ -183,8 +274,8 @@ final class RpcMeters implements RpcInstrumentation {
       if (p.callDuration != null) {
         p.callDuration.record(nanosSinceStart, TimeUnit.NANOSECONDS);
       }
-      p.sent.record(sentBytes);
-      p.received.record(receivedBytes);
+      p.sent.record((long) SENT.getAcquire(this));
+      p.received.record((long) RECEIVED.getAcquire(this));
     }
   }
 }

@@ -38,6 +38,8 @@ public final class SluiceMetrics {
   private volatile ConnectionMeters connections;
   private volatile RpcMeters rsocketServer;
   private volatile RpcMeters grpcServer;
+  private MeterRemovals removals; // made with the first RPC meters
+
 
   private SluiceMetrics(MeterRegistry registry, Tags common) {
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -75,7 +77,7 @@ public final class SluiceMetrics {
    */
   public synchronized RpcInstrumentation rsocketServer() {
     if (rsocketServer == null) {
-      rsocketServer = new RpcMeters(registry, common, RpcMeterNames.RSOCKET_SERVER);
+      rsocketServer = new RpcMeters(registry, common, RpcMeterNames.RSOCKET_SERVER, removals());
     }
     return rsocketServer;
   }
@@ -89,7 +91,7 @@ public final class SluiceMetrics {
    */
   public synchronized RpcInstrumentation grpcServer() {
     if (grpcServer == null) {
-      grpcServer = new RpcMeters(registry, common, RpcMeterNames.GRPC_SERVER);
+      grpcServer = new RpcMeters(registry, common, RpcMeterNames.GRPC_SERVER, removals());
     }
     return grpcServer;
   }
@@ -121,7 +123,14 @@ public final class SluiceMetrics {
 
   private ClientInterceptor client(RpcMeterNames names, String target) {
     Objects.requireNonNull(target, "target");
-    return new RpcClientMeters(new RpcMeters(registry, common.and(names.targetTag(), target), names), target);
+    return new RpcClientMeters(new RpcMeters(registry, common.and(names.targetTag(), target), names, removals()), target);
+  }
+
+  private synchronized MeterRemovals removals() {
+    if (removals == null) {
+      removals = MeterRemovals.of(registry);
+    }
+    return removals;
   }
 
   Tags commonTags() {

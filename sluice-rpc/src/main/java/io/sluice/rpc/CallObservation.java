@@ -3,7 +3,8 @@ package io.sluice.rpc;
 /**
  * How a server transport reports its calls to an {@link RpcInstrumentation}: the same for every
  * transport (RSocket, gRPC), and safe: an exception thrown by the instrumentation is ignored, and
- * the clock is read only when something observes.
+ * the clock is read only when something observes (for a first response, only when the observer
+ * {@linkplain RpcInstrumentation.CallObserver#observesFirstResponse wants one}).
  *
  * <p>Stateless: safe from any thread. Holds no buffers.
  */
@@ -31,12 +32,34 @@ public final class CallObservation {
     }
   }
 
-  /** The call sent its first response. */
+  /**
+   * Whether {@code observer} wants {@link #firstResponse} (false for {@code NONE} and when it
+   * throws): a transport that tracks whether a call's first response went out needs not track it
+   * otherwise.
+   */
+  public static boolean observesFirstResponse(RpcInstrumentation.CallObserver observer) {
+    if (observer == RpcInstrumentation.CallObserver.NONE) {
+      return false;
+    }
+    try {
+      return observer.observesFirstResponse();
+    } catch (RuntimeException e) {
+      return false; // instrumentation must not break calls
+    }
+  }
+
+  /**
+   * The call sent its first response: the clock is read only when {@code observer} {@linkplain
+   * RpcInstrumentation.CallObserver#observesFirstResponse wants it}.
+   */
   public static void firstResponse(RpcInstrumentation.CallObserver observer, long startNanos) {
     if (observer == RpcInstrumentation.CallObserver.NONE) {
       return;
     }
     try {
+      if (!observer.observesFirstResponse()) {
+        return;
+      }
       observer.onFirstResponse(System.nanoTime() - startNanos);
     } catch (RuntimeException ignored) {
       // Instrumentation must not break calls.

@@ -4,6 +4,7 @@ import com.google.protobuf.MessageLite;
 import io.sluice.Message;
 import io.sluice.reactor.ReactorRequester;
 import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.CallOptions;
 import io.sluice.rpc.InterceptedRequester;
 import io.sluice.rpc.MethodDescriptor;
@@ -194,9 +195,10 @@ public final class ReactorClientCalls {
     }
     long start = System.nanoTime();
     // The first response is seen on the call's one signal path (onNext before onComplete, never
-    // at once); the end may come from two threads at once (the caller's cancel and the
-    // connection's completion), and is told once.
-    boolean[] first = {false};
+    // at once; already seen when the observer does not want it: no clock read); the end may come
+    // from two threads at once (the caller's cancel and the connection's completion), and is told
+    // once.
+    boolean[] first = {!CallObservation.observesFirstResponse(observer)};
     AtomicBoolean ended = new AtomicBoolean();
     return f.doOnNext(
             x -> {

@@ -75,7 +75,13 @@ class RpcOverTcpTest {
           String tag = md.headers().get("t");
           String name = md.method() + (tag == null ? "" : "#" + tag);
           events.add("start " + name + " idempotent=" + md.idempotent() + " rank=" + md.rank());
+          boolean wantsFirst = !"nofirst".equals(tag);
           return new RpcInstrumentation.CallObserver() {
+            @Override
+            public boolean observesFirstResponse() {
+              return wantsFirst;
+            }
+
             @Override
             public void onFirstResponse(long nanos) {
               events.add("first " + name);
@@ -488,6 +494,56 @@ class RpcOverTcpTest {
     assertThat(awaitEvent("start Say#ok")).isEqualTo("start Say#ok idempotent=false rank=0");
     assertThat(awaitEvent("first Say#ok")).isEqualTo("first Say#ok");
     assertThat(awaitEvent("end Say#ok")).isEqualTo("end Say#ok OK");
+  }
+
+  @Test
+  void anObserverThatWantsNoFirstResponseIsNotToldOfIt() throws InterruptedException {
+    // Server side: a unary call and a stream, each observed by one that answers false.
+    // Every event is kept (awaitEvent would drop the ones before the one it waits for).
+    tagged("nofirst").say(req("observed")).block(WAIT);
+    tagged("nofirst").repeat(EchoRequest.newBuilder().setText("r").setCount(3).build()).blockLast(WAIT);
+    java.util.List<String> mine = new java.util.ArrayList<>();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (mine.size() < 4 && System.nanoTime() < until) {
+      String e = events.poll(100, TimeUnit.MILLISECONDS);
+      if (e != null && e.contains("#nofirst")) {
+        mine.add(e);
+      }
+    }
+    // A first response would be seen before its call's end, so among these four.
+    assertThat(mine)
+        .containsExactlyInAnyOrder(
+            "start Say#nofirst idempotent=false rank=0",
+            "end Say#nofirst OK",
+            "start Repeat#nofirst idempotent=false rank=0",
+            "end Repeat#nofirst OK");
+
+    // Client side: the same through the reactor client's own instrumentation.
+    BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+    RpcInstrumentation clientSide =
+        (md, method) ->
+            new RpcInstrumentation.CallObserver() {
+              @Override
+              public boolean observesFirstResponse() {
+                return false;
+              }
+
+              @Override
+              public void onFirstResponse(long nanos) {
+                seen.add("first");
+              }
+
+              @Override
+              public void onEnd(Status status, long nanos) {
+                seen.add("end " + status.code() + (nanos >= 0 ? "" : " negative-latency"));
+              }
+            };
+    client
+        .withOptions(CallOptions.DEFAULT.withInstrumentation(clientSide))
+        .repeat(EchoRequest.newBuilder().setText("i").setCount(3).build())
+        .blockLast(WAIT);
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("end OK");
+    assertThat(seen).isEmpty();
   }
 
   @Test

@@ -311,7 +311,7 @@ final class RsocketServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     if (observer != RpcInstrumentation.CallObserver.NONE) {
       CallObservation.messageSent(observer, m.data().readableBytes());
-      if (!firstResponseSeen) {
+      if (!firstResponseSeen && CallObservation.observesFirstResponse(observer)) {
         firstResponseSeen = true;
         CallObservation.firstResponse(observer, startNanos);
       }
