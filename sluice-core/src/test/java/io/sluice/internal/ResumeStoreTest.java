@@ -101,14 +101,24 @@ class ResumeStoreTest {
     }
     long threeChunks = held();
     assertThat(threeChunks).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
-    s.trimTo(100L * perChunk * 2); // the first two chunks are acknowledged
-    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
-    s.trimTo(s.endPosition()); // all acknowledged: an idle session holds nothing
+    s.trimTo(100L * perChunk * 2); // the first two chunks are acknowledged: kept as spares
+    assertThat(s.spareChunks()).isEqualTo(ResumeStore.SPARES);
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    for (int i = 0; i < perChunk * 2; i++) { // two more chunks' worth: the spares, no allocation
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    assertThat(s.spareChunks()).isZero();
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    s.trimTo(s.endPosition() - 100); // all but the last frame: one chunk held, two spares
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    assertThat(s.frameCount()).isEqualTo(1);
+    assertThat(s.canReplayFrom(s.endPosition() - 100)).isTrue();
+    s.trimTo(s.endPosition()); // all acknowledged: an idle session holds nothing, spares neither
     assertThat(s.frameCount()).isZero();
     assertThat(s.bytes()).isZero();
     assertThat(held()).isZero();
     assertThat(add(s, 100, 0)).isTrue();
-    assertThat(s.canReplayFrom(100L * perChunk * 3)).isTrue();
+    assertThat(s.canReplayFrom(100L * perChunk * 5)).isTrue();
     s.release();
     assertThat(held()).isZero();
   }
@@ -197,8 +207,12 @@ class ResumeStoreTest {
       assertThat(replayed.get(i)).isEqualTo(frame(100, i));
     }
     replayed.forEach(ByteBuf::release);
-    s.trimTo(100L * perChunk); // the first chunk is acknowledged
-    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
+    s.trimTo(100L * perChunk); // the first chunk is acknowledged (kept as a spare)
+    assertThat(s.frameCount()).isEqualTo(6);
+    assertThat(s.spareChunks()).isEqualTo(1);
+    assertThat(held()).isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    s.trimTo(s.endPosition());
+    assertThat(held()).isZero();
     s.release();
     assertThat(held()).isZero();
   }
