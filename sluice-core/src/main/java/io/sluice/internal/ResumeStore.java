@@ -20,16 +20,19 @@ import java.util.function.Consumer;
  * becomes a chunk of its own (its length and a retained slice of it, no copy). The store thus
  * costs no allocation and no reference count per small frame: an acknowledgement walks the length
  * prefixes and releases whole chunks, the open one too once all is acknowledged. Each chunk knows
- * the count and bytes of its unacknowledged frames, so an acknowledgement drops a chunk whose frames
- * it covers whole without reading them and walks only the chunk it ends in. A dropped chunk of
- * {@link #CHUNK_SIZE} is kept as a spare (at most {@link #SPARES}) for the next chunk opened, while
- * frames are held: a fast stream otherwise allocates and frees a chunk per 16 KiB, which costs the
- * allocator more than the copy.
+ * the count and bytes of its unacknowledged frames, so an acknowledgement drops a chunk whose
+ * frames it covers whole without reading them and walks only the chunk it ends in.
+ *
+ * <p><b>Spares.</b> A chunk is {@link #CHUNK_SIZE}, or a larger power of two for a run that does
+ * not fit one (a batch of the engine's writer, at most 64 KiB). A dropped chunk is kept as a spare
+ * (at most {@link #SPARES}) for the next chunk opened, until the store is idle: an acknowledgement
+ * finds it empty with nothing stored since the previous one (a session's next KEEPALIVE at the
+ * latest). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
+ * more than the copy into it.
  *
  * <p><b>Memory.</b> A frame never spans chunks, so a chunk's unused tail is smaller than the frame
  * (or the slice) held after it: the memory held is at most twice the frames' bytes and their
- * 3-byte lengths, plus one chunk, plus the spares while frames are held (none once all is
- * acknowledged).
+ * 3-byte lengths, plus one chunk (at most 64 KiB), plus the spares until idle (two chunks).
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
@@ -45,8 +48,15 @@ final class ResumeStore {
    */
   static final int COPY_LIMIT = CHUNK_SIZE;
 
-  /** Chunks of {@link #CHUNK_SIZE} kept for reuse while frames are held. */
+  /** Dropped chunks kept for reuse until the store is idle. */
   static final int SPARES = 2;
+
+  /**
+   * Largest chunk kept as a spare. A run larger than a chunk (a batch of the engine's writer:
+   * up to 64 KiB) gets a chunk of its size rounded up to a power of two, so that a spare fits the
+   * next such run.
+   */
+  static final int MAX_SPARE_SIZE = 4 * CHUNK_SIZE;
 
   private static final int PREFIX = 3;
 
@@ -56,7 +66,7 @@ final class ResumeStore {
    */
   private static final class Chunk {
     final ByteBuf buf;
-    /** A copy chunk of {@link ResumeStore#CHUNK_SIZE}: may be kept as a spare once dropped. */
+    /** A copy chunk of at most {@link ResumeStore#MAX_SPARE_SIZE}: may be kept as a spare. */
     final boolean reusable;
     int frames;
     long bytes;
@@ -88,6 +98,9 @@ final class ResumeStore {
   private long reserved;
 
   private boolean released;
+
+  /** A frame was stored since the last {@link #trimTo}: the spares are still wanted. */
+  private boolean storedSinceTrim;
 
   /** The last refused {@link #add} was refused by the shared budget, not by this store's bound. */
   private boolean refusedByBudget;
@@ -124,7 +137,7 @@ final class ResumeStore {
     return frameCount;
   }
 
-  /** Dropped chunks kept for reuse (at most {@link #SPARES}, none once all is acknowledged). */
+  /** Dropped chunks kept for reuse (at most {@link #SPARES}, none once idle). */
   int spareChunks() {
     return spares.size();
   }
@@ -214,11 +227,17 @@ final class ResumeStore {
   private Chunk chunkWithRoom(int n) {
     Chunk o = open;
     if (o == null || o.buf.writableBytes() < n) {
-      if (n <= CHUNK_SIZE && !spares.isEmpty()) {
-        o = spares.pollFirst();
-      } else {
-        int size = Math.max(CHUNK_SIZE, n);
-        o = new Chunk(alloc.buffer(size, size), size == CHUNK_SIZE);
+      o = null;
+      for (Chunk c : spares) {
+        if (c.buf.capacity() >= n) {
+          o = c;
+          spares.remove(c);
+          break;
+        }
+      }
+      if (o == null) {
+        int size = n <= CHUNK_SIZE ? CHUNK_SIZE : Integer.highestOneBit(n - 1) << 1;
+        o = new Chunk(alloc.buffer(size, size), size <= MAX_SPARE_SIZE);
       }
       chunks.addLast(o);
       open = o;
@@ -227,6 +246,7 @@ final class ResumeStore {
   }
 
   private void stored(int frames, long frameBytes) {
+    storedSinceTrim = true;
     frameCount += frames;
     bytes += frameBytes;
     if (bytes > highWater) {
@@ -299,9 +319,12 @@ final class ResumeStore {
         c.buf.release();
       }
     }
-    if (chunks.isEmpty()) {
-      releaseSpares(); // all acknowledged: an idle session holds no chunk
+    if (chunks.isEmpty() && !storedSinceTrim) {
+      // All acknowledged twice with nothing stored between: idle, it holds no chunk. (A stream
+      // paced by the peer's credit is often all acknowledged for a moment: it keeps its spares.)
+      releaseSpares();
     }
+    storedSinceTrim = false;
     unreserve();
   }
 

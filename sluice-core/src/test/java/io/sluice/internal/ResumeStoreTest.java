@@ -217,6 +217,40 @@ class ResumeStoreTest {
     assertThat(held()).isZero();
   }
 
+  /**
+   * A stream paced by its peer's credit is often all acknowledged for a moment: its dropped chunks
+   * stay as spares (no allocation for the next run, even one larger than a chunk, as the engine's
+   * writer hands over batches of up to 64 KiB) until an acknowledgement finds the store empty with
+   * nothing stored since the previous one.
+   */
+  @Test
+  void sparesServeTheNextRunsUntilTheStoreIsIdle() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int frames = ResumeStore.CHUNK_SIZE / (3 + 100) + 10; // a run larger than a chunk
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < frames; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, i));
+    }
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), frames, 100L * frames)).isTrue();
+    long oneRun = held();
+    assertThat(oneRun).as("a power of two above the run").isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    for (int round = 0; round < 5; round++) {
+      s.trimTo(s.endPosition()); // all acknowledged, but frames were stored since the last trim
+      assertThat(s.spareChunks()).isEqualTo(1);
+      assertThat(held()).isEqualTo(oneRun);
+      assertThat(s.addRun(batch, 0, batch.writerIndex(), frames, 100L * frames)).isTrue();
+      assertThat(held()).as("the spare took the run").isEqualTo(oneRun);
+      assertThat(s.spareChunks()).isZero();
+    }
+    s.trimTo(s.endPosition());
+    assertThat(held()).isEqualTo(oneRun);
+    s.trimTo(s.endPosition()); // nothing stored since: idle
+    assertThat(s.spareChunks()).isZero();
+    assertThat(held()).isZero();
+    s.release();
+    assertThat(held()).isZero();
+  }
+
   @Test
   void aFrameOfTheCopyLimitItselfIsCopiedWhole() {
     ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
