@@ -30,9 +30,11 @@ import java.util.function.Consumer;
  * latest). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
  * more than the copy into it.
  *
- * <p><b>Memory.</b> A frame never spans chunks, so a chunk's unused tail is smaller than the frame
- * (or the slice) held after it: the memory held is at most twice the frames' bytes and their
- * 3-byte lengths, plus one chunk (at most 64 KiB), plus the spares until idle (two chunks).
+ * <p><b>Memory.</b> A frame never spans chunks. A chunk is left at least half full, or with an
+ * unused tail smaller than the frame (or the slice) held after it: a run that does not fit a chunk
+ * less than half full fills it frame by frame. The memory held is thus at most twice the frames'
+ * bytes and their 3-byte lengths, plus one chunk (at most 64 KiB), plus the spares until idle (two
+ * chunks).
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
@@ -183,9 +185,11 @@ final class ResumeStore {
     Chunk o = open;
     int restFrames = frames;
     long restBytes = frameBytes;
-    if (o != null && o.buf.writableBytes() < to - from) {
+    if (o != null
+        && o.buf.writableBytes() < to - from
+        && o.buf.writerIndex() < o.buf.capacity() / 2) {
       // Fill the open chunk with the frames that fit (a frame never spans chunks), the rest go to
-      // a new one.
+      // a new one. (A chunk at least half full is left as it is: no frame of the run is read.)
       int fits = from;
       for (int room = o.buf.writableBytes(), n; fits < to; fits += PREFIX + n) {
         n = Frames.getU24(src, fits);

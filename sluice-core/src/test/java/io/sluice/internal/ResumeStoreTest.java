@@ -217,6 +217,33 @@ class ResumeStoreTest {
     assertThat(held()).isZero();
   }
 
+  @Test
+  void aRunThatDoesNotFitAChunkAtLeastHalfFullStartsTheNextWithoutFillingIt() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int half = ResumeStore.CHUNK_SIZE / 2 / (3 + 100) + 1; // just over half a chunk
+    for (int i = 0; i < half; i++) {
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < half; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, half + i));
+    }
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), half, 100L * half)).isTrue();
+    assertThat(held()).isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    assertThat(held()).isLessThanOrEqualTo(2 * (s.bytes() + 3L * s.frameCount()) + ResumeStore.CHUNK_SIZE);
+    s.trimTo(100L * half); // exactly the first chunk
+    assertThat(s.frameCount()).isEqualTo(half);
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(100L * half, replayed::add);
+    assertThat(replayed).hasSize(half);
+    for (int i = 0; i < half; i++) {
+      assertThat(replayed.get(i)).isEqualTo(frame(100, half + i));
+    }
+    replayed.forEach(ByteBuf::release);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
   /**
    * A stream paced by its peer's credit is often all acknowledged for a moment: its dropped chunks
    * stay as spares (no allocation for the next run, even one larger than a chunk, as the engine's
