@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * <p><b>Spares.</b> A chunk is {@link #CHUNK_SIZE}, or a larger power of two for a run that does
  * not fit one (a batch of the engine's writer, at most 64 KiB). A dropped chunk is kept as a spare
  * (at most {@link #SPARES}) for the next chunk opened, until the store is idle: an acknowledgement
- * finds it empty with nothing stored since the previous one (a session's next KEEPALIVE at the
- * latest). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
+ * finds it empty with nothing stored since the previous one (an idle session's peer acknowledges
+ * with each KEEPALIVE, so within two of them). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
  * more than the copy into it.
  *
  * <p><b>Memory.</b> A frame never spans chunks. A chunk is left at least half full, or with an
