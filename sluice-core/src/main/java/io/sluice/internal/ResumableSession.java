@@ -218,7 +218,8 @@ public final class ResumableSession implements DuplexTransport {
     if (attached) {
       Link l = link;
       if (l.framing == Framing.LENGTH_PREFIXED) {
-        passThrough(l, buf, r, w);
+        flushOutBatch(l);
+        l.phys.write(buf.retain()); // the whole batch as it is: not even a slice
       } else {
         for (int len; r < w; r += 3 + len) {
           len = Frames.getU24(buf, r);
