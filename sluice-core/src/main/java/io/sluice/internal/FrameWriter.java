@@ -71,6 +71,14 @@ final class FrameWriter {
   private ByteBuf batch;
   /** Frames encoded into {@link #batch}. */
   private int batchFrames;
+  /**
+   * {@link #batch} holds a frame a resumable session must read itself: one on stream 0 or of a
+   * type the spec does not count, one larger than the session's store copies, or the head of a
+   * frame whose rest follows as its own writes (see {@link #writeBatch}).
+   */
+  private boolean batchNeedsWalk;
+  /** The resumable session the engine writes to, or null (see {@link #writeBatch}). */
+  private final ResumableSession session;
   private boolean flushPending;
   private boolean flushTaskScheduled;
   /** An inbound read batch is being handled: its end flushes (see {@link #readBatchEnded}). */
@@ -102,6 +110,7 @@ final class FrameWriter {
     this.conn = conn;
     this.counters = conn.streams.counters;
     this.transport = conn.transport;
+    this.session = transport instanceof ResumableSession ? (ResumableSession) transport : null;
     this.loop = conn.loop;
     this.alloc = conn.alloc;
     DuplexTransport.Framing framing = transport.framing();
@@ -348,6 +357,9 @@ final class FrameWriter {
       counters.errorOut(code);
     }
     ByteBuf out = beginFrame(FrameType.ERROR, size);
+    if (streamId == 0) {
+      batchNeedsWalk = true; // a connection ERROR: not counted
+    }
     Frames.writeError(out, streamId, code, message);
     endFrame(out);
   }
@@ -357,7 +369,11 @@ final class FrameWriter {
     if (counters != null) {
       counters.frameOut(type, size);
     }
-    return beginFrame(size);
+    ByteBuf out = beginFrame(size);
+    if (!ResumableSession.counted(type)) {
+      batchNeedsWalk = true; // SETUP, LEASE, KEEPALIVE, METADATA_PUSH: stream 0, not counted
+    }
+    return out;
   }
 
   /**
@@ -389,6 +405,7 @@ final class FrameWriter {
       if (b == null) {
         b = batch = alloc.ioBuffer(Math.max(BATCH_SIZE, room + prefixRoom));
         batchFrames = 0;
+        batchNeedsWalk = false;
         break;
       }
       // A full batch goes to the socket now, so the kernel sends while we encode the next one.
@@ -396,7 +413,7 @@ final class FrameWriter {
       // flush), and frames that handler encodes must go into a new batch, never into this one,
       // which belongs to the transport now (and may already be released).
       batch = null;
-      transport.write(b);
+      writeBatch(b);
       flushingMidFrame = true;
       try {
         transport.flush();
@@ -411,7 +428,26 @@ final class FrameWriter {
       framePrefix.write(b, size);
     }
     batchFrames++;
+    if (room < size || size > ResumeStore.COPY_LIMIT) {
+      batchNeedsWalk = true; // a frame's head (its rest follows), or one the store does not copy
+    }
     return b;
+  }
+
+  /**
+   * Hands a batch of whole frames to the transport. A resumable session is told when every frame
+   * in it is one the spec counts and its store copies ({@link #batchNeedsWalk} clear): it then
+   * stores the batch with one copy without reading each frame's head, the walk that was most of
+   * its cost per message. Every frame written on stream 0 or of an uncounted type sets the flag
+   * ({@link #beginFrame(int, int)}, {@link #sendError}); frames written with {@link
+   * #beginFrame(int)} alone are requests and PAYLOADs on their stream.
+   */
+  private void writeBatch(ByteBuf b) {
+    if (session != null && !batchNeedsWalk) {
+      session.writeCounted(b, batchFrames);
+    } else {
+      transport.write(b);
+    }
   }
 
   /**
@@ -457,7 +493,7 @@ final class FrameWriter {
       ByteBuf b = batch;
       batch = null;
       if (b.isReadable()) {
-        transport.write(b);
+        writeBatch(b);
       } else {
         b.release();
       }

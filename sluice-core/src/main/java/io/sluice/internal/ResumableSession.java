@@ -120,6 +120,8 @@ public final class ResumableSession implements DuplexTransport {
   private long detachedDeadline;
   private long detachedProgress;
   private int resumes;
+  /** Batches stored whole on the writer's word ({@link #writeCounted}): for tests. */
+  long countedBatches;
 
   private ResumableSession(
       DuplexTransport first, Resumption config, byte[] token, ResumeBudget budget, Owner owner) {
@@ -180,6 +182,72 @@ public final class ResumableSession implements DuplexTransport {
     } finally {
       buf.release();
     }
+  }
+
+  /**
+   * As {@link #write}, for a batch the engine's {@link FrameWriter} knows to hold {@code frames}
+   * whole frames, each one the spec counts (a stream other than 0, a counted type) and of at most
+   * {@link ResumeStore#COPY_LIMIT} bytes: stored with one copy and forwarded without reading each
+   * frame's head.
+   */
+  void writeCounted(ByteBuf buf, int frames) {
+    try {
+      if (!closed) {
+        assert countedBatch(buf, frames) : "FrameWriter's summary of a batch is wrong";
+        if (partial != null || storeBroken || !storeCounted(buf, frames)) {
+          cut(buf);
+        }
+      }
+    } finally {
+      buf.release();
+    }
+  }
+
+  /**
+   * Stores and forwards a batch of counted frames ({@link #writeCounted}); false, having done
+   * nothing, when the store refuses the run ({@link #cut} then stores what fits and ends the
+   * session on the first frame that does not).
+   */
+  private boolean storeCounted(ByteBuf buf, int frames) {
+    int r = buf.readerIndex();
+    int w = buf.writerIndex();
+    if (!store.addRun(buf, r, w, frames, (long) (w - r) - 3L * frames)) {
+      return false;
+    }
+    countedBatches++;
+    if (attached) {
+      Link l = link;
+      if (l.framing == Framing.LENGTH_PREFIXED) {
+        flushOutBatch(l);
+        l.phys.write(buf.retain()); // the whole batch as it is: not even a slice
+      } else {
+        for (int len; r < w; r += 3 + len) {
+          len = Frames.getU24(buf, r);
+          sendFrame(l, buf.retainedSlice(r + 3, len));
+        }
+      }
+    }
+    updateWritability();
+    return true;
+  }
+
+  /** Does {@code buf} hold exactly {@code frames} whole frames, all counted and copied? (asserted) */
+  private static boolean countedBatch(ByteBuf buf, int frames) {
+    int r = buf.readerIndex();
+    int w = buf.writerIndex();
+    int n = 0;
+    while (w - r >= 8) {
+      int len = Frames.getU24(buf, r);
+      if (len < Frames.HEADER_SIZE
+          || len > ResumeStore.COPY_LIMIT
+          || w - r - 3 < len
+          || !countedHead(buf.getLong(r))) {
+        return false;
+      }
+      n++;
+      r += 3 + len;
+    }
+    return r == w && n == frames;
   }
 
   @Override

@@ -19,11 +19,22 @@ import java.util.function.Consumer;
  * lies length-prefixed in the sender's batch is copied at once, {@link #addRun}); a larger one
  * becomes a chunk of its own (its length and a retained slice of it, no copy). The store thus
  * costs no allocation and no reference count per small frame: an acknowledgement walks the length
- * prefixes and releases whole chunks, the open one too once all is acknowledged.
+ * prefixes and releases whole chunks, the open one too once all is acknowledged. Each chunk knows
+ * the count and bytes of its unacknowledged frames, so an acknowledgement drops a chunk whose
+ * frames it covers whole without reading them and walks only the chunk it ends in.
  *
- * <p><b>Memory.</b> A frame never spans chunks, so a chunk's unused tail is smaller than the frame
- * (or the slice) held after it: the memory held is at most twice the frames' bytes and their
- * 3-byte lengths, plus one chunk.
+ * <p><b>Spares.</b> A chunk is {@link #CHUNK_SIZE}, or a larger power of two for a run that does
+ * not fit one (a batch of the engine's writer, at most 64 KiB). A dropped chunk is kept as a spare
+ * (at most {@link #SPARES}) for the next chunk opened, until the store is idle: an acknowledgement
+ * finds it empty with nothing stored since the previous one (an idle session's peer acknowledges
+ * with each KEEPALIVE, so within two of them). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
+ * more than the copy into it.
+ *
+ * <p><b>Memory.</b> A frame never spans chunks. A chunk is left at least half full, or with an
+ * unused tail smaller than the frame (or the slice) held after it: a run that does not fit a chunk
+ * less than half full fills it frame by frame. The memory held is thus at most twice the frames'
+ * bytes and their 3-byte lengths, plus one chunk (at most 64 KiB), plus the spares until idle (two
+ * chunks).
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
@@ -39,15 +50,44 @@ final class ResumeStore {
    */
   static final int COPY_LIMIT = CHUNK_SIZE;
 
+  /** Dropped chunks kept for reuse until the store is idle. */
+  static final int SPARES = 2;
+
+  /**
+   * Largest chunk kept as a spare. A run larger than a chunk (a batch of the engine's writer:
+   * up to 64 KiB) gets a chunk of its size rounded up to a power of two, so that a spare fits the
+   * next such run.
+   */
+  static final int MAX_SPARE_SIZE = 4 * CHUNK_SIZE;
+
   private static final int PREFIX = 3;
 
-  private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
+  /**
+   * A buffer of frames each behind its 3-byte length, from its reader index (its first frame not
+   * acknowledged) on, with the count and bytes (without lengths) of those frames.
+   */
+  private static final class Chunk {
+    final ByteBuf buf;
+    /** A copy chunk of at most {@link ResumeStore#MAX_SPARE_SIZE}: may be kept as a spare. */
+    final boolean reusable;
+    int frames;
+    long bytes;
+
+    Chunk(ByteBuf buf, boolean reusable) {
+      this.buf = buf;
+      this.reusable = reusable;
+    }
+  }
+
+  private final ArrayDeque<Chunk> chunks = new ArrayDeque<>();
+  /** Dropped chunks of {@link #CHUNK_SIZE}, cleared, for the next ones opened (see {@link #trimTo}). */
+  private final ArrayDeque<Chunk> spares = new ArrayDeque<>(SPARES);
   private final ByteBufAllocator alloc;
   private final long maxBytes;
   private final ResumeBudget budget;
 
   /** The chunk small frames are copied into (the last of {@link #chunks}), or null. */
-  private ByteBuf open;
+  private Chunk open;
 
   /** Position of the first frame held (everything before it was acknowledged). */
   private long firstPosition;
@@ -60,6 +100,9 @@ final class ResumeStore {
   private long reserved;
 
   private boolean released;
+
+  /** A frame was stored since the last {@link #trimTo}: the spares are still wanted. */
+  private boolean storedSinceTrim;
 
   /** The last refused {@link #add} was refused by the shared budget, not by this store's bound. */
   private boolean refusedByBudget;
@@ -96,6 +139,11 @@ final class ResumeStore {
     return frameCount;
   }
 
+  /** Dropped chunks kept for reuse (at most {@link #SPARES}, none once idle). */
+  int spareChunks() {
+    return spares.size();
+  }
+
   /**
    * Stores the frame at {@code src[off, off + len)} (a view: the caller keeps its buffer; small
    * frames are copied, large ones retained as a slice). False when it would take the store past its
@@ -105,14 +153,21 @@ final class ResumeStore {
     if (!admits(len)) {
       return false;
     }
+    Chunk c;
     if (len <= COPY_LIMIT) {
-      chunkWithRoom(PREFIX + len).writeMedium(len).writeBytes(src, off, len);
+      c = chunkWithRoom(PREFIX + len);
+      c.buf.writeMedium(len).writeBytes(src, off, len);
     } else {
       ByteBuf head = alloc.buffer(PREFIX, PREFIX).writeMedium(len);
-      chunks.addLast(
-          alloc.compositeBuffer(2).addComponents(true, head, src.retainedSlice(off, len)));
+      c =
+          new Chunk(
+              alloc.compositeBuffer(2).addComponents(true, head, src.retainedSlice(off, len)),
+              false);
+      chunks.addLast(c);
       open = null;
     }
+    c.frames++;
+    c.bytes += len;
     stored(1, len);
     return true;
   }
@@ -127,23 +182,34 @@ final class ResumeStore {
     if (!admits(frameBytes)) {
       return false;
     }
-    ByteBuf o = open;
-    if (o != null && o.writableBytes() < to - from) {
+    Chunk o = open;
+    int restFrames = frames;
+    long restBytes = frameBytes;
+    if (o != null
+        && o.buf.writableBytes() < to - from
+        && o.buf.writerIndex() < o.buf.capacity() / 2) {
       // Fill the open chunk with the frames that fit (a frame never spans chunks), the rest go to
-      // a new one.
+      // a new one. (A chunk at least half full is left as it is: no frame of the run is read.)
       int fits = from;
-      for (int room = o.writableBytes(), n; fits < to; fits += n) {
-        n = PREFIX + Frames.getU24(src, fits);
-        if (n > room) {
+      for (int room = o.buf.writableBytes(), n; fits < to; fits += PREFIX + n) {
+        n = Frames.getU24(src, fits);
+        if (PREFIX + n > room) {
           break;
         }
-        room -= n;
+        room -= PREFIX + n;
+        o.frames++;
+        o.bytes += n;
+        restFrames--;
+        restBytes -= n;
       }
-      o.writeBytes(src, from, fits - from);
+      o.buf.writeBytes(src, from, fits - from);
       from = fits;
     }
     if (from < to) {
-      chunkWithRoom(to - from).writeBytes(src, from, to - from);
+      Chunk c = chunkWithRoom(to - from);
+      c.buf.writeBytes(src, from, to - from);
+      c.frames += restFrames;
+      c.bytes += restBytes;
     }
     stored(frames, frameBytes);
     return true;
@@ -158,12 +224,25 @@ final class ResumeStore {
     return true;
   }
 
-  /** The open chunk if it has {@code n} bytes free, else a new open chunk of at least that many. */
-  private ByteBuf chunkWithRoom(int n) {
-    ByteBuf o = open;
-    if (o == null || o.writableBytes() < n) {
-      int size = Math.max(CHUNK_SIZE, n);
-      o = alloc.buffer(size, size);
+  /**
+   * The open chunk if it has {@code n} bytes free, else a new open chunk of at least that many (a
+   * spare if one is kept and large enough).
+   */
+  private Chunk chunkWithRoom(int n) {
+    Chunk o = open;
+    if (o == null || o.buf.writableBytes() < n) {
+      o = null;
+      for (Chunk c : spares) {
+        if (c.buf.capacity() >= n) {
+          o = c;
+          spares.remove(c);
+          break;
+        }
+      }
+      if (o == null) {
+        int size = n <= CHUNK_SIZE ? CHUNK_SIZE : Integer.highestOneBit(n - 1) << 1;
+        o = new Chunk(alloc.buffer(size, size), size <= MAX_SPARE_SIZE);
+      }
       chunks.addLast(o);
       open = o;
     }
@@ -171,6 +250,7 @@ final class ResumeStore {
   }
 
   private void stored(int frames, long frameBytes) {
+    storedSinceTrim = true;
     frameCount += frames;
     bytes += frameBytes;
     if (bytes > highWater) {
@@ -210,29 +290,53 @@ final class ResumeStore {
    * a frame keeps that frame. Positions behind what was already dropped change nothing.
    */
   void trimTo(long position) {
-    ByteBuf c;
+    Chunk c;
     while ((c = chunks.peekFirst()) != null) {
-      int r = c.readerIndex();
-      int w = c.writerIndex();
-      while (r < w) {
-        int n = Frames.getU24(c, r);
-        if (firstPosition + n > position) {
-          c.readerIndex(r);
-          unreserve();
-          return;
+      if (firstPosition + c.bytes > position) {
+        // The acknowledgement ends in this chunk: drop its frames that end at or before it.
+        ByteBuf b = c.buf;
+        int r = b.readerIndex();
+        for (int n; firstPosition + (n = Frames.getU24(b, r)) <= position; r += PREFIX + n) {
+          firstPosition += n;
+          bytes -= n;
+          frameCount--;
+          c.frames--;
+          c.bytes -= n;
         }
-        r += PREFIX + n;
-        firstPosition += n;
-        bytes -= n;
-        frameCount--;
+        b.readerIndex(r);
+        break;
       }
+      // Every frame of the chunk is acknowledged: dropped without reading them.
+      firstPosition += c.bytes;
+      bytes -= c.bytes;
+      frameCount -= c.frames;
       chunks.pollFirst();
       if (c == open) {
         open = null; // all acknowledged: an idle session holds no chunk
       }
-      c.release();
+      if (c.reusable && spares.size() < SPARES) {
+        c.buf.clear();
+        c.frames = 0;
+        c.bytes = 0;
+        spares.addLast(c);
+      } else {
+        c.buf.release();
+      }
     }
+    if (chunks.isEmpty() && !storedSinceTrim) {
+      // All acknowledged twice with nothing stored between: idle, it holds no chunk. (A stream
+      // paced by the peer's credit is often all acknowledged for a moment: it keeps its spares.)
+      releaseSpares();
+    }
+    storedSinceTrim = false;
     unreserve();
+  }
+
+  private void releaseSpares() {
+    Chunk c;
+    while ((c = spares.pollFirst()) != null) {
+      c.buf.release();
+    }
   }
 
   /** Is {@code position} one this store can replay from: held, and at a frame boundary? */
@@ -241,12 +345,18 @@ final class ResumeStore {
       return false;
     }
     long at = firstPosition;
-    for (ByteBuf c : chunks) {
-      for (int r = c.readerIndex(), w = c.writerIndex(); r < w && at < position; ) {
-        int n = Frames.getU24(c, r);
+    for (Chunk c : chunks) {
+      if (at + c.bytes <= position) {
+        at += c.bytes; // the position is at its end or beyond: its frames need not be read
+        continue;
+      }
+      ByteBuf b = c.buf;
+      for (int r = b.readerIndex(), w = b.writerIndex(); r < w && at < position; ) {
+        int n = Frames.getU24(b, r);
         at += n;
         r += PREFIX + n;
       }
+      break;
     }
     return at == position;
   }
@@ -254,11 +364,16 @@ final class ResumeStore {
   /** Hands every frame from {@code position} on (a boundary, see {@link #canReplayFrom}) to sink. */
   void replayFrom(long position, Consumer<ByteBuf> sink) {
     long at = firstPosition;
-    for (ByteBuf c : chunks) {
-      for (int r = c.readerIndex(), w = c.writerIndex(); r < w; ) {
-        int n = Frames.getU24(c, r);
+    for (Chunk c : chunks) {
+      if (at + c.bytes <= position) {
+        at += c.bytes; // all before the position
+        continue;
+      }
+      ByteBuf b = c.buf;
+      for (int r = b.readerIndex(), w = b.writerIndex(); r < w; ) {
+        int n = Frames.getU24(b, r);
         if (at >= position) {
-          sink.accept(c.retainedSlice(r + PREFIX, n));
+          sink.accept(b.retainedSlice(r + PREFIX, n));
         }
         at += n;
         r += PREFIX + n;
@@ -272,10 +387,11 @@ final class ResumeStore {
       return;
     }
     released = true;
-    ByteBuf c;
+    Chunk c;
     while ((c = chunks.pollFirst()) != null) {
-      c.release();
+      c.buf.release();
     }
+    releaseSpares();
     open = null;
     firstPosition += bytes;
     bytes = 0;

@@ -240,6 +240,71 @@ class ResumeEngineTest {
     assertThat(resumeFailed.get()).isInstanceOf(RejectedResumeException.class);
   }
 
+  /**
+   * Positions count the frames the spec counts, and only those, when the engine's batches mix them
+   * with stream-0 frames (METADATA_PUSH, KEEPALIVE) and with the head of a large frame: the
+   * client's sent position (its store's end), the bytes of its counted frames and the server's
+   * received position agree, both ways. The engine's writer tells the session which batches hold
+   * counted frames only (the session then stores them without reading each frame): a batch it
+   * wrongly called all counted would put the stream-0 frames' bytes into the client's position.
+   */
+  @Test
+  void positionsCountOnlyCountedFramesWhenABatchMixesThemWithStreamZeroFrames() {
+    Resumption r = resumption(Resumption.MIN_STORE_BYTES);
+    ConnectionOptions server = ConnectionOptions.builder().resumption(r).build();
+    Requester client = connect(pipes(server, new Sequence(1_000)), r);
+    Loop.settle(loop);
+    ResumableSession clientSession =
+        (ResumableSession) ((SluiceConnection) client).transport;
+    ResumableSession serverSession = Loop.call(loop, () -> sessions.find(clientSession.token));
+    long before = Loop.call(loop, () -> clientSession.store.endPosition());
+    long batchesBefore = Loop.call(loop, () -> clientSession.countedBatches);
+    String big = "x".repeat(3_000); // above the writer's copy threshold: head, then its payload
+    long counted =
+        Frames.requestHeaderSize(FrameType.REQUEST_STREAM) + 1
+            + Frames.requestHeaderSize(FrameType.REQUEST_FNF) + 2
+            + Frames.requestHeaderSize(FrameType.REQUEST_STREAM) + 1
+            + Frames.requestHeaderSize(FrameType.REQUEST_FNF) + big.length()
+            + Frames.requestHeaderSize(FrameType.REQUEST_FNF) + 3;
+    // One loop turn: one batch, stream-0 frames between counted ones.
+    Loop.run(
+        loop,
+        () -> {
+          client.requestStream(Message.utf8("a"), 1, new Receiver());
+          client.metadataPush(
+              Message.utf8(PooledByteBufAllocator.DEFAULT, "push", ""), new Receiver());
+          client.fireAndForget(Message.utf8("ff"), new Receiver());
+          ((SluiceConnection) client).out.writeKeepAlive(true, null);
+          client.requestStream(Message.utf8("b"), 1, new Receiver());
+        });
+    Loop.settle(loop);
+    // Another: a batch ending in a large frame's head (its payload follows as its own write),
+    // then a batch of counted frames only.
+    Loop.run(
+        loop,
+        () -> {
+          client.fireAndForget(Message.utf8(big), new Receiver());
+          client.fireAndForget(Message.utf8("end"), new Receiver());
+        });
+    Loop.settle(loop);
+    long sent = Loop.call(loop, () -> clientSession.store.endPosition());
+    assertThat(sent - before).isEqualTo(counted);
+    assertThat(Loop.call(loop, serverSession::receivedPosition)).isEqualTo(sent);
+    // The server's answers (a PAYLOAD per stream, beside its KEEPALIVE answer) count the same way.
+    assertThat(Loop.call(loop, clientSession::receivedPosition))
+        .isEqualTo(Loop.call(loop, () -> serverSession.store.endPosition()));
+    assertThat(Loop.call(loop, () -> clientSession.countedBatches))
+        .as("the batch after the large frame holds counted frames only")
+        .isGreaterThan(batchesBefore);
+    client.close(); // graceful: the server's session ends too, its store released
+    assertThat(Loop.awaitOutcome(client.onClose())).isNull();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (sessions.size() > 0 && System.nanoTime() < deadline) {
+      Loop.settle(loop);
+    }
+    assertThat(sessions.size()).isZero();
+  }
+
   /** Emits "0", "1", ... on demand, completing after {@code total}. */
   static final class Sequence implements Responder {
     final long total;

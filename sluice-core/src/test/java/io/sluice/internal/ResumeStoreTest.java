@@ -101,14 +101,24 @@ class ResumeStoreTest {
     }
     long threeChunks = held();
     assertThat(threeChunks).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
-    s.trimTo(100L * perChunk * 2); // the first two chunks are acknowledged
-    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
-    s.trimTo(s.endPosition()); // all acknowledged: an idle session holds nothing
+    s.trimTo(100L * perChunk * 2); // the first two chunks are acknowledged: kept as spares
+    assertThat(s.spareChunks()).isEqualTo(ResumeStore.SPARES);
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    for (int i = 0; i < perChunk * 2; i++) { // two more chunks' worth: the spares, no allocation
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    assertThat(s.spareChunks()).isZero();
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    s.trimTo(s.endPosition() - 100); // all but the last frame: one chunk held, two spares
+    assertThat(held()).isEqualTo(3L * ResumeStore.CHUNK_SIZE);
+    assertThat(s.frameCount()).isEqualTo(1);
+    assertThat(s.canReplayFrom(s.endPosition() - 100)).isTrue();
+    s.trimTo(s.endPosition()); // all acknowledged: an idle session holds nothing, spares neither
     assertThat(s.frameCount()).isZero();
     assertThat(s.bytes()).isZero();
     assertThat(held()).isZero();
     assertThat(add(s, 100, 0)).isTrue();
-    assertThat(s.canReplayFrom(100L * perChunk * 3)).isTrue();
+    assertThat(s.canReplayFrom(100L * perChunk * 5)).isTrue();
     s.release();
     assertThat(held()).isZero();
   }
@@ -197,8 +207,73 @@ class ResumeStoreTest {
       assertThat(replayed.get(i)).isEqualTo(frame(100, i));
     }
     replayed.forEach(ByteBuf::release);
-    s.trimTo(100L * perChunk); // the first chunk is acknowledged
-    assertThat(held()).isEqualTo(ResumeStore.CHUNK_SIZE);
+    s.trimTo(100L * perChunk); // the first chunk is acknowledged (kept as a spare)
+    assertThat(s.frameCount()).isEqualTo(6);
+    assertThat(s.spareChunks()).isEqualTo(1);
+    assertThat(held()).isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    s.trimTo(s.endPosition());
+    assertThat(held()).isZero();
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  @Test
+  void aRunThatDoesNotFitAChunkAtLeastHalfFullStartsTheNextWithoutFillingIt() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int half = ResumeStore.CHUNK_SIZE / 2 / (3 + 100) + 1; // just over half a chunk
+    for (int i = 0; i < half; i++) {
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < half; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, half + i));
+    }
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), half, 100L * half)).isTrue();
+    assertThat(held()).isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    assertThat(held()).isLessThanOrEqualTo(2 * (s.bytes() + 3L * s.frameCount()) + ResumeStore.CHUNK_SIZE);
+    s.trimTo(100L * half); // exactly the first chunk
+    assertThat(s.frameCount()).isEqualTo(half);
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(100L * half, replayed::add);
+    assertThat(replayed).hasSize(half);
+    for (int i = 0; i < half; i++) {
+      assertThat(replayed.get(i)).isEqualTo(frame(100, half + i));
+    }
+    replayed.forEach(ByteBuf::release);
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  /**
+   * A stream paced by its peer's credit is often all acknowledged for a moment: its dropped chunks
+   * stay as spares (no allocation for the next run, even one larger than a chunk, as the engine's
+   * writer hands over batches of up to 64 KiB) until an acknowledgement finds the store empty with
+   * nothing stored since the previous one.
+   */
+  @Test
+  void sparesServeTheNextRunsUntilTheStoreIsIdle() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    int frames = ResumeStore.CHUNK_SIZE / (3 + 100) + 10; // a run larger than a chunk
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < frames; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, i));
+    }
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), frames, 100L * frames)).isTrue();
+    long oneRun = held();
+    assertThat(oneRun).as("a power of two above the run").isEqualTo(2L * ResumeStore.CHUNK_SIZE);
+    for (int round = 0; round < 5; round++) {
+      s.trimTo(s.endPosition()); // all acknowledged, but frames were stored since the last trim
+      assertThat(s.spareChunks()).isEqualTo(1);
+      assertThat(held()).isEqualTo(oneRun);
+      assertThat(s.addRun(batch, 0, batch.writerIndex(), frames, 100L * frames)).isTrue();
+      assertThat(held()).as("the spare took the run").isEqualTo(oneRun);
+      assertThat(s.spareChunks()).isZero();
+    }
+    s.trimTo(s.endPosition());
+    assertThat(held()).isEqualTo(oneRun);
+    s.trimTo(s.endPosition()); // nothing stored since: idle
+    assertThat(s.spareChunks()).isZero();
+    assertThat(held()).isZero();
     s.release();
     assertThat(held()).isZero();
   }
