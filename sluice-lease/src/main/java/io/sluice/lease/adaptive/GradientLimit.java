@@ -95,19 +95,19 @@ final class GradientLimit {
     next = (next + 1) % baseline.length;
     double gradient =
         Math.max(MIN_GRADIENT, Math.min(1.0, tolerance * noLoadNanos() / recentNanos));
+    double target = limit * gradient + Math.sqrt(limit);
+    double ceiling = maxLimit;
     if (Math.max(concurrency, inFlight) < limit / 2) {
       // Not in play: no shrinking; back towards the initial limit while latency is at no load.
-      if (gradient == 1.0 && limit < initialLimit) {
-        limit = Math.min(initialLimit, (1 - smoothing) * limit + smoothing * (limit + Math.sqrt(limit)));
+      if (gradient < 1.0 || limit >= initialLimit) {
+        return limit;
       }
-      return limit;
-    }
-    double target = limit * gradient + Math.sqrt(limit);
-    if (target > limit && concurrency < limit / 2) {
+      ceiling = initialLimit;
+    } else if (target > limit && concurrency < limit / 2) {
       target = limit; // no growth on calls that do not answer
     }
     double smoothed = (1 - smoothing) * limit + smoothing * target;
-    limit = Math.max(minLimit, Math.min(maxLimit, smoothed));
+    limit = Math.max(minLimit, Math.min(ceiling, smoothed));
     return limit;
   }
 
