@@ -20,7 +20,6 @@ import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.FrameReceiver;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -188,17 +187,7 @@ class ResumeEngineTest {
           loop.execute(
               () ->
                   p[0].start(
-                      new FrameReceiver() {
-                        @Override
-                        public int maxFrameSize() {
-                          return Frames.MAX_FRAME_SIZE;
-                        }
-
-                        @Override
-                        public int maxQueuedOutboundBytes() {
-                          return 1 << 20;
-                        }
-
+                      new RawPeer() {
                         @Override
                         public void onFrame(ByteBuf f) {
                           if (Frames.type(f) == FrameType.RESUME) {
@@ -209,18 +198,6 @@ class ResumeEngineTest {
                           p[0].write(err);
                           p[0].close();
                         }
-
-                        @Override
-                        public void onReadComplete() {}
-
-                        @Override
-                        public void onWritabilityChanged(boolean writable) {}
-
-                        @Override
-                        public void onTransportError(Throwable cause) {}
-
-                        @Override
-                        public void onClosed() {}
                       }));
           clientEnds.add(p[1]);
           return CompletableFuture.completedFuture((DuplexTransport) p[1]);

@@ -20,7 +20,6 @@ import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.internal.frame.Setup;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.FrameReceiver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -63,7 +62,7 @@ class ResumeHostileTest {
   }
 
   /** A raw client: a pipe to a new gated server connection; what it receives is recorded. */
-  private final class Raw implements FrameReceiver {
+  private final class Raw extends RawPeer {
     final PipeTransport end;
     final List<String> got = new CopyOnWriteArrayList<>();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -91,16 +90,6 @@ class ResumeHostileTest {
     }
 
     @Override
-    public int maxFrameSize() {
-      return Frames.MAX_FRAME_SIZE;
-    }
-
-    @Override
-    public int maxQueuedOutboundBytes() {
-      return 1 << 20;
-    }
-
-    @Override
     public void onFrame(ByteBuf f) {
       int type = Frames.type(f);
       got.add(
@@ -108,15 +97,6 @@ class ResumeHostileTest {
               ? "ERROR 0x" + Integer.toHexString(Frames.errorCode(f)) + " " + Frames.errorMessage(f)
               : FrameType.name(type));
     }
-
-    @Override
-    public void onReadComplete() {}
-
-    @Override
-    public void onWritabilityChanged(boolean writable) {}
-
-    @Override
-    public void onTransportError(Throwable cause) {}
 
     @Override
     public void onClosed() {
@@ -678,7 +658,7 @@ class ResumeHostileTest {
    * A raw resumable client that acknowledges only when asked; counts what it gets, and asks for
    * {@link #BATCH} more messages (of stream 1) each time it has {@link #BATCH}.
    */
-  private final class AcksWhenAsked implements FrameReceiver {
+  private final class AcksWhenAsked extends RawPeer {
     static final int BATCH = 16;
     final PipeTransport end;
     final java.util.concurrent.atomic.AtomicInteger payloads = new java.util.concurrent.atomic.AtomicInteger();
@@ -709,16 +689,6 @@ class ResumeHostileTest {
     }
 
     @Override
-    public int maxFrameSize() {
-      return Frames.MAX_FRAME_SIZE;
-    }
-
-    @Override
-    public int maxQueuedOutboundBytes() {
-      return 1 << 20;
-    }
-
-    @Override
     public void onFrame(ByteBuf f) {
       int type = Frames.type(f);
       if (Frames.streamId(f) != 0 && ResumableSession.counted(type)) {
@@ -741,18 +711,6 @@ class ResumeHostileTest {
         end.flush();
       }
     }
-
-    @Override
-    public void onReadComplete() {}
-
-    @Override
-    public void onWritabilityChanged(boolean writable) {}
-
-    @Override
-    public void onTransportError(Throwable cause) {}
-
-    @Override
-    public void onClosed() {}
   }
 
   /** Request data "K:SIZE": K messages, each its index padded with spaces to SIZE bytes. */
