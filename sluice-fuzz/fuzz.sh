@@ -14,14 +14,22 @@
 # Environment: SLUICE_FUZZ_TIMEOUT (s, default 30) is libFuzzer's per-input time limit;
 # SLUICE_FUZZ_MAX_LEN (default 8192) the largest input libFuzzer makes (larger corpus files are
 # cut to it); SLUICE_FUZZ_SEED (default: random) fixes libFuzzer's seed, which CI does so that
-# its run is reproducible; SLUICE_FUZZ_ARGS adds further Maven arguments (e.g.
-# -Djazzer.keep_going=5).
+# its run is reproducible; SLUICE_FUZZ_RUNS (default: none) ends the run after that many inputs
+# (libFuzzer -runs), before the duration if it comes first: CI bounds its run by count, so that the
+# run does the same work however much CPU it is given; SLUICE_FUZZ_ARGS adds further Maven
+# arguments (e.g. -Djazzer.keep_going=5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 duration="${1:-60s}"
 timeout="${SLUICE_FUZZ_TIMEOUT:-30}"
 max_len="${SLUICE_FUZZ_MAX_LEN:-8192}"
+# libFuzzer's arguments, numbered from 0 without gaps (Jazzer reads them in order).
+libfuzzer=(sluice-fuzz -timeout="$timeout" -max_len="$max_len")
+[ -z "${SLUICE_FUZZ_SEED:-}" ] || libfuzzer+=(-seed="$SLUICE_FUZZ_SEED")
+[ -z "${SLUICE_FUZZ_RUNS:-}" ] || libfuzzer+=(-runs="$SLUICE_FUZZ_RUNS")
+internal=()
+for i in "${!libfuzzer[@]}"; do internal+=("-Djazzer.internal.arg.$i=${libfuzzer[$i]}"); done
 
 # The leak detector stays off while fuzzing: InboundHarness counts every buffer of each input
 # itself (exactly, at once), and PARANOID records a stack trace on every buffer access, which
@@ -31,8 +39,5 @@ JAZZER_FUZZ=1 exec mvn -B -pl sluice-fuzz -am test \
   -Dtest=InboundFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dsluice.test.argLine="-Dio.netty.leakDetection.level=disabled -Dsluice.leakCheck.allowLevel=disabled -Xmx1g -Xss4m" \
   -Djazzer.max_duration="$duration" \
-  -Djazzer.internal.arg.0=sluice-fuzz \
-  -Djazzer.internal.arg.1=-timeout="$timeout" \
-  -Djazzer.internal.arg.2=-max_len="$max_len" \
-  ${SLUICE_FUZZ_SEED:+-Djazzer.internal.arg.3=-seed="$SLUICE_FUZZ_SEED"} \
+  "${internal[@]}" \
   ${SLUICE_FUZZ_ARGS:-}
