@@ -53,6 +53,15 @@ class WebRouteObserversTest {
   }
 
   @Test
+  void theConsolesOwnFiguresWantNoFirstResponseSoThePairWithOneThatWantsNoneWantsNone() {
+    AtomicInteger other = new AtomicInteger();
+    RpcInstrumentation.CallObserver call =
+        WebRoute.both(part(false, other), new CallFigures()).onCallStart(null, null);
+
+    assertThat(call.observesFirstResponse()).isFalse();
+  }
+
+  @Test
   void anObserverThatThrowsWhenAskedCountsAsNotWanting() {
     RpcInstrumentation throwing = (metadata, method) -> new RpcInstrumentation.CallObserver() {
       @Override
