@@ -11,7 +11,8 @@ import io.sluice.rpc.ServiceRegistry;
 import java.util.Map;
 
 /**
- * Traces of the CLI's RPC commands, when the standard OpenTelemetry environment variables ask for
+ * Traces of the CLI's commands (the RPC ones here, the raw RSocket {@code server} and {@code client}
+ * in {@link RsocketTracing}), when the standard OpenTelemetry environment variables ask for
  * them: {@code OTEL_EXPORTER_OTLP_ENDPOINT} (or {@code OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}, or an
  * {@code OTEL_TRACES_EXPORTER} other than {@code none}) turns them on, and the SDK's autoconfigure
  * reads the rest ({@code OTEL_SERVICE_NAME}, {@code OTEL_TRACES_SAMPLER}, {@code
@@ -23,6 +24,7 @@ import java.util.Map;
 final class CliTracing {
   private CliTracing() {}
 
+  private static volatile OpenTelemetrySdk sdk;
   private static volatile SluiceTracing tracing;
   private static volatile boolean decided;
 
@@ -43,11 +45,16 @@ final class CliTracing {
   }
 
   /** The process's tracing, built once from the environment; null when not asked for. */
-  static synchronized SluiceTracing fromEnvironment() {
+  static SluiceTracing fromEnvironment() {
+    return openTelemetry() == null ? null : tracing;
+  }
+
+  /** The process's OpenTelemetry SDK, built once from the environment; null when not asked for. */
+  static synchronized OpenTelemetrySdk openTelemetry() {
     if (!decided) {
       decided = true;
       if (wanted(System.getenv())) {
-        OpenTelemetrySdk sdk =
+        sdk =
             AutoConfiguredOpenTelemetrySdk.builder()
                 // Defaults the variables override: OTLP over HTTP/protobuf (the JDK sender is the one on
                 // the classpath), traces only.
@@ -62,7 +69,7 @@ final class CliTracing {
         tracing = SluiceTracing.create(sdk);
       }
     }
-    return tracing;
+    return sdk;
   }
 
   /** {@code registry} with every service traced, or itself without tracing. */

@@ -109,6 +109,9 @@ public final class EchoClient {
     this.out = out;
   }
 
+  /** Wraps the requester the cases run on: {@link RsocketTracing#call} (identity without traces). */
+  private final java.util.function.UnaryOperator<io.sluice.Requester> traced = RsocketTracing::call;
+
   /** Set by {@link #over}: the requester the cases run on (the caller closes it), or null. */
   private io.sluice.Requester preset;
 
@@ -132,7 +135,7 @@ public final class EchoClient {
     this.selected = selected;
     ReactorRequester r;
     try {
-      r =
+      ReactorRequester connected =
           preset != null
               ? new ReactorRequester(preset)
               : resumable
@@ -144,6 +147,7 @@ public final class EchoClient {
                       .connect()
                       .block(TIMEOUT)
                   : SluiceClient.builder(transport).options(options).connect().block(TIMEOUT);
+      r = new ReactorRequester(traced.apply(Objects.requireNonNull(connected, "connect").unwrap()));
     } catch (RuntimeException e) {
       fail("connect", e);
       return summary();

@@ -346,7 +346,7 @@ public final class Main {
     ServerTransport.Bound bound =
         SluiceServer.builder(transport)
             .options(options)
-            .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
+            .acceptor((setup, requester) -> RsocketTracing.serve(new EchoResponder(requester.alloc())))
             .bind()
             .block(Duration.ofSeconds(10));
     if (a.flag("console")) {

@@ -136,6 +136,60 @@ class OtlpTracesTest {
   }
 
   @Test
+  void theEchoServerAndClientTraceEachRequestOnBothSides() throws Exception {
+    Process server = start(otel("echo-server"), "server", "--port", "0");
+    int port = listening(server);
+    String out = run(start(otel("echo-client"), "client", "--port", String.valueOf(port)));
+    assertThat(out).contains("0 failed").doesNotContain("FAIL");
+    List<String> interactions = List.of("fire-and-forget", "request-response", "request-stream", "request-channel");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while ((!interactions.stream().allMatch(i -> childOfAClientSpan(i) != null)
+            || count("echo-server", 2, "request-response") < count("echo-client", 3, "request-response"))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    for (String interaction : interactions) {
+      Span serverSpan = childOfAClientSpan(interaction);
+      assertThat(serverSpan).as("a server span of %s under a client span, in %s", interaction, spans).isNotNull();
+    }
+    // A span per request: the client made as many request-response spans as the server has, each
+    // request's server span under its own client span.
+    List<Span> clientRr = spans.stream()
+        .filter(s -> s.service().equals("echo-client") && s.kind() == 3 && s.name().equals("request-response"))
+        .toList();
+    List<Span> serverRr = spans.stream()
+        .filter(s -> s.service().equals("echo-server") && s.kind() == 2 && s.name().equals("request-response"))
+        .toList();
+    assertThat(clientRr).hasSizeGreaterThan(3); // request-response, -error, stats polls, after
+    assertThat(clientRr.stream().map(Span::traceId).distinct()).hasSize(clientRr.size());
+    assertThat(serverRr).hasSameSizeAs(clientRr);
+    // The one request with metadata of its own (request-response-metadata) sends no context: its
+    // server span is a root; every other is the child of its own client span.
+    java.util.Set<String> clientIds = new java.util.HashSet<>();
+    clientRr.forEach(c -> clientIds.add(c.traceId() + "/" + c.spanId()));
+    assertThat(serverRr.stream().filter(s -> s.parentSpanId().isEmpty())).hasSize(1);
+    assertThat(serverRr.stream().filter(s -> clientIds.contains(s.traceId() + "/" + s.parentSpanId())))
+        .hasSize(serverRr.size() - 1);
+  }
+
+  private long count(String service, int kind, String name) {
+    return spans.stream().filter(s -> s.service().equals(service) && s.kind() == kind && s.name().equals(name)).count();
+  }
+
+  /** A server span of {@code interaction} whose parent is a client span of the same trace, or null. */
+  private Span childOfAClientSpan(String interaction) {
+    java.util.Set<String> clientIds = new java.util.HashSet<>();
+    spans.stream()
+        .filter(s -> s.service().equals("echo-client") && s.kind() == 3 && s.name().equals(interaction))
+        .forEach(c -> clientIds.add(c.traceId() + "/" + c.spanId()));
+    return spans.stream()
+        .filter(s -> s.service().equals("echo-server") && s.kind() == 2 && s.name().equals(interaction))
+        .filter(s -> clientIds.contains(s.traceId() + "/" + s.parentSpanId()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  @Test
   void withoutTheVariablesNothingIsSent() throws Exception {
     Process server = start(Map.of(), "grpc-test-server", "--port", "0");
     int port = listening(server);

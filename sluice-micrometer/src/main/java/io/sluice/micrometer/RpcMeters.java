@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.sluice.rpc.CallMetadata;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
@@ -32,7 +33,9 @@ import java.util.concurrent.TimeUnit;
  * their distribution settings and the registry's clock and step apply, and each is in {@code
  * getMeters()}); what is saved is everything around them. Meters are resolved the first time a
  * (method, status) pair is seen and kept in a per-method array, the last method's entry found
- * without a map lookup: no tags are built and nothing is looked up by string per call. A call
+ * without a map lookup (each thread remembers the last method it saw, in a netty {@link
+ * FastThreadLocal}: an array index on an event loop): no tags are built, nothing is looked up by
+ * string, and nothing shared is written per call (no cache line bounces between event loops). A call
  * reads no clock of its own ({@link Call#observesFirstResponse} is false, so the transport reads
  * the clock at the call's start and end only), sums its message bytes in plain fields and records
  * them once at its end. A call costs what Micrometer's four records cost (the started counter, the
@@ -41,19 +44,24 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Kept meters stay the registry's.</b> A kept meter is resolved again through its builder
  * (so through the registry, which gives the same meter unless something changed) when the
  * registry removes any meter ({@code onMeterRemoved}: a removed series is made again at its next
- * call, as a builder call per call would) and every {@value #REFRESH_EVERY} uses otherwise, so that
- * a meter filter added after the first calls (which Micrometer applies to meters looked up after
- * it) applies here too, within that many calls of each series.
+ * call, as a builder call per call would) and otherwise after a refresh, so that a meter filter
+ * added after the first calls (which Micrometer applies to meters looked up after it) applies here
+ * too. A refresh comes when one thread has made {@value #REFRESH_EVERY} calls per method in use
+ * since the last one: each thread counts its own calls (no shared counter), and every kept meter
+ * is resolved again at its next use after it, at most a few resolutions per thousand calls however
+ * many series there are.
  *
  * <p><b>Threads.</b> A call's callbacks may come on different threads (see {@link
  * RpcInstrumentation}); the per-call byte sums are written with release and read with acquire,
  * each written by one thread at a time (requests on the loop, responses where they are sent).
+ * Kept meters are immutable objects (final fields only) published through the map, a volatile
+ * field, or an array slot whose racy read can only see a whole one or none.
  */
 final class RpcMeters implements RpcInstrumentation {
   /** Beyond this many distinct methods, further ones are counted as {@code other}. */
   static final int MAX_METHODS = 1000;
   static final String OTHER = "other";
-  /** Uses of a kept meter after which it is resolved through the registry again. */
+  /** Calls of one thread, per method in use, after which kept meters are resolved again. */
   static final int REFRESH_EVERY = 1024;
 
   /** Latency buckets (seconds) of gRFC A66, so that dashboards built for grpc-java match. */
@@ -86,10 +94,27 @@ final class RpcMeters implements RpcInstrumentation {
       new ConcurrentHashMap<>();
   private final MethodMeters other;
   /**
-   * The meters of the method of the last call (plain: a stale read only costs a map lookup; its
-   * fields are final, so it is safely published).
+   * Per thread: the meters of the last method this thread saw (of any RpcMeters: {@link
+   * MethodMeters#owner} tells whose) and its calls since its last refresh. One for every instance,
+   * so that instances made per target take no thread-local slot each.
    */
-  private MethodMeters last;
+  private static final FastThreadLocal<Local> LOCAL =
+      new FastThreadLocal<>() {
+        @Override
+        protected Local initialValue() {
+          return new Local();
+        }
+      };
+
+  /** What a thread keeps: written by that thread only. */
+  private static final class Local {
+    MethodMeters last;
+    int calls;
+    int rounds;
+  }
+
+  /** Changes at every refresh: kept meters resolved before a change are resolved again. */
+  private volatile int epoch;
 
   RpcMeters(MeterRegistry registry, Tags common, RpcMeterNames names, MeterRemovals removals) {
     this.registry = registry;
@@ -107,11 +132,13 @@ final class RpcMeters implements RpcInstrumentation {
   }
 
   private MethodMeters meters(MethodDescriptor<?, ?> method) {
+    Local local = LOCAL.get();
+    countCall(local);
     if (method == null) {
       return other;
     }
-    MethodMeters m = last;
-    if (m != null && m.descriptor == method) {
+    MethodMeters m = local.last;
+    if (m != null && m.descriptor == method && m.owner() == this) {
       return m;
     }
     m = methods.get(method);
@@ -122,31 +149,49 @@ final class RpcMeters implements RpcInstrumentation {
       m = methods.computeIfAbsent(
           method, d -> new MethodMeters(d, d.fullName(), d.service(), d.method()));
     }
-    last = m;
+    local.last = m;
     return m;
   }
 
-  /** Kept meters, with what tells when to resolve them again. */
-  private abstract static class Kept {
-    /** {@link MeterRemovals#generation()} before these meters were resolved. */
-    private final int generation;
-    private int uses; // racy: a lost increment only delays the next resolution
-
-    Kept(int generation) {
-      this.generation = generation;
+  /**
+   * Counts a call of this thread; after {@value #REFRESH_EVERY} calls per method in use, a refresh
+   * (the only shared write, that rare).
+   */
+  private void countCall(Local local) {
+    if (++local.calls < REFRESH_EVERY) {
+      return;
     }
+    local.calls = 0;
+    if (++local.rounds < Math.max(1, methods.size())) {
+      return;
+    }
+    local.rounds = 0;
+    epoch++; // racy increments may merge: any change refreshes
+  }
 
-    final boolean stale(MeterRemovals removals) {
-      return generation != removals.generation() || ++uses >= REFRESH_EVERY;
+  /** The method whose meters this thread keeps as its last (tests). */
+  static MethodDescriptor<?, ?> lastMethodOnThisThread() {
+    MethodMeters m = LOCAL.get().last;
+    return m == null ? null : m.descriptor;
+  }
+
+  /** Kept meters, with what tells when to resolve them again (final fields: safely shared). */
+  private abstract class Kept {
+    /** {@link MeterRemovals#generation()} before these meters were resolved. */
+    private final int generation = removals.generation(); // read first: a removal while resolving is seen next time
+    /** {@link #epoch} before these meters were resolved. */
+    private final int resolvedIn = epoch;
+
+    final boolean stale() {
+      return generation != removals.generation() || resolvedIn != epoch;
     }
   }
 
-  private static final class Started extends Kept {
+  private final class Started extends Kept {
     final Counter counter;
 
-    Started(int generation, Counter counter) {
-      super(generation);
-      this.counter = counter;
+    Started(Counter.Builder builder) {
+      this.counter = builder.register(registry);
     }
   }
 
@@ -155,25 +200,26 @@ final class RpcMeters implements RpcInstrumentation {
     final MethodDescriptor<?, ?> descriptor; // null for other
     final Tags tags;
     private final Counter.Builder startedBuilder;
-    private Started started; // replaced whole when stale
+    /** Replaced whole when stale; volatile, so a thread that reaches this object sees one. */
+    private volatile Started started;
+    /** Slots filled at a status's first call; a racy read sees a whole (immutable) one or null. */
     private final PerStatus[] byStatus = new PerStatus[Status.Code.values().length];
 
     MethodMeters(MethodDescriptor<?, ?> descriptor, String fullName, String service, String method) {
       this.descriptor = descriptor;
       this.tags = common.and(names.methodTags(fullName, service, method));
       this.startedBuilder = Counter.builder(names.started()).description("RPC calls started").tags(tags);
-      this.started = resolveStarted();
+      this.started = new Started(startedBuilder);
     }
 
-    private Started resolveStarted() {
-      int generation = removals.generation(); // read first: a removal while resolving is seen next time
-      return new Started(generation, startedBuilder.register(registry));
+    RpcMeters owner() {
+      return RpcMeters.this;
     }
 
     Counter started() {
       Started s = started;
-      if (s.stale(removals)) {
-        s = started = resolveStarted();
+      if (s.stale()) {
+        s = started = new Started(startedBuilder);
       }
       return s.counter;
     }
@@ -181,8 +227,8 @@ final class RpcMeters implements RpcInstrumentation {
     PerStatus of(Status.Code code) {
       int i = code.ordinal();
       PerStatus p = byStatus[i];
-      if (p == null || p.stale(removals)) {
-        p = byStatus[i] = new PerStatus(removals.generation(), tags.and(names.statusTag(), names.statusValue(code)));
+      if (p == null || p.stale()) {
+        p = byStatus[i] = new PerStatus(tags.and(names.statusTag(), names.statusValue(code)));
       }
       return p;
     }
@@ -194,8 +240,7 @@ final class RpcMeters implements RpcInstrumentation {
     final DistributionSummary sent;
     final DistributionSummary received;
 
-    PerStatus(int generation, Tags tags) {
-      super(generation);
+    PerStatus(Tags tags) {
       duration =
           Timer.builder(names.duration())
               .description("RPC call duration, from the call's start to its end")

@@ -188,6 +188,63 @@ class RpcMeterCacheTest {
   }
 
   @Test
+  void eachThreadKeepsItsOwnLastMethod() throws Exception {
+    // A call on one event loop must not write what another loop's calls read: the last method's
+    // meters are kept per thread.
+    RpcInstrumentation in = SluiceMetrics.of(registry).rsocketServer();
+    MethodDescriptor<?, ?> a = method("test.A", "Say");
+    MethodDescriptor<?, ?> b = method("test.B", "Say");
+    call(in, a, Status.Code.OK, 1, 1);
+    java.util.concurrent.atomic.AtomicReference<Object> seenThere = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread other = new Thread(() -> {
+      call(in, b, Status.Code.OK, 1, 1);
+      seenThere.set(RpcMeters.lastMethodOnThisThread());
+    });
+    other.start();
+    other.join(30_000);
+    assertThat(other.isAlive()).isFalse();
+    assertThat(seenThere.get()).isSameAs(b);
+    assertThat(RpcMeters.lastMethodOnThisThread()).isSameAs(a);
+    call(in, a, Status.Code.OK, 1, 1);
+    assertThat(started("test.A")).isEqualTo(2);
+    assertThat(started("test.B")).isEqualTo(1);
+  }
+
+  @Test
+  void callsFromSeveralThreadsAtOnceAreEachCountedOnce() throws Exception {
+    RpcInstrumentation in = SluiceMetrics.of(registry).rsocketServer();
+    MethodDescriptor<?, ?> a = method("test.A", "Say");
+    MethodDescriptor<?, ?> b = method("test.B", "Say");
+    int threads = 4;
+    int perThread = 3 * RpcMeters.REFRESH_EVERY; // across refreshes
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int first = t;
+        done.add(pool.submit(() -> {
+          go.await();
+          for (int i = 0; i < perThread; i++) {
+            call(in, (i + first) % 2 == 0 ? a : b, Status.Code.OK, 1, 1);
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(started("test.A")).isEqualTo(threads * perThread / 2);
+    assertThat(started("test.B")).isEqualTo(threads * perThread / 2);
+    assertThat(durations("test.A", Status.Code.OK)).isEqualTo(threads * perThread / 2);
+    assertThat(durations("test.B", Status.Code.OK)).isEqualTo(threads * perThread / 2);
+  }
+
+  @Test
   void theMetersWantNoFirstResponseSoTransportsReadNoClockForIt() {
     CallObserver o = SluiceMetrics.of(registry).rsocketServer().onCallStart(null, method("test.A", "Say"));
     assertThat(o.observesFirstResponse()).isFalse();

@@ -1,6 +1,7 @@
 package io.sluice.spring.boot;
 
 import io.sluice.rpc.CallMetadata;
+import io.sluice.rpc.CallObservation;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.Status;
@@ -9,7 +10,8 @@ import java.util.List;
 
 /**
  * Several {@link RpcInstrumentation}s as one: each sees every call, in order, and one that throws
- * keeps none of the others from seeing it.
+ * keeps none of the others from seeing it. The combined call wants a first response (and the
+ * transport reads the clock for it) only when one of them does.
  */
 final class Instrumentations {
   private Instrumentations() {}
@@ -52,9 +54,24 @@ final class Instrumentations {
       this.calls = calls;
     }
 
+    /** True when any of them wants a first response (each is asked: its answer stays for the call). */
+    @Override
+    public boolean observesFirstResponse() {
+      for (RpcInstrumentation.CallObserver c : calls) {
+        if (CallObservation.observesFirstResponse(c)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Passed to those that want it only. */
     @Override
     public void onFirstResponse(long nanosSinceStart) {
       for (RpcInstrumentation.CallObserver c : calls) {
+        if (!CallObservation.observesFirstResponse(c)) {
+          continue;
+        }
         try {
           c.onFirstResponse(nanosSinceStart);
         } catch (RuntimeException e) {

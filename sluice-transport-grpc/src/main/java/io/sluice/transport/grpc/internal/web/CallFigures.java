@@ -55,6 +55,12 @@ final class CallFigures implements RpcInstrumentation, ConsoleFigures {
     return new CallObserver() {
       private boolean ended;
 
+      /** The console counts ends and durations: no clock read for a first response. */
+      @Override
+      public boolean observesFirstResponse() {
+        return false;
+      }
+
       @Override
       public void onEnd(Status status, long nanosSinceStart) {
         if (!ended) {

@@ -74,8 +74,11 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route, Ht
     return console != null && ConsolePages.claims(path);
   }
 
-  /** Both observe every call (a throwing one does not stop the other: see CallObservation). */
-  private static RpcInstrumentation both(RpcInstrumentation first, RpcInstrumentation second) {
+  /**
+   * Both observe every call (a throwing one does not stop the other: see CallObservation). The
+   * pair wants a first response when either does, and passes it only to those that want it.
+   */
+  static RpcInstrumentation both(RpcInstrumentation first, RpcInstrumentation second) {
     if (first == RpcInstrumentation.NONE) {
       return second;
     }
@@ -84,13 +87,22 @@ public final class WebRoute implements H2Handler.Router, ServerStreams.Route, Ht
       RpcInstrumentation.CallObserver b = CallObservation.start(second, md, method);
       return new RpcInstrumentation.CallObserver() {
         @Override
+        public boolean observesFirstResponse() {
+          return CallObservation.observesFirstResponse(a) || CallObservation.observesFirstResponse(b);
+        }
+
+        @Override
         public void onFirstResponse(long nanosSinceStart) {
           try {
-            a.onFirstResponse(nanosSinceStart);
+            if (CallObservation.observesFirstResponse(a)) {
+              a.onFirstResponse(nanosSinceStart);
+            }
           } catch (RuntimeException ignored) {
             // Instrumentation must not break calls.
           }
-          b.onFirstResponse(nanosSinceStart);
+          if (CallObservation.observesFirstResponse(b)) {
+            b.onFirstResponse(nanosSinceStart);
+          }
         }
 
         @Override

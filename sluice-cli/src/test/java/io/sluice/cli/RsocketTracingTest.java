@@ -1,0 +1,164 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.sluice.Requester;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.reactor.ReactorResponder;
+import io.sluice.reactor.SluiceClient;
+import io.sluice.reactor.SluiceServer;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.TcpClientTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The raw RSocket echo server and client traced in one JVM (the SDK with an exporter that keeps
+ * the ended spans): every case of the echo contract still passes, each request has a client span
+ * and a server span, the server's the child of its own client span, and a traced client still
+ * passes against an untraced server (and the other way round).
+ */
+class RsocketTracingTest {
+  private final List<SpanData> spans = new CopyOnWriteArrayList<>();
+  private final OpenTelemetrySdk sdk =
+      OpenTelemetrySdk.builder()
+          .setTracerProvider(
+              SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(new Keeping())).build())
+          .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+          .build();
+
+  /** Keeps what it is given. */
+  private final class Keeping implements SpanExporter {
+    @Override
+    public CompletableResultCode export(Collection<SpanData> batch) {
+      spans.addAll(batch);
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode flush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
+    }
+  }
+
+  @AfterEach
+  void close() {
+    sdk.close();
+  }
+
+  private String run(Function<ReactorResponder, ReactorResponder> server, Function<Requester, Requester> client) {
+    ServerTransport.Bound bound =
+        SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
+            .acceptor((setup, requester) -> server.apply(new EchoResponder(requester.alloc())))
+            .bind()
+            .block(Duration.ofSeconds(10));
+    int port = ((InetSocketAddress) bound.address()).getPort();
+    Requester connection =
+        SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(Duration.ofSeconds(10)).unwrap();
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      int failures =
+          new EchoClient(
+                  TcpClientTransport.create("127.0.0.1", port),
+                  ConnectionOptions.defaults(),
+                  true,
+                  0,
+                  new PrintStream(bytes, true, StandardCharsets.UTF_8))
+              .over(client.apply(connection))
+              .run();
+      String report = bytes.toString(StandardCharsets.UTF_8);
+      assertThat(failures).as(report).isZero();
+      return report;
+    } finally {
+      connection.dispose();
+      bound.close();
+    }
+  }
+
+  private List<SpanData> of(SpanKind kind, String name) {
+    return spans.stream().filter(s -> s.getKind() == kind && s.getName().equals(name)).toList();
+  }
+
+  @Test
+  void eachRequestIsAClientSpanWithTheServersSpanUnderIt() throws Exception {
+    RsocketTracing tracing = new RsocketTracing(sdk);
+    String report = run(tracing::responder, tracing::requester);
+    assertThat(report).contains("12 passed, 0 failed");
+    // Server spans end when the response went out: wait (bounded) for the last ones.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (of(SpanKind.SERVER, "request-response").size() < of(SpanKind.CLIENT, "request-response").size()
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    for (String interaction : List.of("fire-and-forget", "request-response", "request-stream", "request-channel")) {
+      List<SpanData> clients = of(SpanKind.CLIENT, interaction);
+      List<SpanData> servers = of(SpanKind.SERVER, interaction);
+      assertThat(clients).as(interaction).isNotEmpty();
+      Set<String> clientIds = new HashSet<>();
+      clients.forEach(c -> clientIds.add(c.getTraceId() + "/" + c.getSpanId()));
+      // Each client span is its own trace (no parent here), and the server's spans hang under them.
+      assertThat(clients).allMatch(c -> !c.getParentSpanContext().isValid());
+      assertThat(servers).as(interaction).isNotEmpty();
+      List<SpanData> children =
+          servers.stream()
+              .filter(s -> clientIds.contains(s.getTraceId() + "/" + s.getParentSpanContext().getSpanId()))
+              .toList();
+      if (interaction.equals("request-response")) {
+        // All but one: request-response-metadata carries metadata of its own, so no context.
+        assertThat(servers).hasSameSizeAs(clients);
+        assertThat(children).hasSize(servers.size() - 1);
+      } else {
+        assertThat(children).as(interaction).hasSameSizeAs(servers);
+      }
+    }
+    assertThat(of(SpanKind.SERVER, "request-response"))
+        .filteredOn(s -> s.getStatus().getStatusCode() == io.opentelemetry.api.trace.StatusCode.ERROR)
+        .hasSize(1); // request-response-error
+  }
+
+  @Test
+  void aTracedClientPassesAgainstAnUntracedServerAndTheOtherWayRound() {
+    RsocketTracing tracing = new RsocketTracing(sdk);
+    assertThat(run(Function.identity(), tracing::requester)).contains("12 passed, 0 failed");
+    assertThat(of(SpanKind.SERVER, "request-response")).isEmpty();
+    spans.clear();
+    assertThat(run(tracing::responder, Function.identity())).contains("12 passed, 0 failed");
+    assertThat(of(SpanKind.CLIENT, "request-response")).isEmpty();
+    assertThat(of(SpanKind.SERVER, "request-response")).isNotEmpty().allMatch(s -> !s.getParentSpanContext().isValid());
+  }
+
+  @Test
+  void withoutTheVariablesTheCommandsAreNotWrapped() {
+    // This JVM runs without OTEL_* (as the build runs it): both are returned as they are.
+    org.junit.jupiter.api.Assumptions.assumeFalse(CliTracing.wanted(System.getenv()));
+    ReactorResponder responder = new EchoResponder(io.netty.buffer.ByteBufAllocator.DEFAULT);
+    assertThat(RsocketTracing.serve(responder)).isSameAs(responder);
+  }
+}
