@@ -409,13 +409,14 @@ final class FrameWriter {
         break;
       }
       // A full batch goes to the socket now, so the kernel sends while we encode the next one.
-      // Detach it first: the flush can report writability at once (netty fires it from inside
-      // flush), and frames that handler encodes must go into a new batch, never into this one,
-      // which belongs to the transport now (and may already be released).
+      // Detach it first: the write or the flush can report writability at once (netty fires it
+      // from inside flush; a resumable session from its write, as its store or link changes), and
+      // frames that handler encodes must go into a new batch, never into this one, which belongs
+      // to the transport now (and may already be released). Marked before the write for that.
       batch = null;
-      writeBatch(b);
       flushingMidFrame = true;
       try {
+        writeBatch(b);
         transport.flush();
       } finally {
         flushingMidFrame = false;

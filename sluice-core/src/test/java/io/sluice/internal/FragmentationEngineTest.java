@@ -478,6 +478,19 @@ class FragmentationEngineTest extends EngineTestBase {
    */
   @Test
   void aWritabilityChangeInsideAMidMessageFlushPutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(false);
+  }
+
+  /**
+   * As above, the writability reported from inside the write of the full batch, before its flush
+   * (a resumable session reports it from its write when its store or its link changes).
+   */
+  @Test
+  void aWritabilityChangeInsideAMidMessageWritePutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(true);
+  }
+
+  private void writabilityInsideAMidMessageBatch(boolean insideWrite) {
     client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
     StreamHandle[] handle = new StreamHandle[1];
     int[] grants = new int[1];
@@ -500,7 +513,11 @@ class FragmentationEngineTest extends EngineTestBase {
     transport.inject(Wire.requestN(id, 10)); // more credit while unwritable: the stream blocks
     Loop.settle(loop);
     assertThat(grants[0]).isEqualTo(1);
-    transport.writableInsideFlush = true;
+    if (insideWrite) {
+      transport.writableInsideWrite = true;
+    } else {
+      transport.writableInsideFlush = true;
+    }
 
     int size = 300 * 1024; // several fragments at the 64 KiB MTU, so batches fill mid-message
     handle[0].next(Message.of(null, Wire.bytes(Wire.pattern(size, 7)))); // queued from this thread
