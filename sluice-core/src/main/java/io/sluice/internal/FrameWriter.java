@@ -244,12 +244,20 @@ final class FrameWriter {
       Frames.writeU24(head, metadata.readableBytes());
     }
     if (prefixed) {
-      transport.write(head);
+      // The batch with the head goes to the transport: detached first, and marked as a flush
+      // mid-frame is, so that a writability change reported from inside these writes pumps no
+      // producer into that batch or between the head and the payload (see flushingMidFrame).
       batch = null;
-      if (metadata != null) {
-        transport.write(metadata);
+      flushingMidFrame = true;
+      try {
+        transport.write(head);
+        if (metadata != null) {
+          transport.write(metadata);
+        }
+        transport.write(data);
+      } finally {
+        flushingMidFrame = false;
       }
-      transport.write(data);
     } else {
       CompositeByteBuf composite = alloc.compositeBuffer(3);
       composite.addComponent(true, head);

@@ -490,6 +490,52 @@ class FragmentationEngineTest extends EngineTestBase {
     writabilityInsideAMidMessageBatch(true);
   }
 
+  /**
+   * A payload too large to copy goes as its own buffers behind a head written into the batch. A
+   * writability change reported from inside the write of that batch must not pump a producer whose
+   * frame would land in the batch the transport now holds, or between the head and the payload.
+   */
+  @Test
+  void aWritabilityChangeInsideTheWriteOfALargePayloadPutsNoFrameInsideIt() {
+    client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
+    StreamHandle[] handle = new StreamHandle[1];
+    int[] grants = new int[1];
+    StreamListener producer =
+        new Recorder() {
+          @Override
+          public void onRequest(long n) {
+            super.onRequest(n);
+            if (++grants[0] > 1) {
+              handle[0].next(msg("after"));
+            }
+          }
+        };
+    handle[0] = Loop.call(loop, () -> conn.requestChannel(msg("first"), false, 1, producer));
+    int id = transport.next(FrameType.REQUEST_CHANNEL).streamId();
+    transport.inject(Wire.requestN(id, 1));
+    Loop.settle(loop);
+    transport.setWritable(false);
+    transport.inject(Wire.requestN(id, 10)); // more credit while unwritable: the stream blocks
+    Loop.settle(loop);
+    assertThat(grants[0]).isEqualTo(1);
+    transport.writableInsideWrite = true;
+
+    int size = 10 * 1024; // above the copy threshold, under the MTU: head in the batch, then the payload
+    handle[0].next(Message.of(null, Wire.bytes(Wire.pattern(size, 9))));
+
+    List<Wire.Sent> frames = new ArrayList<>();
+    for (Wire.Sent f : transport.drain()) {
+      if (f.streamId() == id) {
+        frames.add(f);
+      }
+    }
+    assertThat(grants[0]).as("the blocked stream was pumped").isGreaterThan(1);
+    assertThat(frames).as("the large PAYLOAD, then what the producer sent after it").hasSizeGreaterThan(1);
+    assertThat(frames.get(0).data()).isEqualTo(Wire.pattern(size, 9));
+    assertThat(frames.subList(1, frames.size()))
+        .allSatisfy(f -> assertThat(f.dataUtf8()).isEqualTo("after"));
+  }
+
   private void writabilityInsideAMidMessageBatch(boolean insideWrite) {
     client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
     StreamHandle[] handle = new StreamHandle[1];
