@@ -248,6 +248,7 @@ final class FrameWriter {
       // mid-frame is, so that a writability change reported from inside these writes pumps no
       // producer into that batch or between the head and the payload (see flushingMidFrame).
       batch = null;
+      boolean outer = flushingMidFrame;
       flushingMidFrame = true;
       try {
         transport.write(head);
@@ -256,7 +257,7 @@ final class FrameWriter {
         }
         transport.write(data);
       } finally {
-        flushingMidFrame = false;
+        flushingMidFrame = outer;
       }
     } else {
       CompositeByteBuf composite = alloc.compositeBuffer(3);
@@ -271,6 +272,20 @@ final class FrameWriter {
   }
 
   private void writeFragments(
+      int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
+    // Marked for the whole message: on a transport that takes one frame per write each fragment
+    // is its own write, and a writability change reported from inside one must pump no producer
+    // before the next fragment (see flushingMidFrame).
+    boolean outer = flushingMidFrame;
+    flushingMidFrame = true;
+    try {
+      writeFragmentsMarked(streamId, type, flags, initialN, metadata, data, limit);
+    } finally {
+      flushingMidFrame = outer;
+    }
+  }
+
+  private void writeFragmentsMarked(
       int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
     ByteBuf md = metadata == null ? null : metadata.duplicate();
     ByteBuf d = data == null ? Unpooled.EMPTY_BUFFER : data.duplicate();
@@ -422,12 +437,13 @@ final class FrameWriter {
       // frames that handler encodes must go into a new batch, never into this one, which belongs
       // to the transport now (and may already be released). Marked before the write for that.
       batch = null;
+      boolean outer = flushingMidFrame; // set for the whole of a fragmented message
       flushingMidFrame = true;
       try {
         writeBatch(b);
         transport.flush();
       } finally {
-        flushingMidFrame = false;
+        flushingMidFrame = outer;
       }
       b = batch; // null, or a batch a re-entrant writer started during the flush
     }

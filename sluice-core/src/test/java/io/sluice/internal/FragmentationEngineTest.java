@@ -478,7 +478,16 @@ class FragmentationEngineTest extends EngineTestBase {
    */
   @Test
   void aWritabilityChangeInsideAMidMessageFlushPutsNoFrameBetweenTheFragments() {
-    writabilityInsideAMidMessageBatch(false);
+    writabilityInsideAMidMessageBatch(false, Framing.LENGTH_PREFIXED);
+  }
+
+  /**
+   * On a transport that takes one frame per write each fragment is its own write: a writability
+   * change reported from inside one of them must not pump a producer before the next fragment.
+   */
+  @Test
+  void aWritabilityChangeInsideTheWriteOfAFragmentPutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(true, Framing.FRAME_PER_WRITE);
   }
 
   /**
@@ -487,7 +496,7 @@ class FragmentationEngineTest extends EngineTestBase {
    */
   @Test
   void aWritabilityChangeInsideAMidMessageWritePutsNoFrameBetweenTheFragments() {
-    writabilityInsideAMidMessageBatch(true);
+    writabilityInsideAMidMessageBatch(true, Framing.LENGTH_PREFIXED);
   }
 
   /**
@@ -536,8 +545,8 @@ class FragmentationEngineTest extends EngineTestBase {
         .allSatisfy(f -> assertThat(f.dataUtf8()).isEqualTo("after"));
   }
 
-  private void writabilityInsideAMidMessageBatch(boolean insideWrite) {
-    client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
+  private void writabilityInsideAMidMessageBatch(boolean insideWrite, Framing framing) {
+    client(opts().build(), r -> new Responder() {}, framing);
     StreamHandle[] handle = new StreamHandle[1];
     int[] grants = new int[1];
     StreamListener producer =
