@@ -244,12 +244,21 @@ final class FrameWriter {
       Frames.writeU24(head, metadata.readableBytes());
     }
     if (prefixed) {
-      transport.write(head);
+      // The batch with the head goes to the transport: detached first, and marked as a flush
+      // mid-frame is, so that a writability change reported from inside these writes pumps no
+      // producer into that batch or between the head and the payload (see flushingMidFrame).
       batch = null;
-      if (metadata != null) {
-        transport.write(metadata);
+      boolean outer = flushingMidFrame;
+      flushingMidFrame = true;
+      try {
+        transport.write(head);
+        if (metadata != null) {
+          transport.write(metadata);
+        }
+        transport.write(data);
+      } finally {
+        flushingMidFrame = outer;
       }
-      transport.write(data);
     } else {
       CompositeByteBuf composite = alloc.compositeBuffer(3);
       composite.addComponent(true, head);
@@ -263,6 +272,20 @@ final class FrameWriter {
   }
 
   private void writeFragments(
+      int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
+    // Marked for the whole message: on a transport that takes one frame per write each fragment
+    // is its own write, and a writability change reported from inside one must pump no producer
+    // before the next fragment (see flushingMidFrame).
+    boolean outer = flushingMidFrame;
+    flushingMidFrame = true;
+    try {
+      writeFragmentsMarked(streamId, type, flags, initialN, metadata, data, limit);
+    } finally {
+      flushingMidFrame = outer;
+    }
+  }
+
+  private void writeFragmentsMarked(
       int streamId, int type, int flags, int initialN, ByteBuf metadata, ByteBuf data, int limit) {
     ByteBuf md = metadata == null ? null : metadata.duplicate();
     ByteBuf d = data == null ? Unpooled.EMPTY_BUFFER : data.duplicate();
@@ -409,16 +432,18 @@ final class FrameWriter {
         break;
       }
       // A full batch goes to the socket now, so the kernel sends while we encode the next one.
-      // Detach it first: the flush can report writability at once (netty fires it from inside
-      // flush), and frames that handler encodes must go into a new batch, never into this one,
-      // which belongs to the transport now (and may already be released).
+      // Detach it first: the write or the flush can report writability at once (netty fires it
+      // from inside flush; a resumable session from its write, as its store or link changes), and
+      // frames that handler encodes must go into a new batch, never into this one, which belongs
+      // to the transport now (and may already be released). Marked before the write for that.
       batch = null;
-      writeBatch(b);
+      boolean outer = flushingMidFrame; // set for the whole of a fragmented message
       flushingMidFrame = true;
       try {
+        writeBatch(b);
         transport.flush();
       } finally {
-        flushingMidFrame = false;
+        flushingMidFrame = outer;
       }
       b = batch; // null, or a batch a re-entrant writer started during the flush
     }

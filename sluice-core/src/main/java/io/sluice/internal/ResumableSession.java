@@ -3,18 +3,12 @@ package io.sluice.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.ErrorCode;
 import io.sluice.core.Resumption;
-import io.sluice.exceptions.ConnectionErrorException;
-import io.sluice.exceptions.SluiceException;
 import io.sluice.internal.frame.FrameType;
-import io.sluice.internal.frame.FrameValidator;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
-import io.sluice.transport.FramePrefix;
 import io.sluice.transport.FrameReceiver;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +42,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Threads.</b> Confined to the event loop the session was made on. A transport on another
  * loop reaches it through a {@link LoopBridge}.
+ *
+ * <p><b>Parts.</b> This class keeps the path of every frame: the engine's writes cut, counted,
+ * stored and forwarded, the inbound count and the acknowledgements. Each real transport is a
+ * {@link SessionLink}; cuts, RESUME / RESUME_OK and the replay on attach are {@link
+ * ResumeHandshake}'s; what is read of a frame's head to count it is in {@link ResumeFrames}
+ * (static, called directly).
  */
 public final class ResumableSession implements DuplexTransport {
   /** Received bytes after which a side tells the peer its position (a KEEPALIVE, R clear). */
@@ -55,9 +55,6 @@ public final class ResumableSession implements DuplexTransport {
   /** Frames up to this size are copied into a batch when they cannot be passed through. */
   private static final int COPY_LIMIT = 8 * 1024;
   private static final int BATCH_SIZE = 64 * 1024;
-  /** Time a client waits for RESUME_OK on a new transport before it tries another. */
-  private static final long RESUME_HANDSHAKE_MILLIS = 10_000;
-  private static final long DETACHED_TICK_MILLIS = 200;
   /**
    * Least time between a KEEPALIVE asking the peer for its position ({@link #askForAck}) and the
    * KEEPALIVE with the respond flag we sent before it, a question or the engine's keepalive: a
@@ -84,42 +81,40 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   final EventExecutor loop;
-  private final ByteBufAllocator alloc;
+  final ByteBufAllocator alloc;
   final byte[] token;
-  private final long sessionTimeoutNanos;
   final ResumeStore store;
-  private final Owner owner;
+  final Owner owner;
   SluiceConnection conn;
-  private FrameReceiver core;
+  FrameReceiver core;
 
   /** The newest transport: attached, resuming (client) or dead. */
-  private Link link;
-  private boolean attached;
+  SessionLink link;
+  boolean attached;
   /** Bytes of counted frames received (the implied position of what came in). */
-  private long received;
+  long received;
   /** The received position the peer was last told. */
-  private long ackedToPeer;
+  long ackedToPeer;
 
   /** A frame whose head came in an earlier write (a large payload follows as its own writes). */
   private CompositeByteBuf partial;
   private int partialRemaining;
   /** The store refused a frame: the session is ending. */
-  private boolean storeBroken;
-  private boolean storeFull;
+  boolean storeBroken;
+  boolean storeFull;
   /** A KEEPALIVE asking for the peer's position went out, and no position came since. */
-  private boolean ackAsked;
+  boolean ackAsked;
   private boolean askScheduled;
   private long lastAskNanos;
   private boolean coreWritable = true;
-  private boolean readEnabled = true;
-  private boolean needsFlush;
-  private boolean closing;
-  private boolean closed;
-  private ByteBuf outBatch;
-  private ScheduledFuture<?> detachedTask;
-  private long detachedDeadline;
+  boolean readEnabled = true;
+  boolean needsFlush;
+  boolean closing;
+  boolean closed;
+  ByteBuf outBatch;
   private long detachedProgress;
-  private int resumes;
+  /** The cuts and resumes: a lost link, RESUME, RESUME_OK, the attach. */
+  final ResumeHandshake handshake;
   /** Batches stored whole on the writer's word ({@link #writeCounted}): for tests. */
   long countedBatches;
 
@@ -128,11 +123,11 @@ public final class ResumableSession implements DuplexTransport {
     this.loop = first.executor();
     this.alloc = first.alloc();
     this.token = token;
-    this.sessionTimeoutNanos = config.sessionTimeout().toNanos();
     this.store = new ResumeStore(alloc, config.maxStoreBytes(), budget);
     this.owner = owner;
-    this.link = new Link(first);
+    this.link = new SessionLink(this, first);
     this.attached = true;
+    this.handshake = new ResumeHandshake(this, config.sessionTimeout().toNanos());
   }
 
   /** A client's session over its first transport (on that transport's loop). */
@@ -193,7 +188,7 @@ public final class ResumableSession implements DuplexTransport {
   void writeCounted(ByteBuf buf, int frames) {
     try {
       if (!closed) {
-        assert countedBatch(buf, frames) : "FrameWriter's summary of a batch is wrong";
+        assert ResumeFrames.countedBatch(buf, frames) : "FrameWriter's summary of a batch is wrong";
         if (partial != null || storeBroken || !storeCounted(buf, frames)) {
           cut(buf);
         }
@@ -216,7 +211,7 @@ public final class ResumableSession implements DuplexTransport {
     }
     countedBatches++;
     if (attached) {
-      Link l = link;
+      SessionLink l = link;
       if (l.framing == Framing.LENGTH_PREFIXED) {
         flushOutBatch(l);
         l.phys.write(buf.retain()); // the whole batch as it is: not even a slice
@@ -229,25 +224,6 @@ public final class ResumableSession implements DuplexTransport {
     }
     updateWritability();
     return true;
-  }
-
-  /** Does {@code buf} hold exactly {@code frames} whole frames, all counted and copied? (asserted) */
-  private static boolean countedBatch(ByteBuf buf, int frames) {
-    int r = buf.readerIndex();
-    int w = buf.writerIndex();
-    int n = 0;
-    while (w - r >= 8) {
-      int len = Frames.getU24(buf, r);
-      if (len < Frames.HEADER_SIZE
-          || len > ResumeStore.COPY_LIMIT
-          || w - r - 3 < len
-          || !countedHead(buf.getLong(r))) {
-        return false;
-      }
-      n++;
-      r += 3 + len;
-    }
-    return r == w && n == frames;
   }
 
   @Override
@@ -290,7 +266,7 @@ public final class ResumableSession implements DuplexTransport {
       return;
     }
     closing = true;
-    Link l = link;
+    SessionLink l = link;
     if (l != null && !l.dead) {
       if (attached) {
         flushOutBatch(l);
@@ -310,7 +286,7 @@ public final class ResumableSession implements DuplexTransport {
   /** The kind of transport the session runs over now (the first one's until it has one). */
   @Override
   public String name() {
-    Link l = link;
+    SessionLink l = link;
     return l != null ? l.phys.name() : "other";
   }
 
@@ -318,8 +294,8 @@ public final class ResumableSession implements DuplexTransport {
   // Outbound: cut the engine's writes into frames, count, store, forward
   // ===========================================================================================
 
-  private void cut(ByteBuf buf) {
-    Link l = attached ? link : null;
+  void cut(ByteBuf buf) {
+    SessionLink l = attached ? link : null;
     boolean passThrough = l != null && l.framing == Framing.LENGTH_PREFIXED;
     int r = buf.readerIndex();
     int w = buf.writerIndex();
@@ -371,7 +347,7 @@ public final class ResumableSession implements DuplexTransport {
           && len <= ResumeStore.COPY_LIMIT
           && w - r >= 8
           && !storeBroken
-          && countedHead(buf.getLong(r))) {
+          && ResumeFrames.countedHead(buf.getLong(r))) {
         if (storeFrom < 0) {
           storeFrom = r;
           storeFrames = 0;
@@ -401,25 +377,6 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   /**
-   * Is the frame whose first 8 bytes (its 3-byte length, stream id and first byte of type and
-   * flags) are {@code head} one the spec counts: on a stream other than 0, of a counted type?
-   */
-  private static boolean countedHead(long head) {
-    long frameHead = head << 24; // without the length: as inbound reads a frame's first 8 bytes
-    return streamIdOf(frameHead) != 0 && counted(typeOf(frameHead));
-  }
-
-  /** The stream id in a frame's first 8 bytes read as one long (no length prefix). */
-  private static int streamIdOf(long frameHead) {
-    return (int) (frameHead >>> 32) & Frames.MAX_STREAM_ID;
-  }
-
-  /** The frame type in a frame's first 8 bytes read as one long (no length prefix). */
-  private static int typeOf(long frameHead) {
-    return (int) (frameHead >>> 26) & 0x3F;
-  }
-
-  /**
    * Stores the run of length-prefixed counted frames at {@code [from, to)} of {@code buf}
    * ({@code from < 0}: none). Past the store's bound the frames are tried one by one, so that the
    * store keeps what fits and the session ends on the first frame that does not.
@@ -436,7 +393,7 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   /** Counts and stores a sent frame (a view, not owned); stamps our position into a KEEPALIVE. */
-  private void noteSent(ByteBuf b, int off, int len) {
+  void noteSent(ByteBuf b, int off, int len) {
     if (len < Frames.HEADER_SIZE) {
       return;
     }
@@ -479,13 +436,13 @@ public final class ResumableSession implements DuplexTransport {
     return type >= FrameType.REQUEST_RESPONSE && type <= FrameType.ERROR;
   }
 
-  private void passThrough(Link l, ByteBuf buf, int from, int to) {
+  private void passThrough(SessionLink l, ByteBuf buf, int from, int to) {
     flushOutBatch(l);
     l.phys.write(buf.retainedSlice(from, to - from));
   }
 
   /** Writes one whole frame (owned, no prefix) to {@code l} in its framing; not flushed. */
-  private void sendFrame(Link l, ByteBuf frame) {
+  void sendFrame(SessionLink l, ByteBuf frame) {
     if (l.framing == Framing.FRAME_PER_WRITE) {
       flushOutBatch(l);
       l.phys.write(frame);
@@ -518,7 +475,7 @@ public final class ResumableSession implements DuplexTransport {
     }
   }
 
-  private void flushOutBatch(Link l) {
+  void flushOutBatch(SessionLink l) {
     ByteBuf b = outBatch;
     if (b != null) {
       outBatch = null;
@@ -530,7 +487,7 @@ public final class ResumableSession implements DuplexTransport {
     }
   }
 
-  private void updateWritability() {
+  void updateWritability() {
     long b = store.bytes();
     long reachable = store.reachableBytes(); // less than the bound while the server's budget is short
     if (!storeFull && b >= reachable / 2) {
@@ -552,15 +509,15 @@ public final class ResumableSession implements DuplexTransport {
   // Inbound
   // ===========================================================================================
 
-  private void inbound(ByteBuf frame) {
+  void inbound(ByteBuf frame) {
     int n = frame.readableBytes();
     if (n >= Frames.HEADER_SIZE) {
       int type;
       int streamId;
       if (n >= 8) { // one read for the stream id and the type (most frames)
         long head = frame.getLong(frame.readerIndex());
-        streamId = streamIdOf(head);
-        type = typeOf(head);
+        streamId = ResumeFrames.streamIdOf(head);
+        type = ResumeFrames.typeOf(head);
       } else {
         streamId = Frames.streamId(frame);
         type = Frames.type(frame);
@@ -604,7 +561,7 @@ public final class ResumableSession implements DuplexTransport {
    * One question at a time, at most one per {@link #ASK_SPACING_NANOS} (a later one is
    * scheduled).
    */
-  private void askForAck() {
+  void askForAck() {
     if (ackAsked || askScheduled || !attached || closed || closing) {
       return;
     }
@@ -632,7 +589,7 @@ public final class ResumableSession implements DuplexTransport {
     sendPosition(true);
   }
 
-  private void maybeAck() {
+  void maybeAck() {
     if (attached && received - ackedToPeer >= ACK_BYTES) {
       sendPosition(false);
     }
@@ -652,49 +609,7 @@ public final class ResumableSession implements DuplexTransport {
     needsFlush = true;
   }
 
-  // ===========================================================================================
-  // Cuts and resumes
-  // ===========================================================================================
-
-  private void linkLost(Link l, Throwable cause) {
-    if (closing) {
-      finish();
-      return;
-    }
-    boolean wasAttached = attached;
-    attached = false;
-    ackAsked = false; // the question, or its answer, may have been lost with the link
-    if (outBatch != null) {
-      outBatch.release();
-      outBatch = null;
-    }
-    if (detachedTask == null) {
-      detachedDeadline = loop.ticker().nanoTime() + sessionTimeoutNanos;
-      detachedTask =
-          loop.scheduleAtFixedRate(
-              this::detachedTick, DETACHED_TICK_MILLIS, DETACHED_TICK_MILLIS, TimeUnit.MILLISECONDS);
-    }
-    updateWritability();
-    owner.detached(cause, wasAttached);
-  }
-
-  private void detachedTick() {
-    if (attached || closing) {
-      SluiceConnection.cancel(detachedTask);
-      detachedTask = null;
-      return;
-    }
-    conn.keepAlive.heard = true; // the session's timeout governs while no transport is attached
-    if (loop.ticker().nanoTime() - detachedDeadline > 0) {
-      failResume(
-          new ConnectionErrorException(
-              "the session was not resumed within "
-                  + TimeUnit.NANOSECONDS.toMillis(sessionTimeoutNanos)
-                  + " ms (Resumption.sessionTimeout)"));
-    }
-  }
-
-  private void failLater(String message) {
+  void failLater(String message) {
     loop.execute(
         () -> {
           if (!closing) {
@@ -703,192 +618,15 @@ public final class ResumableSession implements DuplexTransport {
         });
   }
 
-  /** Ends a session that cannot be resumed: its streams fail with {@code cause}. */
-  private void failResume(Throwable cause) {
-    if (closing) {
-      return;
-    }
-    owner.resumeFailed(cause);
-    conn.closeNow(cause);
-  }
-
-  /** Attaches {@code l} (the current link) once the handshake is done, replaying what the peer lacks. */
-  private void attach(Link l, long peerReceived) {
-    store.trimTo(peerReceived);
-    attached = true;
-    SluiceConnection.cancel(detachedTask);
-    detachedTask = null;
-    if (!readEnabled) {
-      l.phys.setReadEnabled(false);
-    }
-    store.replayFrom(peerReceived, f -> sendFrame(l, f));
-    ackedToPeer = received;
-    flushOutBatch(l);
-    l.phys.flush();
-    resumes++;
-    conn.keepAlive.heard = true;
-    updateWritability();
-    if (storeFull) {
-      // Still half full after the peer's position: ask on the new link (updateWritability asks
-      // only when the store becomes full, and a question from before the cut went with it).
-      askForAck();
-      l.phys.flush();
-    }
-    owner.resumed(resumes);
-  }
-
-  /**
-   * Server: a RESUME for this session came on {@code phys} (on this loop, bridged if need be).
-   * Returns null once resumed (RESUME_OK sent, frames replayed) or when {@code phys} had already
-   * closed (nothing attached, nothing taken over), or why it was refused: the caller
-   * answers ERROR[REJECTED_RESUME] on {@code phys}; a session refused for its positions is ended
-   * (its client will not try again).
-   */
-  String resume(DuplexTransport phys, long lastReceivedServerPos, long firstAvailableClientPos) {
-    if (closing || storeBroken) {
-      return "the session has ended";
-    }
-    if (lastReceivedServerPos < store.firstPosition()) {
-      // The client has acknowledged more than this: a RESUME that was delayed on its way (a
-      // connection the client gave up on). Refused; the session goes on.
-      return "stale RESUME: the client already acknowledged server frames up to position "
-          + store.firstPosition()
-          + ", this RESUME asks from "
-          + lastReceivedServerPos;
-    }
-    String refusal = null;
-    if (!store.canReplayFrom(lastReceivedServerPos)) {
-      refusal =
-          "the client asks for server frames from position "
-              + lastReceivedServerPos
-              + ", the server holds ["
-              + store.firstPosition()
-              + ", "
-              + store.endPosition()
-              + "] (a position beyond what was sent, or inside a frame)";
-    } else if (firstAvailableClientPos > received) {
-      refusal =
-          "the server needs client frames from position "
-              + received
-              + ", the client holds them from "
-              + firstAvailableClientPos;
-    }
-    if (refusal != null) {
-      failResume(new io.sluice.exceptions.RejectedResumeException(refusal));
-      return refusal;
-    }
-    Link l = new Link(phys);
-    phys.start(l); // not the current link yet: a close it reports now only marks it dead
-    if (l.dead) {
-      // The RESUME's connection closed before this loop took it (its client gave up on it):
-      // nothing to answer, nothing taken over, the session stays as it was.
-      return null;
-    }
-    Link old = link;
-    if (old != null && !old.dead) {
-      // Still connected as far as we know (a half-open transport): the new one takes over.
-      old.dead = true;
-      attached = false;
-      if (outBatch != null) {
-        outBatch.release();
-        outBatch = null;
-      }
-      old.phys.close();
-    }
-    link = l;
-    ByteBuf ok = alloc.buffer(Frames.HEADER_SIZE + 8);
-    Frames.writeResumeOk(ok, received);
-    sendFrame(l, ok);
-    attach(l, lastReceivedServerPos);
-    return null;
-  }
-
-  /** Client: sends RESUME on a new transport (on this loop, bridged if need be). */
-  void beginResume(DuplexTransport phys) {
-    Link l = new Link(phys);
-    l.awaitingResumeOk = true;
-    link = l;
-    phys.start(l);
-    if (l.dead) {
-      return;
-    }
-    ByteBuf f = alloc.buffer(Frames.HEADER_SIZE + 22 + token.length);
-    Frames.writeResume(f, Unpooled.wrappedBuffer(token), received, store.firstPosition());
-    sendFrame(l, f);
-    flushOutBatch(l);
-    phys.flush();
-    long wait =
-        Math.min(RESUME_HANDSHAKE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(sessionTimeoutNanos)));
-    loop.schedule(
-        () -> {
-          if (l == link && l.awaitingResumeOk && !l.dead) {
-            l.phys.close();
-            if (!l.dead && l == link) {
-              // A transport that does not report its close (or not yet): try another one anyway.
-              l.dead = true;
-              linkLost(l, new ConnectionErrorException("no RESUME_OK within " + wait + " ms"));
-            }
-          }
-        },
-        wait,
-        TimeUnit.MILLISECONDS);
-  }
-
-  private void onResumeAnswer(Link l, ByteBuf frame) {
-    String bad = FrameValidator.validate(frame);
-    int type = bad == null ? Frames.type(frame) : -1;
-    if (type == FrameType.RESUME_OK && Frames.streamId(frame) == 0) {
-      long pos = Frames.resumeOkLastReceivedClientPosition(frame);
-      if (!store.canReplayFrom(pos)) {
-        String m =
-            "RESUME_OK asks for client frames from position "
-                + pos
-                + ", the client holds ["
-                + store.firstPosition()
-                + ", "
-                + store.endPosition()
-                + "]";
-        ByteBuf err = alloc.buffer(Frames.HEADER_SIZE + Frames.errorSize(m));
-        Frames.writeError(err, 0, ErrorCode.CONNECTION_ERROR, m);
-        sendFrame(l, err);
-        flushOutBatch(l);
-        l.phys.flush();
-        failResume(new ConnectionErrorException(m));
-        return;
-      }
-      l.awaitingResumeOk = false;
-      attach(l, pos);
-      return;
-    }
-    if (type == FrameType.ERROR
-        && Frames.streamId(frame) == 0
-        && Frames.errorCode(frame) == ErrorCode.REJECTED_RESUME
-        && ResumeGate.TRY_AGAIN.equals(Frames.errorMessage(frame))) {
-      l.phys.close(); // the server's failed-attempt bound, not a verdict: a lost link, tried again
-      return;
-    }
-    if (type == FrameType.ERROR && Frames.streamId(frame) == 0) {
-      failResume(
-          SluiceException.from(
-              Frames.errorCode(frame), "resume refused: " + Frames.errorMessage(frame)));
-      return;
-    }
-    failResume(
-        new ConnectionErrorException(
-            "expected RESUME_OK or ERROR after RESUME, got "
-                + (bad != null ? bad : Frames.describe(frame))));
-  }
-
   /** Ended: releases the store and what is held for the transport; the engine hears of the close. */
-  private void finish() {
+  void finish() {
     if (closed) {
       return;
     }
     closed = true;
     closing = true;
     attached = false;
-    SluiceConnection.cancel(detachedTask);
-    detachedTask = null;
+    handshake.stopDetachedTimer();
     store.release();
     if (partial != null) {
       partial.release();
@@ -942,9 +680,19 @@ public final class ResumableSession implements DuplexTransport {
   public static int resumes(io.sluice.Requester requester) {
     if (requester instanceof SluiceConnection
         && ((SluiceConnection) requester).transport instanceof ResumableSession) {
-      return ((ResumableSession) ((SluiceConnection) requester).transport).resumes;
+      return ((ResumableSession) ((SluiceConnection) requester).transport).handshake.resumes;
     }
     return -1;
+  }
+
+  /** Server: a RESUME for this session came on {@code phys}; see {@link ResumeHandshake#resume}. */
+  String resume(DuplexTransport phys, long lastReceivedServerPos, long firstAvailableClientPos) {
+    return handshake.resume(phys, lastReceivedServerPos, firstAvailableClientPos);
+  }
+
+  /** Client: sends RESUME on a new transport; see {@link ResumeHandshake#beginResume}. */
+  void beginResume(DuplexTransport phys) {
+    handshake.beginResume(phys);
   }
 
   boolean isEnded() {
@@ -960,117 +708,7 @@ public final class ResumableSession implements DuplexTransport {
   }
 
   int resumes() {
-    return resumes;
+    return handshake.resumes;
   }
 
-  /** Writes one frame (owned, no prefix) to a transport in its framing, and flushes. */
-  static void writeSingle(DuplexTransport t, ByteBuf frame) {
-    switch (t.framing()) {
-      case FRAME_PER_WRITE:
-        t.write(frame);
-        break;
-      case LENGTH_PREFIXED:
-        {
-          ByteBuf out = t.alloc().buffer(3 + frame.readableBytes());
-          Frames.writeU24(out, frame.readableBytes());
-          out.writeBytes(frame);
-          frame.release();
-          t.write(out);
-          break;
-        }
-      default:
-        {
-          FramePrefix p = t.framePrefix();
-          ByteBuf out = t.alloc().buffer(p.maxLength() + frame.readableBytes());
-          p.write(out, frame.readableBytes());
-          out.writeBytes(frame);
-          frame.release();
-          t.write(out);
-        }
-    }
-    t.flush();
-  }
-
-  /** One real transport under the session, and the receiver of its frames. */
-  private final class Link implements FrameReceiver {
-    final DuplexTransport phys;
-    final Framing framing;
-    final FramePrefix prefix;
-    boolean awaitingResumeOk;
-    boolean dead;
-
-    Link(DuplexTransport phys) {
-      this.phys = phys;
-      this.framing = phys.framing();
-      this.prefix = framing == Framing.TRANSPORT_PREFIXED ? phys.framePrefix() : null;
-    }
-
-    private boolean current() {
-      return this == link && !dead && !closed;
-    }
-
-    @Override
-    public int maxFrameSize() {
-      return core.maxFrameSize();
-    }
-
-    @Override
-    public int maxQueuedOutboundBytes() {
-      return core.maxQueuedOutboundBytes();
-    }
-
-    @Override
-    public void onFrame(ByteBuf frame) {
-      if (!current()) {
-        return;
-      }
-      if (awaitingResumeOk) {
-        onResumeAnswer(this, frame);
-      } else if (attached) {
-        inbound(frame);
-      }
-    }
-
-    @Override
-    public void onReadComplete() {
-      if (current() && attached) {
-        maybeAck();
-        core.onReadComplete();
-        if (needsFlush && attached && current()) {
-          flushOutBatch(link);
-          phys.flush();
-          needsFlush = false;
-        }
-      }
-    }
-
-    @Override
-    public void onWritabilityChanged(boolean writable) {
-      if (current() && attached) {
-        updateWritability();
-      }
-    }
-
-    @Override
-    public void onTransportError(Throwable cause) {
-      if (current()) {
-        // The bytes of this transport can no longer be trusted; another one may resume.
-        phys.close();
-      }
-    }
-
-    @Override
-    public void onClosed() {
-      if (dead) {
-        if (closing && this == link) {
-          finish();
-        }
-        return;
-      }
-      dead = true;
-      if (this == link) {
-        linkLost(this, new ConnectionErrorException("the transport closed"));
-      }
-    }
-  }
 }

@@ -234,7 +234,7 @@ public final class ResumeGate implements FrameReceiver {
     }
     ByteBuf err = phys.alloc().buffer(Frames.HEADER_SIZE + Frames.errorSize(message));
     Frames.writeError(err, 0, code, message);
-    ResumableSession.writeSingle(phys, err);
+    ResumeFrames.writeSingle(phys, err);
     phys.close();
   }
 

@@ -27,14 +27,19 @@ import java.util.function.Consumer;
  * not fit one (a batch of the engine's writer, at most 64 KiB). A dropped chunk is kept as a spare
  * (at most {@link #SPARES}) for the next chunk opened, until the store is idle: an acknowledgement
  * finds it empty with nothing stored since the previous one (an idle session's peer acknowledges
- * with each KEEPALIVE, so within two of them). A fast stream otherwise allocates and frees a chunk per 16 KiB, which cost the server
- * more than the copy into it.
+ * with each KEEPALIVE, so within two of them). A fast stream otherwise allocates and frees a chunk
+ * per 16 KiB, which cost the server more than the copy into it. A spare counts as frames do: its
+ * capacity and the frames' bytes stay within the store's bound and within what it took of the
+ * shared budget, so a session that stores a little between every acknowledgement (never idle) holds
+ * its spares inside both; a frame that needs their room gets it (the spares are released first). A
+ * chunk that replay slices still share ({@link #replayFrom}: queued on a transport) is never reused:
+ * the store releases its reference and the slices keep the memory until they are written.
  *
  * <p><b>Memory.</b> A frame never spans chunks. A chunk is left at least half full, or with an
  * unused tail smaller than the frame (or the slice) held after it: a run that does not fit a chunk
  * less than half full fills it frame by frame. The memory held is thus at most twice the frames'
- * bytes and their 3-byte lengths, plus one chunk (at most 64 KiB), plus the spares until idle (two
- * chunks).
+ * bytes and their 3-byte lengths, plus one chunk (at most 64 KiB); the spares (two chunks, at
+ * most 64 KiB each, none once idle) fit the bound and the budget together with the frames.
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
@@ -82,6 +87,8 @@ final class ResumeStore {
   private final ArrayDeque<Chunk> chunks = new ArrayDeque<>();
   /** Dropped chunks of {@link #CHUNK_SIZE}, cleared, for the next ones opened (see {@link #trimTo}). */
   private final ArrayDeque<Chunk> spares = new ArrayDeque<>(SPARES);
+  /** The capacity of {@link #spares}: counted with {@link #bytes} in the bound and the budget. */
+  private long spareBytes;
   private final ByteBufAllocator alloc;
   private final long maxBytes;
   private final ResumeBudget budget;
@@ -142,6 +149,11 @@ final class ResumeStore {
   /** Dropped chunks kept for reuse (at most {@link #SPARES}, none once idle). */
   int spareChunks() {
     return spares.size();
+  }
+
+  /** The capacity of the spares (held within the bound and the budget with the frames). */
+  long spareBytes() {
+    return spareBytes;
   }
 
   /**
@@ -217,11 +229,22 @@ final class ResumeStore {
 
   /** May {@code more} frame bytes be stored (the bound, the shared budget)? */
   private boolean admits(long more) {
-    if (released || bytes + more > maxBytes || !reserve(bytes + more)) {
-      refusedByBudget = !released && bytes + more <= maxBytes;
+    long need = bytes + more;
+    if (!released && need + spareBytes <= maxBytes && reserve(need + spareBytes)) {
+      return true;
+    }
+    if (released || need > maxBytes) {
+      refusedByBudget = false;
       return false;
     }
-    return true;
+    if (spareBytes > 0) {
+      releaseSpares(); // frames before spares: their room is the frame's
+      if (reserve(need)) {
+        return true;
+      }
+    }
+    refusedByBudget = true;
+    return false;
   }
 
   /**
@@ -236,6 +259,7 @@ final class ResumeStore {
         if (c.buf.capacity() >= n) {
           o = c;
           spares.remove(c);
+          spareBytes -= c.buf.capacity();
           break;
         }
       }
@@ -314,12 +338,16 @@ final class ResumeStore {
       if (c == open) {
         open = null; // all acknowledged: an idle session holds no chunk
       }
-      if (c.reusable && spares.size() < SPARES) {
+      if (c.reusable && spares.size() < SPARES && c.buf.refCnt() == 1 && keepsSpare(c.buf)) {
         c.buf.clear();
         c.frames = 0;
         c.bytes = 0;
         spares.addLast(c);
+        spareBytes += c.buf.capacity();
       } else {
+        // Not kept: more spares than wanted, no room in the bound or the budget, or replay
+        // slices of it still queued on a transport (they keep it until written; never cleared
+        // and refilled under them).
         c.buf.release();
       }
     }
@@ -332,11 +360,18 @@ final class ResumeStore {
     unreserve();
   }
 
+  /** Is there room for {@code b} as a spare beside the frames: within the bound and the budget? */
+  private boolean keepsSpare(ByteBuf b) {
+    long need = bytes + spareBytes + b.capacity();
+    return need <= maxBytes && reserve(need);
+  }
+
   private void releaseSpares() {
     Chunk c;
     while ((c = spares.pollFirst()) != null) {
       c.buf.release();
     }
+    spareBytes = 0;
   }
 
   /** Is {@code position} one this store can replay from: held, and at a frame boundary? */
@@ -416,8 +451,9 @@ final class ResumeStore {
   }
 
   private void unreserve() {
-    if (budget != null && reserved - bytes > 2 * ResumeBudget.STEP) {
-      long back = reserved - bytes - ResumeBudget.STEP;
+    long held = bytes + spareBytes;
+    if (budget != null && reserved - held > 2 * ResumeBudget.STEP) {
+      long back = reserved - held - ResumeBudget.STEP;
       reserved -= back;
       budget.giveBack(back);
     }

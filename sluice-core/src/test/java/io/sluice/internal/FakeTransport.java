@@ -127,6 +127,13 @@ final class FakeTransport implements DuplexTransport {
    */
   volatile boolean writableInsideFlush;
 
+  /**
+   * When true, the next write that finds the transport unwritable makes the peer take everything
+   * and reports writability from inside that write (once), as a resumable session may from its
+   * write when its store or its link changes.
+   */
+  volatile boolean writableInsideWrite;
+
   @Override
   public void write(ByteBuf buf) {
     assertThat(loop.inEventLoop()).as("write on the loop").isTrue();
@@ -143,6 +150,12 @@ final class FakeTransport implements DuplexTransport {
     if (writable && queuedBytes > highWaterMark) {
       writable = false; // as netty does, synchronously from write()
       receiver.onWritabilityChanged(false);
+    } else if (writableInsideWrite && !writable) {
+      writableInsideWrite = false;
+      queuedBytes = 0;
+      peerReading = true;
+      writable = true;
+      receiver.onWritabilityChanged(true);
     }
   }
 

@@ -478,7 +478,75 @@ class FragmentationEngineTest extends EngineTestBase {
    */
   @Test
   void aWritabilityChangeInsideAMidMessageFlushPutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(false, Framing.LENGTH_PREFIXED);
+  }
+
+  /**
+   * On a transport that takes one frame per write each fragment is its own write: a writability
+   * change reported from inside one of them must not pump a producer before the next fragment.
+   */
+  @Test
+  void aWritabilityChangeInsideTheWriteOfAFragmentPutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(true, Framing.FRAME_PER_WRITE);
+  }
+
+  /**
+   * As above, the writability reported from inside the write of the full batch, before its flush
+   * (a resumable session reports it from its write when its store or its link changes).
+   */
+  @Test
+  void aWritabilityChangeInsideAMidMessageWritePutsNoFrameBetweenTheFragments() {
+    writabilityInsideAMidMessageBatch(true, Framing.LENGTH_PREFIXED);
+  }
+
+  /**
+   * A payload too large to copy goes as its own buffers behind a head written into the batch. A
+   * writability change reported from inside the write of that batch must not pump a producer whose
+   * frame would land in the batch the transport now holds, or between the head and the payload.
+   */
+  @Test
+  void aWritabilityChangeInsideTheWriteOfALargePayloadPutsNoFrameInsideIt() {
     client(opts().build(), r -> new Responder() {}, Framing.LENGTH_PREFIXED);
+    StreamHandle[] handle = new StreamHandle[1];
+    int[] grants = new int[1];
+    StreamListener producer =
+        new Recorder() {
+          @Override
+          public void onRequest(long n) {
+            super.onRequest(n);
+            if (++grants[0] > 1) {
+              handle[0].next(msg("after"));
+            }
+          }
+        };
+    handle[0] = Loop.call(loop, () -> conn.requestChannel(msg("first"), false, 1, producer));
+    int id = transport.next(FrameType.REQUEST_CHANNEL).streamId();
+    transport.inject(Wire.requestN(id, 1));
+    Loop.settle(loop);
+    transport.setWritable(false);
+    transport.inject(Wire.requestN(id, 10)); // more credit while unwritable: the stream blocks
+    Loop.settle(loop);
+    assertThat(grants[0]).isEqualTo(1);
+    transport.writableInsideWrite = true;
+
+    int size = 10 * 1024; // above the copy threshold, under the MTU: head in the batch, then the payload
+    handle[0].next(Message.of(null, Wire.bytes(Wire.pattern(size, 9))));
+
+    List<Wire.Sent> frames = new ArrayList<>();
+    for (Wire.Sent f : transport.drain()) {
+      if (f.streamId() == id) {
+        frames.add(f);
+      }
+    }
+    assertThat(grants[0]).as("the blocked stream was pumped").isGreaterThan(1);
+    assertThat(frames).as("the large PAYLOAD, then what the producer sent after it").hasSizeGreaterThan(1);
+    assertThat(frames.get(0).data()).isEqualTo(Wire.pattern(size, 9));
+    assertThat(frames.subList(1, frames.size()))
+        .allSatisfy(f -> assertThat(f.dataUtf8()).isEqualTo("after"));
+  }
+
+  private void writabilityInsideAMidMessageBatch(boolean insideWrite, Framing framing) {
+    client(opts().build(), r -> new Responder() {}, framing);
     StreamHandle[] handle = new StreamHandle[1];
     int[] grants = new int[1];
     StreamListener producer =
@@ -500,7 +568,11 @@ class FragmentationEngineTest extends EngineTestBase {
     transport.inject(Wire.requestN(id, 10)); // more credit while unwritable: the stream blocks
     Loop.settle(loop);
     assertThat(grants[0]).isEqualTo(1);
-    transport.writableInsideFlush = true;
+    if (insideWrite) {
+      transport.writableInsideWrite = true;
+    } else {
+      transport.writableInsideFlush = true;
+    }
 
     int size = 300 * 1024; // several fragments at the 64 KiB MTU, so batches fill mid-message
     handle[0].next(Message.of(null, Wire.bytes(Wire.pattern(size, 7)))); // queued from this thread

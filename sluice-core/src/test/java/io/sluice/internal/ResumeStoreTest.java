@@ -278,6 +278,87 @@ class ResumeStoreTest {
     assertThat(held()).isZero();
   }
 
+  /** A run of {@code frames} prefixed frames of 100 bytes: about 40 KiB, a chunk of 64 KiB each. */
+  private static ByteBuf run40k() {
+    ByteBuf batch = Unpooled.buffer();
+    for (int i = 0; i < 400; i++) {
+      batch.writeMedium(100).writeBytes(frame(100, i));
+    }
+    return batch;
+  }
+
+  /**
+   * A session that stores a little between every acknowledgement is never idle, so it keeps its
+   * spares (up to two chunks of 64 KiB) for its life: they are held within what it took of the
+   * server's shared budget, which would otherwise not bound them (10k such sessions: over 1 GiB).
+   */
+  @Test
+  void sparesOfASessionThatNeverIdlesAreHeldWithinTheSharedBudget() {
+    ResumeBudget budget = new ResumeBudget(1 << 20);
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, budget);
+    ByteBuf batch = run40k();
+    for (int i = 0; i < 4; i++) { // four runs, each in a chunk of its own
+      assertThat(s.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400)).isTrue();
+    }
+    assertThat(held()).isEqualTo(4L * ResumeStore.MAX_SPARE_SIZE);
+    for (int round = 0; round < 5; round++) {
+      s.trimTo(s.endPosition()); // all acknowledged, but frames were stored since the last trim
+      assertThat(s.spareChunks()).isEqualTo(ResumeStore.SPARES);
+      assertThat(s.spareBytes()).isEqualTo(held());
+      assertThat(budget.used()).as("the spares are within the budget taken").isGreaterThanOrEqualTo(held());
+      assertThat(add(s, 100, round)).isTrue(); // a little traffic before the next acknowledgement
+      assertThat(budget.used()).isGreaterThanOrEqualTo(held());
+    }
+    s.release();
+    assertThat(budget.used()).isZero();
+    assertThat(held()).isZero();
+  }
+
+  /** Spares stay within the store's own bound with its frames, and give way to frames. */
+  @Test
+  void sparesStayWithinTheBoundAndGiveWayToFrames() {
+    long bound = 100 * 1024;
+    ResumeStore s = new ResumeStore(alloc, bound, null);
+    ByteBuf batch = run40k();
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400)).isTrue();
+    assertThat(s.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400)).isTrue();
+    s.trimTo(s.endPosition());
+    assertThat(s.spareChunks()).as("one spare of 64 KiB fits the bound, two do not").isEqualTo(1);
+    assertThat(held()).isLessThanOrEqualTo(bound);
+    assertThat(add(s, ResumeStore.COPY_LIMIT * 5, 1)).as("a frame that needs the spare's room").isTrue();
+    assertThat(s.spareChunks()).isZero();
+    s.release();
+    assertThat(held()).isZero();
+  }
+
+  /**
+   * A peer may acknowledge frames it has not received (hostile, or a cut mid-replay) while replay
+   * slices of a chunk are still queued on a transport: the chunk must not be cleared and refilled
+   * under them as a spare.
+   */
+  @Test
+  void aChunkThatReplaySlicesShareIsNotReusedAsASpare() {
+    ResumeStore s = new ResumeStore(alloc, 1 << 20, null);
+    for (int i = 0; i < 10; i++) {
+      assertThat(add(s, 100, i)).isTrue();
+    }
+    List<ByteBuf> replayed = new ArrayList<>();
+    s.replayFrom(0, replayed::add); // queued on the transport, not written yet
+    s.trimTo(s.endPosition()); // the peer acknowledges them anyway
+    for (int i = 0; i < 10; i++) {
+      assertThat(add(s, 100, 50 + i)).isTrue(); // new frames: a reused chunk would overwrite
+    }
+    try {
+      for (int i = 0; i < 10; i++) {
+        assertThat(replayed.get(i)).as("replayed frame %s", i).isEqualTo(frame(100, i));
+      }
+    } finally {
+      replayed.forEach(ByteBuf::release);
+    }
+    s.release();
+    assertThat(held()).isZero();
+  }
+
   @Test
   void aFrameOfTheCopyLimitItselfIsCopiedWhole() {
     ResumeStore s = new ResumeStore(alloc, 1 << 20, null);

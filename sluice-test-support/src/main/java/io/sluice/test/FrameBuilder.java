@@ -6,6 +6,10 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import io.sluice.test.ConnectionFrameBuilders.KeepAliveBuilder;
+import io.sluice.test.ConnectionFrameBuilders.LeaseBuilder;
+import io.sluice.test.ConnectionFrameBuilders.MetadataPushBuilder;
+import io.sluice.test.ConnectionFrameBuilders.ResumeBuilder;
 import java.util.Arrays;
 
 /**
@@ -36,6 +40,9 @@ import java.util.Arrays;
  *
  * <p>The static methods may be called from any thread. {@link #lengthPrefixed(ByteBuf)} takes
  * ownership of the frame it is given and releases it.
+ *
+ * <p>The builders of LEASE, KEEPALIVE, METADATA_PUSH and RESUME are in {@link
+ * ConnectionFrameBuilders}; the entry points here make them all.
  */
 public final class FrameBuilder {
   private FrameBuilder() {}
@@ -570,68 +577,6 @@ public final class FrameBuilder {
     }
   }
 
-  /** LEASE (type 0x02): u31 TTL, u31 number of requests, metadata without a length field. */
-  public static final class LeaseBuilder extends PayloadBearing<LeaseBuilder> {
-    private final int ttl;
-    private final int requests;
-
-    LeaseBuilder(int ttl, int requests) {
-      super(TYPE_LEASE, 0);
-      this.ttl = ttl;
-      this.requests = requests;
-    }
-
-    @Override
-    boolean metadataLengthField() {
-      return false;
-    }
-
-    @Override
-    int naturalFlags() {
-      return metadataFlag();
-    }
-
-    @Override
-    void writeBody(ByteBuf out) {
-      u32(out, ttl);
-      u32(out, requests);
-      writeMetadataAndData(out);
-    }
-  }
-
-  /** KEEPALIVE (type 0x03): R flag, u63 last received position, data. */
-  public static final class KeepAliveBuilder extends Builder<KeepAliveBuilder> {
-    private final boolean respond;
-    private final long position;
-    private byte[] data = new byte[0];
-
-    KeepAliveBuilder(boolean respond, long position) {
-      super(TYPE_KEEPALIVE, 0);
-      this.respond = respond;
-      this.position = position;
-    }
-
-    public KeepAliveBuilder data(byte[] data) {
-      this.data = data == null ? new byte[0] : data.clone();
-      return this;
-    }
-
-    public KeepAliveBuilder data(String data) {
-      return data(utf8(data));
-    }
-
-    @Override
-    int naturalFlags() {
-      return respond ? FLAG_RESPOND : 0;
-    }
-
-    @Override
-    void writeBody(ByteBuf out) {
-      u64(out, position);
-      bytes(out, data);
-    }
-  }
-
   /**
    * REQUEST_RESPONSE, REQUEST_FNF, REQUEST_STREAM, REQUEST_CHANNEL and PAYLOAD: [u31 initial N for
    * stream/channel], [u24 metadata length, metadata], data.
@@ -716,73 +661,6 @@ public final class FrameBuilder {
     void writeBody(ByteBuf out) {
       u32(out, code);
       bytes(out, message);
-    }
-  }
-
-  /** METADATA_PUSH (type 0x0C): M flag always, metadata is the rest of the frame. */
-  public static final class MetadataPushBuilder extends PayloadBearing<MetadataPushBuilder> {
-    MetadataPushBuilder(byte[] metadata) {
-      super(TYPE_METADATA_PUSH, 0);
-      metadata(metadata == null ? new byte[0] : metadata);
-    }
-
-    @Override
-    boolean metadataLengthField() {
-      return false;
-    }
-
-    @Override
-    int naturalFlags() {
-      return FLAG_METADATA;
-    }
-
-    @Override
-    void writeBody(ByteBuf out) {
-      writeMetadataAndData(out);
-    }
-  }
-
-  /** RESUME (type 0x0D). */
-  public static final class ResumeBuilder extends Builder<ResumeBuilder> {
-    private int major = 1;
-    private int minor = 0;
-    private final byte[] token;
-    private final long lastReceivedServerPosition;
-    private final long firstAvailableClientPosition;
-    private Integer declaredTokenLength;
-
-    ResumeBuilder(byte[] token, long lastReceivedServer, long firstAvailableClient) {
-      super(TYPE_RESUME, 0);
-      this.token = token.clone();
-      this.lastReceivedServerPosition = lastReceivedServer;
-      this.firstAvailableClientPosition = firstAvailableClient;
-    }
-
-    public ResumeBuilder version(int major, int minor) {
-      this.major = major;
-      this.minor = minor;
-      return this;
-    }
-
-    /** Writes {@code length} as the u16 token length instead of the real one. */
-    public ResumeBuilder declaredTokenLength(int length) {
-      this.declaredTokenLength = length;
-      return this;
-    }
-
-    @Override
-    int naturalFlags() {
-      return 0;
-    }
-
-    @Override
-    void writeBody(ByteBuf out) {
-      u16(out, major);
-      u16(out, minor);
-      u16(out, declaredTokenLength != null ? declaredTokenLength : token.length);
-      bytes(out, token);
-      u64(out, lastReceivedServerPosition);
-      u64(out, firstAvailableClientPosition);
     }
   }
 
