@@ -119,6 +119,16 @@ final class RawWebSocket implements AutoCloseable {
     out.flush();
   }
 
+  /** Frames made by {@link #frame}, sent in one write (so the server reads them together). */
+  void sendTogether(byte[]... frames) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    for (byte[] f : frames) {
+      b.write(f);
+    }
+    out.write(b.toByteArray());
+    out.flush();
+  }
+
   static byte[] frame(int b0, byte[] payload, boolean mask) {
     ByteArrayOutputStream b = new ByteArrayOutputStream(payload.length + 14);
     b.write(b0);

@@ -290,6 +290,24 @@ class WebSocketServerProtocolTest {
     }
   }
 
+  /**
+   * A ping and a request read together: the pong, written first, goes first. It used to wait in
+   * the transport's batch while the reply to the request, written after it, went straight out.
+   */
+  @Test
+  void aPongIsNotOvertakenByAReplyWrittenAfterIt() throws Exception {
+    try (RawWebSocket ws = upgraded()) {
+      ws.sendBinary(setup());
+      ws.sendTogether(
+          RawWebSocket.frame(0x80 | 0x9, "first".getBytes(StandardCharsets.US_ASCII), true),
+          RawWebSocket.frame(0x80 | 0x2, FrameBuilder.requestResponse(1).data("x").toBytes(), true));
+      RawWebSocket.Frame pong = ws.read();
+      assertThat(pong.opcode()).as("frame %s", pong).isEqualTo(0xA);
+      assertThat(pong.text()).isEqualTo("first");
+      assertThat(awaitPayload(ws)).isEqualTo("echo:x");
+    }
+  }
+
   @Test
   void fragmentsBeyondTheLimitCloseWith1009() throws Exception {
     try (RawWebSocket ws = upgraded()) {

@@ -348,7 +348,11 @@ public final class WebSocketDuplexTransport extends ByteToMessageDecoder impleme
       return;
     }
     if (deflate == null) {
-      // Frames behind the headers the core wrote (TRANSPORT_PREFIXED).
+      // Frames behind the headers the core wrote (TRANSPORT_PREFIXED). The batch holds only
+      // control frames here (a pong queued while reading): written first, it is not overtaken.
+      if (batch != null) {
+        writeBatch();
+      }
       ByteBuf out = masking != null ? masking.mask(frame, ctx.alloc()) : frame;
       written += out.readableBytes();
       ctx.write(out, ctx.voidPromise());
