@@ -69,8 +69,8 @@ class GrpcAttacksTest extends HostileTestBase {
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serve(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serve(port);
   }
 
   @Override

@@ -25,8 +25,8 @@ class GrpcHttp2AttacksTest extends Http2AttacksTest {
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serve(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serve(port);
   }
 
   @Override

@@ -16,8 +16,8 @@ class GrpcTlsAttacksTest extends HostileTestBase {
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serveTls(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serveTls(port);
   }
 
   @Override
