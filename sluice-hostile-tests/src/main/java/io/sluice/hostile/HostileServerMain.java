@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * small heap. Serves {@link TestResponder} on 127.0.0.1 and talks over stdio:
  *
  * <ul>
- *   <li>prints {@code LISTENING <port>} once bound;
+ *   <li>prints {@code LISTENING <port>} once bound ({@code LISTENING <port> <deadline port>} with
+ *       {@code deadlinePrefaceTimeoutMs});
  *   <li>prints {@code CLOSED <remote port> <cause>} when an established connection closes with an
  *       error;
  *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
@@ -82,6 +83,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its preface deadline; its calls are the {@code streams}
  * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
  * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); {@code
+ * deadlinePrefaceTimeoutMs} (those HTTP/2 servers only) binds the same server a second time with
+ * that preface (or detection) deadline instead, for the scenarios whose subject is the deadline,
+ * so that the rest keep the long one and they need not wait it out; {@code
  * maxEarlyResets} and {@code earlyResetWindowMs} (default 10 s) set the HTTP/2 and gRPC servers'
  * bound on rapid resets (for the TLS suites only: see Http2TlsAttacksTest); everything
  * else keeps its default. The suites over TCP and h2c test the defaults; the WebSocket suites
@@ -119,6 +123,7 @@ public final class HostileServerMain {
     String http2 = null;
     long upgradeTimeoutMs = 0;
     long prefaceTimeoutMs = 0;
+    long deadlinePrefaceTimeoutMs = 0;
     int maxEarlyResets = 0;
     long earlyResetWindowMs = 10_000;
     for (String a : args) {
@@ -155,6 +160,9 @@ public final class HostileServerMain {
         case "prefaceTimeoutMs":
           prefaceTimeoutMs = v;
           break;
+        case "deadlinePrefaceTimeoutMs":
+          deadlinePrefaceTimeoutMs = v;
+          break;
         case "maxEarlyResets":
           maxEarlyResets = (int) v;
           break;
@@ -180,6 +188,8 @@ public final class HostileServerMain {
     }
     ConnectionOptions opts = options.build();
     ServerTransport transport;
+    // The same server with the short preface (or detection) deadline, if asked for.
+    ServerTransport deadlineTransport = null;
     if ("grpc".equals(http2) || "grpctls".equals(http2)) {
       GrpcServer g =
           GrpcServer.create("127.0.0.1", 0)
@@ -196,7 +206,16 @@ public final class HostileServerMain {
         g = g.withMaxEarlyResets(maxEarlyResets, Duration.ofMillis(earlyResetWindowMs));
       }
       GrpcServer.Running running = g.bind().get(10, TimeUnit.SECONDS);
-      serve(running.port(), running::close);
+      if (deadlinePrefaceTimeoutMs > 0) {
+        GrpcServer.Running second =
+            g.withPrefaceTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs)).bind().get(10, TimeUnit.SECONDS);
+        serve(running.port(), second.port(), () -> {
+          running.close();
+          second.close();
+        });
+        return;
+      }
+      serve(running.port(), 0, running::close);
       return;
     } else if ("mpgrpc".equals(http2)) {
       if (maxEarlyResets > 0) {
@@ -209,6 +228,9 @@ public final class HostileServerMain {
               .withWriteStallTimeout(opts.writeStallTimeout());
       transport =
           prefaceTimeoutMs > 0 ? mp.withDetectionTimeout(Duration.ofMillis(prefaceTimeoutMs)) : mp;
+      if (deadlinePrefaceTimeoutMs > 0) {
+        deadlineTransport = mp.withDetectionTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs));
+      }
     } else if (http2 != null) {
       Http2ServerTransport h2 = Http2ServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
       if (prefaceTimeoutMs > 0) {
@@ -221,6 +243,9 @@ public final class HostileServerMain {
         h2 = h2.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
       }
       transport = h2;
+      if (deadlinePrefaceTimeoutMs > 0) {
+        deadlineTransport = h2.withPrefaceTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs));
+      }
     } else if (webSocket) {
       WebSocketServerTransport ws =
           WebSocketServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
@@ -230,26 +255,28 @@ public final class HostileServerMain {
     }
     // With resumption, the connection's first frame decides (SETUP, resumable SETUP or RESUME).
     ResumeSessions sessions = opts.resumption() != null ? new ResumeSessions(opts.resumption()) : null;
-    ServerTransport.Bound bound =
-        transport
-            .bind(
-                t -> {
-                  SocketAddress remote = t.remoteAddress();
-                  if (sessions != null) {
-                    ResumeGate.serve(
-                        t,
-                        opts,
-                        (setup, requester) -> new TestResponder(),
-                        sessions,
-                        c -> track(c, remote));
-                    return;
-                  }
-                  track(
-                      SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder()),
-                      remote);
-                })
-            .get(10, TimeUnit.SECONDS);
-    serve(((InetSocketAddress) bound.address()).getPort(), bound::close);
+    java.util.function.Consumer<io.sluice.transport.DuplexTransport> accept =
+        t -> {
+          SocketAddress remote = t.remoteAddress();
+          if (sessions != null) {
+            ResumeGate.serve(
+                t, opts, (setup, requester) -> new TestResponder(), sessions, c -> track(c, remote));
+            return;
+          }
+          track(SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder()), remote);
+        };
+    ServerTransport.Bound bound = transport.bind(accept).get(10, TimeUnit.SECONDS);
+    ServerTransport.Bound second =
+        deadlineTransport == null ? null : deadlineTransport.bind(accept).get(10, TimeUnit.SECONDS);
+    serve(
+        port(bound.address()),
+        second == null ? 0 : port(second.address()),
+        () -> {
+          bound.close();
+          if (second != null) {
+            second.close();
+          }
+        });
   }
 
   /** Counts {@code c} among the open connections until it closes (a resumed session: once). */
@@ -267,12 +294,15 @@ public final class HostileServerMain {
             });
   }
 
-  /** Serves the stdio commands (see the class comment) for a server bound to {@code port}. */
-  private static void serve(int port, Runnable stopAccepting) throws Exception {
+  /**
+   * Serves the stdio commands (see the class comment) for a server bound to {@code port} (and to
+   * {@code deadlinePort} with the short preface deadline, unless 0).
+   */
+  private static void serve(int port, int deadlinePort, Runnable stopAccepting) throws Exception {
     Thread sampler = new Thread(HostileServerMain::sample, "sampler");
     sampler.setDaemon(true);
     sampler.start();
-    out.println("LISTENING " + port);
+    out.println("LISTENING " + port + (deadlinePort > 0 ? " " + deadlinePort : ""));
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;

@@ -8,7 +8,7 @@ package io.sluice.hostile;
 class MultiProtocolGrpcAttacksTest extends GrpcHttp2AttacksTest {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=mpgrpc", PREFACE_TIMEOUT, "writeStallTimeoutMs=2000"};
+    return new String[] {"transport=mpgrpc", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, "writeStallTimeoutMs=2000"};
   }
 
   @Override

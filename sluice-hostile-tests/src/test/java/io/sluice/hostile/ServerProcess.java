@@ -44,6 +44,11 @@ final class ServerProcess implements AutoCloseable {
   /** Leak reports and other alarming lines from the child's stderr. */
   final List<String> alarms = new CopyOnWriteArrayList<>();
   final int port;
+  /**
+   * The server's second listener, with the short preface deadline ({@code
+   * deadlinePrefaceTimeoutMs}), or 0.
+   */
+  final int deadlinePort;
 
   ServerProcess(String... options) throws IOException, InterruptedException {
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
@@ -72,7 +77,9 @@ final class ServerProcess implements AutoCloseable {
     stderrReader.start();
     String first = replies.poll(60, TimeUnit.SECONDS);
     assertThat(first).as("server start").isNotNull().startsWith("LISTENING ");
-    port = Integer.parseInt(first.substring("LISTENING ".length()).trim());
+    String[] ports = first.substring("LISTENING ".length()).trim().split(" ");
+    port = Integer.parseInt(ports[0]);
+    deadlinePort = ports.length > 1 ? Integer.parseInt(ports[1]) : 0;
   }
 
   private void readStdout() {
