@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Floods, most of them from a peer that never reads (SECURITY-NOTES R6-R9, R11, R13, R14). The
- * server's write-stall timeout is 2 s here (default 30 s) to keep the run short.
+ * server's write-stall timeout is {@link #WRITE_STALL_TIMEOUT} here (default 30 s) to keep the
+ * run short.
  */
 class FloodAttacksTest extends HostileTestBase {
   private static final Duration FLOOD = Duration.ofSeconds(20);

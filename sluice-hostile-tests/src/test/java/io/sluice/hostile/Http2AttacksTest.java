@@ -45,9 +45,10 @@ import org.junit.jupiter.api.Test;
  * 100-item request-stream; each scenario checks the server's memory, its leak reports, and what the
  * attacker got: GOAWAY with netty's code then the close, or (a peer that never reads, whose GOAWAY
  * is queued behind what it did not read) the close. The server runs with the transport's defaults
- * except a 2 s write-stall timeout, to keep runs short. The requests the
- * attacks send come from overridable methods ({@link #endless}, {@link #requestFields}, ...), so a
- * subclass runs the same attacks with another protocol's requests ({@link GrpcHttp2AttacksTest}).
+ * except a short write-stall timeout ({@link #WRITE_STALL_TIMEOUT}), to keep runs short. The
+ * requests the attacks send come from overridable methods ({@link #endless}, {@link
+ * #requestFields}, ...), so a subclass runs the same attacks with another protocol's requests
+ * ({@link GrpcHttp2AttacksTest}).
  */
 class Http2AttacksTest extends HostileTestBase {
   static final Duration FLOOD = Duration.ofSeconds(20);
@@ -63,7 +64,7 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT};
+    return new String[] {"transport=h2", WRITE_STALL_TIMEOUT, PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT};
   }
 
   @Override

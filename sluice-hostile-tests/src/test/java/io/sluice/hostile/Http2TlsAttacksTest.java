@@ -25,7 +25,7 @@ class Http2TlsAttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, EARLY_RESETS, EARLY_RESET_WINDOW};
+    return new String[] {"transport=h2tls", WRITE_STALL_TIMEOUT, PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, EARLY_RESETS, EARLY_RESET_WINDOW};
   }
 
   @Override
