@@ -73,7 +73,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
  * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}, {@code
- * maxIgnoredFramesPerSecond}, {@code maxCancelsPerSecond} (the WebSocket suites only); {@code
+ * maxIgnoredFramesPerSecond}, {@code maxCancelsPerSecond}, {@code maxRequestNPerSecond}; {@code
  * transport=ws} serves RSocket over WebSocket (path {@code /}) instead of TCP, with {@code
  * upgradeTimeoutMs} the WebSocket upgrade deadline; {@code transport=h2} serves the HTTP/2 stream
  * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
@@ -88,10 +88,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so that the rest keep the long one and they need not wait it out; {@code
  * maxEarlyResets} and {@code earlyResetWindowMs} (default 10 s) set the HTTP/2 and gRPC servers'
  * bound on rapid resets (for the TLS suites only: see Http2TlsAttacksTest); everything
- * else keeps its default. The suites over TCP and h2c test the defaults; the WebSocket suites
- * raise the ignored-frame and CANCEL budgets and the TLS suites the early-reset bound, because a
- * server at PARANOID leak detection on a loaded machine may not read fast enough over those
- * transports to trip the default budgets within an attack: there the defaults are not tested. {@code resume=1} offers session
+ * else keeps its default. The RSocket suites over TCP and WebSocket lower the per-second frame
+ * budgets and the TLS suites the early-reset bound, because a server at PARANOID leak detection on
+ * a loaded machine may not read fast enough to trip the default budgets within an attack: there the
+ * defaults are not tested (the h2c suites keep them). {@code resume=1} offers session
  * resumption with {@link Resumption#defaults()}, {@code resumeMaxSessions=N} the same with at most
  * N sessions. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
@@ -153,6 +153,9 @@ public final class HostileServerMain {
           break;
         case "maxCancelsPerSecond":
           options.maxCancelsPerSecond((int) v);
+          break;
+        case "maxRequestNPerSecond":
+          options.maxRequestNPerSecond((int) v);
           break;
         case "upgradeTimeoutMs":
           upgradeTimeoutMs = v;
