@@ -148,10 +148,20 @@ final class Attacker implements AutoCloseable {
    * connection; reads (and parses) what arrives only if {@code read}. Returns bytes written.
    */
   long flood(Duration duration, boolean read, BatchSource nextBatch) throws IOException {
+    return flood(duration, read, nextBatch, () -> false);
+  }
+
+  /**
+   * {@link #flood(Duration, boolean, BatchSource)} that also ends once {@code stop} holds, such as
+   * once the server reported that it cut this connection: a peer that does not read sees the cut
+   * only when a write fails, which may be long after (the server first lets its output drain).
+   */
+  long flood(Duration duration, boolean read, BatchSource nextBatch, java.util.function.BooleanSupplier stop)
+      throws IOException {
     long written = 0;
     long end = System.nanoTime() + duration.toNanos();
     int round = 0;
-    while (System.nanoTime() < end && !closed && !writeFailed) {
+    while (System.nanoTime() < end && !closed && !writeFailed && !stop.getAsBoolean()) {
       if (pending == null || !pending.hasRemaining()) {
         pending = ByteBuffer.wrap(wire(nextBatch.next(round++)));
       }

@@ -184,6 +184,14 @@ final class ServerProcess implements AutoCloseable {
     return closed.get(clientPort);
   }
 
+  /**
+   * Forgets the close reported for an earlier connection from {@code clientPort}: for a connection
+   * from that port that is open now, so that only its own close counts (ports are reused).
+   */
+  void forgetClose(int clientPort) {
+    closed.remove(clientPort);
+  }
+
   /** Waits (hang guard only) until the server reported the close of {@code clientPort}. */
   String awaitCloseCause(int clientPort) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
