@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       error;
  *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
  *       peaks since the last {@code reset}, heap after a GC, open connections, live streams, the peak of request-streams live in
- *       the responder since the last {@code reset}, counted as they start and end, not sampled);
+ *       the responder since the last {@code reset}, counted as they start and end, not sampled;
+ *       the messages the gRPC service's Count calls sent, {@code countSent});
  *   <li>{@code leakcheck} runs the garbage collector until two collections were seen to complete,
  *       then allocates and releases buffers (netty looks for collected, unreleased buffers only
  *       when it tracks a new one), and answers {@code LEAKREPORT <report>} for each leak netty
@@ -448,7 +449,8 @@ public final class HostileServerMain {
         + " connections=" + open.get()
         + " peakConnections=" + peakConnections
         + " streams=" + streams
-        + " peakRequestStreams=" + peakRequestStreams.get();
+        + " peakRequestStreams=" + peakRequestStreams.get()
+        + " countSent=" + grpc.countSent();
   }
 
   /**
