@@ -12,6 +12,7 @@ import io.sluice.rpc.ServiceDefinition;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What {@link HostileServerMain} serves to gRPC callers: a Sluice service written against the raw
@@ -28,16 +29,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ul>
  *
  * <p>Counts its calls that have started and not ended ({@link #liveCalls}): the server's {@code
- * streams} statistic.
+ * streams} statistic; and the messages its Count calls sent ({@link #countSent}): its {@code
+ * countSent}.
  */
 final class HostileGrpcService {
   static final String NAME = "sluice.hostile.Hostile";
   private static final ByteString ITEM = ByteString.copyFrom(new byte[64]);
 
   private final AtomicInteger live = new AtomicInteger();
+  private final AtomicLong countSent = new AtomicLong();
 
   int liveCalls() {
     return live.get();
+  }
+
+  /** Messages the Count calls have sent, all of them, since the server started. */
+  long countSent() {
+    return countSent.get();
   }
 
   ServiceRegistry registry() {
@@ -108,6 +116,7 @@ final class HostileGrpcService {
         while (total >= 0 && credit > 0 && sent < total && !call.isClosed()) {
           credit--;
           sent++;
+          countSent.incrementAndGet();
           call.sendMessage(BytesValue.of(ITEM));
         }
         if (sent == total) {

@@ -49,12 +49,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * small heap. Serves {@link TestResponder} on 127.0.0.1 and talks over stdio:
  *
  * <ul>
- *   <li>prints {@code LISTENING <port>} once bound;
+ *   <li>prints {@code LISTENING <port>} once bound ({@code LISTENING <port> <deadline port>} with
+ *       {@code deadlinePrefaceTimeoutMs});
  *   <li>prints {@code CLOSED <remote port> <cause>} when an established connection closes with an
  *       error;
  *   <li>answers {@code stats} with {@code STATS key=value ...} (heap and direct memory now and their
  *       peaks since the last {@code reset}, heap after a GC, open connections, live streams, the peak of request-streams live in
- *       the responder since the last {@code reset}, counted as they start and end, not sampled);
+ *       the responder since the last {@code reset}, counted as they start and end, not sampled;
+ *       the messages the gRPC service's Count calls sent, {@code countSent});
  *   <li>{@code leakcheck} runs the garbage collector until two collections were seen to complete,
  *       then allocates and releases buffers (netty looks for collected, unreleased buffers only
  *       when it tracks a new one), and answers {@code LEAKREPORT <report>} for each leak netty
@@ -72,7 +74,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Options: {@code key=value} arguments naming {@link ConnectionOptions} in milliseconds or
  * counts: {@code setupTimeoutMs}, {@code writeStallTimeoutMs}, {@code maxConnections}, {@code
- * maxIgnoredFramesPerSecond}, {@code maxCancelsPerSecond} (the WebSocket suites only); {@code
+ * maxIgnoredFramesPerSecond}, {@code maxCancelsPerSecond}, {@code maxRequestNPerSecond}; {@code
  * transport=ws} serves RSocket over WebSocket (path {@code /}) instead of TCP, with {@code
  * upgradeTimeoutMs} the WebSocket upgrade deadline; {@code transport=h2} serves the HTTP/2 stream
  * mapping (h2c, {@link Http2ServerTransport}) and {@code transport=h2tls} the same over TLS (ALPN
@@ -82,12 +84,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its preface deadline; its calls are the {@code streams}
  * statistic and, for {@code leakcheck close}, what must end), and {@code transport=mpgrpc} the
  * multiprotocol server with gRPC on ({@code prefaceTimeoutMs} its detection timeout); {@code
+ * deadlinePrefaceTimeoutMs} (those HTTP/2 servers only) binds the same server a second time with
+ * that preface (or detection) deadline instead, for the scenarios whose subject is the deadline,
+ * so that the rest keep the long one and they need not wait it out; {@code
  * maxEarlyResets} and {@code earlyResetWindowMs} (default 10 s) set the HTTP/2 and gRPC servers'
  * bound on rapid resets (for the TLS suites only: see Http2TlsAttacksTest); everything
- * else keeps its default. The suites over TCP and h2c test the defaults; the WebSocket suites
- * raise the ignored-frame and CANCEL budgets and the TLS suites the early-reset bound, because a
- * server at PARANOID leak detection on a loaded machine may not read fast enough over those
- * transports to trip the default budgets within an attack: there the defaults are not tested. {@code resume=1} offers session
+ * else keeps its default. The RSocket suites over TCP and WebSocket lower the per-second frame
+ * budgets and the TLS suites the early-reset bound, because a server at PARANOID leak detection on
+ * a loaded machine may not read fast enough to trip the default budgets within an attack: there the
+ * defaults are not tested (the h2c suites keep them). {@code resume=1} offers session
  * resumption with {@link Resumption#defaults()}, {@code resumeMaxSessions=N} the same with at most
  * N sessions. {@code leakOnPurpose=1} is for the test
  * of the leak check only: a request-response with data {@code leak} never releases its request,
@@ -119,6 +124,7 @@ public final class HostileServerMain {
     String http2 = null;
     long upgradeTimeoutMs = 0;
     long prefaceTimeoutMs = 0;
+    long deadlinePrefaceTimeoutMs = 0;
     int maxEarlyResets = 0;
     long earlyResetWindowMs = 10_000;
     for (String a : args) {
@@ -149,11 +155,17 @@ public final class HostileServerMain {
         case "maxCancelsPerSecond":
           options.maxCancelsPerSecond((int) v);
           break;
+        case "maxRequestNPerSecond":
+          options.maxRequestNPerSecond((int) v);
+          break;
         case "upgradeTimeoutMs":
           upgradeTimeoutMs = v;
           break;
         case "prefaceTimeoutMs":
           prefaceTimeoutMs = v;
+          break;
+        case "deadlinePrefaceTimeoutMs":
+          deadlinePrefaceTimeoutMs = v;
           break;
         case "maxEarlyResets":
           maxEarlyResets = (int) v;
@@ -180,6 +192,8 @@ public final class HostileServerMain {
     }
     ConnectionOptions opts = options.build();
     ServerTransport transport;
+    // The same server with the short preface (or detection) deadline, if asked for.
+    ServerTransport deadlineTransport = null;
     if ("grpc".equals(http2) || "grpctls".equals(http2)) {
       GrpcServer g =
           GrpcServer.create("127.0.0.1", 0)
@@ -196,7 +210,16 @@ public final class HostileServerMain {
         g = g.withMaxEarlyResets(maxEarlyResets, Duration.ofMillis(earlyResetWindowMs));
       }
       GrpcServer.Running running = g.bind().get(10, TimeUnit.SECONDS);
-      serve(running.port(), running::close);
+      if (deadlinePrefaceTimeoutMs > 0) {
+        GrpcServer.Running second =
+            g.withPrefaceTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs)).bind().get(10, TimeUnit.SECONDS);
+        serve(running.port(), second.port(), () -> {
+          running.close();
+          second.close();
+        });
+        return;
+      }
+      serve(running.port(), 0, running::close);
       return;
     } else if ("mpgrpc".equals(http2)) {
       if (maxEarlyResets > 0) {
@@ -209,6 +232,9 @@ public final class HostileServerMain {
               .withWriteStallTimeout(opts.writeStallTimeout());
       transport =
           prefaceTimeoutMs > 0 ? mp.withDetectionTimeout(Duration.ofMillis(prefaceTimeoutMs)) : mp;
+      if (deadlinePrefaceTimeoutMs > 0) {
+        deadlineTransport = mp.withDetectionTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs));
+      }
     } else if (http2 != null) {
       Http2ServerTransport h2 = Http2ServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
       if (prefaceTimeoutMs > 0) {
@@ -221,6 +247,9 @@ public final class HostileServerMain {
         h2 = h2.withSsl(Tls.server(Tls.selfSigned("localhost")).alpn("h2").build());
       }
       transport = h2;
+      if (deadlinePrefaceTimeoutMs > 0) {
+        deadlineTransport = h2.withPrefaceTimeout(Duration.ofMillis(deadlinePrefaceTimeoutMs));
+      }
     } else if (webSocket) {
       WebSocketServerTransport ws =
           WebSocketServerTransport.create("127.0.0.1", 0).withMaxConnections(maxConnections);
@@ -230,26 +259,28 @@ public final class HostileServerMain {
     }
     // With resumption, the connection's first frame decides (SETUP, resumable SETUP or RESUME).
     ResumeSessions sessions = opts.resumption() != null ? new ResumeSessions(opts.resumption()) : null;
-    ServerTransport.Bound bound =
-        transport
-            .bind(
-                t -> {
-                  SocketAddress remote = t.remoteAddress();
-                  if (sessions != null) {
-                    ResumeGate.serve(
-                        t,
-                        opts,
-                        (setup, requester) -> new TestResponder(),
-                        sessions,
-                        c -> track(c, remote));
-                    return;
-                  }
-                  track(
-                      SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder()),
-                      remote);
-                })
-            .get(10, TimeUnit.SECONDS);
-    serve(((InetSocketAddress) bound.address()).getPort(), bound::close);
+    java.util.function.Consumer<io.sluice.transport.DuplexTransport> accept =
+        t -> {
+          SocketAddress remote = t.remoteAddress();
+          if (sessions != null) {
+            ResumeGate.serve(
+                t, opts, (setup, requester) -> new TestResponder(), sessions, c -> track(c, remote));
+            return;
+          }
+          track(SluiceConnection.server(t, opts, (setup, requester) -> new TestResponder()), remote);
+        };
+    ServerTransport.Bound bound = transport.bind(accept).get(10, TimeUnit.SECONDS);
+    ServerTransport.Bound second =
+        deadlineTransport == null ? null : deadlineTransport.bind(accept).get(10, TimeUnit.SECONDS);
+    serve(
+        port(bound.address()),
+        second == null ? 0 : port(second.address()),
+        () -> {
+          bound.close();
+          if (second != null) {
+            second.close();
+          }
+        });
   }
 
   /** Counts {@code c} among the open connections until it closes (a resumed session: once). */
@@ -267,12 +298,15 @@ public final class HostileServerMain {
             });
   }
 
-  /** Serves the stdio commands (see the class comment) for a server bound to {@code port}. */
-  private static void serve(int port, Runnable stopAccepting) throws Exception {
+  /**
+   * Serves the stdio commands (see the class comment) for a server bound to {@code port} (and to
+   * {@code deadlinePort} with the short preface deadline, unless 0).
+   */
+  private static void serve(int port, int deadlinePort, Runnable stopAccepting) throws Exception {
     Thread sampler = new Thread(HostileServerMain::sample, "sampler");
     sampler.setDaemon(true);
     sampler.start();
-    out.println("LISTENING " + port);
+    out.println("LISTENING " + port + (deadlinePort > 0 ? " " + deadlinePort : ""));
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
@@ -415,7 +449,8 @@ public final class HostileServerMain {
         + " connections=" + open.get()
         + " peakConnections=" + peakConnections
         + " streams=" + streams
-        + " peakRequestStreams=" + peakRequestStreams.get();
+        + " peakRequestStreams=" + peakRequestStreams.get()
+        + " countSent=" + grpc.countSent();
   }
 
   /**

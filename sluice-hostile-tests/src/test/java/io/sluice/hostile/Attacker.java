@@ -41,6 +41,8 @@ final class Attacker implements AutoCloseable {
   long framesRead;
   long bytesRead;
   long framesSent;
+  /** KEEPALIVE frames received (the answers to KEEPALIVEs with the respond flag). */
+  long keepAlivesRead;
   /** Stream ERRORs received beyond the first 20 kept in {@link #errors}. */
   long moreStreamErrors;
   /** Reading saw the server close (EOF) or reset the connection. */
@@ -148,10 +150,20 @@ final class Attacker implements AutoCloseable {
    * connection; reads (and parses) what arrives only if {@code read}. Returns bytes written.
    */
   long flood(Duration duration, boolean read, BatchSource nextBatch) throws IOException {
+    return flood(duration, read, nextBatch, () -> false);
+  }
+
+  /**
+   * {@link #flood(Duration, boolean, BatchSource)} that also ends once {@code stop} holds, such as
+   * once the server reported that it cut this connection: a peer that does not read sees the cut
+   * only when a write fails, which may be long after (the server first lets its output drain).
+   */
+  long flood(Duration duration, boolean read, BatchSource nextBatch, java.util.function.BooleanSupplier stop)
+      throws IOException {
     long written = 0;
     long end = System.nanoTime() + duration.toNanos();
     int round = 0;
-    while (System.nanoTime() < end && !closed && !writeFailed) {
+    while (System.nanoTime() < end && !closed && !writeFailed && !stop.getAsBoolean()) {
       if (pending == null || !pending.hasRemaining()) {
         pending = ByteBuffer.wrap(wire(nextBatch.next(round++)));
       }
@@ -174,6 +186,18 @@ final class Attacker implements AutoCloseable {
       }
     }
     return written;
+  }
+
+  /**
+   * Writes the rest of the batch a {@link #flood} that ended was writing (hang guard 10 s), so that
+   * what is sent next starts on a frame.
+   */
+  void finishBatch() throws IOException {
+    if (pending != null && pending.hasRemaining()) {
+      byte[] rest = new byte[pending.remaining()];
+      pending.get(rest);
+      sendWire(rest);
+    }
   }
 
   /** Makes the next batch of length-prefixed frames. */
@@ -223,6 +247,24 @@ final class Attacker implements AutoCloseable {
       }
     }
     return closed;
+  }
+
+  /**
+   * Sends a KEEPALIVE with the respond flag and reads until its answer (hang guard {@code guard});
+   * true if it came. The server has read everything sent before it by then.
+   */
+  boolean keepAliveFence(Duration guard) throws IOException {
+    long before = keepAlivesRead;
+    sendFully(prefixed(FrameBuilder.keepAlive(true, 0).toBytes()));
+    long end = System.nanoTime() + guard.toNanos();
+    while (keepAlivesRead == before && !closed && System.nanoTime() < end) {
+      long read = bytesRead;
+      readAvailable();
+      if (bytesRead == read) {
+        sleep(2);
+      }
+    }
+    return keepAlivesRead > before;
   }
 
   /** The first ERROR on stream 0, or null. */
@@ -279,6 +321,9 @@ final class Attacker implements AutoCloseable {
         int streamId = (acc[f] & 0x7F) << 24 | (acc[f + 1] & 0xFF) << 16 | (acc[f + 2] & 0xFF) << 8
             | (acc[f + 3] & 0xFF);
         int type = (acc[f + 4] & 0xFF) >>> 2;
+        if (type == FrameBuilder.TYPE_KEEPALIVE) {
+          keepAlivesRead++;
+        }
         if (type == FrameBuilder.TYPE_ERROR) {
           int code = (acc[f + 6] & 0xFF) << 24 | (acc[f + 7] & 0xFF) << 16 | (acc[f + 8] & 0xFF) << 8
               | (acc[f + 9] & 0xFF);

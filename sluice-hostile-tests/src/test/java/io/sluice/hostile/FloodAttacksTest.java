@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Floods, most of them from a peer that never reads (SECURITY-NOTES R6-R9, R11, R13, R14). The
- * server's write-stall timeout is 2 s here (default 30 s) to keep the run short.
+ * server's write-stall timeout is {@link #WRITE_STALL_TIMEOUT} here (default 30 s) to keep the
+ * run short.
  */
 class FloodAttacksTest extends HostileTestBase {
   private static final Duration FLOOD = Duration.ofSeconds(20);
@@ -28,6 +29,16 @@ class FloodAttacksTest extends HostileTestBase {
       }
       return Attacker.concat(b);
     };
+  }
+
+  /**
+   * Whether the server reported that it cut {@code a}'s connection (open when this is called):
+   * what ends a flood from a peer that does not read, whose writes fail only once the server gives
+   * up on draining its output to it, seconds later.
+   */
+  private java.util.function.BooleanSupplier cutReported(Attacker a) {
+    server.forgetClose(a.localPort);
+    return () -> server.closeCause(a.localPort) != null;
   }
 
   /**
@@ -53,7 +64,7 @@ class FloodAttacksTest extends HostileTestBase {
         "R6 request-response flood, never reads",
         port -> {
           try (Attacker a = Attacker.connect(port, SMALL_RCVBUF).setup()) {
-            a.flood(FLOOD, false, batches(1000, i -> Attacker.withStreamId(rr, 2 * i + 1)));
+            a.flood(FLOOD, false, batches(1000, i -> Attacker.withStreamId(rr, 2 * i + 1)), cutReported(a));
             return expectServerCut(a, "write stall");
           }
         });
@@ -67,7 +78,7 @@ class FloodAttacksTest extends HostileTestBase {
         port -> {
           try (Attacker a = Attacker.connect(port, SMALL_RCVBUF).setup()) {
             a.sendFully(Attacker.prefixed(FrameBuilder.requestStream(1, 1).data("forever").toBytes()));
-            a.flood(FLOOD, false, batches(5000, i -> rn));
+            a.flood(FLOOD, false, batches(5000, i -> rn), cutReported(a));
             return expectServerCut(a, "REQUEST_N frames", "write stall");
           }
         });
@@ -101,7 +112,7 @@ class FloodAttacksTest extends HostileTestBase {
         "R9 KEEPALIVE R=1 with 9 KiB data, never reads",
         port -> {
           try (Attacker a = Attacker.connect(port, SMALL_RCVBUF).setup()) {
-            a.flood(FLOOD, false, batches(100, i -> big));
+            a.flood(FLOOD, false, batches(100, i -> big), cutReported(a));
             return expectConnectionError(a, CONNECTION_ERROR, "KEEPALIVE data larger than 1024");
           }
         });
@@ -110,7 +121,7 @@ class FloodAttacksTest extends HostileTestBase {
         "R9 KEEPALIVE R=1 flood (512 B data), never reads",
         port -> {
           try (Attacker a = Attacker.connect(port, SMALL_RCVBUF).setup()) {
-            a.flood(FLOOD, false, batches(100, i -> small));
+            a.flood(FLOOD, false, batches(100, i -> small), cutReported(a));
             return expectConnectionError(a, CONNECTION_ERROR, "KEEPALIVE frames");
           }
         });

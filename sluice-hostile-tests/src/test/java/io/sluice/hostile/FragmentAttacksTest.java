@@ -34,12 +34,21 @@ class FragmentAttacksTest extends HostileTestBase {
               batch.add(more(1, KIB));
             }
             byte[] b = Attacker.concat(batch);
-            // 4 MiB get the stream its INVALID; the chain goes on for a bounded time after that.
-            a.flood(Duration.ofSeconds(3), true, round -> b);
-            a.readAvailable();
+            // 4 MiB get the stream its INVALID (hang guard 20 s); then 4 MiB more of the chain,
+            // and a KEEPALIVE whose answer says the server has read them (it was 3 s of flood).
+            a.flood(Duration.ofSeconds(20), true, round -> b, () -> !a.errors.isEmpty());
             assertThat(a.errors).isNotEmpty();
             assertThat(a.errors.get(0).streamId()).isEqualTo(1);
             assertThat(a.errors.get(0).code()).isEqualTo(INVALID);
+            a.finishBatch();
+            for (int i = 0; i < 64; i++) {
+              a.sendFully(b);
+              a.readAvailable();
+            }
+            assertThat(a.keepAliveFence(Duration.ofSeconds(30)))
+                .as("the server answers a KEEPALIVE after the chain (closed: %s, errors: %s, server: %s)",
+                    a.closed, a.errors, server.closeCause(a.localPort))
+                .isTrue();
             // The rest of the chain is for a stream that ended: dropped, costing a table lookup.
             assertThat(a.errors).hasSize(1);
             return a.errors.get(0) + "; the rest of the chain dropped (" + (a.closed ? "closed" : "connection open") + ")";

@@ -48,13 +48,20 @@ class GrpcAttacksTest extends HostileTestBase {
   static final String UNIMPLEMENTED = "12";
   static final String INTERNAL = "13";
   /**
-   * How long a peer that never reads floods answered calls (the write-stall timeout is the default
-   * 30 s here, so the flood is not cut): its 8 KiB receive buffer is full within milliseconds, and
-   * from then on every answer the server made would be held by the server, so seconds of flood at
-   * this rate are what shows the server's memory bounded (it was 20 s, the longest wait of the
-   * class, for the same outcome).
+   * The longest a peer that never reads floods answered calls (the write-stall timeout is the
+   * default 30 s here, so the flood is not cut): its 8 KiB receive buffer is full within
+   * milliseconds, and from then on every answer the server made would be held by the server. The
+   * flood ends sooner once the server has stopped reading it ({@link #HELD}): from then on it
+   * cannot grow what the server holds (it was 20 s, then 5 s, waited out for the same outcome).
    */
   static final Duration NEVER_READING_FLOOD = Duration.ofSeconds(5);
+
+  /**
+   * How long nothing must move (the flood's next batch not taken, the server's Count calls not
+   * sending) for the server to count as holding a peer that never reads: it has stopped reading
+   * from it, or writing to it, and waits for the peer to read.
+   */
+  static final Duration HELD = Duration.ofMillis(750);
   /** What a call opened and abandoned may cost the server (its stream, call and handler state). */
   static final long MAX_HEAP_PER_CALL = 2048;
 
@@ -69,8 +76,8 @@ class GrpcAttacksTest extends HostileTestBase {
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serve(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serve(port);
   }
 
   @Override
@@ -520,9 +527,9 @@ class GrpcAttacksTest extends HostileTestBase {
         port -> {
           try (RawH2Peer p = RawH2Peer.connect(port, Http2AttacksTest.SMALL_RCVBUF)) {
             p.send(concat(RawH2Peer.PREFACE, RawH2Peer.settings()));
-            p.flood(NEVER_READING_FLOOD, false,
-                Http2AttacksTest.perStream(200, id -> RawH2Peer.headers(id, true, unknown)));
-            return expectCutOrHeld(p);
+            HeldFlood flood = new HeldFlood(Http2AttacksTest.perStream(200, id -> RawH2Peer.headers(id, true, unknown)));
+            p.flood(NEVER_READING_FLOOD, false, flood, flood::held);
+            return expectCutOrHeld(p, flood);
           }
         });
     scenario(
@@ -532,21 +539,51 @@ class GrpcAttacksTest extends HostileTestBase {
           try (RawH2Peer p = RawH2Peer.connect(port, Http2AttacksTest.SMALL_RCVBUF)) {
             p.send(concat(RawH2Peer.PREFACE, RawH2Peer.settings(SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE),
                 windowUpdate(0, Integer.MAX_VALUE - 65_535)));
-            p.flood(NEVER_READING_FLOOD, false, Http2AttacksTest.perStream(100, GrpcAttacksTest::goodCall));
-            return expectCutOrHeld(p);
+            HeldFlood flood = new HeldFlood(Http2AttacksTest.perStream(100, GrpcAttacksTest::goodCall));
+            p.flood(NEVER_READING_FLOOD, false, flood, flood::held);
+            return expectCutOrHeld(p, flood);
           }
         });
   }
 
   /**
-   * A flood from a peer that never reads: the server cut it (a write failed), or it was still
-   * flooding at the end with the server's memory bounded (the base class checks that).
+   * A flood's batches, noting when the flood last took one: a flood from a peer that never reads
+   * takes the next batch only once the server has read enough of the last one.
    */
-  private String expectCutOrHeld(RawH2Peer p) {
+  static final class HeldFlood implements RawH2Peer.BatchSource {
+    private final RawH2Peer.BatchSource batches;
+    private volatile long lastTaken = System.nanoTime();
+    int taken;
+
+    HeldFlood(RawH2Peer.BatchSource batches) {
+      this.batches = batches;
+    }
+
+    @Override
+    public byte[] next(int round) {
+      lastTaken = System.nanoTime();
+      taken++;
+      return batches.next(round);
+    }
+
+    /** The server has stopped reading the flood: no batch taken for {@link #HELD}. */
+    boolean held(RawH2Peer p) {
+      return System.nanoTime() - lastTaken > HELD.toNanos();
+    }
+  }
+
+  /**
+   * A flood from a peer that never reads: the server cut it (a write failed), held it (stopped
+   * reading it), or was still reading it at the end, with the server's memory bounded (the base
+   * class checks that).
+   */
+  private String expectCutOrHeld(RawH2Peer p, HeldFlood flood) {
     ServerProcess.Stats s = server.stats();
     String cause = server.closeCause(p.localPort);
-    return (p.writeFailed ? "cut while flooding (write failed)" : "not cut after " + NEVER_READING_FLOOD.toSeconds()
-        + " s") + "; server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0)
+    return (p.writeFailed ? "cut while flooding (write failed)"
+            : flood.held(p) ? "held: the server stopped reading after " + flood.taken + " batches"
+            : "not cut after " + NEVER_READING_FLOOD.toSeconds() + " s (" + flood.taken + " batches read)")
+        + "; server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0)
         + (cause != null ? "; server: " + cause : "");
   }
 
@@ -562,7 +599,8 @@ class GrpcAttacksTest extends HostileTestBase {
 
   /**
    * {@code calls} endless Count calls with the stream and connection windows at their maximum, on a
-   * connection whose socket receive buffer is small and that never reads; held 5 s, then closed.
+   * connection whose socket receive buffer is small and that never reads; closed once the server
+   * has stopped sending (held by the unread socket: it was a fixed 5 s).
    */
   private String neverReading(int port, int calls) throws Exception {
     try (RawH2Peer p = RawH2Peer.connect(port, Http2AttacksTest.SMALL_RCVBUF)) {
@@ -570,10 +608,31 @@ class GrpcAttacksTest extends HostileTestBase {
           windowUpdate(0, Integer.MAX_VALUE - 65_535),
           repeat(calls, i -> concat(call(2 * i + 1, false, "Count"),
               data(2 * i + 1, true, message(false, stringValue("forever")))))));
-      RawH2Peer.sleep(5000);
+      long sent = awaitCountHeld();
       ServerProcess.Stats s = server.stats();
-      return calls + " calls held 5 s: server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0)
+      return calls + " calls held (the server stopped sending after " + sent + " messages in all): server peak direct " + String.format("%.1f MiB", s.peakDirect() / 1048576.0)
           + ", peak heap " + String.format("%.1f MiB", s.peakHeap() / 1048576.0);
     }
+  }
+
+  /**
+   * Waits until the server's Count calls have sent nothing for {@link #HELD} (hang guard {@link
+   * #WAIT}); returns the messages they sent in all. A server that kept answering a peer that never
+   * reads would never get there.
+   */
+  private long awaitCountHeld() {
+    long end = System.nanoTime() + WAIT.toNanos();
+    long last = server.stats().get("countSent");
+    long since = System.nanoTime();
+    while (System.nanoTime() - since < HELD.toNanos()) {
+      assertThat(System.nanoTime()).as("the server still sending after %s s", WAIT.toSeconds()).isLessThan(end);
+      RawH2Peer.sleep(HELD.toMillis() / 3);
+      long sent = server.stats().get("countSent");
+      if (sent != last) {
+        last = sent;
+        since = System.nanoTime();
+      }
+    }
+    return last;
   }
 }

@@ -16,7 +16,7 @@ import io.sluice.transport.http2.RawH2Peer.Hpack;
 class GrpcHttp2AttacksTest extends Http2AttacksTest {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=grpc", PREFACE_TIMEOUT, "writeStallTimeoutMs=2000"};
+    return new String[] {"transport=grpc", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, WRITE_STALL_TIMEOUT};
   }
 
   @Override
@@ -25,8 +25,8 @@ class GrpcHttp2AttacksTest extends Http2AttacksTest {
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serve(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serve(port);
   }
 
   @Override

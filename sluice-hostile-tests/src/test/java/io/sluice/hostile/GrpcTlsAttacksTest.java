@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
 class GrpcTlsAttacksTest extends HostileTestBase {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=grpctls", PREFACE_TIMEOUT, Http2TlsAttacksTest.EARLY_RESETS, Http2TlsAttacksTest.EARLY_RESET_WINDOW};
+    return new String[] {"transport=grpctls", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, Http2TlsAttacksTest.EARLY_RESETS, Http2TlsAttacksTest.EARLY_RESET_WINDOW};
   }
 
   @Override
-  void wellBehavedClient() {
-    GoodGrpcClient.serveTls(server.port);
+  void wellBehavedClient(int port) {
+    GoodGrpcClient.serveTls(port);
   }
 
   @Override
@@ -44,6 +44,7 @@ class GrpcTlsAttacksTest extends HostileTestBase {
   @Test
   void noTlsHandshake() throws Exception {
     scenario(
+        server.deadlinePort,
         "200 connections that never start the TLS handshake",
         port -> Http2AttacksTest.slowConnections(port, 200, new byte[0]));
   }

@@ -45,9 +45,10 @@ import org.junit.jupiter.api.Test;
  * 100-item request-stream; each scenario checks the server's memory, its leak reports, and what the
  * attacker got: GOAWAY with netty's code then the close, or (a peer that never reads, whose GOAWAY
  * is queued behind what it did not read) the close. The server runs with the transport's defaults
- * except a 2 s write-stall timeout, to keep runs short. The requests the
- * attacks send come from overridable methods ({@link #endless}, {@link #requestFields}, ...), so a
- * subclass runs the same attacks with another protocol's requests ({@link GrpcHttp2AttacksTest}).
+ * except a short write-stall timeout ({@link #WRITE_STALL_TIMEOUT}), to keep runs short. The
+ * requests the attacks send come from overridable methods ({@link #endless}, {@link
+ * #requestFields}, ...), so a subclass runs the same attacks with another protocol's requests
+ * ({@link GrpcHttp2AttacksTest}).
  */
 class Http2AttacksTest extends HostileTestBase {
   static final Duration FLOOD = Duration.ofSeconds(20);
@@ -63,7 +64,7 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT};
+    return new String[] {"transport=h2", WRITE_STALL_TIMEOUT, PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT};
   }
 
   @Override
@@ -478,9 +479,10 @@ class Http2AttacksTest extends HostileTestBase {
 
   @Test
   void noPrefaceAndDribbledPreface() throws Exception {
-    // Both kinds at once: each waits for the same 10 s preface deadline (one wait, not two).
+    // Both kinds at once, on the listener with the short preface deadline: one wait, not two.
     byte[] preface = concat(PREFACE, settings());
     scenario(
+        server.deadlinePort,
         "200 connections that never send the preface, and 100 dribbling it a byte every 100 ms, at once",
         port -> slowConnections(port, new int[] {200, 100}, new byte[][] {new byte[0], preface}));
   }
@@ -557,7 +559,8 @@ class Http2AttacksTest extends HostileTestBase {
         // The server's SETTINGS (and nothing that answers a frame: none arrived whole).
         assertThat(maxRead[g]).as("bytes the server sent a slow connection (group %d)", g).isLessThan(100);
         outcome.append(outcome.length() > 0 ? "; " : "").append(cutOf[g]).append('/').append(counts[g])
-            .append(" closed at the preface deadline (10 s), the server sent each at most ").append(maxRead[g])
+            .append(" closed at the preface deadline (").append(SHORT_PREFACE.toSeconds())
+            .append(" s), the server sent each at most ").append(maxRead[g])
             .append(" bytes").append(maxRead[g] > 0 ? " (its SETTINGS)" : "");
       }
       assertThat(cutCount).as("slow connections cut off").isEqualTo(count);

@@ -25,7 +25,7 @@ class Http2MappingMemoryAttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT};
+    return new String[] {"transport=h2", WRITE_STALL_TIMEOUT, PREFACE_TIMEOUT};
   }
 
   @Override

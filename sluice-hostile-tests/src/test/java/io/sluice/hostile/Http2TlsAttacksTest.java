@@ -25,7 +25,7 @@ class Http2TlsAttacksTest extends HostileTestBase {
 
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=h2tls", "writeStallTimeoutMs=2000", PREFACE_TIMEOUT, EARLY_RESETS, EARLY_RESET_WINDOW};
+    return new String[] {"transport=h2tls", WRITE_STALL_TIMEOUT, PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, EARLY_RESETS, EARLY_RESET_WINDOW};
   }
 
   @Override
@@ -53,6 +53,7 @@ class Http2TlsAttacksTest extends HostileTestBase {
   @Test
   void noTlsHandshake() throws Exception {
     scenario(
+        server.deadlinePort,
         "200 connections that never start the TLS handshake",
         port -> Http2AttacksTest.slowConnections(port, 200, new byte[0]));
   }

@@ -3,12 +3,12 @@ package io.sluice.hostile;
 /**
  * {@link GrpcHttp2AttacksTest} (the HTTP/2 attacks as gRPC calls, grpc-java the well-behaved
  * client) against the multiprotocol port with gRPC on ({@code
- * MultiProtocolServerTransport.withHttpRoutes}): its defaults but a 2 s write-stall timeout.
+ * MultiProtocolServerTransport.withHttpRoutes}): its defaults but a short write-stall timeout.
  */
 class MultiProtocolGrpcAttacksTest extends GrpcHttp2AttacksTest {
   @Override
   String[] serverOptions() {
-    return new String[] {"transport=mpgrpc", PREFACE_TIMEOUT, "writeStallTimeoutMs=2000"};
+    return new String[] {"transport=mpgrpc", PREFACE_TIMEOUT, DEADLINE_PREFACE_TIMEOUT, WRITE_STALL_TIMEOUT};
   }
 
   @Override

@@ -38,7 +38,7 @@ class ResumeAttacksTest extends HostileTestBase {
   @Override
   String[] serverOptions() {
     return new String[] {
-      "setupTimeoutMs=2000", "writeStallTimeoutMs=2000", "resumeMaxSessions=" + MAX_SESSIONS
+      "setupTimeoutMs=2000", WRITE_STALL_TIMEOUT, "resumeMaxSessions=" + MAX_SESSIONS
     };
   }
 

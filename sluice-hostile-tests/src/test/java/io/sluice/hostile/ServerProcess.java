@@ -44,6 +44,11 @@ final class ServerProcess implements AutoCloseable {
   /** Leak reports and other alarming lines from the child's stderr. */
   final List<String> alarms = new CopyOnWriteArrayList<>();
   final int port;
+  /**
+   * The server's second listener, with the short preface deadline ({@code
+   * deadlinePrefaceTimeoutMs}), or 0.
+   */
+  final int deadlinePort;
 
   ServerProcess(String... options) throws IOException, InterruptedException {
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
@@ -72,7 +77,9 @@ final class ServerProcess implements AutoCloseable {
     stderrReader.start();
     String first = replies.poll(60, TimeUnit.SECONDS);
     assertThat(first).as("server start").isNotNull().startsWith("LISTENING ");
-    port = Integer.parseInt(first.substring("LISTENING ".length()).trim());
+    String[] ports = first.substring("LISTENING ".length()).trim().split(" ");
+    port = Integer.parseInt(ports[0]);
+    deadlinePort = ports.length > 1 ? Integer.parseInt(ports[1]) : 0;
   }
 
   private void readStdout() {
@@ -175,6 +182,14 @@ final class ServerProcess implements AutoCloseable {
   /** The cause of the close of the connection from local port {@code port}, if it had one. */
   String closeCause(int clientPort) {
     return closed.get(clientPort);
+  }
+
+  /**
+   * Forgets the close reported for an earlier connection from {@code clientPort}: for a connection
+   * from that port that is open now, so that only its own close counts (ports are reused).
+   */
+  void forgetClose(int clientPort) {
+    closed.remove(clientPort);
   }
 
   /** Waits (hang guard only) until the server reported the close of {@code clientPort}. */
