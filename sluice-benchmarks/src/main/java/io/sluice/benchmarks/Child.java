@@ -22,6 +22,7 @@ final class Child {
   private final Process process;
   private final Writer stdin;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private int port = -1;
 
   /**
    * Children not yet stopped. If the orchestrator is interrupted (Ctrl-C) in the middle of a run,
@@ -91,13 +92,15 @@ final class Child {
     return line;
   }
 
+  /** The port of a server child's {@code LISTENING} line (read once, then remembered). */
   int listening() throws InterruptedException {
-    while (true) {
+    while (port < 0) {
       String line = line();
       if (line.startsWith("LISTENING ")) {
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
+        port = Integer.parseInt(line.substring("LISTENING ".length()).trim());
       }
     }
+    return port;
   }
 
   long count() throws InterruptedException {
