@@ -191,18 +191,18 @@ final class BalancerBench {
   private static Outcome runOne(
       Orchestrator o, Strategy s, int rate, int warmup, int seconds, PrintStream out)
       throws Exception {
-    List<Orchestrator.Child> children = new ArrayList<>();
+    List<Child> children = new ArrayList<>();
     try {
       List<String> ports = new ArrayList<>();
       for (int id = 0; id < SERVERS; id++) {
         int delay = s.oneSlow() && id == SLOW ? SLOW_DELAY_US : HEALTHY_DELAY_US;
-        Orchestrator.Child server = Orchestrator.Child.start(o.command(s.impl(), 0, true,
+        Child server = Child.start(o.command(s.impl(), 0, true,
             "balancer-server", "--id", String.valueOf(id), "--delay-us", String.valueOf(delay),
             "--lease", s.lease()));
         children.add(server);
         ports.add(String.valueOf(server.listening()));
       }
-      Orchestrator.Child client = Orchestrator.Child.start(o.command(s.impl(), 1, false,
+      Child client = Child.start(o.command(s.impl(), 1, false,
           "balancer-client", "--strategy", s.name(), "--ports", String.join(",", ports),
           "--rate", String.valueOf(rate), "--warmup", String.valueOf(warmup),
           "--seconds", String.valueOf(seconds)));
@@ -217,7 +217,7 @@ final class BalancerBench {
         out.flush();
       }
     } finally {
-      for (Orchestrator.Child c : children) {
+      for (Child c : children) {
         c.stop();
       }
     }

@@ -55,7 +55,7 @@ public final class BenchMain {
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
       Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
-          "interleave", "vt-costs", "tls", "balancer", "markdown", "h2load");
+          "interleave", "vt-costs", "tls", "balancer", "markdown", "h2load", "smoke");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -239,6 +239,16 @@ public final class BenchMain {
         return ManyConnections.run(o, many, out);
       }
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
+      boolean smoke = a.flag("smoke");
+      if (smoke && (a.flag("vt-costs") || a.flag("balancer") || a.flag("h2load") || a.has("pair")
+          || a.flag("interleave"))) {
+        throw new Args.UsageException("--smoke goes with the throughput and latency runs, not with"
+            + " --pair, --interleave, --balancer, --h2load or --vt-costs");
+      }
+      if (smoke && (a.has("seconds") || a.has("warmup"))) {
+        throw new Args.UsageException("--smoke runs no warm-up and one measured "
+            + Orchestrator.SMOKE_TICK_MILLIS + " ms: no --seconds or --warmup");
+      }
       if (a.flag("vt-costs")) {
         return virtualThreadCosts(a.getInt("rounds", 10, 1, 10_000), out);
       }
@@ -257,8 +267,9 @@ public final class BenchMain {
       if (a.flag("h2load")) {
         return H2loadBench.run(a, out);
       }
-      int seconds = a.getInt("seconds", 10, 1, 3600);
-      int warmup = a.getInt("warmup", 30, 0, 3600);
+      // A smoke run's orchestrator counts in intervals of SMOKE_TICK_MILLIS: one, after none.
+      int seconds = smoke ? 1 : a.getInt("seconds", 10, 1, 3600);
+      int warmup = smoke ? 0 : a.getInt("warmup", 30, 0, 3600);
       // --latency alone or with --transport / --compare-transports: the stream table; null for
       // the per-impl latency mode (--impl, --compare, --compare-flavors). Checked before any output.
       LatencyTable.Plan latencyTable = a.flag("latency") ? LatencyTable.plan(a) : null;
@@ -268,80 +279,9 @@ public final class BenchMain {
       if (a.flag("markdown") && a.flag("latency")) {
         throw new Args.UsageException("--markdown goes with the throughput --compare, not --latency");
       }
-      Orchestrator o = new Orchestrator(out);
-      out.println(
-          "# server and client JVMs on 127.0.0.1, "
-              + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
-              + "; warm-up " + warmup + " s, measured " + seconds + " s");
-      String machine = Machine.describe();
-      out.println("# machine: " + machine);
-      if (a.flag("compare") && a.flag("compare-flavors")) {
-        throw new Args.UsageException("--compare and --compare-flavors exclude each other");
+      try (Orchestrator o = smoke ? Orchestrator.smoke(out) : new Orchestrator(out)) {
+        return run(a, o, warmup, seconds, latencyTable, out);
       }
-      if (a.flag("interleave") && !a.flag("compare-flavors")) {
-        throw new Args.UsageException("--interleave goes with --compare-flavors (or use --pair A,B)");
-      }
-      int rounds = a.getInt("rounds", 10, 1, 10_000);
-      int epochs = a.getInt("epochs", 3, 1, 100);
-      if (a.flag("compare-flavors") && a.flag("interleave")) {
-        return interleavedFlavors(o, warmup, epochs, rounds, out);
-      }
-      String pair = a.get("pair", null);
-      if (pair != null) {
-        String[] ab = pair.split(",", -1);
-        if (ab.length != 2) {
-          throw new Args.UsageException("--pair takes two impls, A,B; got '" + pair + "'");
-        }
-        String interaction = a.get("interaction", "stream");
-        Spec.checkInteraction(interaction, false);
-        o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, a.getInt("size", 8, 0, 1 << 20),
-            warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
-        return 0;
-      }
-      if (latencyTable != null) {
-        return LatencyTable.run(o, latencyTable, warmup, seconds, out);
-      }
-      if (a.flag("latency")) {
-        List<String> impls =
-            a.flag("compare")
-                ? Spec.PEERS
-                : a.flag("compare-flavors") ? Spec.FLAVORS : List.of(checkImpl(a.get("impl", "sluice")));
-        int size = a.getInt("size", 8, 0, 1 << 20);
-        List<String> lines = new ArrayList<>();
-        for (String impl : impls) {
-          lines.add(o.latency(impl, "stream24", size, 1, warmup, seconds));
-          for (int c : new int[] {1, 4, 8}) {
-            lines.add(o.latency(impl, "rr", size, c, warmup, seconds));
-          }
-        }
-        out.println();
-        lines.forEach(out::println);
-        return 0;
-      }
-      if (a.flag("compare")) {
-        return compare(o, warmup, seconds, a.flag("markdown") ? machine : null, out);
-      }
-      if (a.flag("compare-transports")) {
-        return TransportComparison.run(o, warmup, seconds, out);
-      }
-      if (a.flag("compare-grpc")) {
-        List<Integer> sizes =
-            a.has("size") ? List.of(a.getInt("size", 8, 0, 1 << 20)) : GrpcComparison.SIZES;
-        return GrpcComparison.run(o, warmup, seconds, sizes, out);
-      }
-      if (a.flag("compare-flavors")) {
-        return compareFlavors(o, warmup, seconds, out);
-      }
-      String impl = checkImpl(withTransport(a, a.get("impl", "sluice")));
-      String interaction = a.get("interaction", "stream");
-      Spec.checkInteraction(interaction, false);
-      if (GrpcWireImpl.parse(impl) != null && !GrpcComparison.INTERACTIONS.contains(interaction)) {
-        throw new Args.UsageException(impl + " runs --interaction rr or stream, not " + interaction);
-      }
-      int size = a.getInt("size", 8, 0, 1 << 20);
-      int window = a.getInt("window", Spec.defaultWindow(impl, interaction), 1, 1 << 20);
-      o.throughput(impl, interaction, size, window, warmup, seconds);
-      return 0;
     } catch (Args.UsageException e) {
       err.println("sluice bench: " + e.getMessage() + "\n\n" + USAGE);
       return 2;
@@ -352,6 +292,87 @@ public final class BenchMain {
       err.println("sluice bench: " + e.getMessage());
       return 1;
     }
+  }
+
+  /** The modes that run on {@code o}, with the warm-up and seconds already read from {@code a}. */
+  private static int run(Args a, Orchestrator o, int warmup, int seconds,
+      LatencyTable.Plan latencyTable, PrintStream out) throws Exception {
+    out.println(
+        "# server and client JVMs on 127.0.0.1, "
+            + (o.pinned() ? "pinned to CPU 0 / CPU 1 with taskset" : "not pinned (no taskset or 1 CPU)")
+            + (a.flag("smoke")
+                ? "; smoke run: no warm-up, one " + Orchestrator.SMOKE_TICK_MILLIS + " ms measured,"
+                    + " a server JVM kept for all runs it can serve (the figures mean nothing)"
+                : "; warm-up " + warmup + " s, measured " + seconds + " s"));
+    String machine = Machine.describe();
+    out.println("# machine: " + machine);
+    if (a.flag("compare") && a.flag("compare-flavors")) {
+      throw new Args.UsageException("--compare and --compare-flavors exclude each other");
+    }
+    if (a.flag("interleave") && !a.flag("compare-flavors")) {
+      throw new Args.UsageException("--interleave goes with --compare-flavors (or use --pair A,B)");
+    }
+    int rounds = a.getInt("rounds", 10, 1, 10_000);
+    int epochs = a.getInt("epochs", 3, 1, 100);
+    if (a.flag("compare-flavors") && a.flag("interleave")) {
+      return interleavedFlavors(o, warmup, epochs, rounds, out);
+    }
+    String pair = a.get("pair", null);
+    if (pair != null) {
+      String[] ab = pair.split(",", -1);
+      if (ab.length != 2) {
+        throw new Args.UsageException("--pair takes two impls, A,B; got '" + pair + "'");
+      }
+      String interaction = a.get("interaction", "stream");
+      Spec.checkInteraction(interaction, false);
+      o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, a.getInt("size", 8, 0, 1 << 20),
+          warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
+      return 0;
+    }
+    if (latencyTable != null) {
+      return LatencyTable.run(o, latencyTable, warmup, seconds, out);
+    }
+    if (a.flag("latency")) {
+      List<String> impls =
+          a.flag("compare")
+              ? Spec.PEERS
+              : a.flag("compare-flavors") ? Spec.FLAVORS : List.of(checkImpl(a.get("impl", "sluice")));
+      int size = a.getInt("size", 8, 0, 1 << 20);
+      List<String> lines = new ArrayList<>();
+      for (String impl : impls) {
+        lines.add(o.latency(impl, "stream24", size, 1, warmup, seconds));
+        for (int c : new int[] {1, 4, 8}) {
+          lines.add(o.latency(impl, "rr", size, c, warmup, seconds));
+        }
+      }
+      out.println();
+      lines.forEach(out::println);
+      return 0;
+    }
+    if (a.flag("compare")) {
+      return compare(o, warmup, seconds, a.flag("markdown") ? machine : null, out);
+    }
+    if (a.flag("compare-transports")) {
+      return TransportComparison.run(o, warmup, seconds, out);
+    }
+    if (a.flag("compare-grpc")) {
+      List<Integer> sizes =
+          a.has("size") ? List.of(a.getInt("size", 8, 0, 1 << 20)) : GrpcComparison.SIZES;
+      return GrpcComparison.run(o, warmup, seconds, sizes, out);
+    }
+    if (a.flag("compare-flavors")) {
+      return compareFlavors(o, warmup, seconds, out);
+    }
+    String impl = checkImpl(withTransport(a, a.get("impl", "sluice")));
+    String interaction = a.get("interaction", "stream");
+    Spec.checkInteraction(interaction, false);
+    if (GrpcWireImpl.parse(impl) != null && !GrpcComparison.INTERACTIONS.contains(interaction)) {
+      throw new Args.UsageException(impl + " runs --interaction rr or stream, not " + interaction);
+    }
+    int size = a.getInt("size", 8, 0, 1 << 20);
+    int window = a.getInt("window", Spec.defaultWindow(impl, interaction), 1, 1 << 20);
+    o.throughput(impl, interaction, size, window, warmup, seconds);
+    return 0;
   }
 
   /** The option and flag names only the scale modes take (named in the many-connections errors). */

@@ -161,7 +161,7 @@ final class H2loadBench {
   private static Run measure(
       String impl, int size, Path body, Path log, String h2load, boolean pin, int calls,
       Warmup warmup, int rounds, PrintStream out) throws Exception {
-    Orchestrator.Child server = Orchestrator.Child.start(serverCommand(impl, pin));
+    Child server = Child.start(serverCommand(impl, pin));
     try {
       int port = server.listening();
       long pid = server.pid();

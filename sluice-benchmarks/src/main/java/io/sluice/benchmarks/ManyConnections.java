@@ -49,13 +49,13 @@ final class ManyConnections {
   private static ManyResult runOne(
       Orchestrator o, String impl, ManyOptions opts, ManyOptions.Shape shape, PrintStream out)
       throws IOException, InterruptedException {
-    Orchestrator.Child server = null;
-    Orchestrator.Child client = null;
+    Child server = null;
+    Child client = null;
     try {
-      server = Orchestrator.Child.start(o.command(impl, 0, true, "many-server", "--impl", impl,
+      server = Child.start(o.command(impl, 0, true, "many-server", "--impl", impl,
           "--size", String.valueOf(shape.responseSize())));
       int port = server.listening();
-      client = Orchestrator.Child.start(o.command(impl, 1, false, "many-client", "--impl", impl,
+      client = Child.start(o.command(impl, 1, false, "many-client", "--impl", impl,
           "--port", String.valueOf(port), "--connections", String.valueOf(opts.connections()),
           "--concurrency", String.valueOf(shape.concurrency()),
           "--response-size", String.valueOf(shape.responseSize()),

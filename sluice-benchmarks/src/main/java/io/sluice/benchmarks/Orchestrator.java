@@ -1,14 +1,9 @@
 package io.sluice.benchmarks;
 
 import io.sluice.benchmarks.harness.Spec;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -16,19 +11,25 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one benchmark as two child processes on 127.0.0.1 — the server pinned to CPU 0 and the
  * client to CPU 1 with {@code taskset} when it exists and the machine has two CPUs — and turns their
  * output into one {@code RESULT} line. Children are stopped by their own process handles.
+ *
+ * <p>A smoke orchestrator ({@link #smoke}, {@code ./sluice bench --smoke}) checks that runs start,
+ * move messages and print their lines, and measures nothing: its children count in intervals of
+ * {@link #SMOKE_TICK_MILLIS} instead of seconds (its callers' warm-up and seconds count those),
+ * and a server JVM, once started, serves every later run that would start the same server, until
+ * {@link #close}.
  */
-final class Orchestrator {
-  private static final long LINE_TIMEOUT_SECONDS = 60;
+final class Orchestrator implements AutoCloseable {
+  /** How long the orchestrator waits for a child's next line (or first message). */
+  static final long LINE_TIMEOUT_SECONDS = 60;
+
+  /** A smoke run's counting interval: a run ends soon after its first counted message. */
+  static final int SMOKE_TICK_MILLIS = 100;
 
   /** The outcome of one throughput run. */
   record Result(
@@ -46,10 +47,74 @@ final class Orchestrator {
 
   private final PrintStream out;
   private final boolean pin;
+  /** The children's counting interval: a second, or {@link #SMOKE_TICK_MILLIS} for smoke runs. */
+  private final int tickMillis;
+  /** Smoke runs: the servers started so far, by {@link #serverKey}; null otherwise. */
+  private final Map<String, Child> kept;
 
   Orchestrator(PrintStream out) {
+    this(out, false);
+  }
+
+  private Orchestrator(PrintStream out, boolean smoke) {
     this.out = out;
     this.pin = Runtime.getRuntime().availableProcessors() >= 2 && onPath("taskset");
+    this.tickMillis = smoke ? SMOKE_TICK_MILLIS : 1000;
+    this.kept = smoke ? new HashMap<>() : null;
+  }
+
+  /** An orchestrator for smoke runs (see above); {@link #close} stops the servers it kept. */
+  static Orchestrator smoke(PrintStream out) {
+    return new Orchestrator(out, true);
+  }
+
+  /** Stops the servers a smoke orchestrator kept; nothing otherwise. */
+  @Override
+  public void close() throws InterruptedException {
+    for (Child c : kept == null ? List.<Child>of() : kept.values()) {
+      c.stop();
+    }
+  }
+
+  /**
+   * Which runs one smoke server serves: those of the same impl, interaction and size, except that
+   * gRPC on the wire ({@code grpc:C-to-S}) is served by the same server whatever the client, the
+   * interaction (rr or stream) and the size (its requests name the size).
+   */
+  static String serverKey(String impl, String interaction, int size) {
+    int to = impl.startsWith("grpc:") ? impl.indexOf("-to-") : -1;
+    return to > 0 ? "grpc server " + impl.substring(to + 4) : impl + " " + interaction + " " + size;
+  }
+
+  /** A server for a run: a new one, or for smoke runs the one kept for its key. */
+  private Child server(String impl, String interaction, int size) throws IOException {
+    if (kept == null) {
+      return startServer(impl, interaction, size);
+    }
+    String key = serverKey(impl, interaction, size);
+    Child c = kept.get(key);
+    if (c == null) {
+      c = startServer(impl, interaction, size);
+      kept.put(key, c);
+    }
+    return c;
+  }
+
+  /** Ends a run's use of {@code server}: stops it unless a smoke orchestrator keeps it. */
+  private void done(Child server) throws InterruptedException {
+    if (kept == null) {
+      server.stop();
+    }
+  }
+
+  /** {@code seconds} in the children's counting intervals. */
+  private long ticks(long seconds) {
+    return seconds * 1000 / tickMillis;
+  }
+
+  /** {@code --tick-ms} for a child's command line when its interval is not a second. */
+  private List<String> tickArgs() {
+    return tickMillis == 1000 ? List.of() : List.of("--tick-ms", String.valueOf(tickMillis));
   }
 
   boolean pinned() {
@@ -59,11 +124,11 @@ final class Orchestrator {
   Result throughput(
       String impl, String interaction, int size, int window, int warmup, int seconds)
       throws IOException, InterruptedException {
-    Child server = startServer(impl, interaction, size);
+    Child server = server(impl, interaction, size);
     try {
       return throughput(server, server.listening(), impl, interaction, size, window, warmup, seconds);
     } finally {
-      server.stop();
+      done(server);
     }
   }
 
@@ -82,7 +147,7 @@ final class Orchestrator {
     if (loads.isEmpty() || loads.stream().anyMatch(l -> l.interaction().equals("fnf"))) {
       throw new IllegalArgumentException("the loads of one server: at least one, and no fnf");
     }
-    Child server = startServer(impl, loads.get(0).interaction(), size);
+    Child server = server(impl, loads.get(0).interaction(), size);
     try {
       int port = server.listening();
       List<Result> results = new ArrayList<>();
@@ -92,7 +157,7 @@ final class Orchestrator {
       }
       return results;
     } finally {
-      server.stop();
+      done(server);
     }
   }
 
@@ -102,14 +167,16 @@ final class Orchestrator {
       int seconds) throws IOException, InterruptedException {
     Child client = null;
     try {
-      client = Child.start(command(impl, 1, false, "client", "--impl", impl,
+      List<String> args = new ArrayList<>(List.of("client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--window", String.valueOf(window),
           // For fnf the server counts; the client sends a little longer than it is read, and
           // always outlives the last count long enough to answer REPORT (without warm-up, also
           // the start-up seconds below; the orchestrator ends it in any case).
-          "--seconds", String.valueOf(warmup + seconds + (interaction.equals("fnf") ? 5 : 3)
-              + (warmup == 0 ? LINE_TIMEOUT_SECONDS : 0))));
+          "--seconds", String.valueOf(warmup + seconds + ticks((interaction.equals("fnf") ? 5 : 3)
+              + (warmup == 0 ? LINE_TIMEOUT_SECONDS : 0)))));
+      args.addAll(tickArgs());
+      client = Child.start(command(impl, 1, false, args.toArray(new String[0])));
       Child counting = interaction.equals("fnf") ? server : client;
       if (warmup == 0) {
         server.send("MARK");
@@ -119,7 +186,7 @@ final class Orchestrator {
       // Without warm-up, the client's seconds before its first message are start-up (a cold JVM
       // on a loaded machine may connect and move nothing in its first second), not measured ones;
       // at most LINE_TIMEOUT_SECONDS of them. (fnf: the server counts from its first message.)
-      int startUp = warmup == 0 && counting == client ? (int) LINE_TIMEOUT_SECONDS : 0;
+      long startUp = warmup == 0 && counting == client ? ticks(LINE_TIMEOUT_SECONDS) : 0;
       int s = 0;
       while (s < warmup + seconds) {
         long n = counting.count();
@@ -149,8 +216,10 @@ final class Orchestrator {
       double perMessage = total == 0 ? Double.NaN : (double) serverStats[0] / total;
       double serverCpu = total == 0 || serverStats[1] < 0 ? Double.NaN : (double) serverStats[1] / total;
       double clientCpu = total == 0 || clientStats[1] < 0 ? Double.NaN : (double) clientStats[1] / total;
-      Result r = new Result(impl, interaction, size, window, median(samples), perMessage,
-          serverCpu, clientCpu, micros(clientStats[2]), micros(clientStats[3]), clientStats[4]);
+      // Per second: a smoke run's samples count its intervals of tickMillis.
+      Result r = new Result(impl, interaction, size, window, median(samples) * 1000 / tickMillis,
+          perMessage, serverCpu, clientCpu, micros(clientStats[2]), micros(clientStats[3]),
+          clientStats[4]);
       out.printf(
           "RESULT impl=%s interaction=%s size=%d msgs_per_sec=%d server_loop_bytes_per_msg=%.1f"
               + " server_cpu_ns_per_msg=%.0f client_cpu_ns_per_msg=%.0f window=%d%n",
@@ -175,8 +244,10 @@ final class Orchestrator {
 
   private Child startServer(String impl, String classpath, String interaction, int size)
       throws IOException {
-    return Child.start(command(impl, classpath, 0, true, "server", "--impl", impl,
+    List<String> args = new ArrayList<>(List.of("server", "--impl", impl,
         "--interaction", interaction, "--size", String.valueOf(size)));
+    args.addAll(tickArgs());
+    return Child.start(command(impl, classpath, 0, true, args.toArray(new String[0])));
   }
 
   /** The outcome of one latency run: percentiles in microseconds, completed operations per second. */
@@ -233,12 +304,14 @@ final class Orchestrator {
     Child server = null;
     Child client = null;
     try {
-      server = startServer(impl, interaction, size);
+      server = server(impl, interaction, size);
       int port = server.listening();
-      client = Child.start(command(impl, 1, false, "client", "--impl", impl,
+      List<String> args = new ArrayList<>(List.of("client", "--impl", impl,
           "--interaction", interaction, "--size", String.valueOf(size),
           "--port", String.valueOf(port), "--latency", "--concurrency", String.valueOf(concurrency),
           "--warmup", String.valueOf(warmup), "--seconds", String.valueOf(seconds)));
+      args.addAll(tickArgs());
+      client = Child.start(command(impl, 1, false, args.toArray(new String[0])));
       while (true) {
         String line = client.line();
         if (line.startsWith("LATENCY ")) {
@@ -252,7 +325,7 @@ final class Orchestrator {
         client.stop();
       }
       if (server != null) {
-        server.stop();
+        done(server);
       }
     }
   }
@@ -563,166 +636,6 @@ final class Orchestrator {
   private static final class Path {
     static String javaBinary() {
       return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    }
-  }
-
-  /**
-   * A child process whose stdout lines are read into a queue by a daemon thread; stopped by its own
-   * process handle ({@link #stop()}), also by a shutdown hook if the orchestrator is interrupted.
-   */
-  static final class Child {
-    private static final String EOF = "\u0000EOF";
-    private final Process process;
-    private final Writer stdin;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-
-    /**
-     * Children not yet stopped. If the orchestrator is interrupted (Ctrl-C) in the middle of a run,
-     * a shutdown hook continues any it had stopped with SIGSTOP and ends them all, by pid.
-     */
-    private static final Set<Child> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        for (Child c : LIVE) {
-          try {
-            c.signal("CONT");
-          } catch (IOException | RuntimeException e) {
-            // gone already
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          c.process.destroyForcibly();
-        }
-      }, "bench-children-cleanup"));
-    }
-
-    private Child(Process process) {
-      LIVE.add(this);
-      this.process = process;
-      this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII);
-      Thread reader = new Thread(this::read, "bench-child-" + process.pid());
-      reader.setDaemon(true);
-      reader.start();
-    }
-
-    /** The child's process id. */
-    long pid() {
-      return process.pid();
-    }
-
-    static Child start(List<String> command) throws IOException {
-      ProcessBuilder pb = new ProcessBuilder(command);
-      pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-      return new Child(pb.start());
-    }
-
-    private void read() {
-      try (BufferedReader r =
-          new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-      lines.add(EOF);
-    }
-
-    String line() throws InterruptedException {
-      String line = lines.poll(LINE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-      if (line == null) {
-        throw new IllegalStateException("no output from benchmark process " + process.pid() + " for "
-            + LINE_TIMEOUT_SECONDS + " s");
-      }
-      if (line.equals(EOF)) {
-        lines.add(EOF);
-        throw new IllegalStateException(
-            "benchmark process " + process.pid() + " ended early (see its errors above)");
-      }
-      return line;
-    }
-
-    int listening() throws InterruptedException {
-      while (true) {
-        String line = line();
-        if (line.startsWith("LISTENING ")) {
-          return Integer.parseInt(line.substring("LISTENING ".length()).trim());
-        }
-      }
-    }
-
-    long count() throws InterruptedException {
-      while (true) {
-        String line = line();
-        if (line.startsWith("received messages: ")) {
-          return Long.parseLong(line.substring("received messages: ".length()).trim());
-        }
-      }
-    }
-
-    /**
-     * Reads {@code ALLOC <bytes> CPU <ns> [P50_NS <ns> P99_NS <ns> FAILED <n>]}: returns {bytes,
-     * CPU ns, p50 ns, p99 ns, failed operations}, -1 for what is missing.
-     */
-    long[] alloc() throws InterruptedException {
-      while (true) {
-        String line = line();
-        if (line.startsWith("ALLOC ")) {
-          String[] f = line.trim().split("\\s+");
-          return new long[] {
-            Long.parseLong(f[1]),
-            f.length > 3 ? Long.parseLong(f[3]) : -1,
-            f.length > 7 ? Long.parseLong(f[5]) : -1,
-            f.length > 7 ? Long.parseLong(f[7]) : -1,
-            f.length > 9 ? Long.parseLong(f[9]) : -1
-          };
-        }
-      }
-    }
-
-    /** Asks for {@code COUNT}: returns {messages counted so far, the child's System.nanoTime()}. */
-    long[] total() throws IOException, InterruptedException {
-      send("COUNT");
-      while (true) {
-        String line = line();
-        if (line.startsWith("COUNT ")) {
-          String[] f = line.trim().split("\\s+");
-          return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])};
-        }
-      }
-    }
-
-    /** Sends a signal ({@code STOP}, {@code CONT}) to this process, by its own pid. */
-    void signal(String signal) throws IOException, InterruptedException {
-      Process kill =
-          new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
-              .redirectErrorStream(true)
-              .start();
-      kill.getInputStream().readAllBytes();
-      if (kill.waitFor() != 0 && process.isAlive()) {
-        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-      }
-    }
-
-    void send(String command) throws IOException {
-      stdin.write(command + "\n");
-      stdin.flush();
-    }
-
-    void stop() throws InterruptedException {
-      try {
-        stdin.close();
-      } catch (IOException e) {
-        // already gone
-      }
-      process.destroy();
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
-      }
-      LIVE.remove(this);
     }
   }
 }

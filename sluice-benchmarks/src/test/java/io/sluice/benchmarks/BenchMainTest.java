@@ -128,20 +128,21 @@ class BenchMainTest {
   }
 
   /**
-   * {@code --compare-grpc} in a tiny configuration (no warm-up, 1 s measured, one size; pinned
-   * only where taskset and two CPUs are): every run starts, and every RESULT line and the table
-   * come out. Their values are not checked (a shared machine decides them). One size, not the
-   * default two (8 and 128 B): a size is only the payload length the children are given, the
-   * same code at any size, and each size costs six more runs of two JVMs;
-   * {@link #compareGrpcDefaultsToBothSizesAndBothInteractions} checks that both are in the default plan.
+   * {@code --compare-grpc} as a smoke run (no warm-up, one 100 ms count per run, one server JVM
+   * per server side for all six runs; one size; pinned only where taskset and two CPUs are): every
+   * run starts, and every RESULT line and the table come out. Their values are not checked (a
+   * shared machine decides them). One size, not the default two (8 and 128 B): a size is only the
+   * payload length the children are given, the same code at any size, and each size costs six
+   * more client JVMs; {@link #compareGrpcDefaultsToBothSizesAndBothInteractions} checks that both
+   * are in the default plan.
    */
   @Test
-  @Timeout(600) // hang guard only: 6 runs of two JVMs each
+  @Timeout(600) // hang guard only: 6 client JVMs, 2 server JVMs
   void compareGrpcPrintsEveryResultLineAndTheTable() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = BenchMain.run(
-        new String[] {"bench", "--compare-grpc", "--size", "128", "--warmup", "0", "--seconds", "1"},
+        new String[] {"bench", "--compare-grpc", "--size", "128", "--smoke"},
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
     String printed = out.toString(StandardCharsets.UTF_8);
@@ -160,9 +161,48 @@ class BenchMainTest {
       }
     }
     assertThat(printed)
+        .contains("; smoke run: no warm-up, one 100 ms measured")
         .contains("| case | grpc-java client → Sluice server |")
         .contains("| unary 128 B |", "| stream 128 B |")
         .doesNotContain("| unary 8 B |", "| stream 8 B |");
+  }
+
+  /**
+   * A smoke run's server serves the later runs that would start the same server: gRPC on the wire
+   * one per server side, any other impl one per interaction and size.
+   */
+  @Test
+  void smokeRunsShareAServerOnlyWhereItServesAlike() {
+    String grpcJava = Orchestrator.serverKey("grpc:grpc-java-to-grpc-java", "rr", 8);
+    assertThat(Orchestrator.serverKey("grpc:sluice-to-grpc-java", "stream", 128)).isEqualTo(grpcJava);
+    assertThat(Orchestrator.serverKey("grpc:grpc-java-to-sluice", "rr", 8))
+        .isEqualTo(Orchestrator.serverKey("grpc:sluice-to-sluice", "stream", 128))
+        .isNotEqualTo(grpcJava);
+    assertThat(Orchestrator.serverKey("sluice", "rr", 8))
+        .isNotEqualTo(Orchestrator.serverKey("sluice", "stream", 8))
+        .isNotEqualTo(Orchestrator.serverKey("sluice", "rr", 128))
+        .isNotEqualTo(Orchestrator.serverKey("sluice-reactor", "rr", 8))
+        .isEqualTo(Orchestrator.serverKey("sluice", "rr", 8));
+  }
+
+  @Test
+  void smokeTakesNoTimesAndNoModeThatIsNotARunOfTheOrchestrator() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertThat(run(err, "bench", "--smoke", "--seconds", "3")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no --seconds or --warmup");
+    err.reset();
+    assertThat(run(err, "bench", "--compare-grpc", "--smoke", "--warmup", "0")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no --seconds or --warmup");
+    for (String mode : List.of("--balancer", "--h2load", "--vt-costs", "--interleave")) {
+      err.reset();
+      assertThat(run(err, "bench", "--smoke", mode)).as(mode).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8)).as(mode)
+          .contains("--smoke goes with the throughput and latency runs");
+    }
+    err.reset();
+    assertThat(run(err, "bench", "--smoke", "--pair", "sluice,sluice-reactor")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--smoke goes with the throughput and latency runs");
   }
 
   @Test
@@ -316,11 +356,13 @@ class BenchMainTest {
   @Timeout(120) // hang guard only
   void sluiceStreamAndRequestResponseRunEndToEnd() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
-    // One server process, a client for each interaction in turn; one second each, no warm-up
-    // (FlavorImplsTest runs every flavor so).
-    List<Orchestrator.Result> runs = o.throughputs("sluice", 8, 0, 1,
-        List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    List<Orchestrator.Result> runs;
+    // One server process, a client for each interaction in turn; smoke runs, each ended at its
+    // first 100 ms that counted messages (FlavorImplsTest runs every flavor so).
+    try (Orchestrator o = Orchestrator.smoke(new PrintStream(out, true, StandardCharsets.UTF_8))) {
+      runs = o.throughputs("sluice", 8, 0, 1,
+          List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    }
     Orchestrator.Result stream = runs.get(0);
     Orchestrator.Result rr = runs.get(1);
     assertThat(stream.median()).isPositive();

@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each flavor impl and sluice-rpc in real server and client JVMs (as {@code ./sluice bench} runs
- * them), one second of stream and one of rr (two clients in turn against one server process):
- * asserts only that messages flowed and a RESULT line came out. No timing is asserted.
+ * them), a stream run and an rr run (two clients in turn against one server process), each a
+ * smoke run ({@link Orchestrator#smoke}: it ends at its first 100 ms interval that counted
+ * messages): asserts only that messages flowed and a RESULT line came out. No timing is asserted.
  */
 class FlavorImplsTest {
 
@@ -35,7 +36,7 @@ class FlavorImplsTest {
       Assumptions.assumeTrue(BenchMain.eventLoopVirtualThreadsAvailable(), "JDK 24+");
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
+    List<Orchestrator.Result> runs;
     // One server process for both runs (a new client each): a server answers both alike. Each
     // run's count is its own client's (MARK ... REPORT), so the rr run cannot count the stream's
     // messages. For sluice+resume the stream client is ended (SIGTERM) without a graceful close:
@@ -44,8 +45,10 @@ class FlavorImplsTest {
     // token) beside it, within the server's 512 MiB budget for all stores. That is a server's
     // ordinary state (a new client while an old one may still come back), not a shortcut: an rr
     // client that could not make its session beside a detached one would fail here.
-    List<Orchestrator.Result> runs = o.throughputs(impl, 8, 0, 1,
-        List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    try (Orchestrator o = Orchestrator.smoke(new PrintStream(out, true, StandardCharsets.UTF_8))) {
+      runs = o.throughputs(impl, 8, 0, 1,
+          List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    }
     Orchestrator.Result stream = runs.get(0);
     Orchestrator.Result rr = runs.get(1);
     assertThat(stream.median()).as(impl + " stream").isPositive();
@@ -66,9 +69,11 @@ class FlavorImplsTest {
   @Timeout(120) // hang guard only
   void everyTransportMovesMessages(String impl) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
-    List<Orchestrator.Result> runs = o.throughputs(impl, 140, 0, 1,
-        List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    List<Orchestrator.Result> runs;
+    try (Orchestrator o = Orchestrator.smoke(new PrintStream(out, true, StandardCharsets.UTF_8))) {
+      runs = o.throughputs(impl, 140, 0, 1,
+          List.of(new Orchestrator.Load("stream", 512), new Orchestrator.Load("rr", 64)));
+    }
     assertThat(runs.get(0).median()).as(impl + " stream").isPositive();
     assertThat(runs.get(1).median()).as(impl + " rr").isPositive();
     assertThat(out.toString(StandardCharsets.UTF_8))

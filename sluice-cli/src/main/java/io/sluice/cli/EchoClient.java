@@ -339,11 +339,11 @@ public final class EchoClient {
         };
     r.requestStream(Message.utf8(r.alloc(), "many")).subscribe(sub);
     sub.request(1);
-    waitFor(() -> got.size() >= 1);
+    awaitMessages(got, 1, done);
     sleep(100); // give a misbehaving server the chance to send more than granted
     expect(1, got.size());
     sub.request(3);
-    waitFor(() -> got.size() >= 4);
+    awaitMessages(got, 4, done);
     sleep(100);
     expect(4, got.size());
     sub.request(Long.MAX_VALUE);
@@ -401,6 +401,26 @@ public final class EchoClient {
 
   private static String abbreviate(String s) {
     return s.length() > 200 ? s.substring(0, 200) + "…(" + s.length() + " chars)" : s;
+  }
+
+  /**
+   * Waits until {@code got} holds {@code n} messages; fails at once, saying how, when the stream
+   * ended ({@code done}) before them: a server that answers with an error or too few messages
+   * fails the case without waiting for the timeout.
+   */
+  private static void awaitMessages(List<String> got, int n, CompletableFuture<Void> done)
+      throws Exception {
+    waitFor(() -> got.size() >= n || done.isDone());
+    if (got.size() < n) {
+      String how;
+      try {
+        done.getNow(null);
+        how = "completed";
+      } catch (java.util.concurrent.CompletionException e) {
+        how = "failed (" + e.getCause().getMessage() + ")";
+      }
+      throw new AssertionError("the stream " + how + " after " + got.size() + " of " + n + " messages");
+    }
   }
 
   private static void waitFor(java.util.function.BooleanSupplier condition) throws Exception {

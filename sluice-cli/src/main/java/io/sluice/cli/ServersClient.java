@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ./sluice client --servers host:port,host:port,...}: the echo contract ({@link EchoClient})
@@ -25,8 +26,11 @@ import java.util.Map;
  * was sent.
  */
 final class ServersClient {
-  /** How long the command waits for a first server to connect. */
-  private static final long CONNECT_WAIT_MILLIS = 10_000;
+  /**
+   * The system property that overrides how long the command waits for a first server to connect
+   * (milliseconds; 10 s by default): a test of an address nobody listens at need not wait 10 s.
+   */
+  static final String CONNECT_WAIT_PROPERTY = "sluice.servers.connectWaitMillis";
 
   private ServersClient() {}
 
@@ -124,7 +128,8 @@ final class ServersClient {
   }
 
   private static boolean awaitOne(Balancer balancer) {
-    long deadline = System.nanoTime() + CONNECT_WAIT_MILLIS * 1_000_000L;
+    long deadline =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.getLong(CONNECT_WAIT_PROPERTY, 10_000));
     while (System.nanoTime() < deadline) {
       if (balancer.servers().stream().anyMatch(s -> s.state().equals("connected"))) {
         return true;

@@ -107,6 +107,10 @@ class EchoContractTest {
       String report = bytes.toString(StandardCharsets.UTF_8);
       assertThat(failures).isGreaterThan(0);
       assertThat(report).contains("FAIL request-response:").contains("passed, " + failures + " failed");
+      // The windowed stream fails with the server's error as soon as it comes, not at a timeout.
+      assertThat(report)
+          .containsPattern("FAIL request-n-window: the stream failed \\(.*not implemented.*\\)"
+              + " after 0 of 1 messages");
     } finally {
       server.close();
     }

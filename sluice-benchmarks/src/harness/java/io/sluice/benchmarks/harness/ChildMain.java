@@ -34,6 +34,12 @@ import org.HdrHistogram.Recorder;
  * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
  * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line
  * (the warm-up starts with the first completed operation).
+ *
+ * <p>{@code --tick-ms T} (both children, 1..1000, default 1000) makes each counting interval T ms
+ * instead of a second: the {@code received messages} and {@code completed operations} lines come
+ * every T ms, and {@code --seconds} and {@code --warmup} count intervals. Only the orchestrator's
+ * smoke runs ({@code --smoke}) shorten it, to end a run soon after its first counted message; a
+ * {@code LATENCY} line's {@code ops_per_sec} stays per second.
  */
 public final class ChildMain {
   private ChildMain() {}
@@ -42,16 +48,17 @@ public final class ChildMain {
   public static int run(String[] argv, Function<String, Impl> impls) throws Exception {
     PrintStream out = System.out;
     if (argv[0].equals("server")) {
-      Args a = Args.parse(argv, 1, Set.of("impl", "interaction", "size"), Set.of());
+      Args a = Args.parse(argv, 1, Set.of("impl", "interaction", "size", "tick-ms"), Set.of());
       Impl impl = impls.apply(a.get("impl", ""));
       String interaction = a.get("interaction", "stream");
       int size = a.getInt("size", 8, 0, 1 << 20);
+      long tickNanos = tickNanos(a);
       Counter fnf = new Counter();
       int port = impl.serve(interaction, size, fnf);
       out.println("LISTENING " + port);
       out.flush();
       if (interaction.equals("fnf")) {
-        Thread ticker = new Thread(() -> tick(fnf, out), "bench-ticker");
+        Thread ticker = new Thread(() -> tick(fnf, tickNanos, out), "bench-ticker");
         ticker.setDaemon(true);
         ticker.start();
       }
@@ -62,16 +69,18 @@ public final class ChildMain {
         Args.parse(
             argv,
             1,
-            Set.of("impl", "interaction", "size", "port", "window", "seconds", "warmup", "concurrency"),
+            Set.of("impl", "interaction", "size", "port", "window", "seconds", "warmup", "concurrency",
+                "tick-ms"),
             Set.of("latency"));
     Impl impl = impls.apply(a.get("impl", ""));
     String interaction = a.get("interaction", "stream");
     int size = a.getInt("size", 8, 0, 1 << 20);
     int port = a.getInt("port", 0, 1, 65535);
     int seconds = a.getInt("seconds", 10, 1, 86400);
+    long tickNanos = tickNanos(a);
     if (a.flag("latency")) {
       latency(impl, port, interaction, size, a.getInt("concurrency", 1, 1, 4096),
-          a.getInt("warmup", 10, 0, 86400), seconds, out);
+          a.getInt("warmup", 10, 0, 86400), seconds, tickNanos, out);
       return 0;
     }
     Counter received = new Counter();
@@ -91,7 +100,7 @@ public final class ChildMain {
     long last = 0;
     long next = System.nanoTime();
     for (int s = 0; s < seconds; s++) {
-      next += TimeUnit.SECONDS.toNanos(1);
+      next += tickNanos;
       sleepUntil(next);
       long now = received.get();
       synchronized (out) {
@@ -103,19 +112,24 @@ public final class ChildMain {
     return 0;
   }
 
+  /** The counting interval, {@code --tick-ms} (a second by default). */
+  private static long tickNanos(Args a) {
+    return TimeUnit.MILLISECONDS.toNanos(a.getInt("tick-ms", 1000, 1, 1000));
+  }
+
   private static void latency(
       Impl impl, int port, String interaction, int size, int concurrency, int warmup, int seconds,
-      PrintStream out) throws Exception {
+      long tickNanos, PrintStream out) throws Exception {
     Recorder recorder = new Recorder(3);
     impl.latency(port, interaction, size, concurrency, recorder::recordValue);
     Histogram total = null;
     long next = System.nanoTime();
     // The seconds before the first operation completes are start-up, neither warm-up nor measured
     // (a cold JVM on a loaded machine may complete nothing in its first seconds); at most 60.
-    int startUp = 60;
+    long startUp = TimeUnit.SECONDS.toNanos(60) / tickNanos;
     int s = 0;
     while (s < warmup + seconds) {
-      next += TimeUnit.SECONDS.toNanos(1);
+      next += tickNanos;
       sleepUntil(next);
       Histogram h = recorder.getIntervalHistogram();
       if (startUp > 0 && h.getTotalCount() == 0) {
@@ -136,7 +150,7 @@ public final class ChildMain {
         }
       }
     }
-    out.println(latencyLine(total, seconds));
+    out.println(latencyLine(total, seconds * tickNanos));
     out.flush();
   }
 
@@ -147,16 +161,21 @@ public final class ChildMain {
    * operations per second rounded down.
    */
   public static String latencyLine(Histogram total, int seconds) {
+    return latencyLine(total, TimeUnit.SECONDS.toNanos(seconds));
+  }
+
+  /** {@link #latencyLine(Histogram, int)} of operations recorded over {@code nanos}. */
+  static String latencyLine(Histogram total, long nanos) {
     return String.format(
         Locale.ROOT,
         "LATENCY p50_us=%.1f p95_us=%.1f p99_us=%.1f ops_per_sec=%d",
         total.getValueAtPercentile(50) / 1000.0,
         total.getValueAtPercentile(95) / 1000.0,
         total.getValueAtPercentile(99) / 1000.0,
-        total.getTotalCount() / seconds);
+        (long) (total.getTotalCount() * 1e9 / nanos));
   }
 
-  private static void tick(Counter counter, PrintStream out) {
+  private static void tick(Counter counter, long tickNanos, PrintStream out) {
     try {
       while (counter.get() == 0) {
         Thread.sleep(5);
@@ -164,7 +183,7 @@ public final class ChildMain {
       long last = 0;
       long next = System.nanoTime();
       while (true) {
-        next += TimeUnit.SECONDS.toNanos(1);
+        next += tickNanos;
         sleepUntil(next);
         long now = counter.get();
         out.println("received messages: " + (now - last));

@@ -142,13 +142,13 @@ class GrpcJavaInteropTest {
       acceptor.start();
       Ran ran =
           runSh(
-              java.util.Map.of("CASE_TIMEOUT_SECONDS", "5"),
+              java.util.Map.of("CASE_TIMEOUT_SECONDS", "1"),
               Duration.ofMinutes(2),
               "client", "--port", String.valueOf(silent.getLocalPort()), "--cases", "empty_unary,large_unary");
       assertThat(ran.out)
           .as(ran.out)
-          .containsPattern("FAIL empty_unary \\(\\d+ ms\\): timed out after 5 s \\(the case deadline\\), see ")
-          .containsPattern("FAIL large_unary \\(\\d+ ms\\): timed out after 5 s \\(the case deadline\\), see ")
+          .containsPattern("FAIL empty_unary \\(\\d+ ms\\): timed out after 1 s \\(the case deadline\\), see ")
+          .containsPattern("FAIL large_unary \\(\\d+ ms\\): timed out after 1 s \\(the case deadline\\), see ")
           .contains("0 passed, 2 failed");
       assertThat(ran.exit).isEqualTo(1);
     } finally {
