@@ -235,7 +235,8 @@ public final class Main {
     Throughput t =
         new Throughput(Throughput.Interaction.STREAM, transport, size, 0, ConnectionOptions.defaults())
             .withIo(io(a))
-            .withTls(tls);
+            .withTls(tls)
+            .withTracing(true);
     List<Long> samples = t.run(0, seconds, out);
     long total = samples.stream().mapToLong(Long::longValue).sum();
     out.println(

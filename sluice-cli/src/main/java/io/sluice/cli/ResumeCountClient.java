@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code ./sluice client --resume --count N}: a resumable connection asks the echo server for
  * {@code seq:N} (a request-stream of N messages "0".."N-1") and checks that each arrives exactly
  * once and in order, printing {@code RESUMED k} on each resume and {@code PASS stream N messages
- * in order} or {@code FAIL ...} at the end. Every wait is bounded.
+ * in order} or {@code FAIL ...} at the end. Every wait is bounded. With the OTEL_* variables set
+ * the stream is one client span, its context in the request's metadata ({@link RsocketTracing}).
  */
 public final class ResumeCountClient {
   private ResumeCountClient() {}
@@ -51,9 +52,10 @@ public final class ResumeCountClient {
     Requester requester;
     try {
       requester =
-          Connections.connect(
-                  transport, options, ClientSetup.defaults().resumable(r), x -> new Responder() {})
-              .get(30, TimeUnit.SECONDS);
+          RsocketTracing.call(
+              Connections.connect(
+                      transport, options, ClientSetup.defaults().resumable(r), x -> new Responder() {})
+                  .get(30, TimeUnit.SECONDS));
     } catch (Exception e) {
       return fail(out, "connect: " + e);
     }

@@ -34,6 +34,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * resumed (wherever the bytes stand: between frames or inside one); the client's request-stream of N sequenced messages keeps
  * counting across the cuts. Prints {@code RESUMED k} on each resume, a progress line each second,
  * and {@code PASS stream N messages in order (C cuts)} or {@code FAIL ...}. Every wait is bounded.
+ * With the OTEL_* variables set the stream is traced ({@link RsocketTracing}): a client span and,
+ * under it, the server's, once for the stream however many cuts it survives.
  */
 final class ResumeDemoCommand {
   private ResumeDemoCommand() {}
@@ -42,7 +44,7 @@ final class ResumeDemoCommand {
     ServerTransport.Bound server =
         SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
             .options(ConnectionOptions.builder().resumption(Resumption.defaults()).build())
-            .acceptor((setup, requester) -> new EchoResponder(requester.alloc()))
+            .acceptor((setup, requester) -> RsocketTracing.serve(new EchoResponder(requester.alloc())))
             .bind()
             .block(Duration.ofSeconds(30));
     Relay relay;
@@ -76,12 +78,13 @@ final class ResumeDemoCommand {
                   })
               .build();
       requester =
-          Connections.connect(
-                  TcpClientTransport.create("127.0.0.1", relay.port()),
-                  ConnectionOptions.defaults(),
-                  ClientSetup.defaults().resumable(r),
-                  x -> new Responder() {})
-              .get(30, TimeUnit.SECONDS);
+          RsocketTracing.call(
+              Connections.connect(
+                      TcpClientTransport.create("127.0.0.1", relay.port()),
+                      ConnectionOptions.defaults(),
+                      ClientSetup.defaults().resumable(r),
+                      x -> new Responder() {})
+                  .get(30, TimeUnit.SECONDS));
       SequenceListener seq = new SequenceListener(() -> {});
       AtomicLong received = seq.received;
       AtomicReference<String> wrong = seq.wrong;

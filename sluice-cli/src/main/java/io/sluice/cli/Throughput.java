@@ -48,6 +48,7 @@ final class Throughput {
   private final ConnectionOptions options;
   private IoMode io = IoMode.AUTO;
   private boolean tls;
+  private boolean traced;
 
   Throughput(
       Interaction interaction,
@@ -71,6 +72,16 @@ final class Throughput {
   /** Runs TCP, unix sockets or WebSocket with TLS (a self-signed certificate the client trusts). */
   Throughput withTls(boolean tls) {
     this.tls = tls;
+    return this;
+  }
+
+  /**
+   * Traces the stream when the OTEL_* variables ask for it ({@link RsocketTracing}: one span per
+   * request on each side, none per message); without them, or without this call, the server and
+   * client are the untraced ones themselves.
+   */
+  Throughput withTracing(boolean traced) {
+    this.traced = traced;
     return this;
   }
 
@@ -123,14 +134,14 @@ final class Throughput {
             .acceptor(
                 (setup, serverSide) -> {
                   serverSides.add(serverSide.unwrap().onClose());
-                  return responder;
+                  return traced ? RsocketTracing.serve(responder) : responder;
                 })
             .bind()
             .block(Duration.ofSeconds(10));
     ClientTransport clientTransport =
         pair == null ? LocalTransport.client(localName) : pair.client(server);
     ReactorRequester requester =
-        SluiceClient.builder(clientTransport).options(options).connect().block(Duration.ofSeconds(10));
+        traced(SluiceClient.builder(clientTransport).options(options).connect().block(Duration.ofSeconds(10)));
     AtomicLong received = new AtomicLong();
     Runnable stop;
     if (interaction == Interaction.STREAM) {
@@ -178,6 +189,15 @@ final class Throughput {
       payloadOwner.release();
     }
     return samples;
+  }
+
+  /** {@code requester} itself, or traced when {@link #withTracing} and the environment ask. */
+  private ReactorRequester traced(ReactorRequester requester) {
+    if (!traced) {
+      return requester;
+    }
+    io.sluice.Requester t = RsocketTracing.call(requester.unwrap());
+    return t == requester.unwrap() ? requester : new ReactorRequester(t);
   }
 
   private static void awaitQuietly(CompletableFuture<Void> closed) {

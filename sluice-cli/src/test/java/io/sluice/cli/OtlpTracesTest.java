@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code grpc-test-server} and {@code grpc-test-client} (and {@code demo --rpc}) in their own JVMs, as ./sluice starts them,
+ * {@code grpc-test-server} and {@code grpc-test-client} (and {@code demo --rpc}, {@code server},
+ * {@code client}, {@code demo}, {@code demo --resume}, {@code client --resume --count}) in their own
+ * JVMs, as ./sluice starts them,
  * with the standard OpenTelemetry variables pointing at a small OTLP/HTTP receiver on loopback (the
  * JDK's HTTP server, decoding {@code ExportTraceServiceRequest}'s protobuf fields by number): the
  * client's span and the server's span of a call arrive, the server's a child of the client's, each
@@ -170,6 +172,56 @@ class OtlpTracesTest {
     assertThat(serverRr.stream().filter(s -> s.parentSpanId().isEmpty())).hasSize(1);
     assertThat(serverRr.stream().filter(s -> clientIds.contains(s.traceId() + "/" + s.parentSpanId())))
         .hasSize(serverRr.size() - 1);
+  }
+
+  @Test
+  void theThroughputDemosStreamIsOneClientSpanAndOneServerSpanUnderIt() throws Exception {
+    String out = run(start(otel("demo-stream"), "demo", "--seconds", "1"));
+    assertThat(out).contains("total: ");
+    // The JVM flushed at exit: the stream's client span and the server's under it, and no
+    // other span (none per message).
+    oneStreamTrace("demo-stream", "demo-stream");
+  }
+
+  @Test
+  void theResumeDemosStreamIsOneClientSpanAndOneServerSpanUnderIt() throws Exception {
+    String out = run(start(otel("demo-resume"), "demo", "--resume", "--cut-every-ms", "50", "--count", "20000"));
+    assertThat(out).contains("PASS stream 20000 messages in order");
+    oneStreamTrace("demo-resume", "demo-resume");
+  }
+
+  @Test
+  void theResumeCountClientsStreamIsTheParentOfTheServersSpan() throws Exception {
+    Process server = start(otel("resume-server"), "server", "--resume", "--port", "0");
+    int port = listening(server);
+    String out = run(start(otel("resume-client"), "client", "--resume", "--count", "1000", "--port", String.valueOf(port)));
+    assertThat(out).contains("PASS stream 1000 messages in order");
+    // The client flushed at exit; the server flushes every 100 ms.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (count("resume-server", 2, "request-stream") == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    oneStreamTrace("resume-client", "resume-server");
+  }
+
+  /**
+   * {@code client}'s only span is a request-stream CLIENT span, and {@code server}'s only span a
+   * request-stream SERVER span, its child in the same trace: one span per stream on each side.
+   */
+  private void oneStreamTrace(String client, String server) {
+    List<Span> clientSpans = spans.stream().filter(s -> s.service().equals(client) && s.kind() != 2).toList();
+    List<Span> serverSpans = spans.stream().filter(s -> s.service().equals(server) && s.kind() != 3).toList();
+    assertThat(clientSpans).as("the client's spans in %s", spans).hasSize(1);
+    assertThat(serverSpans).as("the server's spans in %s", spans).hasSize(1);
+    Span c = clientSpans.get(0);
+    Span s = serverSpans.get(0);
+    assertThat(c.name()).isEqualTo("request-stream");
+    assertThat(c.kind()).isEqualTo(3);
+    assertThat(c.parentSpanId()).isEmpty();
+    assertThat(s.name()).isEqualTo("request-stream");
+    assertThat(s.kind()).isEqualTo(2);
+    assertThat(s.traceId()).isEqualTo(c.traceId());
+    assertThat(s.parentSpanId()).isEqualTo(c.spanId());
   }
 
   private long count(String service, int kind, String name) {
