@@ -27,6 +27,13 @@ import java.util.function.LongSupplier;
  * reader makes progress and starts the clock over; a peer that takes nothing for the whole
  * timeout is cut. Confined to the channel's event loop.
  *
+ * <p><b>Reads.</b> While the channel is unwritable the guard also stops reading it: autoRead goes
+ * off (back on once writable, if the guard turned it off) and a read a handler asks for ({@code
+ * ctx.read()}, HTTP/1.1 reads that way) is held until then. Otherwise a peer that sends requests
+ * and never reads their answers (calls to an unknown method, each answered by trailers alone,
+ * say) has every request read and answered into the channel's buffer until the timeout: memory
+ * without bound for as long as it lasts. Costs a branch per read asked for.
+ *
  * <p><b>TLS.</b> Below the {@code SslHandler} the guard counts encrypted bytes, and the outbound
  * buffer's count also holds the plaintext the {@code SslHandler} keeps until it encrypts it (and
  * netty's flow-controlled DATA, which it writes only while the channel is writable). So a live
@@ -44,6 +51,10 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
   private long progressAtMark;
   private long unwritableSince;
   private ScheduledFuture<?> check;
+  /** autoRead turned off by the guard, to turn back on once writable. */
+  private boolean autoReadPaused;
+  /** A read asked for while unwritable, to ask for once writable. */
+  private boolean readHeld;
 
   WriteStallGuard(long timeoutNanos, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
@@ -74,15 +85,43 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
   }
 
   @Override
+  public void read(ChannelHandlerContext ctx) throws Exception {
+    if (ctx.channel().isWritable()) {
+      ctx.read();
+    } else {
+      readHeld = true;
+    }
+  }
+
+  @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-    if (!ctx.channel().isWritable()) {
+    Channel ch = ctx.channel();
+    if (!ch.isWritable()) {
       unwritableSince = clock.getAsLong();
-      progressAtMark = progress(ctx.channel());
+      progressAtMark = progress(ch);
       if (check == null) {
         check = ctx.executor().schedule(() -> check(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
       }
+      if (ch.config().isAutoRead()) {
+        autoReadPaused = true;
+        ch.config().setAutoRead(false);
+      }
+    } else {
+      resumeReads(ctx);
     }
     ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Reads as before the channel was unwritable: autoRead back on, the held read asked for. */
+  private void resumeReads(ChannelHandlerContext ctx) {
+    if (autoReadPaused) {
+      autoReadPaused = false;
+      ctx.channel().config().setAutoRead(true); // asks for a read
+    }
+    if (readHeld) {
+      readHeld = false;
+      ctx.read();
+    }
   }
 
   private void check(ChannelHandlerContext ctx) {
@@ -110,8 +149,16 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
     ch.close();
   }
 
+  /** Removed (an RSocket connection's engine takes over): reads go on as they were. */
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
+    cancelCheck();
+    if (ctx.channel().isActive()) {
+      resumeReads(ctx);
+    }
+  }
+
+  private void cancelCheck() {
     if (check != null) {
       check.cancel(false);
       check = null;
@@ -120,7 +167,7 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    handlerRemoved(ctx);
+    cancelCheck();
     ctx.fireChannelInactive();
   }
 }

@@ -3,9 +3,12 @@ package io.sluice.transport.http2.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -70,6 +73,53 @@ class WriteStallGuardTest {
     assertThat(ch.isOpen()).as("a reader that took something 0.5 s ago").isTrue();
     advance(ch, TIMEOUT / 2);
     assertThat(ch.isOpen()).as("then nothing for the whole timeout").isFalse();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void anUnwritableChannelIsNotReadUntilWritableAgain() {
+    EmbeddedChannel ch = channel();
+    assertThat(ch.config().isAutoRead()).isTrue();
+    queue(ch, 32); // the peer reads nothing: the answers pile up
+    assertThat(ch.isWritable()).isFalse();
+    assertThat(ch.config().isAutoRead()).as("reads stop while unwritable").isFalse();
+    ch.flush(); // the peer read them
+    assertThat(ch.isWritable()).isTrue();
+    assertThat(ch.config().isAutoRead()).as("reads go on once writable").isTrue();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aReadAskedForWhileUnwritableWaitsUntilWritable() {
+    EmbeddedChannel ch = channel();
+    ch.config().setAutoRead(false); // reads asked for one at a time (as HTTP/1.1 serving does)
+    AtomicInteger reads = new AtomicInteger();
+    ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() { // below the guard: what it lets through
+      @Override
+      public void read(ChannelHandlerContext ctx) {
+        reads.incrementAndGet();
+        ctx.read();
+      }
+    });
+    ch.read();
+    assertThat(reads).as("a read while writable goes through").hasValue(1);
+    queue(ch, 32);
+    ch.read();
+    assertThat(reads).as("held while unwritable").hasValue(1);
+    assertThat(ch.config().isAutoRead()).as("autoRead left as the handlers set it").isFalse();
+    ch.flush();
+    assertThat(reads).as("asked for once writable").hasValue(2);
+    assertThat(ch.config().isAutoRead()).isFalse();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void removedWhileUnwritableTheGuardLeavesReadsAsTheyWere() {
+    EmbeddedChannel ch = channel();
+    queue(ch, 32);
+    assertThat(ch.config().isAutoRead()).isFalse();
+    ch.pipeline().removeFirst(); // an RSocket engine takes the connection over
+    assertThat(ch.config().isAutoRead()).isTrue();
     ch.finishAndReleaseAll();
   }
 }
