@@ -13,6 +13,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.sluice.ForwardingRequester;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.StreamHandle;
@@ -26,7 +27,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -111,10 +111,12 @@ final class RsocketTracing {
     return Message.of(md, request.data());
   }
 
-  private final class TracedRequester implements Requester {
+  /** Spans around the four interactions; metadata push and the rest pass through unchanged. */
+  private final class TracedRequester extends ForwardingRequester {
     private final Requester delegate;
 
     TracedRequester(Requester delegate) {
+      super(delegate);
       this.delegate = delegate;
     }
 
@@ -146,51 +148,6 @@ final class RsocketTracing {
       Ending ending = new Ending(span, listener);
       return ending.handle(delegate.requestChannel(
           inject(first, span, delegate.alloc()), complete, initialRequest, ending));
-    }
-
-    @Override
-    public void metadataPush(Message metadata, StreamListener listener) {
-      delegate.metadataPush(metadata, listener);
-    }
-
-    @Override
-    public double availability() {
-      return delegate.availability();
-    }
-
-    @Override
-    public double availability(int rank) {
-      return delegate.availability(rank);
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-      return delegate.alloc();
-    }
-
-    @Override
-    public Executor executor() {
-      return delegate.executor();
-    }
-
-    @Override
-    public boolean isOpen() {
-      return delegate.isOpen();
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
-
-    @Override
-    public void dispose() {
-      delegate.dispose();
-    }
-
-    @Override
-    public CompletableFuture<Void> onClose() {
-      return delegate.onClose();
     }
   }
 

@@ -111,9 +111,10 @@ class RsocketTracingTest {
     RsocketTracing tracing = new RsocketTracing(sdk);
     String report = run(tracing::responder, tracing::requester);
     assertThat(report).contains("12 passed, 0 failed");
-    // Server spans end when the response went out: wait (bounded) for the last ones.
+    // Server spans end when the response went out, client spans once the listener was told (the
+    // report can come first): wait (bounded) until the two sides' counts agree.
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (of(SpanKind.SERVER, "request-response").size() < of(SpanKind.CLIENT, "request-response").size()
+    while (of(SpanKind.SERVER, "request-response").size() != of(SpanKind.CLIENT, "request-response").size()
         && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
