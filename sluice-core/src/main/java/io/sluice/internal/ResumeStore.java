@@ -28,10 +28,12 @@ import java.util.function.Consumer;
  * (at most {@link #SPARES}) for the next chunk opened, until the store is idle: an acknowledgement
  * finds it empty with nothing stored since the previous one (an idle session's peer acknowledges
  * with each KEEPALIVE, so within two of them). A fast stream otherwise allocates and frees a chunk
- * per 16 KiB, which cost the server more than the copy into it. A spare counts as frames do: its
- * capacity and the frames' bytes stay within the store's bound and within what it took of the
- * shared budget, so a session that stores a little between every acknowledgement (never idle) holds
- * its spares inside both; a frame that needs their room gets it (the spares are released first). A
+ * per 16 KiB, which cost the server more than the copy into it. A spare's capacity and the frames'
+ * bytes stay within the store's own bound; a frame that needs their room gets it (the spares are
+ * released first). Spares take nothing of the budget shared by all sessions: it holds frames only,
+ * so one session's spares never get another session's frames refused (a cache must not end a
+ * session); what spares add beyond the budget is at most two chunks per session that keeps storing
+ * between acknowledgements, none once it is idle (docs/limits.md). A
  * chunk that replay slices still share ({@link #replayFrom}: queued on a transport) is never reused:
  * the store releases its reference and the slices keep the memory until they are written.
  *
@@ -39,7 +41,7 @@ import java.util.function.Consumer;
  * unused tail smaller than the frame (or the slice) held after it: a run that does not fit a chunk
  * less than half full fills it frame by frame. The memory held is thus at most twice the frames'
  * bytes and their 3-byte lengths, plus one chunk (at most 64 KiB); the spares (two chunks, at
- * most 64 KiB each, none once idle) fit the bound and the budget together with the frames.
+ * most 64 KiB each, none once idle) fit the store's bound together with the frames.
  *
  * <p><b>Buffers.</b> The store owns its chunks and releases them when the peer acknowledges their
  * frames ({@link #trimTo}) or when the session ends ({@link #release}). Replay hands out retained
@@ -87,7 +89,7 @@ final class ResumeStore {
   private final ArrayDeque<Chunk> chunks = new ArrayDeque<>();
   /** Dropped chunks of {@link #CHUNK_SIZE}, cleared, for the next ones opened (see {@link #trimTo}). */
   private final ArrayDeque<Chunk> spares = new ArrayDeque<>(SPARES);
-  /** The capacity of {@link #spares}: counted with {@link #bytes} in the bound and the budget. */
+  /** The capacity of {@link #spares}: counted with {@link #bytes} in the store's bound (not the shared budget). */
   private long spareBytes;
   private final ByteBufAllocator alloc;
   private final long maxBytes;
@@ -230,21 +232,18 @@ final class ResumeStore {
   /** May {@code more} frame bytes be stored (the bound, the shared budget)? */
   private boolean admits(long more) {
     long need = bytes + more;
-    if (!released && need + spareBytes <= maxBytes && reserve(need + spareBytes)) {
-      return true;
-    }
     if (released || need > maxBytes) {
       refusedByBudget = false;
       return false;
     }
-    if (spareBytes > 0) {
-      releaseSpares(); // frames before spares: their room is the frame's
-      if (reserve(need)) {
-        return true;
-      }
+    if (need + spareBytes > maxBytes) {
+      releaseSpares(); // frames before spares: the room within the bound is the frame's
     }
-    refusedByBudget = true;
-    return false;
+    if (!reserve(need)) {
+      refusedByBudget = true;
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -362,8 +361,7 @@ final class ResumeStore {
 
   /** Is there room for {@code b} as a spare beside the frames: within the bound and the budget? */
   private boolean keepsSpare(ByteBuf b) {
-    long need = bytes + spareBytes + b.capacity();
-    return need <= maxBytes && reserve(need);
+    return bytes + spareBytes + b.capacity() <= maxBytes;
   }
 
   private void releaseSpares() {
@@ -451,9 +449,8 @@ final class ResumeStore {
   }
 
   private void unreserve() {
-    long held = bytes + spareBytes;
-    if (budget != null && reserved - held > 2 * ResumeBudget.STEP) {
-      long back = reserved - held - ResumeBudget.STEP;
+    if (budget != null && reserved - bytes > 2 * ResumeBudget.STEP) {
+      long back = reserved - bytes - ResumeBudget.STEP;
       reserved -= back;
       budget.giveBack(back);
     }

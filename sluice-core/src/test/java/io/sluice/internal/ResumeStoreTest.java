@@ -289,27 +289,31 @@ class ResumeStoreTest {
 
   /**
    * A session that stores a little between every acknowledgement is never idle, so it keeps its
-   * spares (up to two chunks of 64 KiB) for its life: they are held within what it took of the
-   * server's shared budget, which would otherwise not bound them (10k such sessions: over 1 GiB).
+   * spares for its life. They take nothing of the budget all sessions share: held there, they got
+   * another session's frames refused and that session ended (a cache must not end a session).
    */
   @Test
-  void sparesOfASessionThatNeverIdlesAreHeldWithinTheSharedBudget() {
-    ResumeBudget budget = new ResumeBudget(1 << 20);
-    ResumeStore s = new ResumeStore(alloc, 1 << 20, budget);
+  void oneSessionsSparesNeverGetAnotherSessionsFramesRefused() {
+    ResumeBudget budget = new ResumeBudget(256 * 1024);
+    ResumeStore a = new ResumeStore(alloc, 1 << 20, budget);
+    ResumeStore b = new ResumeStore(alloc, 1 << 20, budget);
     ByteBuf batch = run40k();
     for (int i = 0; i < 4; i++) { // four runs, each in a chunk of its own
-      assertThat(s.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400)).isTrue();
+      assertThat(a.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400)).isTrue();
     }
-    assertThat(held()).isEqualTo(4L * ResumeStore.MAX_SPARE_SIZE);
-    for (int round = 0; round < 5; round++) {
-      s.trimTo(s.endPosition()); // all acknowledged, but frames were stored since the last trim
-      assertThat(s.spareChunks()).isEqualTo(ResumeStore.SPARES);
-      assertThat(s.spareBytes()).isEqualTo(held());
-      assertThat(budget.used()).as("the spares are within the budget taken").isGreaterThanOrEqualTo(held());
-      assertThat(add(s, 100, round)).isTrue(); // a little traffic before the next acknowledgement
-      assertThat(budget.used()).isGreaterThanOrEqualTo(held());
+    for (int round = 0; round < 3; round++) {
+      a.trimTo(a.endPosition()); // all acknowledged, but frames were stored since the last trim
+      assertThat(add(a, 100, round)).isTrue(); // a little traffic before the next acknowledgement
     }
-    s.release();
+    assertThat(a.spareChunks()).as("the first session holds spares").isPositive();
+    for (int i = 0; i < 3; i++) { // 120 KB of frames for the other session
+      assertThat(b.addRun(batch, 0, batch.writerIndex(), 400, 100L * 400))
+          .as("run %d of the other session, with the first one's spares held", i)
+          .isTrue();
+    }
+    assertThat(b.refusedByBudget()).isFalse();
+    a.release();
+    b.release();
     assertThat(budget.used()).isZero();
     assertThat(held()).isZero();
   }
