@@ -27,12 +27,15 @@ import java.util.function.LongSupplier;
  * reader makes progress and starts the clock over; a peer that takes nothing for the whole
  * timeout is cut. Confined to the channel's event loop.
  *
- * <p><b>Reads.</b> While the channel is unwritable the guard also stops reading it: autoRead goes
- * off (back on once writable, if the guard turned it off) and a read a handler asks for ({@code
- * ctx.read()}, HTTP/1.1 reads that way) is held until then. Otherwise a peer that sends requests
- * and never reads their answers (calls to an unknown method, each answered by trailers alone,
- * say) has every request read and answered into the channel's buffer until the timeout: memory
- * without bound for as long as it lasts. Costs a branch per read asked for.
+ * <p><b>Reads.</b> On a connection served as HTTP/1.1 ({@link #pauseReadsWhileUnwritable}), while
+ * the channel is unwritable the guard also stops reading it: autoRead goes off (back on once
+ * writable, if the guard turned it off) and a read a handler asks for ({@code ctx.read()}, HTTP/1.1
+ * reads that way) is held until then. Otherwise a peer that pipelines requests and never reads the
+ * answers has every request read and answered into the channel's buffer until the timeout: memory
+ * without bound for as long as it lasts. Not on HTTP/2: there netty's bounds on open streams and
+ * resets already bound what a never-reading peer costs, and not reading while unwritable could
+ * stall two peers that stream both ways on one connection and each wait for the other to read (why
+ * the RSocket engine does not do it either). Costs a branch per read asked for.
  *
  * <p><b>TLS.</b> Below the {@code SslHandler} the guard counts encrypted bytes, and the outbound
  * buffer's count also holds the plaintext the {@code SslHandler} keeps until it encrypts it (and
@@ -55,6 +58,8 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
   private boolean autoReadPaused;
   /** A read asked for while unwritable, to ask for once writable. */
   private boolean readHeld;
+  /** Reads stop while unwritable ({@link #pauseReadsWhileUnwritable}): HTTP/1.1 only. */
+  private boolean pausesReads;
 
   WriteStallGuard(long timeoutNanos, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
@@ -67,6 +72,27 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
   /** Puts a guard with {@code timeout} first in {@code ch}'s pipeline. */
   public static void install(Channel ch, Duration timeout) {
     ch.pipeline().addFirst(NAME, new WriteStallGuard(timeout.toNanos(), System::nanoTime));
+  }
+
+  /**
+   * Has the guard in {@code ch}'s pipeline, if any, stop reading while the channel is unwritable
+   * (see the class comment, Reads): for a connection served as HTTP/1.1. On its event loop.
+   */
+  public static void pauseReadsWhileUnwritable(Channel ch) {
+    WriteStallGuard g = ch.pipeline().get(WriteStallGuard.class);
+    if (g != null && !g.pausesReads) {
+      g.pausesReads = true;
+      if (!ch.isWritable()) {
+        g.pause(ch);
+      }
+    }
+  }
+
+  private void pause(Channel ch) {
+    if (ch.config().isAutoRead()) {
+      autoReadPaused = true;
+      ch.config().setAutoRead(false);
+    }
   }
 
   /** The bytes written so far that the socket took ({@link OutboundProgress}). */
@@ -86,7 +112,7 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
 
   @Override
   public void read(ChannelHandlerContext ctx) throws Exception {
-    if (ctx.channel().isWritable()) {
+    if (!pausesReads || ctx.channel().isWritable()) {
       ctx.read();
     } else {
       readHeld = true;
@@ -102,9 +128,8 @@ public final class WriteStallGuard extends ChannelDuplexHandler {
       if (check == null) {
         check = ctx.executor().schedule(() -> check(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
       }
-      if (ch.config().isAutoRead()) {
-        autoReadPaused = true;
-        ch.config().setAutoRead(false);
+      if (pausesReads) {
+        pause(ch);
       }
     } else {
       resumeReads(ctx);

@@ -28,6 +28,13 @@ class WriteStallGuardTest {
     return ch;
   }
 
+  /** A guarded channel served as HTTP/1.1: reads stop while it is unwritable. */
+  private EmbeddedChannel http1Channel() {
+    EmbeddedChannel ch = channel();
+    WriteStallGuard.pauseReadsWhileUnwritable(ch);
+    return ch;
+  }
+
   private static void queue(EmbeddedChannel ch, int bytes) {
     ch.write(Unpooled.wrappedBuffer(new byte[bytes]));
   }
@@ -78,7 +85,7 @@ class WriteStallGuardTest {
 
   @Test
   void anUnwritableChannelIsNotReadUntilWritableAgain() {
-    EmbeddedChannel ch = channel();
+    EmbeddedChannel ch = http1Channel();
     assertThat(ch.config().isAutoRead()).isTrue();
     queue(ch, 32); // the peer reads nothing: the answers pile up
     assertThat(ch.isWritable()).isFalse();
@@ -91,7 +98,7 @@ class WriteStallGuardTest {
 
   @Test
   void aReadAskedForWhileUnwritableWaitsUntilWritable() {
-    EmbeddedChannel ch = channel();
+    EmbeddedChannel ch = http1Channel();
     ch.config().setAutoRead(false); // reads asked for one at a time (as HTTP/1.1 serving does)
     AtomicInteger reads = new AtomicInteger();
     ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() { // below the guard: what it lets through
@@ -113,9 +120,43 @@ class WriteStallGuardTest {
     ch.finishAndReleaseAll();
   }
 
+  /**
+   * Not served as HTTP/1.1 (HTTP/2: gRPC, the stream mapping on a shared port), an unwritable
+   * channel is still read: two peers streaming both ways could otherwise each wait for the other.
+   */
+  @Test
+  void anUnwritableHttp2ChannelIsStillRead() {
+    EmbeddedChannel ch = channel();
+    AtomicInteger reads = new AtomicInteger();
+    ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+      @Override
+      public void read(ChannelHandlerContext ctx) {
+        reads.incrementAndGet();
+        ctx.read();
+      }
+    });
+    queue(ch, 32);
+    assertThat(ch.isWritable()).isFalse();
+    assertThat(ch.config().isAutoRead()).isTrue();
+    ch.read();
+    assertThat(reads).hasValue(1);
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void unwritableWhenServedAsHttp1ReadsStopAtOnce() {
+    EmbeddedChannel ch = channel();
+    queue(ch, 32);
+    WriteStallGuard.pauseReadsWhileUnwritable(ch);
+    assertThat(ch.config().isAutoRead()).isFalse();
+    ch.flush();
+    assertThat(ch.config().isAutoRead()).isTrue();
+    ch.finishAndReleaseAll();
+  }
+
   @Test
   void removedWhileUnwritableTheGuardLeavesReadsAsTheyWere() {
-    EmbeddedChannel ch = channel();
+    EmbeddedChannel ch = http1Channel();
     queue(ch, 32);
     assertThat(ch.config().isAutoRead()).isFalse();
     ch.pipeline().removeFirst(); // an RSocket engine takes the connection over

@@ -125,6 +125,8 @@ public final class Http1Handler extends ChannelInboundHandlerAdapter
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    // A peer that pipelines requests and never reads the answers is not read while they queue.
+    io.sluice.transport.http2.internal.WriteStallGuard.pauseReadsWhileUnwritable(ctx.channel());
     if (firstRequestNanos > 0) {
       waitForRequest(ctx, firstRequestNanos);
     }
