@@ -42,6 +42,12 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
   private int initial = GrpcRequester.WINDOW; // InboundWindow's initial credit in auto mode
   private boolean inBeforeStart;
   private volatile StreamHandle handle;
+  /**
+   * Credit the automatic window topped up before the start call returned the handle: asked for by
+   * whichever of the loop and the starting thread sees both (see {@link #grantDeferred}).
+   */
+  private final java.util.concurrent.atomic.AtomicLong deferredGrant =
+      new java.util.concurrent.atomic.AtomicLong();
   private boolean started; // guarded by this
   private boolean done; // event loop: the response observer saw a terminal signal
   private volatile boolean cancelled;
@@ -92,8 +98,25 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
             ? requester.requestResponse(m, listener)
             : requester.requestStream(m, n, listener);
     handle = h;
+    grantDeferred(h);
     if (cancelled) {
       h.cancel();
+    }
+  }
+
+  /**
+   * Asks for the credit topped up while the handle was not known. Both sides call it: the loop
+   * after adding to {@link #deferredGrant} (then reading {@link #handle}), the starting thread
+   * after setting the handle (then reading the count); one of them sees the other's write, and the
+   * exchange asks for it once. The grant used to wait for the next top-up, which never came when
+   * the peer had spent its credit: the stream stalled (GrpcStubFlowTest, under load).
+   */
+  private void grantDeferred(StreamHandle h) {
+    if (deferredGrant.get() > 0) {
+      long n = deferredGrant.getAndSet(0);
+      if (n > 0) {
+        h.request(n);
+      }
     }
   }
 
@@ -122,6 +145,7 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
       }
       StreamHandle h = requester.requestChannel(value, false, Math.max(1, initial), listener);
       handle = h;
+      grantDeferred(h);
       outbound.handle(h);
       if (cancelled) {
         h.cancel();
@@ -294,11 +318,15 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
         }
 
         private void topUp(InboundWindow w, long n) {
-          StreamHandle h = handle; // null only until the start call returns: top up later
+          StreamHandle h = handle; // null only until the start call returns: top up then
           if (h != null) {
             h.request(n);
           } else {
-            w.notGranted(n);
+            deferredGrant.addAndGet(n);
+            h = handle;
+            if (h != null) {
+              grantDeferred(h);
+            }
           }
         }
 

@@ -8,6 +8,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.Message;
+import io.sluice.ForwardingRequester;
 import io.sluice.Requester;
 import io.sluice.Responder;
 import io.sluice.StreamHandle;
@@ -18,6 +19,7 @@ import io.sluice.core.Connections;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.local.LocalTransport;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
@@ -85,7 +87,7 @@ class GrpcStubFlowTest {
    *
    * <p>The top-up is exact only relative to what was outstanding when it went out: messages that
    * arrive before the stream's handle is known cannot be answered, and their grant is asked for
-   * again with the next delivery (see {@link InboundWindow#notGranted}), when fewer are outstanding.
+   * once the handle is known, when fewer may be outstanding.
    * So the second grant is the grown window less whatever was outstanding then: from one message
    * up to half the initial window.
    */
@@ -178,6 +180,63 @@ class GrpcStubFlowTest {
     assertThat(count.received).hasValue(MESSAGES);
     CountingSender s = sender.get(10, TimeUnit.SECONDS);
     assertGrowsOnce(s);
+  }
+
+  /**
+   * The stream's first half window is used up before the start call returned its handle (the
+   * responder runs on the loop while the calling thread is slow to return): the top-up due then is
+   * asked for once the handle is known. It used to wait for the next top-up, which never came: the
+   * responder had spent its credit, and the stream stalled.
+   */
+  @Test
+  void aTopUpDueBeforeTheStartCallReturnedIsAskedForOnceItReturns() throws Exception {
+    Requester r =
+        connect(
+            new Responder() {
+              @Override
+              public StreamListener requestStream(Message request, StreamHandle stream) {
+                request.release();
+                return new CountingSender(stream);
+              }
+            });
+    CountDownLatch windowUsed = new CountDownLatch(GrpcRequester.WINDOW);
+    Requester slowToReturn =
+        new ForwardingRequester(r) {
+          @Override
+          public StreamHandle requestStream(Message request, long n, StreamListener listener) {
+            StreamHandle h =
+                super.requestStream(
+                    request,
+                    n,
+                    new StreamListener() {
+                      @Override
+                      public void onNext(Message message) {
+                        listener.onNext(message);
+                        windowUsed.countDown();
+                      }
+
+                      @Override
+                      public void onComplete() {
+                        listener.onComplete();
+                      }
+
+                      @Override
+                      public void onError(Throwable cause) {
+                        listener.onError(cause);
+                      }
+                    });
+            try {
+              assertThat(windowUsed.await(10, TimeUnit.SECONDS)).as("the first window delivered").isTrue();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return h;
+          }
+        };
+    Count count = new Count();
+    new GrpcRequester(slowToReturn).requestStream(small(), count);
+    count.done.get(10, TimeUnit.SECONDS);
+    assertThat(count.received).hasValue(MESSAGES);
   }
 
   @Test
