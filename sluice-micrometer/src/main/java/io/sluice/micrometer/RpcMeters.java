@@ -12,6 +12,7 @@ import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.Status;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -106,9 +107,13 @@ final class RpcMeters implements RpcInstrumentation {
         }
       };
 
-  /** What a thread keeps: written by that thread only. */
+  /**
+   * What a thread keeps: written by that thread only. The last method's meters are held weakly (a
+   * new reference only when this thread's method changes): its instance keeps them while it lives,
+   * and a dropped instance, and its registry, is not kept by every thread that made a call.
+   */
   private static final class Local {
-    MethodMeters last;
+    WeakReference<MethodMeters> last = new WeakReference<>(null);
     int calls;
     int rounds;
   }
@@ -137,7 +142,7 @@ final class RpcMeters implements RpcInstrumentation {
     if (method == null) {
       return other;
     }
-    MethodMeters m = local.last;
+    MethodMeters m = local.last.get();
     if (m != null && m.descriptor == method && m.owner() == this) {
       return m;
     }
@@ -149,7 +154,7 @@ final class RpcMeters implements RpcInstrumentation {
       m = methods.computeIfAbsent(
           method, d -> new MethodMeters(d, d.fullName(), d.service(), d.method()));
     }
-    local.last = m;
+    local.last = new WeakReference<>(m);
     return m;
   }
 
@@ -171,7 +176,7 @@ final class RpcMeters implements RpcInstrumentation {
 
   /** The method whose meters this thread keeps as its last (tests). */
   static MethodDescriptor<?, ?> lastMethodOnThisThread() {
-    MethodMeters m = LOCAL.get().last;
+    MethodMeters m = LOCAL.get().last.get();
     return m == null ? null : m.descriptor;
   }
 

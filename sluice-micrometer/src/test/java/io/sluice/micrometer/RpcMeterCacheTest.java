@@ -5,16 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.BytesValue;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.sluice.rpc.MethodDescriptor;
 import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.RpcInstrumentation.CallObserver;
 import io.sluice.rpc.Status;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -248,5 +254,57 @@ class RpcMeterCacheTest {
   void theMetersWantNoFirstResponseSoTransportsReadNoClockForIt() {
     CallObserver o = SluiceMetrics.of(registry).rsocketServer().onCallStart(null, method("test.A", "Say"));
     assertThat(o.observesFirstResponse()).isFalse();
+  }
+
+  /**
+   * What one call on a thread leaves on it must not keep the meters' registry: a dropped registry
+   * (a refreshed context, a test's) is collected while the threads that made calls live on. On a
+   * plain thread (a JDK thread-local) and a netty one (its own thread-local map).
+   */
+  @Test
+  void aThreadThatMadeACallDoesNotKeepADroppedRegistry() throws Exception {
+    assertRegistryCollectedAfterACallOn(Thread::new);
+    assertRegistryCollectedAfterACallOn(FastThreadLocalThread::new);
+  }
+
+  private static void assertRegistryCollectedAfterACallOn(java.util.function.Function<Runnable, Thread> threads)
+      throws Exception {
+    AtomicReference<WeakReference<MeterRegistry>> dropped = new AtomicReference<>();
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread t =
+        threads.apply(
+            () -> {
+              dropped.set(oneCallThenDrop());
+              called.countDown();
+              try {
+                release.await(60, TimeUnit.SECONDS); // alive while the registry should go
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    try {
+      assertThat(called.await(30, TimeUnit.SECONDS)).isTrue();
+      WeakReference<MeterRegistry> ref = dropped.get();
+      for (int i = 0; i < 20 && ref.get() != null; i++) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertThat(ref.get()).as("registry reachable after its last user was dropped").isNull();
+    } finally {
+      release.countDown();
+      t.join(30_000);
+    }
+  }
+
+  /** A registry and its meters, one call made on this thread, both dropped: a weak reference left. */
+  private static WeakReference<MeterRegistry> oneCallThenDrop() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RpcInstrumentation in = SluiceMetrics.of(registry).rsocketServer();
+    call(in, method("test.Gone", "Say"), Status.Code.OK, 1, 1);
+    assertThat(RpcMeters.lastMethodOnThisThread()).isNotNull();
+    return new WeakReference<>(registry);
   }
 }
