@@ -113,24 +113,21 @@ final class RsocketTracing {
 
   /** Spans around the four interactions; metadata push and the rest pass through unchanged. */
   private final class TracedRequester extends ForwardingRequester {
-    private final Requester delegate;
-
     TracedRequester(Requester delegate) {
       super(delegate);
-      this.delegate = delegate;
     }
 
     @Override
     public void fireAndForget(Message request, StreamListener listener) {
       Span span = clientSpan("fire-and-forget");
-      delegate.fireAndForget(inject(request, span, delegate.alloc()), new Ending(span, listener));
+      delegate().fireAndForget(inject(request, span, delegate().alloc()), new Ending(span, listener));
     }
 
     @Override
     public StreamHandle requestResponse(Message request, StreamListener listener) {
       Span span = clientSpan("request-response");
       Ending ending = new Ending(span, listener);
-      return ending.handle(delegate.requestResponse(inject(request, span, delegate.alloc()), ending));
+      return ending.handle(delegate().requestResponse(inject(request, span, delegate().alloc()), ending));
     }
 
     @Override
@@ -138,7 +135,7 @@ final class RsocketTracing {
       Span span = clientSpan("request-stream");
       Ending ending = new Ending(span, listener);
       return ending.handle(
-          delegate.requestStream(inject(request, span, delegate.alloc()), initialRequest, ending));
+          delegate().requestStream(inject(request, span, delegate().alloc()), initialRequest, ending));
     }
 
     @Override
@@ -146,8 +143,8 @@ final class RsocketTracing {
         Message first, boolean complete, long initialRequest, StreamListener listener) {
       Span span = clientSpan("request-channel");
       Ending ending = new Ending(span, listener);
-      return ending.handle(delegate.requestChannel(
-          inject(first, span, delegate.alloc()), complete, initialRequest, ending));
+      return ending.handle(delegate().requestChannel(
+          inject(first, span, delegate().alloc()), complete, initialRequest, ending));
     }
   }
 

@@ -9,6 +9,7 @@ import io.sluice.Requester;
 import io.sluice.StreamHandle;
 import io.sluice.StreamListener;
 import io.sluice.flavor.RequesterPublisher;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One client call: the {@link ClientCallStreamObserver} the application sees (the request side of
@@ -46,8 +47,7 @@ final class ClientCall extends ClientCallStreamObserver<Message> {
    * Credit the automatic window topped up before the start call returned the handle: asked for by
    * whichever of the loop and the starting thread sees both (see {@link #grantDeferred}).
    */
-  private final java.util.concurrent.atomic.AtomicLong deferredGrant =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong deferredGrant = new AtomicLong();
   private boolean started; // guarded by this
   private boolean done; // event loop: the response observer saw a terminal signal
   private volatile boolean cancelled;

@@ -71,12 +71,4 @@ final class InboundWindow {
     outstanding = window;
     return n;
   }
-
-  /**
-   * The grant of {@link #delivered} could not be sent (the stream's handle is not known yet): it
-   * is asked for again with the next top-up.
-   */
-  void notGranted(long n) {
-    outstanding -= n;
-  }
 }

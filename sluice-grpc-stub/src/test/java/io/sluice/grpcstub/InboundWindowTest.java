@@ -77,15 +77,4 @@ class InboundWindowTest {
       assertThat(outstanding).isLessThanOrEqualTo(InboundWindow.MAX);
     }
   }
-
-  @Test
-  void aGrantThatCouldNotBeSentIsAskedForAgain() {
-    InboundWindow w = new InboundWindow();
-    deliver(w, GrpcRequester.WINDOW / 2 - 1, 8);
-    long n = w.delivered(8);
-    assertThat(n).isPositive();
-    w.notGranted(n);
-    long again = w.delivered(8);
-    assertThat(again).isEqualTo(n + 1);
-  }
 }

@@ -15,21 +15,13 @@ import java.util.function.Function;
  * the delegate.
  */
 public final class InterceptedRequester extends ForwardingRequester {
-  private final Requester delegate;
   private final List<ClientInterceptor> interceptors;
   private volatile Function<Requester, ClientChannel> cachedFor;
   private volatile ClientChannel cached;
 
   InterceptedRequester(Requester delegate, List<ClientInterceptor> interceptors) {
     super(delegate);
-    this.delegate = delegate;
     this.interceptors = List.copyOf(interceptors);
-  }
-
-  /** The requester underneath, which the transport's calls go to. */
-  @Override
-  public Requester delegate() {
-    return delegate;
   }
 
   /** The interceptors, in the order given (the last one sees a call first). */
@@ -47,7 +39,7 @@ public final class InterceptedRequester extends ForwardingRequester {
     if (c != null && cachedFor == terminal) {
       return c;
     }
-    c = ClientInterceptors.intercept(terminal.apply(delegate), interceptors);
+    c = ClientInterceptors.intercept(terminal.apply(delegate()), interceptors);
     cached = c;
     cachedFor = terminal;
     return c;
@@ -55,6 +47,6 @@ public final class InterceptedRequester extends ForwardingRequester {
 
   @Override
   public String toString() {
-    return delegate + " with " + interceptors;
+    return delegate() + " with " + interceptors;
   }
 }
