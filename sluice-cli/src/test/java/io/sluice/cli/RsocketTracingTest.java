@@ -12,6 +12,11 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.netty.buffer.ByteBufAllocator;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.reactor.ReactorResponder;
@@ -30,9 +35,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The raw RSocket echo server and client traced in one JVM (the SDK with an exporter that keeps
@@ -73,10 +82,14 @@ class RsocketTracingTest {
     sdk.close();
   }
 
-  private String run(Function<ReactorResponder, ReactorResponder> server, Function<Requester, Requester> client) {
+  private String run(
+      BiFunction<ReactorResponder, Requester, ReactorResponder> server,
+      Function<Requester, Requester> client) {
     ServerTransport.Bound bound =
         SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
-            .acceptor((setup, requester) -> server.apply(new EchoResponder(requester.alloc())))
+            .acceptor(
+                (setup, requester) ->
+                    server.apply(new EchoResponder(requester.alloc()), requester.unwrap()))
             .bind()
             .block(Duration.ofSeconds(10));
     int port = ((InetSocketAddress) bound.address()).getPort();
@@ -109,7 +122,7 @@ class RsocketTracingTest {
   @Test
   void eachRequestIsAClientSpanWithTheServersSpanUnderIt() throws Exception {
     RsocketTracing tracing = new RsocketTracing(sdk);
-    String report = run(tracing::responder, tracing::requester);
+    String report = run((r, c) -> tracing.responder(r, c.onClose()), tracing::requester);
     assertThat(report).contains("12 passed, 0 failed");
     // Server spans end when the response went out, client spans once the listener was told (the
     // report can come first): wait (bounded) until the two sides' counts agree.
@@ -147,12 +160,82 @@ class RsocketTracingTest {
   @Test
   void aTracedClientPassesAgainstAnUntracedServerAndTheOtherWayRound() {
     RsocketTracing tracing = new RsocketTracing(sdk);
-    assertThat(run(Function.identity(), tracing::requester)).contains("12 passed, 0 failed");
+    assertThat(run((r, c) -> r, tracing::requester)).contains("12 passed, 0 failed");
     assertThat(of(SpanKind.SERVER, "request-response")).isEmpty();
     spans.clear();
-    assertThat(run(tracing::responder, Function.identity())).contains("12 passed, 0 failed");
+    assertThat(run((r, c) -> tracing.responder(r, c.onClose()), Function.identity()))
+        .contains("12 passed, 0 failed");
     assertThat(of(SpanKind.CLIENT, "request-response")).isEmpty();
     assertThat(of(SpanKind.SERVER, "request-response")).isNotEmpty().allMatch(s -> !s.getParentSpanContext().isValid());
+  }
+
+  /** Answers with the request itself, without copying; a stream's answer is null when asked "null". */
+  private static final class Returning implements ReactorResponder {
+    @Override
+    public Mono<Message> requestResponse(Message request) {
+      return Mono.just(request);
+    }
+
+    @Override
+    public Flux<Message> requestStream(Message request) {
+      if (request.dataUtf8().equals("null")) {
+        request.release();
+        return null;
+      }
+      return Flux.just(request);
+    }
+  }
+
+  private static Message utf8(String s) {
+    return Message.utf8(ByteBufAllocator.DEFAULT, s);
+  }
+
+  @Test
+  void aServerSpanEndsOnceHoweverTheCallEndsEvenWithItsResponseNeverSubscribed() {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    try (OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build()) {
+      CompletableFuture<Void> connectionClosed = new CompletableFuture<>();
+      ReactorResponder traced = new RsocketTracing(otel).responder(new Returning(), connectionClosed);
+
+      // Answered as usual: its span ends with the answer.
+      traced.requestResponse(utf8("answered")).block(Duration.ofSeconds(10)).release();
+      assertThat(exporter.getFinishedSpanItems()).hasSize(1);
+      // A handler that returns no publisher: its span ends at once, in error.
+      assertThat(traced.requestStream(utf8("null"))).isNull();
+      assertThat(exporter.getFinishedSpanItems()).hasSize(2);
+      assertThat(exporter.getFinishedSpanItems().get(1).getStatus().getStatusCode())
+          .isEqualTo(StatusCode.ERROR);
+
+      // Two responses nobody subscribes to (dropped, or the connection closes first): their spans
+      // stay open until the connection closes, then end.
+      Mono<Message> droppedResponse = traced.requestResponse(utf8("dropped"));
+      Flux<Message> droppedStream = traced.requestStream(utf8("dropped"));
+      assertThat(exporter.getFinishedSpanItems()).hasSize(2);
+      connectionClosed.complete(null);
+      List<SpanData> ended = exporter.getFinishedSpanItems();
+      assertThat(ended).hasSize(4);
+      assertThat(ended.subList(2, 4))
+          .extracting(SpanData::getName)
+          .containsExactlyInAnyOrder("request-response", "request-stream");
+      assertThat(ended.subList(2, 4))
+          .allMatch(
+              s -> Boolean.TRUE.equals(s.getAttributes().get(AttributeKey.booleanKey("rsocket.connection_closed"))));
+
+      // Subscribed late (here, to release what they hold), and a request after the close: each
+      // span ended once, none twice, none left open.
+      droppedResponse.block(Duration.ofSeconds(10)).release();
+      droppedStream.doOnNext(Message::release).blockLast(Duration.ofSeconds(10));
+      traced.requestResponse(utf8("late")).subscribe(Message::release);
+      assertThat(exporter.getFinishedSpanItems()).hasSize(5);
+      assertThat(exporter.getFinishedSpanItems())
+          .extracting(s -> s.getSpanId())
+          .doesNotHaveDuplicates();
+    }
   }
 
   @Test
@@ -160,6 +243,6 @@ class RsocketTracingTest {
     // This JVM runs without OTEL_* (as the build runs it): both are returned as they are.
     org.junit.jupiter.api.Assumptions.assumeFalse(CliTracing.wanted(System.getenv()));
     ReactorResponder responder = new EchoResponder(io.netty.buffer.ByteBufAllocator.DEFAULT);
-    assertThat(RsocketTracing.serve(responder)).isSameAs(responder);
+    assertThat(RsocketTracing.serve(responder, null)).isSameAs(responder);
   }
 }
