@@ -47,7 +47,10 @@ import reactor.core.publisher.Mono;
  * traceparent} and {@code tracestate} with the SDK's defaults). Only a request without metadata of
  * its own carries it (metadata the application chose is sent as it is, so an echo of it is
  * unchanged); the responder takes the context from metadata made only of such entries and hands
- * the request on without it. A peer that does not trace sees metadata it may ignore.
+ * the request on without it. Entries its propagators do not read (a client injecting with other
+ * propagators) are not its own: it cannot tell them from the application's and leaves the metadata
+ * as it came, as grpc-java's and {@code SluiceTracing}'s server side leave the headers. A peer that
+ * does not trace sees metadata it may ignore.
  * Metadata-push is no request and has no span.
  */
 final class RsocketTracing {

@@ -16,7 +16,18 @@ import io.netty.buffer.ByteBufAllocator;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.opentelemetry.context.propagation.TextMapSetter;
 import io.sluice.Message;
+import io.sluice.metadata.CompositeMetadata;
 import io.sluice.Requester;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.reactor.ReactorResponder;
@@ -32,7 +43,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
@@ -236,6 +249,82 @@ class RsocketTracingTest {
           .extracting(s -> s.getSpanId())
           .doesNotHaveDuplicates();
     }
+  }
+
+  /** Reads and writes one field of its own, none of W3C's. */
+  private static final class OtherPropagator implements TextMapPropagator {
+    @Override
+    public Collection<String> fields() {
+      return List.of("x-other-trace");
+    }
+
+    @Override
+    public <C> void inject(Context context, C carrier, TextMapSetter<C> setter) {}
+
+    @Override
+    public <C> Context extract(Context context, C carrier, TextMapGetter<C> getter) {
+      return context;
+    }
+  }
+
+  /** What the server's handler sees of a request carrying a client's W3C context entries. */
+  private static Map<String, String> seenByTheHandler(TextMapPropagator serverPropagator) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    W3CTraceContextPropagator.getInstance()
+        .inject(
+            Context.root().with(Span.wrap(SpanContext.create(
+                "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", TraceFlags.getSampled(),
+                TraceState.builder().put("k", "v").build()))),
+            fields,
+            Map::put);
+    ByteBuf md = ByteBufAllocator.DEFAULT.buffer();
+    fields.forEach(
+        (k, v) -> {
+          ByteBuf value = Unpooled.copiedBuffer(v, StandardCharsets.UTF_8);
+          CompositeMetadata.encodeEntry(md, k, value);
+          value.release();
+        });
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    try (OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+            .setPropagators(ContextPropagators.create(serverPropagator))
+            .build()) {
+      ReactorResponder traced =
+          new RsocketTracing(otel).responder(new Returning(), new CompletableFuture<>());
+      Message seen =
+          traced
+              .requestResponse(Message.of(md, Unpooled.copiedBuffer("d", StandardCharsets.UTF_8)))
+              .block(Duration.ofSeconds(10));
+      Map<String, String> entries = new LinkedHashMap<>();
+      try {
+        if (seen.hasMetadata()) {
+          CompositeMetadata.Reader r = CompositeMetadata.reader(seen.metadata());
+          while (r.next()) {
+            entries.put(r.mimeType(), r.content().toString(StandardCharsets.UTF_8));
+          }
+        }
+      } finally {
+        seen.release();
+      }
+      SpanData server = exporter.getFinishedSpanItems().get(0);
+      // The span is the client's child exactly when the server read the context.
+      assertThat(server.getParentSpanContext().isValid()).isEqualTo(entries.isEmpty());
+      return entries;
+    }
+  }
+
+  @Test
+  void theServerRemovesOnlyTheEntriesItsPropagatorReads() {
+    // Same propagator: the context is read and the entries, the tracing layer's own, are removed.
+    assertThat(seenByTheHandler(W3CTraceContextPropagator.getInstance())).isEmpty();
+    // Another propagator: the entries are not its keys; like grpc-java's and SluiceTracing's
+    // server side (which remove no header), it leaves them for the application.
+    assertThat(seenByTheHandler(new OtherPropagator()))
+        .containsOnlyKeys("traceparent", "tracestate")
+        .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        .containsEntry("tracestate", "k=v");
   }
 
   @Test
