@@ -76,7 +76,10 @@ server() {
   "$java_bin" -cp "$lib/*" io.grpc.testing.integration.TestServiceServer \
     --port="$port" --use_tls=false --address_type=IPV4 &
   local pid=$!
-  trap 'kill "$pid" 2>/dev/null || true' EXIT INT TERM
+  # The pid is expanded now: the EXIT trap runs after this function returned, when its local pid
+  # is gone (under set -u, 'pid: unbound variable' and exit status 1 once the server had exited).
+  # shellcheck disable=SC2064
+  trap "kill $pid 2>/dev/null || true" EXIT INT TERM
   local i
   for i in $(seq 1 300); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then

@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -110,6 +111,38 @@ final class Child {
         return Long.parseLong(line.substring("received messages: ".length()).trim());
       }
     }
+  }
+
+  /** Lines read from the child and not taken yet. */
+  int queued() {
+    return lines.size();
+  }
+
+  /**
+   * Drops the lines the child printed so far (a kept server's counts of earlier runs); an end of
+   * its output stays.
+   */
+  void dropQueued() {
+    List<String> old = new ArrayList<>();
+    lines.drainTo(old);
+    if (old.contains(EOF)) {
+      lines.add(EOF);
+    }
+  }
+
+  /**
+   * Reads counts until one is 0 (an interval in which nothing came: what an earlier client sent
+   * has all been counted), at most {@code maxCounts} of them; the counts read after it are of
+   * later messages only.
+   */
+  void awaitIdleCount(long maxCounts) throws InterruptedException {
+    for (long i = 0; i < maxCounts; i++) {
+      if (count() == 0) {
+        return;
+      }
+    }
+    throw new IllegalStateException("benchmark process " + process.pid() + " counted messages in "
+        + maxCounts + " intervals in a row after its earlier run's client had stopped");
   }
 
   /**

@@ -347,7 +347,9 @@ public final class Main {
     ServerTransport.Bound bound =
         SluiceServer.builder(transport)
             .options(options)
-            .acceptor((setup, requester) -> RsocketTracing.serve(new EchoResponder(requester.alloc())))
+            .acceptor(
+                (setup, requester) ->
+                    RsocketTracing.serve(new EchoResponder(requester.alloc()), requester.unwrap()))
             .bind()
             .block(Duration.ofSeconds(10));
     if (a.flag("console")) {

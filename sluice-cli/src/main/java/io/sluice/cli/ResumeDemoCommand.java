@@ -44,7 +44,9 @@ final class ResumeDemoCommand {
     ServerTransport.Bound server =
         SluiceServer.builder(TcpServerTransport.create("127.0.0.1", 0))
             .options(ConnectionOptions.builder().resumption(Resumption.defaults()).build())
-            .acceptor((setup, requester) -> RsocketTracing.serve(new EchoResponder(requester.alloc())))
+            .acceptor(
+                (setup, requester) ->
+                    RsocketTracing.serve(new EchoResponder(requester.alloc()), requester.unwrap()))
             .bind()
             .block(Duration.ofSeconds(30));
     Relay relay;

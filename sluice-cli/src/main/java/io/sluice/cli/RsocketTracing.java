@@ -27,6 +27,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -45,7 +47,10 @@ import reactor.core.publisher.Mono;
  * traceparent} and {@code tracestate} with the SDK's defaults). Only a request without metadata of
  * its own carries it (metadata the application chose is sent as it is, so an echo of it is
  * unchanged); the responder takes the context from metadata made only of such entries and hands
- * the request on without it. A peer that does not trace sees metadata it may ignore.
+ * the request on without it. Entries its propagators do not read (a client injecting with other
+ * propagators) are not its own: it cannot tell them from the application's and leaves the metadata
+ * as it came, as grpc-java's and {@code SluiceTracing}'s server side leave the headers. A peer that
+ * does not trace sees metadata it may ignore.
  * Metadata-push is no request and has no span.
  */
 final class RsocketTracing {
@@ -59,10 +64,15 @@ final class RsocketTracing {
     this.propagator = otel.getPropagators().getTextMapPropagator();
   }
 
-  /** {@code responder} with its requests traced when the environment asks for traces. */
-  static ReactorResponder serve(ReactorResponder responder) {
+  /**
+   * {@code responder} with its requests traced when the environment asks for traces; {@code
+   * connection} is the requester of the connection it serves (its close ends spans still open).
+   */
+  static ReactorResponder serve(ReactorResponder responder, Requester connection) {
     OpenTelemetry otel = CliTracing.openTelemetry();
-    return otel == null ? responder : new RsocketTracing(otel).responder(responder);
+    return otel == null
+        ? responder
+        : new RsocketTracing(otel).responder(responder, connection.onClose());
   }
 
   /** {@code requester} with its requests traced when the environment asks for traces. */
@@ -244,8 +254,12 @@ final class RsocketTracing {
 
   // ---- responder side
 
-  ReactorResponder responder(ReactorResponder delegate) {
-    return new TracedResponder(delegate);
+  /**
+   * {@code delegate} with its requests traced; {@code connectionClosed} completes when the
+   * connection it serves closes (its requester's {@code onClose()}).
+   */
+  ReactorResponder responder(ReactorResponder delegate, CompletionStage<?> connectionClosed) {
+    return new TracedResponder(delegate, connectionClosed);
   }
 
   /** A request whose span's parent came in its metadata, and the request without that metadata. */
@@ -315,59 +329,111 @@ final class RsocketTracing {
         }
       };
 
-  /** Runs {@code handler} with {@code span} current; ends the span if it throws. */
-  private static <T> T within(Span span, Supplier<T> handler) {
-    try (Scope ignored = span.makeCurrent()) {
-      return handler.get();
-    } catch (RuntimeException e) {
-      span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
-      span.end();
-      throw e;
-    }
-  }
+  /**
+   * A server span, ended once: when the response publisher ends (completion, error, cancel), when
+   * the handler throws or returns no publisher, or when the connection closes while the publisher
+   * was never subscribed (a response nobody asked for never ends otherwise).
+   */
+  private static final class ServerCall {
+    private final Span span;
+    private final Collection<ServerCall> open;
+    private final AtomicBoolean ended = new AtomicBoolean();
 
-  private static void fail(Span span, Throwable e) {
-    span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
-    span.recordException(e);
+    ServerCall(Span span, Collection<ServerCall> open) {
+      this.span = span;
+      this.open = open;
+    }
+
+    void fail(Throwable e) {
+      span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+      span.recordException(e);
+    }
+
+    void end() {
+      if (ended.compareAndSet(false, true)) {
+        open.remove(this);
+        span.end();
+      }
+    }
+
+    /** The connection closed with the response still open (for one never subscribed, its end). */
+    void closed() {
+      if (!ended.get()) {
+        span.setAttribute("rsocket.connection_closed", true);
+        end();
+      }
+    }
+
+    /** Runs {@code handler} with the span current; ends it if the handler throws or returns null. */
+    <T> T within(Supplier<T> handler) {
+      T p;
+      try (Scope ignored = span.makeCurrent()) {
+        p = handler.get();
+      } catch (RuntimeException e) {
+        fail(e);
+        end();
+        throw e;
+      }
+      if (p == null) {
+        fail(new NullPointerException("the responder returned a null publisher"));
+        end();
+      }
+      return p;
+    }
   }
 
   private final class TracedResponder implements ReactorResponder {
     private final ReactorResponder delegate;
+    private final Collection<ServerCall> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
-    TracedResponder(ReactorResponder delegate) {
+    TracedResponder(ReactorResponder delegate, CompletionStage<?> connectionClosed) {
       this.delegate = delegate;
+      connectionClosed.whenComplete((v, e) -> {
+        closed = true;
+        List.copyOf(open).forEach(ServerCall::closed);
+      });
+    }
+
+    private ServerCall call(Span span) {
+      ServerCall call = new ServerCall(span, open);
+      open.add(call);
+      if (closed) { // closed while this request was arriving: nothing would end it later
+        call.closed();
+      }
+      return call;
     }
 
     @Override
     public Mono<Void> fireAndForget(Message request) {
       Received in = receive("fire-and-forget", request);
-      return within(in.span(), () -> delegate.fireAndForget(in.request()))
-          .doOnError(e -> fail(in.span(), e))
-          .doFinally(s -> in.span().end());
+      ServerCall call = call(in.span());
+      Mono<Void> p = call.within(() -> delegate.fireAndForget(in.request()));
+      return p == null ? null : p.doOnError(call::fail).doFinally(s -> call.end());
     }
 
     @Override
     public Mono<Message> requestResponse(Message request) {
       Received in = receive("request-response", request);
-      return within(in.span(), () -> delegate.requestResponse(in.request()))
-          .doOnError(e -> fail(in.span(), e))
-          .doFinally(s -> in.span().end());
+      ServerCall call = call(in.span());
+      Mono<Message> p = call.within(() -> delegate.requestResponse(in.request()));
+      return p == null ? null : p.doOnError(call::fail).doFinally(s -> call.end());
     }
 
     @Override
     public Flux<Message> requestStream(Message request) {
       Received in = receive("request-stream", request);
-      return within(in.span(), () -> delegate.requestStream(in.request()))
-          .doOnError(e -> fail(in.span(), e))
-          .doFinally(s -> in.span().end());
+      ServerCall call = call(in.span());
+      Flux<Message> p = call.within(() -> delegate.requestStream(in.request()));
+      return p == null ? null : p.doOnError(call::fail).doFinally(s -> call.end());
     }
 
     @Override
     public Flux<Message> requestChannel(Message first, Flux<Message> rest) {
       Received in = receive("request-channel", first);
-      return within(in.span(), () -> delegate.requestChannel(in.request(), rest))
-          .doOnError(e -> fail(in.span(), e))
-          .doFinally(s -> in.span().end());
+      ServerCall call = call(in.span());
+      Flux<Message> p = call.within(() -> delegate.requestChannel(in.request(), rest));
+      return p == null ? null : p.doOnError(call::fail).doFinally(s -> call.end());
     }
 
     @Override

@@ -134,7 +134,7 @@ final class Throughput {
             .acceptor(
                 (setup, serverSide) -> {
                   serverSides.add(serverSide.unwrap().onClose());
-                  return traced ? RsocketTracing.serve(responder) : responder;
+                  return traced ? RsocketTracing.serve(responder, serverSide.unwrap()) : responder;
                 })
             .bind()
             .block(Duration.ofSeconds(10));

@@ -129,11 +129,9 @@ final class ResumeHandshake {
       refusal =
           "the client asks for server frames from position "
               + lastReceivedServerPos
-              + ", the server holds ["
-              + s.store.firstPosition()
-              + ", "
-              + s.store.endPosition()
-              + "] (a position beyond what was sent, or inside a frame)";
+              + ", the server holds "
+              + heldRange()
+              + " (a position beyond what was sent, or inside a frame)";
     } else if (firstAvailableClientPos > s.received) {
       refusal =
           "the server needs client frames from position "
@@ -202,6 +200,11 @@ final class ResumeHandshake {
         TimeUnit.MILLISECONDS);
   }
 
+  /** The positions the store can replay from, as the refusals state them: "[first, end]". */
+  private String heldRange() {
+    return "[" + s.store.firstPosition() + ", " + s.store.endPosition() + "]";
+  }
+
   void onResumeAnswer(SessionLink l, ByteBuf frame) {
     String bad = FrameValidator.validate(frame);
     int type = bad == null ? Frames.type(frame) : -1;
@@ -211,11 +214,8 @@ final class ResumeHandshake {
         String m =
             "RESUME_OK asks for client frames from position "
                 + pos
-                + ", the client holds ["
-                + s.store.firstPosition()
-                + ", "
-                + s.store.endPosition()
-                + "]";
+                + ", the client holds "
+                + heldRange();
         ByteBuf err = s.alloc.buffer(Frames.HEADER_SIZE + Frames.errorSize(m));
         Frames.writeError(err, 0, ErrorCode.CONNECTION_ERROR, m);
         s.sendFrame(l, err);

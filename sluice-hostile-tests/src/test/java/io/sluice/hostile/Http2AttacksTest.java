@@ -480,7 +480,7 @@ class Http2AttacksTest extends HostileTestBase {
   @Test
   void noPrefaceAndDribbledPreface() throws Exception {
     // Both kinds at once, on the listener with the short preface deadline: one wait, not two.
-    byte[] preface = concat(PREFACE, settings());
+    byte[] preface = dribbledPreface();
     scenario(
         server.deadlinePort,
         "200 connections that never send the preface, and 100 dribbling it a byte every 100 ms, at once",
@@ -488,8 +488,28 @@ class Http2AttacksTest extends HostileTestBase {
   }
 
   /**
+   * A preface to dribble a byte every 100 ms (or slower) for longer than twice the preface
+   * deadline, all but its last byte: the magic and a first SETTINGS long enough (one setting
+   * repeated, which HTTP/2 allows). A deadline that restarted on each byte would never cut it
+   * while it dribbles; {@link #slowConnections} wants each cut before it sent all it would.
+   */
+  static byte[] dribbledPreface() {
+    long bytes = 2 * SHORT_PREFACE.toMillis() / 100 + 20; // past twice the deadline, with margin
+    int pairs = (int) Math.max(0, (bytes - PREFACE.length - 9 + 5) / 6);
+    int[] idValuePairs = new int[2 * pairs];
+    for (int i = 0; i < pairs; i++) {
+      idValuePairs[2 * i] = SETTINGS_INITIAL_WINDOW_SIZE;
+      idValuePairs[2 * i + 1] = 65_535;
+    }
+    byte[] preface = concat(PREFACE, settings(idValuePairs));
+    assertThat((preface.length - 1) * 100L).isGreaterThan(2 * SHORT_PREFACE.toMillis());
+    return preface;
+  }
+
+  /**
    * Opens {@code count} connections that send {@code bytes} a byte every 100 ms, never the last;
-   * each must be closed by the server (its preface deadline) with nothing but its SETTINGS sent.
+   * each must be closed by the server (its preface deadline) with nothing but its SETTINGS sent,
+   * and before it sent all but the last byte (a dribble outlasting the deadline must not hold it).
    */
   static String slowConnections(int port, int count, byte[] bytes) throws Exception {
     return slowConnections(port, new int[] {count}, new byte[][] {bytes});
@@ -548,10 +568,19 @@ class Http2AttacksTest extends HostileTestBase {
       }
       long[] maxRead = new long[counts.length];
       int[] cutOf = new int[counts.length];
+      int[] maxSent = new int[counts.length];
       for (int i = 0; i < count; i++) {
         int g = groupOf.get(i);
         maxRead[g] = Math.max(maxRead[g], read[i]);
         cutOf[g] += cut[i] ? 1 : 0;
+        maxSent[g] = Math.max(maxSent[g], sent[i]);
+      }
+      for (int g = 0; g < counts.length; g++) {
+        if (groupBytes[g].length > 1) {
+          // Cut while it dribbled: a deadline restarting on each byte lets it send them all.
+          assertThat(maxSent[g]).as("bytes a dribbling connection sent before its cut (group %d)", g)
+              .isLessThan(groupBytes[g].length - 1);
+        }
       }
       StringBuilder outcome = new StringBuilder();
       for (int g = 0; g < counts.length; g++) {
@@ -561,7 +590,10 @@ class Http2AttacksTest extends HostileTestBase {
         outcome.append(outcome.length() > 0 ? "; " : "").append(cutOf[g]).append('/').append(counts[g])
             .append(" closed at the preface deadline (").append(SHORT_PREFACE.toSeconds())
             .append(" s), the server sent each at most ").append(maxRead[g])
-            .append(" bytes").append(maxRead[g] > 0 ? " (its SETTINGS)" : "");
+            .append(" bytes").append(maxRead[g] > 0 ? " (its SETTINGS)" : "")
+            .append(groupBytes[g].length > 1
+                ? ", each cut after at most " + maxSent[g] + " of its " + groupBytes[g].length + " bytes"
+                : "");
       }
       assertThat(cutCount).as("slow connections cut off").isEqualTo(count);
       return outcome.toString();
