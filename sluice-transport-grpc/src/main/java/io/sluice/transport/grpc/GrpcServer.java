@@ -10,6 +10,7 @@ import io.sluice.transport.grpc.internal.web.AlpnGrpc;
 import io.sluice.transport.grpc.internal.web.CleartextDetector;
 import io.sluice.transport.grpc.internal.web.Http1Handler;
 import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.H2ServerSettings;
 import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.grpc.internal.web.WebRoute;
@@ -67,87 +68,38 @@ import io.netty.channel.ChannelHandlerContext;
  */
 public final class GrpcServer {
   /** Open connections unless {@link #withMaxConnections} says otherwise. */
-  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+  public static final int DEFAULT_MAX_CONNECTIONS = H2ServerSettings.DEFAULT_MAX_CONNECTIONS;
   /** Concurrent calls per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
-  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = H2ServerSettings.DEFAULT_MAX_CONCURRENT_STREAMS;
   /** See {@link #withWriteStallTimeout}. */
   public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
   /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
   public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
-  private final InetSocketAddress address;
+  private final H2ServerSettings settings;
   private final GrpcServices services;
-  private final EventLoopGroup group;
-  private final SslContext ssl;
-  private final int maxConnections;
-  private final int maxConcurrentStreams;
-  private final int streamWindow;
-  private final int maxHeaderList;
-  private final Duration prefaceTimeout;
-  private final int maxEarlyResets;
-  private final Duration earlyResetWindow;
   private final Duration writeStallTimeout;
 
-  private GrpcServer(
-      InetSocketAddress address,
-      GrpcServices services,
-      EventLoopGroup group,
-      SslContext ssl,
-      int maxConnections,
-      int maxConcurrentStreams,
-      int streamWindow,
-      int maxHeaderList,
-      Duration prefaceTimeout,
-      int maxEarlyResets,
-      Duration earlyResetWindow,
-      Duration writeStallTimeout) {
-    this.address = address;
+  private GrpcServer(H2ServerSettings settings, GrpcServices services, Duration writeStallTimeout) {
+    this.settings = settings;
     this.services = services;
-    this.group = group;
-    this.ssl = ssl;
-    this.maxConnections = maxConnections;
-    this.maxConcurrentStreams = maxConcurrentStreams;
-    this.streamWindow = streamWindow;
-    this.maxHeaderList = maxHeaderList;
-    this.prefaceTimeout = prefaceTimeout;
-    this.maxEarlyResets = maxEarlyResets;
-    this.earlyResetWindow = earlyResetWindow;
     this.writeStallTimeout = writeStallTimeout;
   }
 
   /** A server for {@code host:port}; port 0 picks a free port ({@link Running#address()} tells). */
   public static GrpcServer create(String host, int port) {
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
-    }
-    return new GrpcServer(
-        new InetSocketAddress(Objects.requireNonNull(host, "host"), port),
-        null,
-        null,
-        null,
-        DEFAULT_MAX_CONNECTIONS,
-        DEFAULT_MAX_CONCURRENT_STREAMS,
-        Http2Options.DEFAULT_STREAM_WINDOW,
-        Http2Options.DEFAULT_MAX_HEADER_LIST,
-        Duration.ofSeconds(10),
-        Http2Options.DEFAULT_MAX_EARLY_RESETS,
-        Http2Options.DEFAULT_EARLY_RESET_WINDOW,
-        DEFAULT_WRITE_STALL_TIMEOUT);
+    return new GrpcServer(H2ServerSettings.of(host, port), null, DEFAULT_WRITE_STALL_TIMEOUT);
   }
 
-  private GrpcServer with(
-      GrpcServices services, EventLoopGroup group, SslContext ssl, int maxConnections, int maxConcurrentStreams,
-      int streamWindow, int maxHeaderList, Duration prefaceTimeout) {
-    return new GrpcServer(
-        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout, maxEarlyResets, earlyResetWindow, writeStallTimeout);
+  private GrpcServer with(H2ServerSettings settings) {
+    return new GrpcServer(settings, services, writeStallTimeout);
   }
 
   /** Serves the services of {@code registry} (keeping options set by earlier {@code with*}). */
   public GrpcServer withServices(ServiceRegistry registry) {
     Objects.requireNonNull(registry, "registry");
     GrpcServices s = services == null ? GrpcServices.of(registry) : copy(services, registry);
-    return with(s, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+    return new GrpcServer(settings, s, writeStallTimeout);
   }
 
   private static GrpcServices copy(GrpcServices from, ServiceRegistry registry) {
@@ -162,9 +114,7 @@ public final class GrpcServer {
 
   /** Serves as {@code services} says. */
   public GrpcServer withServices(GrpcServices services) {
-    return with(
-        Objects.requireNonNull(services, "services"), group, ssl, maxConnections, maxConcurrentStreams,
-        streamWindow, maxHeaderList, prefaceTimeout);
+    return new GrpcServer(settings, Objects.requireNonNull(services, "services"), writeStallTimeout);
   }
 
   /** See {@link GrpcServices#withMaxInboundMessageSize}; set the services first. */
@@ -199,9 +149,7 @@ public final class GrpcServer {
 
   /** Uses {@code group} for accepted connections instead of the shared default group. */
   public GrpcServer withEventLoopGroup(EventLoopGroup group) {
-    return with(
-        services, Objects.requireNonNull(group, "group"), ssl, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, prefaceTimeout);
+    return with(settings.withEventLoopGroup(group));
   }
 
   /**
@@ -214,29 +162,17 @@ public final class GrpcServer {
    * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
    */
   public GrpcServer withSsl(SslContext ssl) {
-    Objects.requireNonNull(ssl, "ssl");
-    if (!ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_2)) {
-      throw new IllegalArgumentException(
-          "the TLS context must offer ALPN \"h2\" (Tls.server(...).alpn(\"h2\")), offers "
-              + ssl.applicationProtocolNegotiator().protocols());
-    }
-    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+    return with(settings.withSsl(ssl));
   }
 
   /** Most connections open at once; connections beyond it are closed on accept. */
   public GrpcServer withMaxConnections(int maxConnections) {
-    if (maxConnections <= 0) {
-      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
-    }
-    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+    return with(settings.withMaxConnections(maxConnections));
   }
 
   /** SETTINGS_MAX_CONCURRENT_STREAMS: calls a client may have open at once on one connection. */
   public GrpcServer withMaxConcurrentStreams(int maxConcurrentStreams) {
-    if (maxConcurrentStreams <= 0) {
-      throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
-    }
-    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout);
+    return with(settings.withMaxConcurrentStreams(maxConcurrentStreams));
   }
 
   /**
@@ -245,16 +181,12 @@ public final class GrpcServer {
    * times it, at least 4 MiB.
    */
   public GrpcServer withStreamWindowSize(int bytes) {
-    return with(
-        services, group, ssl, maxConnections, maxConcurrentStreams, Http2Options.checkWindow(bytes), maxHeaderList,
-        prefaceTimeout);
+    return with(settings.withStreamWindowSize(bytes));
   }
 
   /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest request metadata accepted (1 KiB..1 MiB). */
   public GrpcServer withMaxHeaderListSize(int bytes) {
-    return with(
-        services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, Http2Options.checkHeaderList(bytes),
-        prefaceTimeout);
+    return with(settings.withMaxHeaderListSize(bytes));
   }
 
   /**
@@ -262,11 +194,7 @@ public final class GrpcServer {
    * head of its first request; a slower client is closed.
    */
   public GrpcServer withPrefaceTimeout(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout");
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-    }
-    return with(services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout);
+    return with(settings.withPrefaceTimeout(timeout));
   }
 
   /**
@@ -280,10 +208,7 @@ public final class GrpcServer {
    * @throws IllegalArgumentException if {@code resets} is below 1 or {@code window} is not 1 ms..1 h
    */
   public GrpcServer withMaxEarlyResets(int resets, Duration window) {
-    Http2Options.checkEarlyResets(resets, window);
-    return new GrpcServer(
-        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout, resets, window, writeStallTimeout);
+    return with(settings.withMaxEarlyResets(resets, window));
   }
 
   /**
@@ -298,24 +223,18 @@ public final class GrpcServer {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, got " + timeout);
     }
-    return new GrpcServer(
-        address, services, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList,
-        prefaceTimeout, maxEarlyResets, earlyResetWindow, timeout);
+    return new GrpcServer(settings, services, timeout);
   }
 
   /** Binds and starts serving; the future fails if the address cannot be bound. */
   public CompletableFuture<Running> bind() {
     WebRoute route = new WebRoute(services());
-    H2Handler.Limits limits =
-        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
-            .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
+    H2Handler.Limits limits = settings.limits();
     // Nothing here is handed to an engine: a connection neither HTTP/2 nor HTTP/1.1 yet is closed.
     HttpServerConnections connections = new HttpServerConnections(ch -> true);
     route.countConnections(connections::size);
-    return H2Server.bind(
-            ssl != null ? "gRPC over h2" : "gRPC over h2c",
-            address, group, ssl, maxConnections, prefaceTimeout, connections,
-            protocols(route, limits), null)
+    return settings
+        .bind(scheme(), connections, protocols(route, limits), null)
         .thenApply(b -> new Running(b, connections));
   }
 
@@ -328,14 +247,14 @@ public final class GrpcServer {
     try {
       return bind().join();
     } catch (CompletionException e) {
-      throw new IllegalStateException("cannot start the gRPC server on " + address + ": " + e.getCause(), e.getCause());
+      throw new IllegalStateException("cannot start the gRPC server on " + settings.address() + ": " + e.getCause(), e.getCause());
     }
   }
 
   /** What the bind does with each accepted connection after TLS (for tests that move a channel's clock). */
   ServerChannels.ChildSetup childSetup(WebRoute route, H2Handler.Limits limits, HttpServerConnections connections) {
     Consumer<Channel> protocols = protocols(route, limits);
-    long prefaceMillis = prefaceTimeout.toMillis();
+    long prefaceMillis = settings.prefaceMillis();
     return ch -> {
       connections.add(ch);
       protocols.accept(ch);
@@ -350,7 +269,8 @@ public final class GrpcServer {
    */
   Consumer<Channel> protocols(WebRoute route, H2Handler.Limits limits) {
     Consumer<ChannelHandlerContext> http2 = ctx -> ctx.pipeline().addLast(H2Handler.build(true, limits, route));
-    Consumer<ChannelHandlerContext> http1 = ctx -> Http1Handler.install(ctx.pipeline(), route, 0, maxHeaderList);
+    Consumer<ChannelHandlerContext> http1 = ctx -> Http1Handler.install(ctx.pipeline(), route, 0, settings.maxHeaderList());
+    SslContext ssl = settings.ssl();
     boolean tlsHttp1 =
         ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ch -> {
@@ -368,7 +288,11 @@ public final class GrpcServer {
 
   @Override
   public String toString() {
-    return (ssl != null ? "gRPC over h2" : "gRPC over h2c") + " server " + address;
+    return scheme() + " server " + settings.address();
+  }
+
+  private String scheme() {
+    return settings.ssl() != null ? "gRPC over h2" : "gRPC over h2c";
   }
 
   /** A bound, serving gRPC server. Thread-safe. */

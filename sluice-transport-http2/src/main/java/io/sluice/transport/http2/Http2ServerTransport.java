@@ -1,16 +1,15 @@
 package io.sluice.transport.http2;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.H2ServerSettings;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -43,69 +42,26 @@ import java.util.function.Consumer;
  */
 public final class Http2ServerTransport implements ServerTransport {
   /** Open connections per bound server unless {@link #withMaxConnections} says otherwise. */
-  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+  public static final int DEFAULT_MAX_CONNECTIONS = H2ServerSettings.DEFAULT_MAX_CONNECTIONS;
   /** Concurrent streams per connection unless {@link #withMaxConcurrentStreams} says otherwise. */
-  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = H2ServerSettings.DEFAULT_MAX_CONCURRENT_STREAMS;
   /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
   public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
-  private final InetSocketAddress address;
-  private final EventLoopGroup group;
-  private final SslContext ssl;
-  private final int maxConnections;
-  private final int maxConcurrentStreams;
-  private final int streamWindow;
-  private final int maxHeaderList;
-  private final Duration prefaceTimeout;
-  private final int maxEarlyResets;
-  private final Duration earlyResetWindow;
+  private final H2ServerSettings settings;
 
-  private Http2ServerTransport(
-      InetSocketAddress address,
-      EventLoopGroup group,
-      SslContext ssl,
-      int maxConnections,
-      int maxConcurrentStreams,
-      int streamWindow,
-      int maxHeaderList,
-      Duration prefaceTimeout,
-      int maxEarlyResets,
-      Duration earlyResetWindow) {
-    this.address = address;
-    this.group = group;
-    this.ssl = ssl;
-    this.maxConnections = maxConnections;
-    this.maxConcurrentStreams = maxConcurrentStreams;
-    this.streamWindow = streamWindow;
-    this.maxHeaderList = maxHeaderList;
-    this.prefaceTimeout = prefaceTimeout;
-    this.maxEarlyResets = maxEarlyResets;
-    this.earlyResetWindow = earlyResetWindow;
+  private Http2ServerTransport(H2ServerSettings settings) {
+    this.settings = settings;
   }
 
   /** Listens on {@code host:port}; port 0 picks a free port ({@link Bound#address()} tells). */
   public static Http2ServerTransport create(String host, int port) {
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
-    }
-    return new Http2ServerTransport(
-        new InetSocketAddress(Objects.requireNonNull(host, "host"), port),
-        null,
-        null,
-        DEFAULT_MAX_CONNECTIONS,
-        DEFAULT_MAX_CONCURRENT_STREAMS,
-        Http2Options.DEFAULT_STREAM_WINDOW,
-        Http2Options.DEFAULT_MAX_HEADER_LIST,
-        Duration.ofSeconds(10),
-        Http2Options.DEFAULT_MAX_EARLY_RESETS,
-        Http2Options.DEFAULT_EARLY_RESET_WINDOW);
+    return new Http2ServerTransport(H2ServerSettings.of(host, port));
   }
 
   /** Uses {@code group} for accepted connections instead of the shared default group. */
   public Http2ServerTransport withEventLoopGroup(EventLoopGroup group) {
-    return new Http2ServerTransport(
-        address, Objects.requireNonNull(group, "group"), ssl, maxConnections, maxConcurrentStreams,
-        streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withEventLoopGroup(group));
   }
 
   /**
@@ -115,32 +71,17 @@ public final class Http2ServerTransport implements ServerTransport {
    * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
    */
   public Http2ServerTransport withSsl(SslContext ssl) {
-    Objects.requireNonNull(ssl, "ssl");
-    if (!ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_2)) {
-      throw new IllegalArgumentException(
-          "the TLS context must offer ALPN \"h2\" (Tls.server(...).alpn(\"h2\")), offers "
-              + ssl.applicationProtocolNegotiator().protocols());
-    }
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withSsl(ssl));
   }
 
   /** Most connections open at once; connections beyond it are closed on accept. */
   public Http2ServerTransport withMaxConnections(int maxConnections) {
-    if (maxConnections <= 0) {
-      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
-    }
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withMaxConnections(maxConnections));
   }
 
   /** SETTINGS_MAX_CONCURRENT_STREAMS: streams a client may have open at once (1..2^31-1). */
   public Http2ServerTransport withMaxConcurrentStreams(int maxConcurrentStreams) {
-    if (maxConcurrentStreams <= 0) {
-      throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
-    }
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withMaxConcurrentStreams(maxConcurrentStreams));
   }
 
   /**
@@ -148,26 +89,17 @@ public final class Http2ServerTransport implements ServerTransport {
    * connection's window is 4 times it, at least 4 MiB.
    */
   public Http2ServerTransport withStreamWindowSize(int bytes) {
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, Http2Options.checkWindow(bytes),
-        maxHeaderList, prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withStreamWindowSize(bytes));
   }
 
   /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest header block accepted (1 KiB..1 MiB). */
   public Http2ServerTransport withMaxHeaderListSize(int bytes) {
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow,
-        Http2Options.checkHeaderList(bytes), prefaceTimeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withMaxHeaderListSize(bytes));
   }
 
   /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
   public Http2ServerTransport withPrefaceTimeout(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout");
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-    }
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, timeout, maxEarlyResets, earlyResetWindow);
+    return new Http2ServerTransport(settings.withPrefaceTimeout(timeout));
   }
 
   /**
@@ -182,22 +114,17 @@ public final class Http2ServerTransport implements ServerTransport {
    * @throws IllegalArgumentException if {@code resets} is below 1 or {@code window} is not 1 ms..1 h
    */
   public Http2ServerTransport withMaxEarlyResets(int resets, Duration window) {
-    Http2Options.checkEarlyResets(resets, window);
-    return new Http2ServerTransport(
-        address, group, ssl, maxConnections, maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout,
-        resets, window);
+    return new Http2ServerTransport(settings.withMaxEarlyResets(resets, window));
   }
 
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
-    H2Handler.Limits limits =
-        Http2Options.limits(maxConcurrentStreams, streamWindow, maxHeaderList, false)
-            .withEarlyResets(maxEarlyResets, earlyResetWindow.toNanos());
+    H2Handler.Limits limits = settings.limits();
+    SslContext ssl = settings.ssl();
     // The engine drains the mapping's connections (its GOAWAY carries the RSocket error).
-    return H2Server.bind(
+    return settings.bind(
         ssl != null ? "h2" : "h2c",
-        address, group, ssl, maxConnections, prefaceTimeout,
         new HttpServerConnections(ch -> true),
         H2Server.http2Only(ssl, () -> H2Handler.build(true, limits, new ServerStreams(onConnection, true))),
         null);
@@ -205,6 +132,6 @@ public final class Http2ServerTransport implements ServerTransport {
 
   @Override
   public String toString() {
-    return (ssl != null ? "h2" : "h2c") + " server " + address;
+    return (settings.ssl() != null ? "h2" : "h2c") + " server " + settings.address();
   }
 }

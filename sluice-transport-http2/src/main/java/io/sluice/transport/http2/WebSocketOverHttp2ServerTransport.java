@@ -1,17 +1,16 @@
 package io.sluice.transport.http2;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.H2ServerSettings;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.Http2Options;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -53,69 +52,33 @@ import java.util.function.Supplier;
  */
 public final class WebSocketOverHttp2ServerTransport implements ServerTransport {
   /** RSocket connections (streams) per TCP connection unless {@link #withMaxConcurrentStreams} says otherwise. */
-  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 256;
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = H2ServerSettings.DEFAULT_MAX_CONCURRENT_STREAMS;
 
-  private final InetSocketAddress address;
-  private final EventLoopGroup group;
-  private final SslContext ssl;
+  private final H2ServerSettings settings;
   private final String path;
   private final Set<String> allowedOrigins;
-  private final int maxConnections;
-  private final int maxConcurrentStreams;
-  private final int streamWindow;
-  private final int maxHeaderList;
-  private final Duration prefaceTimeout;
   private final boolean streamMapping;
 
   private WebSocketOverHttp2ServerTransport(
-      InetSocketAddress address,
-      EventLoopGroup group,
-      SslContext ssl,
-      String path,
-      Set<String> allowedOrigins,
-      int maxConnections,
-      int maxConcurrentStreams,
-      int streamWindow,
-      int maxHeaderList,
-      Duration prefaceTimeout,
-      boolean streamMapping) {
-    this.address = address;
-    this.group = group;
-    this.ssl = ssl;
+      H2ServerSettings settings, String path, Set<String> allowedOrigins, boolean streamMapping) {
+    this.settings = settings;
     this.path = path;
     this.allowedOrigins = allowedOrigins;
-    this.maxConnections = maxConnections;
-    this.maxConcurrentStreams = maxConcurrentStreams;
-    this.streamWindow = streamWindow;
-    this.maxHeaderList = maxHeaderList;
-    this.prefaceTimeout = prefaceTimeout;
     this.streamMapping = streamMapping;
   }
 
   /** Listens on {@code host:port}, path {@code /}; port 0 picks a free port ({@link Bound#address()} tells). */
   public static WebSocketOverHttp2ServerTransport create(String host, int port) {
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
-    }
-    return new WebSocketOverHttp2ServerTransport(
-        new InetSocketAddress(Objects.requireNonNull(host, "host"), port),
-        null,
-        null,
-        "/",
-        null,
-        Http2ServerTransport.DEFAULT_MAX_CONNECTIONS,
-        DEFAULT_MAX_CONCURRENT_STREAMS,
-        Http2Options.DEFAULT_STREAM_WINDOW,
-        Http2Options.DEFAULT_MAX_HEADER_LIST,
-        Duration.ofSeconds(10),
-        false);
+    return new WebSocketOverHttp2ServerTransport(H2ServerSettings.of(host, port), "/", null, false);
+  }
+
+  private WebSocketOverHttp2ServerTransport with(H2ServerSettings settings) {
+    return new WebSocketOverHttp2ServerTransport(settings, path, allowedOrigins, streamMapping);
   }
 
   /** The {@code :path} served (default {@code /}; a query is not compared); other paths get 404. */
   public WebSocketOverHttp2ServerTransport withPath(String path) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, checkPath(path), allowedOrigins, maxConnections, maxConcurrentStreams,
-        streamWindow, maxHeaderList, prefaceTimeout, streamMapping);
+    return new WebSocketOverHttp2ServerTransport(settings, checkPath(path), allowedOrigins, streamMapping);
   }
 
   static String checkPath(String path) {
@@ -128,9 +91,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
 
   /** Uses {@code group} for accepted connections instead of the shared default group. */
   public WebSocketOverHttp2ServerTransport withEventLoopGroup(EventLoopGroup group) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, Objects.requireNonNull(group, "group"), ssl, path, allowedOrigins, maxConnections,
-        maxConcurrentStreams, streamWindow, maxHeaderList, prefaceTimeout, streamMapping);
+    return with(settings.withEventLoopGroup(group));
   }
 
   /**
@@ -140,15 +101,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
    * @throws IllegalArgumentException if {@code ssl} does not offer {@code h2}
    */
   public WebSocketOverHttp2ServerTransport withSsl(SslContext ssl) {
-    Objects.requireNonNull(ssl, "ssl");
-    if (!ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_2)) {
-      throw new IllegalArgumentException(
-          "the TLS context must offer ALPN \"h2\" (Tls.server(...).alpn(\"h2\")), offers "
-              + ssl.applicationProtocolNegotiator().protocols());
-    }
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, prefaceTimeout, streamMapping);
+    return with(settings.withSsl(ssl));
   }
 
   /**
@@ -158,9 +111,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
    * default), any origin is accepted.
    */
   public WebSocketOverHttp2ServerTransport withAllowedOrigins(Set<String> origins) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, lowerCase(origins), maxConnections, maxConcurrentStreams,
-        streamWindow, maxHeaderList, prefaceTimeout, streamMapping);
+    return new WebSocketOverHttp2ServerTransport(settings, path, lowerCase(origins), streamMapping);
   }
 
   static Set<String> lowerCase(Set<String> origins) {
@@ -170,12 +121,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
 
   /** Most TCP connections open at once; connections beyond it are closed on accept. */
   public WebSocketOverHttp2ServerTransport withMaxConnections(int maxConnections) {
-    if (maxConnections <= 0) {
-      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
-    }
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, prefaceTimeout, streamMapping);
+    return with(settings.withMaxConnections(maxConnections));
   }
 
   /**
@@ -183,12 +129,7 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
    * (1..2^31-1); a client opens another TCP connection beyond it.
    */
   public WebSocketOverHttp2ServerTransport withMaxConcurrentStreams(int maxConcurrentStreams) {
-    if (maxConcurrentStreams <= 0) {
-      throw new IllegalArgumentException("maxConcurrentStreams must be positive, got " + maxConcurrentStreams);
-    }
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, prefaceTimeout, streamMapping);
+    return with(settings.withMaxConcurrentStreams(maxConcurrentStreams));
   }
 
   /**
@@ -196,27 +137,30 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
    * client may send to an RSocket connection that stopped reading.
    */
   public WebSocketOverHttp2ServerTransport withStreamWindowSize(int bytes) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams,
-        Http2Options.checkWindow(bytes), maxHeaderList, prefaceTimeout, streamMapping);
+    return with(settings.withStreamWindowSize(bytes));
   }
 
   /** SETTINGS_MAX_HEADER_LIST_SIZE: the largest header block accepted (1 KiB..1 MiB). */
   public WebSocketOverHttp2ServerTransport withMaxHeaderListSize(int bytes) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        Http2Options.checkHeaderList(bytes), prefaceTimeout, streamMapping);
+    return with(settings.withMaxHeaderListSize(bytes));
   }
 
   /** Time from accept (TLS handshake included) to the client's preface; a slower client is closed. */
   public WebSocketOverHttp2ServerTransport withPrefaceTimeout(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout");
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-    }
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, timeout, streamMapping);
+    return with(settings.withPrefaceTimeout(timeout));
+  }
+
+  /**
+   * At most {@code resets} early resets per {@code window} on one TCP connection (default {@value
+   * Http2ServerTransport#DEFAULT_MAX_EARLY_RESETS} per 10 s, as {@link
+   * Http2ServerTransport#withMaxEarlyResets}): streams (here CONNECTs) the client resets before an
+   * answer could reach it, the pattern of rapid reset (CVE-2023-44487). One more closes the
+   * connection with GOAWAY(ENHANCE_YOUR_CALM).
+   *
+   * @throws IllegalArgumentException if {@code resets} is below 1 or {@code window} is not 1 ms..1 h
+   */
+  public WebSocketOverHttp2ServerTransport withMaxEarlyResets(int resets, Duration window) {
+    return with(settings.withMaxEarlyResets(resets, window));
   }
 
   /**
@@ -226,32 +170,36 @@ public final class WebSocketOverHttp2ServerTransport implements ServerTransport 
    * of its WebSocket streams. Both kinds go to the same {@code onConnection}.
    */
   public WebSocketOverHttp2ServerTransport withStreamMapping(boolean serve) {
-    return new WebSocketOverHttp2ServerTransport(
-        address, group, ssl, path, allowedOrigins, maxConnections, maxConcurrentStreams, streamWindow,
-        maxHeaderList, prefaceTimeout, serve);
+    return new WebSocketOverHttp2ServerTransport(settings, path, allowedOrigins, serve);
   }
 
   @Override
   public CompletableFuture<Bound> bind(Consumer<DuplexTransport> onConnection) {
     Objects.requireNonNull(onConnection, "onConnection");
     WebSocketAcceptor acceptor = new WebSocketAcceptor(path, allowedOrigins, onConnection);
+    int streams = settings.maxConcurrentStreams();
     H2Handler.Limits limits =
-        Http2Options.webSocketLimits(maxConcurrentStreams, maxConcurrentStreams, streamWindow, maxHeaderList);
+        settings.withEarlyResets(
+            Http2Options.webSocketLimits(streams, streams, settings.streamWindow(), settings.maxHeaderList()));
     // When it stops listening, new CONNECTs are refused and live connections get GOAWAY.
     HttpServerConnections connections = new HttpServerConnections(ch -> true);
     Supplier<ServerStreams> router = () -> new ServerStreams(streamMapping ? onConnection : null, false, acceptor);
-    return H2Server.bind(
-        "ws-h2" + (ssl != null ? "" : "c"),
-        address, group, ssl, maxConnections, prefaceTimeout, connections,
-        H2Server.http2Only(ssl, () -> H2Handler.build(true, limits, router.get())),
+    return settings.bind(
+        scheme(),
+        connections,
+        H2Server.http2Only(settings.ssl(), () -> H2Handler.build(true, limits, router.get())),
         () -> {
           acceptor.stop();
           connections.goAway();
         });
   }
 
+  private String scheme() {
+    return "ws-h2" + (settings.ssl() != null ? "" : "c");
+  }
+
   @Override
   public String toString() {
-    return "ws-h2" + (ssl != null ? "" : "c") + " server " + address + path;
+    return scheme() + " server " + settings.address() + path;
   }
 }

@@ -10,6 +10,7 @@ import static io.sluice.transport.http2.RawH2Peer.rstStream;
 import static io.sluice.transport.http2.RawH2Peer.streamRequestHeaders;
 import static io.sluice.transport.http2.RawH2Peer.windowUpdate;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.handler.codec.http2.Http2Error;
 import io.sluice.Message;
@@ -98,7 +99,7 @@ class Http2ResetsTest {
     }
   }
 
-  private InetSocketAddress serve(Http2ServerTransport transport) throws Exception {
+  private InetSocketAddress serve(ServerTransport transport) throws Exception {
     ServerTransport.Bound bound =
         Connections.serve(transport, ConnectionOptions.defaults(), (setup, requester) -> new OneThenHang())
             .get(WAIT, TimeUnit.SECONDS);
@@ -258,5 +259,32 @@ class Http2ResetsTest {
       assertThat(RawH2Peer.name(g.errorCode())).isEqualTo(Http2Error.ENHANCE_YOUR_CALM.name());
       assertThat(p.awaitClosed(GUARD)).as("closed after the GOAWAY").isTrue();
     }
+  }
+
+  @Test
+  void theWebSocketServerBoundsEarlyResetsAsItIsTold() throws Exception {
+    // WebSocket over HTTP/2 shares the dedicated servers' settings: its bound on early resets is
+    // configurable as the mapping's is. Its CONNECTs (or here, any request) reset before an answer
+    // count alike; the sixth of a bound of five is one too many.
+    InetSocketAddress server =
+        serve(WebSocketOverHttp2ServerTransport.create("127.0.0.1", 0).withMaxEarlyResets(5, Duration.ofSeconds(60)));
+    try (RawH2Peer p = RawH2Peer.handshake(server.getPort())) {
+      p.send(RawH2Peer.repeat(6, i -> concat(streamRequestHeaders(1 + 2 * i), rstStream(1 + 2 * i, Http2Error.CANCEL))));
+      RawH2Peer.GoAway g = p.awaitGoAway(GUARD);
+      assertThat(g).as("GOAWAY").isNotNull();
+      assertThat(RawH2Peer.name(g.errorCode())).isEqualTo(Http2Error.ENHANCE_YOUR_CALM.name());
+      assertThat(p.awaitClosed(GUARD)).as("closed after the GOAWAY").isTrue();
+    }
+  }
+
+  @Test
+  void theWebSocketServersEarlyResetArgumentsAreChecked() {
+    WebSocketOverHttp2ServerTransport t = WebSocketOverHttp2ServerTransport.create("127.0.0.1", 0);
+    assertThatThrownBy(() -> t.withMaxEarlyResets(0, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1");
+    assertThatThrownBy(() -> t.withMaxEarlyResets(5, Duration.ofHours(2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1 ms..1 h");
   }
 }
