@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Stopping a server on the one port ({@link SluiceServer#stop}) stops its gRPC connections too:
  * grpc-java sees GOAWAY (its next call fails over, here to nothing: UNAVAILABLE), a call in flight
- * finishes, and the stop completes once it has.
+ * finishes, and the stop completes once it has; a call still running when the grace is over is
+ * cut (its handler cancelled), as on {@code GrpcServer} and the RSocket HTTP/2 servers.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS) // hang guard only
 class GrpcOnePortStopTest {
@@ -51,6 +52,8 @@ class GrpcOnePortStopTest {
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   /** Completed: Wait answers at once; until then it waits. */
   private final CompletableFuture<Void> release = new CompletableFuture<>();
+  /** Completed when the server cancelled Wait's call. */
+  private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
   private SluiceServer server;
   private ManagedChannel channel;
 
@@ -76,7 +79,9 @@ class GrpcOnePortStopTest {
             public void onHalfClose() {}
 
             @Override
-            public void onCancel() {}
+            public void onCancel() {
+              cancelled.complete(null);
+            }
 
             @Override
             public void onReady(long n) {}
@@ -149,5 +154,18 @@ class GrpcOnePortStopTest {
     release.complete(null);
     assertThat(inFlight.get(GUARD, TimeUnit.SECONDS).getValue()).isEqualTo("in flight");
     stopped.get(GUARD, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aCallStillRunningWhenTheGraceIsOverIsCut() throws Exception {
+    start();
+    ListenableFuture<StringValue> inFlight =
+        ClientCalls.futureUnaryCall(channel.newCall(WAIT, CallOptions.DEFAULT), StringValue.of("never answered"));
+    started.get(GUARD, TimeUnit.SECONDS);
+    server.stop(Duration.ofMillis(200)).get(GUARD, TimeUnit.SECONDS);
+    java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+        java.util.concurrent.ExecutionException.class, () -> inFlight.get(GUARD, TimeUnit.SECONDS));
+    assertThat(io.grpc.Status.fromThrowable(e.getCause()).getCode()).isEqualTo(io.grpc.Status.Code.UNAVAILABLE);
+    cancelled.get(GUARD, TimeUnit.SECONDS); // the handler is cancelled
   }
 }
