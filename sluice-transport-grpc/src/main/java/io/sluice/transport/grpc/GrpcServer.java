@@ -10,6 +10,7 @@ import io.sluice.transport.grpc.internal.web.AlpnGrpc;
 import io.sluice.transport.grpc.internal.web.CleartextDetector;
 import io.sluice.transport.grpc.internal.web.Http1Handler;
 import io.sluice.transport.http2.internal.H2Server;
+import io.sluice.transport.http2.internal.H2KeepAlive;
 import io.sluice.transport.http2.internal.H2ServerSettings;
 import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.http2.internal.HttpServerConnections;
@@ -76,30 +77,47 @@ public final class GrpcServer {
   /** Early resets per 10 s on one connection unless {@link #withMaxEarlyResets} says otherwise. */
   public static final int DEFAULT_MAX_EARLY_RESETS = Http2Options.DEFAULT_MAX_EARLY_RESETS;
 
+  /** See {@link #withKeepAlive}: as grpc-java's server. */
+  public static final Duration DEFAULT_KEEPALIVE_TIME = H2KeepAlive.DEFAULT_TIME;
+  /** See {@link #withKeepAlive}: as grpc-java's server. */
+  public static final Duration DEFAULT_KEEPALIVE_TIMEOUT = H2KeepAlive.DEFAULT_TIMEOUT;
+
   private final H2ServerSettings settings;
   private final GrpcServices services;
   private final Duration writeStallTimeout;
+  private final Duration keepAliveTime;
+  private final Duration keepAliveTimeout;
 
-  private GrpcServer(H2ServerSettings settings, GrpcServices services, Duration writeStallTimeout) {
+  private GrpcServer(
+      H2ServerSettings settings, GrpcServices services, Duration writeStallTimeout, Duration keepAliveTime,
+      Duration keepAliveTimeout) {
     this.settings = settings;
     this.services = services;
     this.writeStallTimeout = writeStallTimeout;
+    this.keepAliveTime = keepAliveTime;
+    this.keepAliveTimeout = keepAliveTimeout;
   }
 
   /** A server for {@code host:port}; port 0 picks a free port ({@link Running#address()} tells). */
   public static GrpcServer create(String host, int port) {
-    return new GrpcServer(H2ServerSettings.of(host, port), null, DEFAULT_WRITE_STALL_TIMEOUT);
+    return new GrpcServer(
+        H2ServerSettings.of(host, port), null, DEFAULT_WRITE_STALL_TIMEOUT, DEFAULT_KEEPALIVE_TIME,
+        DEFAULT_KEEPALIVE_TIMEOUT);
   }
 
   private GrpcServer with(H2ServerSettings settings) {
-    return new GrpcServer(settings, services, writeStallTimeout);
+    return new GrpcServer(settings, services, writeStallTimeout, keepAliveTime, keepAliveTimeout);
+  }
+
+  private GrpcServer with(GrpcServices services) {
+    return new GrpcServer(settings, services, writeStallTimeout, keepAliveTime, keepAliveTimeout);
   }
 
   /** Serves the services of {@code registry} (keeping options set by earlier {@code with*}). */
   public GrpcServer withServices(ServiceRegistry registry) {
     Objects.requireNonNull(registry, "registry");
     GrpcServices s = services == null ? GrpcServices.of(registry) : copy(services, registry);
-    return new GrpcServer(settings, s, writeStallTimeout);
+    return with(s);
   }
 
   private static GrpcServices copy(GrpcServices from, ServiceRegistry registry) {
@@ -114,7 +132,7 @@ public final class GrpcServer {
 
   /** Serves as {@code services} says. */
   public GrpcServer withServices(GrpcServices services) {
-    return new GrpcServer(settings, Objects.requireNonNull(services, "services"), writeStallTimeout);
+    return with(Objects.requireNonNull(services, "services"));
   }
 
   /** See {@link GrpcServices#withMaxInboundMessageSize}; set the services first. */
@@ -223,7 +241,23 @@ public final class GrpcServer {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, got " + timeout);
     }
-    return new GrpcServer(settings, services, timeout);
+    return new GrpcServer(settings, services, timeout, keepAliveTime, keepAliveTimeout);
+  }
+
+  /**
+   * Keepalive of each HTTP/2 connection (default 2 h and 20 s, grpc-java's server defaults): after
+   * {@code time} without reading anything from the client the server sends a PING, and closes the
+   * connection if nothing is read within {@code timeout} after it. A client that vanished without
+   * closing its connection (a crash, a lost network, a NAT that forgot it) then gives its
+   * connection slot back. Anything read counts as life; a client that answers PINGs is never
+   * closed by this. Silence is noticed between {@code time} and twice {@code time} after the last
+   * read. HTTP/1.1 connections (gRPC-Web, HTTP/JSON) have their own idle timeout instead.
+   *
+   * @throws IllegalArgumentException if either duration is not positive
+   */
+  public GrpcServer withKeepAlive(Duration time, Duration timeout) {
+    H2KeepAlive.check(time, timeout);
+    return new GrpcServer(settings, services, writeStallTimeout, time, timeout);
   }
 
   /** Binds and starts serving; the future fails if the address cannot be bound. */
@@ -275,6 +309,7 @@ public final class GrpcServer {
         ssl != null && ssl.applicationProtocolNegotiator().protocols().contains(ApplicationProtocolNames.HTTP_1_1);
     return ch -> {
       WriteStallGuard.install(ch, writeStallTimeout);
+      H2KeepAlive.install(ch, keepAliveTime, keepAliveTimeout);
       if (ssl == null) {
         // h2c with prior knowledge, or HTTP/1.1 (gRPC-Web, HTTP/JSON): the first bytes tell.
         ch.pipeline().addLast(new CleartextDetector(http2, http1));

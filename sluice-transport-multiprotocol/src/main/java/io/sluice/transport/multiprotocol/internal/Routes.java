@@ -10,6 +10,7 @@ import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.HttpServerConnections;
 import io.sluice.transport.http2.internal.ServerStreams;
 import io.sluice.transport.http2.internal.WebSocketAcceptor;
+import io.sluice.transport.http2.internal.H2KeepAlive;
 import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
@@ -183,6 +184,11 @@ public final class Routes {
    */
   void http2(ChannelHandlerContext ctx, DetectionDeadline deadline) {
     guardIfRoutes(ctx);
+    if (routes != null) {
+      // gRPC and the other routes have no keepalive of their own (an RSocket connection's client
+      // sends its KEEPALIVE frames, so the connection is never silent and no PING goes to it).
+      H2KeepAlive.install(ctx.channel(), H2KeepAlive.DEFAULT_TIME, H2KeepAlive.DEFAULT_TIMEOUT);
+    }
     // The stream mapping, and WebSocket over HTTP/2 (RFC 8441) on the WebSocket path.
     H2Handler h2 = H2Handler.build(true, http2, new ServerStreams(onConnection, false, webSockets, routes == null ? null : routes.http2()));
     deadline.settleWhen(() -> h2.decoder().prefaceReceived());
