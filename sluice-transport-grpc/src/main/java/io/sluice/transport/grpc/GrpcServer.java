@@ -60,7 +60,9 @@ import io.netty.channel.ChannelHandlerContext;
  * window; 8 KiB of metadata per request; a 16 MiB message limit ({@link GrpcServices}); the
  * client's preface (or first HTTP/1.1 request head) within 10 s of the connect; at most {@value
  * #DEFAULT_MAX_EARLY_RESETS} calls reset by the client before an answer could reach it per 10 s
- * ({@link #withMaxEarlyResets}: rapid reset). netty's HTTP/2 protections stay on (the limit on
+ * ({@link #withMaxEarlyResets}: rapid reset); a keepalive PING after 2 h without reading anything
+ * from a connection, closed if nothing is read within 20 s after it ({@link #withKeepAlive}). netty's
+ * HTTP/2 protections stay on (the limit on
  * RST_STREAM sent, control frame, empty DATA and CONTINUATION limits). {@link Running#close()} and
  * {@link Running#stop} let the calls in flight finish.
  *
