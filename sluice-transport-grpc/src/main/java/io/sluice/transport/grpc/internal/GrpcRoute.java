@@ -22,6 +22,7 @@ import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import io.sluice.transport.http2.internal.ReadBudget;
 
 /**
  * Starts the gRPC calls of a server's HTTP/2 connections: checks each request's headers and hands

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.ArrayDeque;
+import io.sluice.transport.http2.internal.ReadBudget;
 
 /**
  * Cuts the bytes of one gRPC stream into messages: each a 5-byte prefix (compressed flag, u32

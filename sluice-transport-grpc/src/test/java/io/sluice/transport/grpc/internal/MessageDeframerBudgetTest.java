@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import org.junit.jupiter.api.Test;
+import io.sluice.transport.http2.internal.ReadBudget;
 
 /**
  * The connection's {@link ReadBudget} shared by its calls' deframers, and messages being read

@@ -3,6 +3,7 @@ package io.sluice.transport.http2.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.sluice.transport.FrameTooLargeException;
 
 /**
  * The inbound half of the stream mapping's byte handling: cuts a stream's DATA at the u24 lengths
@@ -21,6 +22,8 @@ final class InboundReassembler {
 
   private final StreamMapping mapping;
   private final ByteBufAllocator alloc;
+  /** The connection's budget for what is read and not yet whole, shared with its other protocols. */
+  private ReadBudget budget = ReadBudget.UNLIMITED;
 
   InboundReassembler(StreamMapping mapping, ByteBufAllocator alloc) {
     this.mapping = mapping;
@@ -43,7 +46,7 @@ final class InboundReassembler {
         int start = in.readerIndex();
         int length = in.getUnsignedMedium(start);
         if (length > maxFrameSize) {
-          mapping.frameTooLarge(length);
+          mapping.transportError(new FrameTooLargeException(length, maxFrameSize));
           return;
         }
         if (in.readableBytes() < LENGTH_SIZE + length) {
@@ -100,5 +103,39 @@ final class InboundReassembler {
    */
   private static int frameEnd(ByteBuf in) {
     return in.readableBytes() >= LENGTH_SIZE ? LENGTH_SIZE + in.getUnsignedMedium(in.readerIndex()) : Integer.MAX_VALUE;
+  }
+
+  void budget(ReadBudget budget) {
+    this.budget = budget;
+  }
+
+  /**
+   * Charges the connection's {@link ReadBudget} with what {@code st} now holds of an unfinished
+   * frame ({@code held} bytes). The windows alone would let a peer hold a stream window per stream
+   * where the connection's window is a stream window per stream (the one port's and WebSocket over
+   * HTTP/2's: 256 MiB by default); beyond the budget the connection gets a connection error, as
+   * for a frame too large.
+   */
+  void charge(MappedStream st, int held) {
+    int delta = held - st.charged;
+    if (delta > 0 && !budget.reserve(delta)) {
+      mapping.transportError(
+          new IllegalStateException(
+              "unfinished frames of this connection's streams hold more than " + budget.max()
+                  + " bytes (its read budget)"));
+      return;
+    }
+    if (delta < 0) {
+      budget.release(-delta);
+    }
+    st.charged = held;
+  }
+
+  /** {@code st}'s unfinished frame is gone: its charge goes back to the budget. */
+  void uncharge(MappedStream st) {
+    if (st.charged > 0) {
+      budget.release(st.charged);
+      st.charged = 0;
+    }
   }
 }

@@ -40,6 +40,8 @@ final class MappedStream implements H2Handler.StreamSink {
 
   /** The start of an inbound frame whose rest is in DATA frames still to come. */
   ByteBuf partial;
+  /** The bytes of {@link #partial} charged to the connection's read budget. */
+  int charged;
   /** Inbound bytes delivered but not yet given back to flow control (reads paused). */
   int owed;
   /** In the mapping's list of streams to give their window back on resume. */
@@ -51,6 +53,7 @@ final class MappedStream implements H2Handler.StreamSink {
   }
 
   void releasePartial() {
+    mapping.reassembler.uncharge(this);
     ByteBuf p = partial;
     partial = null;
     if (p != null) {

@@ -22,7 +22,6 @@ import io.sluice.internal.frame.FrameType;
 import io.sluice.internal.frame.Frames;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.FrameReceiver;
-import io.sluice.transport.FrameTooLargeException;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -102,8 +101,7 @@ public final class StreamMapping implements DuplexTransport {
   // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
   private final OutboundBytes outbound;
   private final OutboundCutter cutter = new OutboundCutter(this);
-  private final InboundReassembler reassembler;
-
+  final InboundReassembler reassembler;
 
   private StreamMapping(H2Handler h2, boolean server, ClientRequest request, LongConsumer rttListener) {
     this.h2 = h2;
@@ -165,6 +163,7 @@ public final class StreamMapping implements DuplexTransport {
   public void start(FrameReceiver receiver) {
     this.receiver = receiver;
     this.maxFrameSize = receiver.maxFrameSize();
+    reassembler.budget(ReadBudget.of(channel, OutboundCutter.LENGTH_SIZE + maxFrameSize));
     outbound.highWater(receiver.maxQueuedOutboundBytes());
     if (!channel.isActive()) {
       closed = true;
@@ -559,6 +558,7 @@ public final class StreamMapping implements DuplexTransport {
     // Bytes of a frame not yet whole stay charged to the windows until it is: what a peer can
     // make us hold in unfinished frames is bounded by the windows it was given.
     int heldAfter = st.partial == null ? 0 : st.partial.readableBytes();
+    reassembler.charge(st, heldAfter);
     int consumed = n + heldBefore - heldAfter;
     if (readPaused && receiver != null) {
       if (!st.owing) {
@@ -599,11 +599,11 @@ public final class StreamMapping implements DuplexTransport {
     return receiver == null;
   }
 
-  /** An inbound frame declared more than the engine's max frame size. */
-  void frameTooLarge(int length) {
+  /** A broken inbound byte stream (a frame too large, unfinished frames over the read budget). */
+  void transportError(Throwable cause) {
     FrameReceiver r = receiver;
     if (r != null) {
-      r.onTransportError(new FrameTooLargeException(length, maxFrameSize));
+      r.onTransportError(cause);
     }
   }
 

@@ -15,7 +15,7 @@ import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
 import io.sluice.transport.grpc.internal.AbstractServerCall;
-import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.http2.internal.ReadBudget;
 import io.sluice.transport.grpc.internal.ResponseAllowance;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;

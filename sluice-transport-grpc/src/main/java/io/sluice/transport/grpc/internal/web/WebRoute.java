@@ -20,7 +20,7 @@ import io.sluice.transport.grpc.internal.GrpcMetadata;
 import io.sluice.transport.grpc.internal.GrpcRoute;
 import io.sluice.transport.grpc.internal.GrpcTimeout;
 import io.sluice.transport.grpc.internal.GrpcWire;
-import io.sluice.transport.grpc.internal.ReadBudget;
+import io.sluice.transport.http2.internal.ReadBudget;
 import io.sluice.transport.http2.HttpRoutes;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;

@@ -1,13 +1,14 @@
-package io.sluice.transport.grpc.internal;
+package io.sluice.transport.http2.internal;
 
 import io.netty.channel.Channel;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
 
 /**
- * The bytes the calls of one connection may hold together in requests they are reading: gRPC
- * messages begun and not yet whole, and gRPC-Web and HTTP/JSON request bodies not yet complete,
- * whatever the content type and over HTTP/2 or HTTP/1.1. Each call's own limit is the message
+ * The bytes the streams of one connection may hold together in what they are reading: gRPC
+ * messages begun and not yet whole, gRPC-Web and HTTP/JSON request bodies not yet complete, and
+ * the stream mapping's RSocket frames cut across DATA frames ({@link StreamMapping}), whatever the
+ * protocol and over HTTP/2 or HTTP/1.1: one budget per connection. Each call's own limit is the message
  * size limit, so without a budget a connection could hold {@code maxConcurrentStreams} messages
  * at the limit. A {@link MessageDeframer} (and a gRPC-Web call collecting its body) reserves each
  * byte it takes and gives its reservation back when the message or body is whole or the call
@@ -22,7 +23,7 @@ public final class ReadBudget {
   /** No budget beyond each call's own limit (for tests of one deframer). */
   public static final ReadBudget UNLIMITED = new ReadBudget(Long.MAX_VALUE);
 
-  private final long max;
+  private long max;
   private long held;
 
   public ReadBudget(long max) {
@@ -33,8 +34,12 @@ public final class ReadBudget {
   }
 
   /** The budget of a connection whose calls each read messages of up to {@code maxMessageSize}. */
-  static ReadBudget forMessageLimit(int maxMessageSize) {
-    return new ReadBudget(Math.max(8L << 20, 2L * maxMessageSize));
+  public static ReadBudget forMessageLimit(int maxMessageSize) {
+    return new ReadBudget(maxFor(maxMessageSize));
+  }
+
+  private static long maxFor(int maxMessageSize) {
+    return Math.max(8L << 20, 2L * maxMessageSize);
   }
 
   /**
@@ -47,6 +52,9 @@ public final class ReadBudget {
     if (b == null) {
       b = forMessageLimit(maxMessageSize);
       a.set(b);
+    } else if (b.max < maxFor(maxMessageSize)) {
+      // A protocol with larger messages joins the connection: the budget holds two of them too.
+      b.max = maxFor(maxMessageSize);
     }
     return b;
   }
