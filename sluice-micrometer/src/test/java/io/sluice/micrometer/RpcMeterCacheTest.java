@@ -29,7 +29,12 @@ import org.junit.jupiter.api.Test;
  * instrumentation as a transport calls it, no connection needed.
  */
 class RpcMeterCacheTest {
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  final MeterRegistry registry = newRegistry();
+
+  /** The kind of registry the cases run against; {@link RpcMeterCachePrometheusTest} runs them on Prometheus's. */
+  MeterRegistry newRegistry() {
+    return new SimpleMeterRegistry();
+  }
 
   private static MethodDescriptor<BytesValue, BytesValue> method(String service, String name) {
     return MethodDescriptor.<BytesValue, BytesValue>builder()
@@ -267,7 +272,7 @@ class RpcMeterCacheTest {
     assertRegistryCollectedAfterACallOn(FastThreadLocalThread::new);
   }
 
-  private static void assertRegistryCollectedAfterACallOn(java.util.function.Function<Runnable, Thread> threads)
+  private void assertRegistryCollectedAfterACallOn(java.util.function.Function<Runnable, Thread> threads)
       throws Exception {
     AtomicReference<WeakReference<MeterRegistry>> dropped = new AtomicReference<>();
     CountDownLatch called = new CountDownLatch(1);
@@ -300,8 +305,8 @@ class RpcMeterCacheTest {
   }
 
   /** A registry and its meters, one call made on this thread, both dropped: a weak reference left. */
-  private static WeakReference<MeterRegistry> oneCallThenDrop() {
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private WeakReference<MeterRegistry> oneCallThenDrop() {
+    MeterRegistry registry = newRegistry();
     RpcInstrumentation in = SluiceMetrics.of(registry).rsocketServer();
     call(in, method("test.Gone", "Say"), Status.Code.OK, 1, 1);
     assertThat(RpcMeters.lastMethodOnThisThread()).isNotNull();
