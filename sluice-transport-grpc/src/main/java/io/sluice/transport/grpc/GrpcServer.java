@@ -255,7 +255,7 @@ public final class GrpcServer {
    * closed by this. Silence is noticed between {@code time} and twice {@code time} after the last
    * read. HTTP/1.1 connections (gRPC-Web, HTTP/JSON) have their own idle timeout instead.
    *
-   * @throws IllegalArgumentException if either duration is not positive
+   * @throws IllegalArgumentException if {@code time} is under 1 s or {@code timeout} is not positive
    */
   public GrpcServer withKeepAlive(Duration time, Duration timeout) {
     H2KeepAlive.check(time, timeout);

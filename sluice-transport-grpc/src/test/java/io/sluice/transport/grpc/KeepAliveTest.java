@@ -134,7 +134,7 @@ class KeepAliveTest {
   }
 
   @Test
-  void theDefaultPingsNobodyWithinAnHour() {
+  void theDefaultPingsAfterTwoHoursOfSilenceNotBefore() {
     GrpcServices services = GrpcServices.of(new EchoService().registry());
     GrpcServer server = GrpcServer.create("127.0.0.1", 0).withServices(services);
     EmbeddedChannel ch = connection(server, services);
@@ -144,6 +144,12 @@ class KeepAliveTest {
     }
     assertThat(pingsWritten(ch)).as("no PING within an hour of silence (the default time is 2 h)").isEmpty();
     assertThat(ch.isOpen()).isTrue();
+    int pings = 0;
+    for (int minute = 60; minute < 4 * 60 && pings == 0; minute++) {
+      advance(ch, 60);
+      pings = pingsWritten(ch).size();
+    }
+    assertThat(pings).as("a PING within 4 h of silence (2 h to twice that)").isEqualTo(1);
     ch.finishAndReleaseAll();
   }
 
@@ -152,7 +158,10 @@ class KeepAliveTest {
     GrpcServer server = GrpcServer.create("127.0.0.1", 0);
     assertThatThrownBy(() -> server.withKeepAlive(Duration.ZERO, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("keepalive time must be positive");
+        .hasMessageContaining("keepalive time must be at least 1 s");
+    assertThatThrownBy(() -> server.withKeepAlive(Duration.ofMillis(999), Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keepalive time must be at least 1 s");
     assertThatThrownBy(() -> server.withKeepAlive(Duration.ofSeconds(1), Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("keepalive timeout must be positive");

@@ -61,6 +61,7 @@ class OneHttp2ConnectionAllProtocolsTest {
       assertThat(mapping.get("rsocket-status")).hasToString("513");
       assertThat(last(p.headers.get(3)).get("grpc-status")).hasToString("12");
       assertThat(p.headers.get(5).get(0).status()).hasToString("200");
+      assertThat(p.pingFence(9)).as("the connection still answers after the three answers").isTrue();
       assertThat(p.goAway).as("the connection stays up").isNull();
     } finally {
       server.stop(Duration.ZERO).get(GUARD.toSeconds(), TimeUnit.SECONDS);

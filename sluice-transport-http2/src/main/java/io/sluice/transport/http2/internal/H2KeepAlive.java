@@ -57,15 +57,16 @@ public final class H2KeepAlive extends ChannelDuplexHandler {
   }
 
   /**
-   * Checks a keepalive setting: both durations positive.
+   * Checks a keepalive setting: a time of at least 1 s (a client's answers count against the
+   * connection's bound on control frames, 1,000 per 10 s), a positive timeout.
    *
    * @throws IllegalArgumentException if either is not
    */
   public static void check(Duration time, Duration timeout) {
     java.util.Objects.requireNonNull(time, "time");
     java.util.Objects.requireNonNull(timeout, "timeout");
-    if (time.isNegative() || time.isZero()) {
-      throw new IllegalArgumentException("keepalive time must be positive, got " + time);
+    if (time.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("keepalive time must be at least 1 s, got " + time);
     }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("keepalive timeout must be positive, got " + timeout);

@@ -2,6 +2,7 @@ package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.transport.FrameTooLargeException;
 
@@ -113,16 +114,16 @@ final class InboundReassembler {
    * Charges the connection's {@link ReadBudget} with what {@code st} now holds of an unfinished
    * frame ({@code held} bytes). The windows alone would let a peer hold a stream window per stream
    * where the connection's window is a stream window per stream (the one port's and WebSocket over
-   * HTTP/2's: 256 MiB by default); beyond the budget the connection gets a connection error, as
-   * for a frame too large.
+   * HTTP/2's: 256 MiB by default); a stream whose frame would pass the budget is reset
+   * (ENHANCE_YOUR_CALM) and its request fails, as a gRPC call gets RESOURCE_EXHAUSTED: the
+   * connection and its other streams go on.
    */
   void charge(MappedStream st, int held) {
     int delta = held - st.charged;
     if (delta > 0 && !budget.reserve(delta)) {
-      mapping.transportError(
-          new IllegalStateException(
-              "unfinished frames of this connection's streams hold more than " + budget.max()
-                  + " bytes (its read budget)"));
+      mapping.streamError(
+          st, Http2Error.ENHANCE_YOUR_CALM,
+          "its unfinished frame would pass the connection's read budget of " + budget.max() + " bytes");
       return;
     }
     if (delta < 0) {

@@ -7,18 +7,20 @@ import io.netty.util.AttributeKey;
 /**
  * The bytes the streams of one connection may hold together in what they are reading: gRPC
  * messages begun and not yet whole, gRPC-Web and HTTP/JSON request bodies not yet complete, and
- * the stream mapping's RSocket frames cut across DATA frames ({@link StreamMapping}), whatever the
- * protocol and over HTTP/2 or HTTP/1.1: one budget per connection. Each call's own limit is the message
- * size limit, so without a budget a connection could hold {@code maxConcurrentStreams} messages
- * at the limit. A {@link MessageDeframer} (and a gRPC-Web call collecting its body) reserves each
- * byte it takes and gives its reservation back when the message or body is whole or the call
- * ends; a reservation beyond the budget fails that call with RESOURCE_EXHAUSTED.
+ * the stream mapping's RSocket frames cut across DATA frames ({@link InboundReassembler}), whatever
+ * the protocol and over HTTP/2 or HTTP/1.1: one budget per connection. Each stream's own limit is
+ * its protocol's message size limit, so without a budget a connection could hold {@code
+ * maxConcurrentStreams} messages at the limit. gRPC's {@code MessageDeframer} (and a gRPC-Web call
+ * collecting its body) reserves each byte it takes and gives its reservation back when the message
+ * or body is whole or the call ends; a reservation beyond the budget fails that call with
+ * RESOURCE_EXHAUSTED, and resets a mapping stream (ENHANCE_YOUR_CALM): only the stream that would
+ * pass the budget fails, the connection goes on.
  *
  * <p><b>Threads.</b> One connection's event loop (not thread-safe).
  */
 public final class ReadBudget {
   /** The budget of a connection, kept on its channel. */
-  static final AttributeKey<ReadBudget> KEY = AttributeKey.valueOf(ReadBudget.class, "grpcReadBudget");
+  static final AttributeKey<ReadBudget> KEY = AttributeKey.valueOf(ReadBudget.class, "readBudget");
 
   /** No budget beyond each call's own limit (for tests of one deframer). */
   public static final ReadBudget UNLIMITED = new ReadBudget(Long.MAX_VALUE);

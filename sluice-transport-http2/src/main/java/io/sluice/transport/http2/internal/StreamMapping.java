@@ -551,6 +551,8 @@ public final class StreamMapping implements DuplexTransport {
     int heldBefore = st.partial == null ? 0 : st.partial.readableBytes();
     if (!st.engineDone) {
       reassembler.frames(st, data);
+    } else {
+      st.releasePartial(); // nobody will read the rest of it
     }
     if (endStream) {
       onRemoteEnd(st);
@@ -610,14 +612,14 @@ public final class StreamMapping implements DuplexTransport {
   /** One whole inbound frame (indexes narrowed to it): checked, renumbered and delivered. */
   void inboundFrame(MappedStream st, ByteBuf frame) {
     if (frame.readableBytes() < Frames.HEADER_SIZE) {
-      protocolError(st, "an RSocket frame shorter than its header");
+      streamError(st, Http2Error.PROTOCOL_ERROR, "an RSocket frame shorter than its header");
       return;
     }
     int type = Frames.type(frame);
     int flags = Frames.flags(frame);
     String broken = StreamRules.inbound(server, st, type, flags);
     if (broken != null) {
-      protocolError(st, broken);
+      streamError(st, Http2Error.PROTOCOL_ERROR, broken);
       return;
     }
     frame.setInt(frame.readerIndex(), st.rsocketId);
@@ -636,8 +638,8 @@ public final class StreamMapping implements DuplexTransport {
     }
   }
 
-  /** The peer broke the mapping on one stream: it is reset and the engine told. */
-  private void protocolError(MappedStream st, String why) {
+  /** A stream broke the mapping or the read budget: it is reset with {@code code}, the engine told. */
+  void streamError(MappedStream st, Http2Error code, String why) {
     if (logger.isDebugEnabled()) {
       logger.debug("{}: HTTP/2 stream {}: {}", channel, st.h2.id(), why);
     }
@@ -647,7 +649,7 @@ public final class StreamMapping implements DuplexTransport {
     st.inDone = true;
     st.outDone = true;
     if (!st.localEnded) {
-      reset(st, Http2Error.PROTOCOL_ERROR);
+      reset(st, code);
     }
     if (tellEngine) {
       deliver(
@@ -661,12 +663,12 @@ public final class StreamMapping implements DuplexTransport {
   private void onRemoteEnd(MappedStream st) {
     if (server) {
       if (st.kind == 0 || st.requestOpen) {
-        protocolError(st, "the stream ended before its request was complete");
+        streamError(st, Http2Error.PROTOCOL_ERROR, "the stream ended before its request was complete");
         return;
       }
       if (st.kind == FrameType.REQUEST_CHANNEL && !st.inDone && !st.engineDone) {
         // A channel's requester ends its half only after its COMPLETE (or ERROR, or our CANCEL).
-        protocolError(st, "the stream ended before the channel's requester completed");
+        streamError(st, Http2Error.PROTOCOL_ERROR, "the stream ended before the channel's requester completed");
         return;
       }
       if (st.kind == FrameType.REQUEST_FNF && !st.localEnded) {
