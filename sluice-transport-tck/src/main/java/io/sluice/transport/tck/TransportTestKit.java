@@ -104,13 +104,22 @@ public abstract class TransportTestKit {
         return client;
       }
       // A port just freed can come back as the connecting socket's own ephemeral port (TCP
-      // self-connect: the connect "succeeds"); held closed until the test ends, it cannot.
-      try {
-        portHolders.add(ClosedPort.hold(bound.address()));
-        return client;
-      } catch (java.io.UncheckedIOException taken) {
-        if (attempt == 5) {
-          throw taken;
+      // self-connect: the connect "succeeds"); held closed until the test ends, it cannot. NIO
+      // closes a listening socket's fd only when its selector next wakes, so the hold is retried
+      // for up to 2 s (a loaded machine failed five quick attempts on five ports in a row).
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+      while (true) {
+        try {
+          portHolders.add(ClosedPort.hold(bound.address()));
+          return client;
+        } catch (java.io.UncheckedIOException taken) {
+          if (System.nanoTime() > end) {
+            if (attempt == 5) {
+              throw taken;
+            }
+            break;
+          }
+          Thread.sleep(20);
         }
       }
     }
