@@ -147,7 +147,7 @@ class BalancerLeaseTest {
   void aRollingRestartUnderLoadFailsNoIdempotentCall() throws Exception {
     List<SluiceServer> fleet = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      fleet.add(server(0, LeasePolicy.unlimited()));
+      fleet.add(server(Ports.outsideEphemeralRange(), LeasePolicy.unlimited())); // restarted on it: see Ports
     }
     Balancer balancer = balancer(fleet);
     awaitConnected(balancer, 3);

@@ -203,7 +203,7 @@ class BalancerProcessTest {
   void aRollingRestartOfEveryServerProcessUnderLoadFailsNoCall() throws Exception {
     List<ChildProcess> fleet = new ArrayList<>();
     for (String name : List.of("A", "B", "C")) {
-      fleet.add(child(name, 0, 1_000));
+      fleet.add(child(name, Ports.outsideEphemeralRange(), 1_000)); // restarted on it: see Ports
     }
     Balancer b = balancer(fleet);
     awaitConnected(b, 3);

@@ -325,11 +325,7 @@ class BalancerTcpTest {
 
   @Test
   void reconnectsAfterAServerRestartsOnTheSamePortAndStaysBounded() throws Exception {
-    // A port outside the kernel's ephemeral range: while the server is down the balancer keeps
-    // connecting to it, and a connecting socket given that very port as its own (an ephemeral port
-    // just freed) connects to itself and holds it, so the restart fails with "address already in
-    // use" (seen in a clean-clone CI run). Ports outside the range are never handed out that way.
-    int port = portOutsideEphemeralRange();
+    int port = Ports.outsideEphemeralRange(); // restarted on it: see Ports
     TestServer first = TestServer.start("A", port);
     servers.add(first);
     Balancer balancer =
@@ -351,26 +347,5 @@ class BalancerTcpTest {
     assertThat(held.servers()).isEqualTo(1);
     assertThat(held.connections()).isBetween(1, 2);
     assertThat(held.pending()).isZero();
-  }
-
-  /** A free loopback port below the kernel's ephemeral range (Linux: ip_local_port_range). */
-  private static int portOutsideEphemeralRange() throws java.io.IOException {
-    int low = 32768;
-    java.nio.file.Path range = java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range");
-    if (java.nio.file.Files.isReadable(range)) {
-      // readAllLines, not readString: a /proc file reports size 0, and readString read "3" of it.
-      low = Integer.parseInt(java.nio.file.Files.readAllLines(range).get(0).trim().split("\\s+")[0]);
-    }
-    java.util.Random random = new java.util.Random();
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int port = low > 2048 ? low - 1 - random.nextInt(Math.min(10_000, low - 2048)) : 0;
-      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-        probe.bind(new InetSocketAddress("127.0.0.1", port));
-        return probe.getLocalPort(); // port 0 (no room below the range): an ephemeral one, as before
-      } catch (java.io.IOException taken) {
-        // in use: try another
-      }
-    }
-    throw new java.io.IOException("no free port found below " + low);
   }
 }
