@@ -755,6 +755,15 @@ public final class RawH2Peer implements AutoCloseable {
     }
   }
 
+  /**
+   * The HPACK table size this peer's decoder keeps from now on, as the SETTINGS_HEADER_TABLE_SIZE
+   * it sends says: below the size the server's encoder has, the server's next header block must
+   * open with a table size update (RFC 7541 4.2), or decoding it fails.
+   */
+  public void decoderTableSize(long size) throws Http2Exception {
+    hpack.configuration().maxHeaderTableSize(size);
+  }
+
   /** The name of an HTTP/2 error code. */
   public static String name(long code) {
     Http2Error e = Http2Error.valueOf(code);

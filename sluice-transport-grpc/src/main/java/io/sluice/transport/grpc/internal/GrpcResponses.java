@@ -8,6 +8,7 @@ import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
 import io.netty.util.AsciiString;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
+import io.sluice.transport.http2.internal.H2Answers;
 import io.sluice.transport.http2.internal.H2Handler;
 
 /**
@@ -33,6 +34,12 @@ public final class GrpcResponses {
 
   /** The trailers of a call that ended OK without a message or trailers: shared and read-only as {@link #OK_HEADERS}. */
   static final Http2Headers OK_TRAILERS = ReadOnlyHttp2Headers.trailers(false, GrpcWire.GRPC_STATUS, AsciiString.of("0"));
+
+  /** {@link #OK_HEADERS} encoded once for {@link H2Answers#writeWhole}. */
+  static final H2Answers.Block OK_HEADERS_BLOCK = H2Answers.Block.of(OK_HEADERS);
+
+  /** {@link #OK_TRAILERS} encoded once for {@link H2Answers#writeWhole}. */
+  static final H2Answers.Block OK_TRAILERS_BLOCK = H2Answers.Block.of(OK_TRAILERS);
 
   /**
    * {@link #headers}, or for identity and no metadata the shared {@link #OK_HEADERS}: the caller

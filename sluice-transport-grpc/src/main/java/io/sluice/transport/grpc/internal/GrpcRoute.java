@@ -17,6 +17,7 @@ import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.transport.grpc.GrpcServices;
+import io.sluice.transport.http2.internal.H2Answers;
 import io.sluice.transport.http2.internal.H2Handler;
 import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.HashMap;
@@ -82,11 +83,11 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
       return null;
     }
     if (!GrpcWire.isProto(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
-      handler.respondAndEnd(stream, 415, "content-type must be application/grpc or application/grpc+proto");
+      H2Answers.respondAndEnd(handler, stream, 415, "content-type must be application/grpc or application/grpc+proto");
       return null;
     }
     if (!HttpMethod.POST.asciiName().contentEquals(headers.method())) {
-      handler.respondAndEnd(stream, 405, "gRPC requests use POST");
+      H2Answers.respondAndEnd(handler, stream, 405, "gRPC requests use POST");
       return null;
     }
     long startNanos = CallObservation.startNanos(instrumentation);

@@ -15,6 +15,7 @@ import io.sluice.rpc.HandlerFailures;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
+import io.sluice.transport.http2.internal.H2Answers;
 import io.sluice.transport.http2.internal.H2Handler;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,7 +46,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
- * straight behind its prefix, {@link MessageFramer#encode}).
+ * straight behind its prefix, {@link MessageFramer#encode}). The one response of a method that
+ * sends one, uncompressed, waits here for the call's end: an OK end then writes headers, message
+ * and trailers in one write past netty's encoder ({@link H2Answers#writeWhole}), any other end
+ * (or a stream that cannot take it so) the three through the encoder as before.
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
@@ -73,6 +77,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private int received;
   private boolean headersSent;
   private boolean finished; // trailers written or the stream gone
+  /** The one response of a method with one, held until the call ends (see Buffers), and its size. */
+  private ByteBuf held;
+  private int heldBytes;
 
   GrpcServerCall(
       H2Handler handler,
@@ -245,7 +252,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     inOrder(
         () -> {
-          if (!headersSent && !finished) {
+          if (!headersSent && held == null && !finished) { // late: a held response owes its own headers
             writeHeaders(headers);
             scheduleFlush();
           }
@@ -318,17 +325,28 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!countResponse(framed)) {
       return;
     }
-    if (!headersSent) {
+    boolean hold =
+        !headersSent && responseEncoding == GrpcEncoding.IDENTITY && !def.method().kind().serverStreams();
+    if (!headersSent && !hold) {
       writeHeaders(null);
     }
     int bytes = take(framed);
     if (bytes < 0) {
       return;
     }
-    ChannelPromise p = handler.newPromise();
+    if (hold) {
+      held = framed;
+      heldBytes = bytes;
+      return;
+    }
+    writeData(framed, bytes, handler.newPromise());
+    scheduleFlush();
+  }
+
+  /** A response's DATA through the encoder; {@code p} completes when it is written. */
+  private void writeData(ByteBuf framed, int bytes, ChannelPromise p) {
     p.addListener(f -> written(bytes));
     handler.encoder().writeData(handler.ctx(), stream.id(), framed, 0, false, p);
-    scheduleFlush();
   }
 
   private void scheduleFlush() {
@@ -351,6 +369,25 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       // way meet a closed stream. A caller that does not stream has nothing more to send once its
       // one message is in, only END_STREAM (grpc-java sometimes sends it in a DATA frame of its own).
       boolean peerDone = inboundEnded || (received > 0 && !def.method().kind().clientStreams());
+      ByteBuf response = held;
+      held = null;
+      if (response != null) {
+        ChannelPromise p = handler.newPromise();
+        if (GrpcResponses.trailers(end, trailers) == GrpcResponses.OK_TRAILERS
+            && H2Answers.writeWhole(
+                handler, stream, GrpcResponses.OK_HEADERS_BLOCK, response, GrpcResponses.OK_TRAILERS_BLOCK, p)) {
+          int bytes = heldBytes;
+          p.addListener(f -> written(bytes));
+          if (!peerDone) {
+            handler.discardRequestRest(stream);
+          }
+          scheduleFlush();
+          wrapUp(end);
+          return;
+        }
+        writeHeaders(null);
+        writeData(response, heldBytes, p);
+      }
       Http2Headers t =
           headersSent
               ? GrpcResponses.trailers(end, trailers)
@@ -370,5 +407,11 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   protected void cleanUp() {
     finished = true;
     deframer.close();
+    ByteBuf response = held;
+    if (response != null) { // the call ended without its trailers (a reset, a lost connection)
+      held = null;
+      response.release();
+      written(heldBytes);
+    }
   }
 }

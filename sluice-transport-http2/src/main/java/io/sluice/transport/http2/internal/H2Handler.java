@@ -1,12 +1,10 @@
 package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -49,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
  *
  * <p><b>Answers before the request's end.</b> A server that answered a request in full while the
- * client is still sending it ({@link #respondAndEnd}, {@link #discardRequestRest}) does not reset
+ * client is still sending it ({@link H2Answers#respondAndEnd}, {@link #discardRequestRest}) does not reset
  * the stream: it drops what the client still sends until its END_STREAM, and asks it to stop
  * (RST_STREAM NO_ERROR, RFC 9113 8.1) only if it sends more than a stream window after the answer.
  *
@@ -155,6 +153,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Bytes to add to the connection's receive window once the preface is out. */
   private int connectionWindowIncrement;
   private boolean settingsSeen;
+  /** The peer's SETTINGS changed the HPACK table size once: see {@link H2Answers#writeWhole}. */
+  private boolean headerTableSizeChanged;
   /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
   private int refuseAbove = Integer.MAX_VALUE;
   /**
@@ -451,6 +451,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return ctx;
   }
 
+  ControlFrameBudget controlFrames() {
+    return controlFrames;
+  }
+
+  boolean headerTableSizeChanged() {
+    return headerTableSizeChanged;
+  }
+
   /** Gives {@code stream} its sink (a client's own streams, when it opens them). */
   public void attach(Http2Stream stream, StreamSink sink) {
     stream.setProperty(sinkKey, sink);
@@ -492,25 +500,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       flushSoonScheduled = true;
       ctx.executor().execute(flushSoonTask);
     }
-  }
-
-  /**
-   * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
-   * any) as a {@code sluice-reason} header and as a plain-text body. What the client still sends
-   * of its request is dropped ({@link #discardRequestRest}).
-   */
-  public void respondAndEnd(Http2Stream stream, int status, String reason) {
-    Http2Headers h = new DefaultHttp2Headers().status(Integer.toString(status));
-    if (reason == null) {
-      encoder().writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise());
-    } else {
-      h.add("content-type", "text/plain; charset=utf-8");
-      h.add("sluice-reason", reason);
-      encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.newPromise());
-      encoder().writeData(ctx, stream.id(), ByteBufUtil.writeUtf8(ctx.alloc(), reason + "\n"), 0, true, ctx.newPromise());
-    }
-    discardRequestRest(stream);
-    flush(ctx);
   }
 
   /**
@@ -728,6 +717,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) throws Http2Exception {
     controlFrame(true, "SETTINGS");
+    Long tableSize = settings.headerTableSize();
+    if (tableSize != null && tableSize != H2Answers.DEFAULT_HEADER_TABLE_SIZE) {
+      headerTableSizeChanged = true; // netty's encoder owes the peer a size update from now on
+    }
     if (!settingsSeen) {
       settingsSeen = true;
       if (router != null) {

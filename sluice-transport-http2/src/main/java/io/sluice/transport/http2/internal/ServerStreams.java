@@ -103,28 +103,28 @@ public final class ServerStreams implements H2Handler.Router {
       return webSocketAcceptor.accept(handler, webSockets, stream, headers, endStream);
     }
     if (onConnection == null) {
-      handler.respondAndEnd(stream, 404, "only WebSocket over HTTP/2 (extended CONNECT) is served here");
+      H2Answers.respondAndEnd(handler, stream, 404, "only WebSocket over HTTP/2 (extended CONNECT) is served here");
       return null;
     }
     if (!MappingWire.isMappingContentType(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
-      handler.respondAndEnd(stream, 415, "content-type must be " + MappingWire.CONTENT_TYPE);
+      H2Answers.respondAndEnd(handler, stream, 415, "content-type must be " + MappingWire.CONTENT_TYPE);
       return null;
     }
     if (!HttpMethod.POST.asciiName().contentEquals(headers.method())) {
-      handler.respondAndEnd(stream, 405, "method must be POST");
+      H2Answers.respondAndEnd(handler, stream, 405, "method must be POST");
       return null;
     }
     CharSequence path = headers.path();
     int pathKind = path == null || path.length() == 0 || path.charAt(0) != '/' ? -1 : MappingWire.typeOfPath(path);
     if (pathKind < 0) {
-      handler.respondAndEnd(stream, 404, "no such path");
+      H2Answers.respondAndEnd(handler, stream, 404, "no such path");
       return null;
     }
     if (mapping == null) {
       startMapping(handler);
     }
     if (mapping.isClosed()) {
-      handler.respondAndEnd(stream, 503, "the connection is closing");
+      H2Answers.respondAndEnd(handler, stream, 503, "the connection is closing");
       return null;
     }
     return mapping.accept(stream, pathKind);

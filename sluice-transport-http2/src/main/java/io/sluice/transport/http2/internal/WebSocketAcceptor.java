@@ -49,29 +49,29 @@ public final class WebSocketAcceptor {
       H2Handler h2, WebSocketStreams group, Http2Stream stream, Http2Headers headers, boolean endStream) {
     CharSequence protocol = headers.get(WebSocketWire.PROTOCOL);
     if (protocol == null) {
-      h2.respondAndEnd(stream, 400, "only extended CONNECT with :protocol websocket (RFC 8441) is served");
+      H2Answers.respondAndEnd(h2, stream, 400, "only extended CONNECT with :protocol websocket (RFC 8441) is served");
       return null;
     }
     if (!WebSocketWire.WEBSOCKET.contentEqualsIgnoreCase(protocol)) {
-      h2.respondAndEnd(stream, 501, "only :protocol websocket is served");
+      H2Answers.respondAndEnd(h2, stream, 501, "only :protocol websocket is served");
       return null;
     }
     CharSequence p = headers.path();
     if (p == null || p.length() == 0 || headers.scheme() == null || headers.authority() == null) {
-      h2.respondAndEnd(stream, 400, "an extended CONNECT needs :scheme, :path and :authority");
+      H2Answers.respondAndEnd(h2, stream, 400, "an extended CONNECT needs :scheme, :path and :authority");
       return null;
     }
     if (endStream) {
-      h2.respondAndEnd(stream, 400, "an extended CONNECT with END_STREAM carries no WebSocket");
+      H2Answers.respondAndEnd(h2, stream, 400, "an extended CONNECT with END_STREAM carries no WebSocket");
       return null;
     }
     CharSequence version = headers.get(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
     if (version != null && !WebSocketWire.VERSION_13.contentEquals(version)) {
-      h2.respondAndEnd(stream, 400, "sec-websocket-version must be 13");
+      H2Answers.respondAndEnd(h2, stream, 400, "sec-websocket-version must be 13");
       return null;
     }
     if (!new QueryStringDecoder(p.toString()).path().equals(path)) {
-      h2.respondAndEnd(stream, 404, "no WebSocket is served at this path");
+      H2Answers.respondAndEnd(h2, stream, 404, "no WebSocket is served at this path");
       return null;
     }
     CharSequence origin = headers.get(HttpHeaderNames.ORIGIN);
@@ -79,7 +79,7 @@ public final class WebSocketAcceptor {
         && origin != null
         && !allowedOrigins.contains(origin.toString().toLowerCase(Locale.ROOT))) {
       // A browser page from another site (cross-site WebSocket hijacking).
-      h2.respondAndEnd(stream, 403, "origin not allowed");
+      H2Answers.respondAndEnd(h2, stream, 403, "origin not allowed");
       return null;
     }
     if (stopped) {
