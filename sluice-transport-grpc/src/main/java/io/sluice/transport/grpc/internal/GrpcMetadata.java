@@ -6,8 +6,6 @@ import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * gRPC metadata to and from Sluice {@link Headers}. Pseudo-headers and the headers gRPC's protocol
@@ -20,23 +18,6 @@ import java.util.stream.Collectors;
 public final class GrpcMetadata {
   private GrpcMetadata() {}
 
-  private static final Set<String> RESERVED =
-      Set.of(
-          "content-type",
-          "content-length",
-          "te",
-          "connection",
-          "host",
-          "grpc-timeout",
-          "grpc-encoding",
-          "grpc-accept-encoding",
-          "grpc-status",
-          "grpc-message");
-
-  /** {@link #RESERVED} as netty's header names, looked up without making a String of each name. */
-  private static final Set<AsciiString> RESERVED_ASCII =
-      RESERVED.stream().map(AsciiString::cached).collect(Collectors.toUnmodifiableSet());
-
   /**
    * True for headers the gRPC protocol reserves (not metadata): {@code content-type}, {@code te},
    * {@code grpc-timeout}, {@code grpc-encoding}, {@code grpc-accept-encoding}, {@code
@@ -44,15 +25,42 @@ public final class GrpcMetadata {
    * is metadata: it reaches the application.
    */
   public static boolean isReserved(CharSequence name) {
-    if (name.length() == 0) {
+    // Every call's headers pass here: by length, then one comparison (a set of names hashed each
+    // name, and netty's decoder makes a new name object per header, so no hash was ever kept).
+    int n = name.length();
+    if (n == 0) {
       return false;
     }
-    if (name.charAt(0) == ':') {
-      return true;
+    char first = name.charAt(0);
+    if (first == ':') {
+      return true; // pseudo-headers
     }
-    // The names netty's HPACK decoder hands over are AsciiStrings (hash kept in the instance).
-    return name instanceof AsciiString a ? RESERVED_ASCII.contains(a) : RESERVED.contains(name.toString());
+    switch (n) {
+      case 2:
+        return is(name, "te");
+      case 4:
+        return is(name, "host");
+      case 10:
+        return is(name, "connection");
+      case 11:
+        return is(name, "grpc-status");
+      case 12:
+        return first == 'c' ? is(name, "content-type") : is(name, "grpc-timeout") || is(name, "grpc-message");
+      case 13:
+        return is(name, "grpc-encoding");
+      case 14:
+        return is(name, "content-length");
+      case 20:
+        return is(name, "grpc-accept-encoding");
+      default:
+        return false;
+    }
   }
+
+  private static boolean is(CharSequence name, String reserved) {
+    return AsciiString.contentEquals(name, reserved);
+  }
+
 
   /**
    * The metadata of {@code headers}. Entries that {@link Headers} cannot hold (a key outside

@@ -41,6 +41,11 @@ public final class GrpcResponses {
   /** {@link #OK_TRAILERS} encoded once for {@link H2Answers#writeWhole}. */
   static final H2Answers.Block OK_TRAILERS_BLOCK = H2Answers.Block.of(OK_TRAILERS);
 
+  /** The room a one-response call's message is encoded with: the frames of its OK answer around it. */
+  static final int WHOLE_HEAD_ROOM = H2Answers.headRoom(OK_HEADERS_BLOCK);
+
+  static final int WHOLE_TAIL_ROOM = H2Answers.tailRoom(OK_TRAILERS_BLOCK);
+
   /**
    * {@link #headers}, or for identity and no metadata the shared {@link #OK_HEADERS}: the caller
    * writes them and adds nothing.

@@ -2,6 +2,7 @@ package io.sluice.transport.grpc.internal;
 
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -47,9 +48,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
  * straight behind its prefix, {@link MessageFramer#encode}). The one response of a method that
- * sends one, uncompressed, waits here for the call's end: an OK end then writes headers, message
- * and trailers in one write past netty's encoder ({@link H2Answers#writeWhole}), any other end
- * (or a stream that cannot take it so) the three through the encoder as before.
+ * sends one, uncompressed, is encoded with room for the frames around it and waits here for the
+ * call's end: an OK end then writes headers, message and trailers as one buffer past netty's
+ * encoder ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the
+ * three through the encoder as before.
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
@@ -272,10 +274,14 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     ByteBuf framed;
     try {
-      framed =
-          responseEncoding == GrpcEncoding.IDENTITY
-              ? MessageFramer.encode(handler.ctx().alloc(), message)
-              : MessageFramer.frame(handler.ctx().alloc(), ProtoMessages.encode(handler.ctx().alloc(), message), responseEncoding);
+      ByteBufAllocator alloc = handler.ctx().alloc();
+      if (responseEncoding != GrpcEncoding.IDENTITY) {
+        framed = MessageFramer.frame(alloc, ProtoMessages.encode(alloc, message), responseEncoding);
+      } else if (def.method().kind().serverStreams()) {
+        framed = MessageFramer.encode(alloc, message);
+      } else { // the one response, held (see Buffers): with room for its answer's frames
+        framed = MessageFramer.encode(alloc, message, GrpcResponses.WHOLE_HEAD_ROOM, GrpcResponses.WHOLE_TAIL_ROOM);
+      }
     } catch (StatusException e) {
       close(e.status());
       return;

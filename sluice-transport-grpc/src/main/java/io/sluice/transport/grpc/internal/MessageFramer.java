@@ -33,10 +33,21 @@ public final class MessageFramer {
    * @throws StatusException INTERNAL if the message cannot be encoded
    */
   public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message) {
+    return encode(alloc, message, 0, 0);
+  }
+
+  /**
+   * {@link #encode(ByteBufAllocator, MessageLite)} into a buffer with {@code headRoom} bytes before
+   * the prefix (its reader index) and {@code tailRoom} after the message: room for the frames of a
+   * whole answer around it ({@code H2Answers.writeWhole}).
+   */
+  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message, int headRoom, int tailRoom) {
     int size = message.getSerializedSize();
-    ByteBuf out = alloc.buffer(PREFIX + size, PREFIX + size);
+    int capacity = headRoom + PREFIX + size + tailRoom;
+    ByteBuf out = alloc.buffer(capacity, capacity);
     boolean done = false;
     try {
+      out.setIndex(headRoom, headRoom);
       out.writeByte(0).writeInt(size);
       int at = out.writerIndex();
       CodedOutputStream cos =

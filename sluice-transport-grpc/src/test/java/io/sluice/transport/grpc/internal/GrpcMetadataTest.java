@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GrpcMetadataTest {
@@ -34,6 +36,26 @@ class GrpcMetadataTest {
     assertThat(md.get("te")).isNull();
     assertThat(md.get("grpc-timeout")).isNull();
     assertThat(md.size()).isEqualTo(4);
+  }
+
+  @Test
+  void reservedNamesAreExactlyTheProtocolsOwn() {
+    List<String> reserved =
+        List.of(":authority", ":path", ":method", ":scheme", ":status", ":protocol", "te", "host", "connection",
+            "grpc-status", "content-type", "grpc-timeout", "grpc-message", "grpc-encoding", "content-length",
+            "grpc-accept-encoding");
+    for (String name : reserved) {
+      assertThat(GrpcMetadata.isReserved(name)).as(name).isTrue();
+      assertThat(GrpcMetadata.isReserved(AsciiString.of(name))).as(name + " (AsciiString)").isTrue();
+    }
+    List<String> metadata =
+        List.of("", "t", "tf", "hosts", "grpc-status-details-bin", "content-typf", "grpc-timeouu", "grpc-messagf",
+            "grpc-encodinh", "content-lengti", "grpc-accept-encodinh", "connectioo", "user-agent", "x-te",
+            "Content-Type", "authorization", "grpc-previous-rpc-attempts");
+    for (String name : metadata) {
+      assertThat(GrpcMetadata.isReserved(name)).as(name).isFalse();
+      assertThat(GrpcMetadata.isReserved(AsciiString.of(name))).as(name + " (AsciiString)").isFalse();
+    }
   }
 
   @Test

@@ -59,6 +59,20 @@ class MessageFramingTest {
   }
 
   @Test
+  void encodesWithRoomAroundTheMessage() {
+    com.google.protobuf.StringValue m = com.google.protobuf.StringValue.of("hello");
+    byte[] plain = drain(MessageFramer.encode(ALLOC, m));
+    ByteBuf roomy = MessageFramer.encode(ALLOC, m, 23, 14);
+    try {
+      assertThat(roomy.readerIndex()).isEqualTo(23);
+      assertThat(roomy.writableBytes()).isEqualTo(14);
+      assertThat(roomy.maxWritableBytes()).isEqualTo(14);
+    } finally {
+      assertThat(drain(roomy)).isEqualTo(plain).startsWith(0, 0, 0, 0, 7);
+    }
+  }
+
+  @Test
   void deframesMessagesSplitAnywhereIdentityAndGzip() {
     for (GrpcEncoding enc : GrpcEncoding.values()) {
       List<byte[]> msgs = List.of(new byte[0], bytes(1, 2), bytes(5000, 3), bytes(70_000, 4), new byte[0]);

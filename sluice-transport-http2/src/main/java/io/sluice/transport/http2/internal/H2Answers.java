@@ -21,8 +21,8 @@ import java.util.Map;
  *
  * <p>{@link #writeWhole} is the short way around netty's encoder for an answer that needs none of
  * its work: the header blocks are encoded once for every connection ({@link Block}), the three
- * frames go into one buffer (or, for a large message, three writes without a promise of their
- * own), and the flow-control windows are charged directly. It is taken only when nothing could
+ * frames are put around the message in its own buffer (encoded with room for them) and go out
+ * as one write, and the flow-control windows are charged directly. It is taken only when nothing could
  * tell the difference: the stream has written nothing and has nothing queued, the message fits
  * both windows and the peer's frame size now, the peer kept the HPACK table size (a size update
  * would be owed at the start of the next block), no GOAWAY went either way. Otherwise the caller
@@ -35,8 +35,6 @@ public final class H2Answers {
 
   /** The HPACK table size a peer has until its SETTINGS say otherwise (RFC 7541 4.2). */
   static final long DEFAULT_HEADER_TABLE_SIZE = 4096;
-  /** Below this a message is copied into the frames' buffer; above, it is written as it is. */
-  private static final int COPY_BELOW = 2048;
   private static final int FRAME_HEADER = 9;
   private static final int TYPE_DATA = 0x0;
   private static final int TYPE_HEADERS = 0x1;
@@ -181,12 +179,25 @@ public final class H2Answers {
     }
   }
 
+  /** The room {@link #writeWhole} needs before a message: its HEADERS frame and DATA frame header. */
+  public static int headRoom(Block headers) {
+    return FRAME_HEADER + headers.bytes.length + FRAME_HEADER;
+  }
+
+  /** The room {@link #writeWhole} needs after a message: the trailers' HEADERS frame. */
+  public static int tailRoom(Block trailers) {
+    return FRAME_HEADER + trailers.bytes.length;
+  }
+
   /**
    * Writes a whole answer on {@code stream}: HEADERS {@code headers}, DATA {@code data}, HEADERS
-   * {@code trailers} with END_STREAM, and closes the stream's local side, if it can be done
-   * without netty's encoder (see the class comment). Returns false, having done nothing and kept
-   * {@code data}, when it cannot; true when the answer is written: {@code data} is then the
-   * channel's and {@code promise} completes with the write. The caller flushes.
+   * {@code trailers} with END_STREAM, as one buffer (the frames are put around the message in
+   * {@code data}'s own room: at least {@link #headRoom} before its reader index and {@link
+   * #tailRoom} after its writer index, which the caller gives over with it), and closes the
+   * stream's local side, if it can be done without netty's encoder (see the class comment).
+   * Returns false, having done nothing and kept {@code data}, when it cannot; true when the answer
+   * is written: {@code data} is then the channel's and {@code promise} completes with the write.
+   * The caller flushes.
    */
   public static boolean writeWhole(
       H2Handler h, Http2Stream stream, Block headers, ByteBuf data, Block trailers, ChannelPromise promise) {
@@ -196,6 +207,12 @@ public final class H2Answers {
         || h.headerTableSizeChanged()) {
       return false;
     }
+    int head = headRoom(headers);
+    int tail = tailRoom(trailers);
+    int n = data.readableBytes();
+    if (data.readerIndex() < head || data.writableBytes() < tail || data.isReadOnly()) {
+      return false;
+    }
     Http2Connection connection = h.connection();
     if (connection.goAwaySent() || connection.goAwayReceived()) {
       return false;
@@ -203,7 +220,6 @@ public final class H2Answers {
     Http2ConnectionEncoder encoder = h.encoder();
     long maxList = encoder.configuration().headersConfiguration().maxHeaderListSize();
     int maxFrame = encoder.configuration().frameSizePolicy().maxFrameSize();
-    int n = data.readableBytes();
     if (headers.listSize > maxList || trailers.listSize > maxList
         || headers.bytes.length > maxFrame || trailers.bytes.length > maxFrame || n > maxFrame) {
       return false;
@@ -220,28 +236,20 @@ public final class H2Answers {
     } catch (Http2Exception e) {
       throw new IllegalStateException("a window shrunk by what it allows cannot overflow", e);
     }
-    ChannelHandlerContext ctx = h.ctx();
-    int head = FRAME_HEADER + headers.bytes.length + FRAME_HEADER;
-    int tail = FRAME_HEADER + trailers.bytes.length;
-    boolean copy = n < COPY_BELOW;
-    ByteBuf out = ctx.alloc().directBuffer(copy ? head + n + tail : head);
-    frame(out, headers.bytes.length, TYPE_HEADERS, END_HEADERS, stream.id());
-    out.writeBytes(headers.bytes);
-    frame(out, n, TYPE_DATA, 0, stream.id());
-    if (copy) {
-      out.writeBytes(data, data.readerIndex(), n);
-      data.release();
-      frame(out, trailers.bytes.length, TYPE_HEADERS, END_HEADERS | END_STREAM, stream.id());
-      out.writeBytes(trailers.bytes);
-      ctx.write(out, promise);
-    } else {
-      ByteBuf last = ctx.alloc().directBuffer(tail);
-      frame(last, trailers.bytes.length, TYPE_HEADERS, END_HEADERS | END_STREAM, stream.id());
-      last.writeBytes(trailers.bytes);
-      ctx.write(out, ctx.voidPromise());
-      ctx.write(data, ctx.voidPromise());
-      ctx.write(last, promise);
-    }
+    int id = stream.id();
+    // Built in arrays and put into the buffer in one go each: a buffer checks its reference count
+    // on every access, which cost more than the rest of the framing when written field by field.
+    byte[] before = new byte[head];
+    frame(before, 0, headers.bytes.length, TYPE_HEADERS, END_HEADERS, id);
+    System.arraycopy(headers.bytes, 0, before, FRAME_HEADER, headers.bytes.length);
+    frame(before, head - FRAME_HEADER, n, TYPE_DATA, 0, id);
+    byte[] after = new byte[tail];
+    frame(after, 0, trailers.bytes.length, TYPE_HEADERS, END_HEADERS | END_STREAM, id);
+    System.arraycopy(trailers.bytes, 0, after, FRAME_HEADER, trailers.bytes.length);
+    int at = data.readerIndex() - head;
+    data.setBytes(at, before).readerIndex(at);
+    data.writeBytes(after);
+    h.ctx().write(data, promise);
     stream.headersSent(false); // the response headers
     stream.headersSent(false); // and the trailers
     h.controlFrames().answered(); // as AnswerWatch does for the encoder's frames
@@ -249,10 +257,16 @@ public final class H2Answers {
     return true;
   }
 
-  private static void frame(ByteBuf out, int length, int type, int flags, int streamId) {
-    out.writeMedium(length);
-    out.writeByte(type);
-    out.writeByte(flags);
-    out.writeInt(streamId);
+  private static void frame(byte[] out, int at, int length, int type, int flags, int streamId) {
+    out[at] = (byte) (length >>> 16);
+    out[at + 1] = (byte) (length >>> 8);
+    out[at + 2] = (byte) length;
+    out[at + 3] = (byte) type;
+    out[at + 4] = (byte) flags;
+    out[at + 5] = (byte) (streamId >>> 24);
+    out[at + 6] = (byte) (streamId >>> 16);
+    out[at + 7] = (byte) (streamId >>> 8);
+    out[at + 8] = (byte) streamId;
   }
+
 }
