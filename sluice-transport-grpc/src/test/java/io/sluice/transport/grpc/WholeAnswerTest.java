@@ -6,7 +6,13 @@ import static io.sluice.transport.http2.RawH2Peer.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.StringValue;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.sluice.rpc.MethodDescriptor;
+import io.sluice.rpc.MethodKind;
+import io.sluice.rpc.ServerCall;
+import io.sluice.rpc.ServiceDefinition;
+import io.sluice.rpc.ServiceRegistry;
 import io.sluice.transport.http2.RawH2Peer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -27,17 +33,86 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WholeAnswerTest {
   private static final Duration GUARD = Duration.ofSeconds(20);
+  private static final String HELD = "test.Held";
   private GrpcServer.Running server;
+  /** Serves {@link #held()}, with a bound of 5 early resets. */
+  private GrpcServer.Running heldServer;
 
   @BeforeAll
   void start() {
     server = GrpcServer.create("127.0.0.1", 0).withServices(new EchoService().registry()).start();
+    heldServer =
+        GrpcServer.create("127.0.0.1", 0)
+            .withServices(held())
+            .withMaxEarlyResets(5, Duration.ofSeconds(10))
+            .start();
   }
 
   @AfterAll
   void stop() throws Exception {
-    server.close();
-    server.onClose().get();
+    for (GrpcServer.Running s : List.of(server, heldServer)) {
+      s.close();
+      s.onClose().get();
+    }
+  }
+
+  /**
+   * {@code AnswerThenWait} (unary) answers its request and ends only when cancelled; {@code
+   * EarlyAnswer} (client streaming) answers its first message and ends when the caller ends.
+   */
+  private static ServiceRegistry held() {
+    ServiceDefinition def =
+        ServiceDefinition.builder(HELD)
+            .add(heldMethod("AnswerThenWait", MethodKind.UNARY), WholeAnswerTest::answerThenWait)
+            .add(heldMethod("EarlyAnswer", MethodKind.CLIENT_STREAMING), WholeAnswerTest::earlyAnswer)
+            .build();
+    return ServiceRegistry.builder().add(def).build();
+  }
+
+  private static MethodDescriptor<StringValue, StringValue> heldMethod(String name, MethodKind kind) {
+    return MethodDescriptor.<StringValue, StringValue>builder()
+        .service(HELD)
+        .method(name)
+        .kind(kind)
+        .requestParser(StringValue.parser())
+        .responseParser(StringValue.parser())
+        .build();
+  }
+
+  private static ServerCall.Listener<StringValue> answerThenWait(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new EchoService.Adapter<>() {
+      @Override
+      public void onMessage(StringValue message) {
+        call.sendMessage(message);
+      }
+    };
+  }
+
+  private static ServerCall.Listener<StringValue> earlyAnswer(ServerCall<StringValue, StringValue> call) {
+    call.request(Long.MAX_VALUE);
+    return new EchoService.Adapter<>() {
+      boolean answered;
+
+      @Override
+      public void onMessage(StringValue message) {
+        if (!answered) {
+          answered = true;
+          call.sendMessage(message);
+        }
+      }
+
+      @Override
+      public void onHalfClose() {
+        call.close(io.sluice.rpc.Status.OK);
+      }
+    };
+  }
+
+  private static byte[] heldRequest(String method) {
+    return RawH2Peer.Hpack.block(
+        ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/" + HELD + "/" + method,
+        "content-type", "application/grpc", "te", "trailers");
   }
 
   private static byte[] request() {
@@ -134,7 +209,7 @@ class WholeAnswerTest {
   }
 
   @Test
-  void aLargerAnswerAndOneAboveTheFrameSizeAreWhole() throws Exception {
+  void aLargerAnswerIsWholeAndOneAboveTheFrameSizeGoesThroughTheEncoder() throws Exception {
     String large = "x".repeat(3000); // written as it is, not copied
     String huge = "y".repeat(20_000); // above the peer's 16 KiB frame size: netty splits it
     try (RawH2Peer p = RawH2Peer.handshake(server.port())) {
@@ -203,6 +278,44 @@ class WholeAnswerTest {
       assertThat(p.await(peer -> ended(peer, 3), GUARD)).isTrue();
       assertOkAnswer(p, 1, first);
       assertOkAnswer(p, 3, second);
+    }
+  }
+
+  @Test
+  void aClientStreamingCallersAnswerIsNotHeldUntilItsEnd() throws Exception {
+    // The caller waits for the answer before it ends its stream: holding the answer until the
+    // call's end would leave both sides waiting.
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      p.send(concat(headers(1, false, heldRequest("EarlyAnswer")), data(1, false, unary("first"))));
+      assertThat(p.await(peer -> peer.dataBytes.getOrDefault(1, 0L) > 0, GUARD))
+          .as("the answer before the caller's end")
+          .isTrue();
+      p.send(data(1, true, new byte[0]));
+      assertThat(p.await(peer -> ended(peer, 1), GUARD)).isTrue();
+      assertOkAnswer(p, 1, "first");
+    }
+  }
+
+  @Test
+  void cancellingAnsweredUnaryCallsIsNotARapidReset() throws Exception {
+    // The answers wait for their calls' end (which a cancel brings): the streams have sent no
+    // HEADERS yet, but they are answered, so the resets are not early ones (bound: 5).
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      int calls = 10;
+      byte[][] all = new byte[calls][];
+      byte[][] resets = new byte[calls][];
+      for (int i = 0; i < calls; i++) {
+        int id = 1 + 2 * i;
+        all[i] = concat(headers(id, false, heldRequest("AnswerThenWait")), data(id, true, unary("x")));
+        resets[i] = RawH2Peer.rstStream(id, Http2Error.CANCEL);
+      }
+      p.send(concat(all));
+      assertThat(p.pingFence(1)).isTrue();
+      assertThat(p.headers).as("nothing written while the calls go on").isEmpty();
+      p.send(concat(resets));
+      assertThat(p.pingFence(2)).isTrue();
+      assertThat(p.goAway).as("the server's GOAWAY").isNull();
+      assertThat(p.closed).isFalse();
     }
   }
 

@@ -8,7 +8,6 @@ import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
 import io.netty.util.AsciiString;
 import io.sluice.rpc.Headers;
 import io.sluice.rpc.Status;
-import io.sluice.transport.http2.internal.H2Answers;
 import io.sluice.transport.http2.internal.H2Handler;
 
 /**
@@ -35,16 +34,6 @@ public final class GrpcResponses {
   /** The trailers of a call that ended OK without a message or trailers: shared and read-only as {@link #OK_HEADERS}. */
   static final Http2Headers OK_TRAILERS = ReadOnlyHttp2Headers.trailers(false, GrpcWire.GRPC_STATUS, AsciiString.of("0"));
 
-  /** {@link #OK_HEADERS} encoded once for {@link H2Answers#writeWhole}. */
-  static final H2Answers.Block OK_HEADERS_BLOCK = H2Answers.Block.of(OK_HEADERS);
-
-  /** {@link #OK_TRAILERS} encoded once for {@link H2Answers#writeWhole}. */
-  static final H2Answers.Block OK_TRAILERS_BLOCK = H2Answers.Block.of(OK_TRAILERS);
-
-  /** The room a one-response call's message is encoded with: the frames of its OK answer around it. */
-  static final int WHOLE_HEAD_ROOM = H2Answers.headRoom(OK_HEADERS_BLOCK);
-
-  static final int WHOLE_TAIL_ROOM = H2Answers.tailRoom(OK_TRAILERS_BLOCK);
 
   /**
    * {@link #headers}, or for identity and no metadata the shared {@link #OK_HEADERS}: the caller

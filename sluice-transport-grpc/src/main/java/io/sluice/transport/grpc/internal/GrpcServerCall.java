@@ -13,6 +13,7 @@ import io.sluice.rpc.RpcInstrumentation;
 import io.sluice.rpc.ServerCall;
 import io.sluice.rpc.ServerMethodDefinition;
 import io.sluice.rpc.HandlerFailures;
+import io.sluice.rpc.MethodKind;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import io.sluice.rpc.rsocket.ProtoMessages;
@@ -47,11 +48,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
- * straight behind its prefix, {@link MessageFramer#encode}). The one response of a method that
- * sends one, uncompressed, is encoded with room for the frames around it and waits here for the
- * call's end: an OK end then writes headers, message and trailers as one buffer past netty's
- * encoder ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the
- * three through the encoder as before.
+ * straight behind its prefix, {@link MessageFramer#encode}). The response of a unary method,
+ * uncompressed, is encoded with room for its DATA frame header and waits here for the call's end:
+ * an OK end then writes headers, message and trailers in one go past netty's connection encoder
+ * ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the three
+ * through the encoder as before. (Not a client-streaming method's: its caller may wait for the
+ * response before it ends its stream.)
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
@@ -277,10 +279,10 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       ByteBufAllocator alloc = handler.ctx().alloc();
       if (responseEncoding != GrpcEncoding.IDENTITY) {
         framed = MessageFramer.frame(alloc, ProtoMessages.encode(alloc, message), responseEncoding);
-      } else if (def.method().kind().serverStreams()) {
+      } else if (def.method().kind() == MethodKind.UNARY) { // held (see Buffers): room for its DATA frame header
+        framed = MessageFramer.encode(alloc, message, H2Answers.HEAD_ROOM, 0);
+      } else {
         framed = MessageFramer.encode(alloc, message);
-      } else { // the one response, held (see Buffers): with room for its answer's frames
-        framed = MessageFramer.encode(alloc, message, GrpcResponses.WHOLE_HEAD_ROOM, GrpcResponses.WHOLE_TAIL_ROOM);
       }
     } catch (StatusException e) {
       close(e.status());
@@ -331,8 +333,9 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!countResponse(framed)) {
       return;
     }
-    boolean hold =
-        !headersSent && responseEncoding == GrpcEncoding.IDENTITY && !def.method().kind().serverStreams();
+    // Unary only: its caller has sent everything and waits for the end. A client-streaming caller
+    // may wait for the response before it ends its stream, which a held response would deadlock.
+    boolean hold = !headersSent && responseEncoding == GrpcEncoding.IDENTITY && def.method().kind() == MethodKind.UNARY;
     if (!headersSent && !hold) {
       writeHeaders(null);
     }
@@ -380,8 +383,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       if (response != null) {
         ChannelPromise p = handler.newPromise();
         if (GrpcResponses.trailers(end, trailers) == GrpcResponses.OK_TRAILERS
-            && H2Answers.writeWhole(
-                handler, stream, GrpcResponses.OK_HEADERS_BLOCK, response, GrpcResponses.OK_TRAILERS_BLOCK, p)) {
+            && H2Answers.writeWhole(handler, stream, GrpcResponses.OK_HEADERS, response, GrpcResponses.OK_TRAILERS, p)) {
           int bytes = heldBytes;
           p.addListener(f -> written(bytes));
           if (!peerDone) {
@@ -407,6 +409,11 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   /** A listener callback threw: the call ends UNKNOWN, as a handler's own failure would. */
   private void handlerFailed(RuntimeException e) {
     fail(HandlerFailures.status(def.method(), e));
+  }
+
+  @Override
+  public boolean answerHeld() {
+    return held != null;
   }
 
   @Override

@@ -85,6 +85,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
     /** The stream is closed (both ways, reset, or the connection went); last call for it. */
     void onClosed(Http2Stream stream);
+
+    /**
+     * The answer is made but not written yet (a gRPC unary response waiting for its call's end):
+     * a reset now cancels an answered stream, which is not an early reset.
+     */
+    default boolean answerHeld() {
+      return false;
+    }
   }
 
   /** Picks the sink of a server stream from its request headers. */
@@ -153,8 +161,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Bytes to add to the connection's receive window once the preface is out. */
   private int connectionWindowIncrement;
   private boolean settingsSeen;
-  /** The peer's SETTINGS changed the HPACK table size once: see {@link H2Answers#writeWhole}. */
-  private boolean headerTableSizeChanged;
   /** Server: the advertised SETTINGS_MAX_CONCURRENT_STREAMS, refused above here (see {@link #raiseRemoteCap}). */
   private int refuseAbove = Integer.MAX_VALUE;
   /**
@@ -451,14 +457,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return ctx;
   }
 
-  ControlFrameBudget controlFrames() {
-    return controlFrames;
-  }
-
-  boolean headerTableSizeChanged() {
-    return headerTableSizeChanged;
-  }
-
   /** Gives {@code stream} its sink (a client's own streams, when it opens them). */
   public void attach(Http2Stream stream, StreamSink sink) {
     stream.setProperty(sinkKey, sink);
@@ -695,12 +693,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       // connection error that frames after its END_STREAM are.
       history.onPeerReset(streamId);
     }
+    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
     if (stream != null && connection().isServer() && !stream.isResetSent()
         && connection().remote().isValidStreamId(streamId)
-        && (!stream.isHeadersSent() || streamId >= firstOpenedThisRead)) {
+        && ((!stream.isHeadersSent() && (sink == null || !sink.answerHeld())) || streamId >= firstOpenedThisRead)) {
       earlyReset();
     }
-    StreamSink sink = stream == null ? null : stream.getProperty(sinkKey);
     if (sink != null) {
       sink.onReset(stream, errorCode);
     }
@@ -717,10 +715,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) throws Http2Exception {
     controlFrame(true, "SETTINGS");
-    Long tableSize = settings.headerTableSize();
-    if (tableSize != null && tableSize != H2Answers.DEFAULT_HEADER_TABLE_SIZE) {
-      headerTableSizeChanged = true; // netty's encoder owes the peer a size update from now on
-    }
     if (!settingsSeen) {
       settingsSeen = true;
       if (router != null) {
