@@ -58,13 +58,17 @@ class WholeAnswerTest {
 
   /**
    * {@code AnswerThenWait} (unary) answers its request and ends only when cancelled; {@code
-   * EarlyAnswer} (client streaming) answers its first message and ends when the caller ends.
+   * EarlyAnswer} (client streaming) answers its first message and ends when the caller ends;
+   * {@code AnswerThenFail} answers and ends INVALID_ARGUMENT; {@code AnswerWithTrailers} answers
+   * and ends OK with a trailer.
    */
   private static ServiceRegistry held() {
     ServiceDefinition def =
         ServiceDefinition.builder(HELD)
             .add(heldMethod("AnswerThenWait", MethodKind.UNARY), WholeAnswerTest::answerThenWait)
             .add(heldMethod("EarlyAnswer", MethodKind.CLIENT_STREAMING), WholeAnswerTest::earlyAnswer)
+            .add(heldMethod("AnswerThenFail", MethodKind.UNARY), WholeAnswerTest::answerThenFail)
+            .add(heldMethod("AnswerWithTrailers", MethodKind.UNARY), WholeAnswerTest::answerWithTrailers)
             .build();
     return ServiceRegistry.builder().add(def).build();
   }
@@ -85,6 +89,28 @@ class WholeAnswerTest {
       @Override
       public void onMessage(StringValue message) {
         call.sendMessage(message);
+      }
+    };
+  }
+
+  private static ServerCall.Listener<StringValue> answerThenFail(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new EchoService.Adapter<>() {
+      @Override
+      public void onMessage(StringValue message) {
+        call.sendMessage(message);
+        call.close(io.sluice.rpc.Status.of(io.sluice.rpc.Status.Code.INVALID_ARGUMENT, "after the answer"));
+      }
+    };
+  }
+
+  private static ServerCall.Listener<StringValue> answerWithTrailers(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new EchoService.Adapter<>() {
+      @Override
+      public void onMessage(StringValue message) {
+        call.sendMessage(message);
+        call.close(io.sluice.rpc.Status.OK, io.sluice.rpc.Headers.of("x-trailer", "t"));
       }
     };
   }
@@ -316,6 +342,23 @@ class WholeAnswerTest {
       assertThat(p.pingFence(2)).isTrue();
       assertThat(p.goAway).as("the server's GOAWAY").isNull();
       assertThat(p.closed).isFalse();
+    }
+  }
+
+  @Test
+  void anAnswerEndedOtherwiseThanPlainOkGoesOutWithItsEnd() throws Exception {
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      p.send(
+          concat(
+              headers(1, false, heldRequest("AnswerThenFail")), data(1, true, unary("a")),
+              headers(3, false, heldRequest("AnswerWithTrailers")), data(3, true, unary("b"))));
+      assertThat(p.await(peer -> ended(peer, 1) && ended(peer, 3), GUARD)).isTrue();
+      assertThat(p.dataBytes.get(1)).isEqualTo((long) unary("a").length);
+      assertThat(p.trailer(1, "grpc-status")).isEqualTo("3");
+      assertThat(p.trailer(1, "grpc-message")).isEqualTo("after the answer");
+      assertThat(p.headers.get(1)).hasSize(2);
+      assertOkAnswer(p, 3, "b");
+      assertThat(p.trailer(3, "x-trailer")).isEqualTo("t");
     }
   }
 
