@@ -81,7 +81,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   private int received;
   private boolean headersSent;
   private boolean finished; // trailers written or the stream gone
-  /** The one response of a method with one, held until the call ends (see Buffers), and its size. */
+  /** A unary call's response, held until the call ends (see Buffers), and its size. */
   private ByteBuf held;
   private int heldBytes;
 

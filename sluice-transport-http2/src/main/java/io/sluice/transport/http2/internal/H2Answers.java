@@ -58,7 +58,6 @@ public final class H2Answers {
     h.flushNow();
   }
 
-
   /** The room {@link #writeWhole} needs before a message: its DATA frame's header. */
   public static final int HEAD_ROOM = FRAME_HEADER;
 
