@@ -26,9 +26,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * A unary call's OK answer (headers, message, trailers), which the server writes in one go past
- * netty's encoder when it can: on the wire it must be what the encoder would have written, within
- * the peer's flow-control windows, frame size and HPACK table size, and fall back to the encoder
- * when any of them does not allow it.
+ * netty's connection encoder when it can: on the wire it must be what the encoder would have
+ * written (within the peer's flow-control windows and frame size, with the HPACK size update it
+ * is owed), fall back to the encoder when they do not allow it, and hold only what may be held.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WholeAnswerTest {

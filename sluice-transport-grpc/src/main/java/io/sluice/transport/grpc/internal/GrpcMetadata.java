@@ -61,7 +61,6 @@ public final class GrpcMetadata {
     return AsciiString.contentEquals(name, reserved);
   }
 
-
   /**
    * The metadata of {@code headers}. Entries that {@link Headers} cannot hold (a key outside
    * {@code [a-z0-9-_.]}, a value that is not printable ASCII, a {@code -bin} value that is not

@@ -34,7 +34,6 @@ public final class GrpcResponses {
   /** The trailers of a call that ended OK without a message or trailers: shared and read-only as {@link #OK_HEADERS}. */
   static final Http2Headers OK_TRAILERS = ReadOnlyHttp2Headers.trailers(false, GrpcWire.GRPC_STATUS, AsciiString.of("0"));
 
-
   /**
    * {@link #headers}, or for identity and no metadata the shared {@link #OK_HEADERS}: the caller
    * writes them and adds nothing.

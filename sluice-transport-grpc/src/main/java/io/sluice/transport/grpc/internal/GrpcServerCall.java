@@ -279,8 +279,8 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       ByteBufAllocator alloc = handler.ctx().alloc();
       if (responseEncoding != GrpcEncoding.IDENTITY) {
         framed = MessageFramer.frame(alloc, ProtoMessages.encode(alloc, message), responseEncoding);
-      } else if (def.method().kind() == MethodKind.UNARY) { // held (see Buffers): room for its DATA frame header
-        framed = MessageFramer.encode(alloc, message, H2Answers.HEAD_ROOM, 0);
+      } else if (holdsItsResponse()) { // room for its DATA frame header
+        framed = MessageFramer.encode(alloc, message, H2Answers.HEAD_ROOM);
       } else {
         framed = MessageFramer.encode(alloc, message);
       }
@@ -333,9 +333,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!countResponse(framed)) {
       return;
     }
-    // Unary only: its caller has sent everything and waits for the end. A client-streaming caller
-    // may wait for the response before it ends its stream, which a held response would deadlock.
-    boolean hold = !headersSent && responseEncoding == GrpcEncoding.IDENTITY && def.method().kind() == MethodKind.UNARY;
+    boolean hold = !headersSent && holdsItsResponse();
     if (!headersSent && !hold) {
       writeHeaders(null);
     }
@@ -350,6 +348,15 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     writeData(framed, bytes, handler.newPromise());
     scheduleFlush();
+  }
+
+  /**
+   * The response is held until the call ends (see Buffers): uncompressed, of a unary method only.
+   * Its caller has sent everything and waits for the end; a client-streaming caller may wait for
+   * the response before it ends its stream, which a held response would deadlock.
+   */
+  private boolean holdsItsResponse() {
+    return responseEncoding == GrpcEncoding.IDENTITY && def.method().kind() == MethodKind.UNARY;
   }
 
   /** A response's DATA through the encoder; {@code p} completes when it is written. */

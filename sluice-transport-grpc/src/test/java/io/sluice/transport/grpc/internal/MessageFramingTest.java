@@ -59,14 +59,14 @@ class MessageFramingTest {
   }
 
   @Test
-  void encodesWithRoomAroundTheMessage() {
+  void encodesWithRoomBeforeTheMessage() {
     com.google.protobuf.StringValue m = com.google.protobuf.StringValue.of("hello");
     byte[] plain = drain(MessageFramer.encode(ALLOC, m));
-    ByteBuf roomy = MessageFramer.encode(ALLOC, m, 23, 14);
+    ByteBuf roomy = MessageFramer.encode(ALLOC, m, 23);
     try {
       assertThat(roomy.readerIndex()).isEqualTo(23);
-      assertThat(roomy.writableBytes()).isEqualTo(14);
-      assertThat(roomy.maxWritableBytes()).isEqualTo(14);
+      assertThat(roomy.writableBytes()).isZero();
+      assertThat(roomy.maxWritableBytes()).isZero();
     } finally {
       assertThat(drain(roomy)).isEqualTo(plain).startsWith(0, 0, 0, 0, 7);
     }
