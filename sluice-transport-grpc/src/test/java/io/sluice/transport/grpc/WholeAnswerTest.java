@@ -60,7 +60,7 @@ class WholeAnswerTest {
    * {@code AnswerThenWait} (unary) answers its request and ends only when cancelled; {@code
    * EarlyAnswer} (client streaming) answers its first message and ends when the caller ends;
    * {@code AnswerThenFail} answers and ends INVALID_ARGUMENT; {@code AnswerWithTrailers} answers
-   * and ends OK with a trailer.
+   * and ends OK with a trailer; {@code Answer} answers and ends OK.
    */
   private static ServiceRegistry held() {
     ServiceDefinition def =
@@ -69,6 +69,7 @@ class WholeAnswerTest {
             .add(heldMethod("EarlyAnswer", MethodKind.CLIENT_STREAMING), WholeAnswerTest::earlyAnswer)
             .add(heldMethod("AnswerThenFail", MethodKind.UNARY), WholeAnswerTest::answerThenFail)
             .add(heldMethod("AnswerWithTrailers", MethodKind.UNARY), WholeAnswerTest::answerWithTrailers)
+            .add(heldMethod("Answer", MethodKind.UNARY), WholeAnswerTest::answer)
             .build();
     return ServiceRegistry.builder().add(def).build();
   }
@@ -100,6 +101,17 @@ class WholeAnswerTest {
       public void onMessage(StringValue message) {
         call.sendMessage(message);
         call.close(io.sluice.rpc.Status.of(io.sluice.rpc.Status.Code.INVALID_ARGUMENT, "after the answer"));
+      }
+    };
+  }
+
+  private static ServerCall.Listener<StringValue> answer(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new EchoService.Adapter<>() {
+      @Override
+      public void onMessage(StringValue message) {
+        call.sendMessage(message);
+        call.close(io.sluice.rpc.Status.OK);
       }
     };
   }
@@ -372,6 +384,86 @@ class WholeAnswerTest {
       assertThat(p.await(peer -> ended(peer, 1) && ended(peer, 3), GUARD)).isTrue();
       assertOkAnswer(p, 1, "a");
       assertOkAnswer(p, 3, "b");
+      assertThat(p.goAway).isNull();
+    }
+  }
+
+  /** Calls {@code method} with {@code value} on stream {@code id} and waits for its end. */
+  private static void callAndWait(RawH2Peer p, int id, String method, String value) throws Exception {
+    p.send(concat(headers(id, false, heldRequest(method)), data(id, true, unary(value))));
+    assertThat(p.await(peer -> ended(peer, id), GUARD)).as("stream %d ended", id).isTrue();
+  }
+
+  /** The header block of stream {@code id}'s HEADERS frame {@code n} (0: response headers). */
+  private static byte[] headerBlock(RawH2Peer p, int id, int n) {
+    return framesOf(p, id).stream().filter(f -> f.type() == RawH2Peer.HEADERS).toList().get(n).payload();
+  }
+
+  private static boolean indexedOnly(byte[] block) {
+    for (byte b : block) {
+      if ((b & 0x80) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void laterAnswersCarryTheEncodersIndexedBlocks() throws Exception {
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      for (int id = 1; id <= 9; id += 2) {
+        callAndWait(p, id, "Answer", "a" + id);
+        assertOkAnswer(p, id, "a" + id);
+      }
+      assertThat(indexedOnly(headerBlock(p, 1, 0))).as("the first answer adds its fields to the table").isFalse();
+      for (int id = 3; id <= 9; id += 2) {
+        assertThat(indexedOnly(headerBlock(p, id, 0))).as("headers of stream %d", id).isTrue();
+        assertThat(indexedOnly(headerBlock(p, id, 1))).as("trailers of stream %d", id).isTrue();
+      }
+      assertThat(headerBlock(p, 9, 0)).isEqualTo(headerBlock(p, 5, 0));
+      assertThat(headerBlock(p, 9, 1)).isEqualTo(headerBlock(p, 5, 1));
+    }
+  }
+
+  @Test
+  void anAnswerAfterOtherHeaderBlocksChangedTheTableIsEncodedAnew() throws Exception {
+    // The trailer and the error message are literals the encoder adds to its table, which moves
+    // the indexes of the fields the OK answers use: a block kept from before would name others.
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      int id = 1;
+      for (String between : List.of("AnswerWithTrailers", "AnswerThenFail", "AnswerWithTrailers")) {
+        for (int i = 0; i < 3; i++, id += 2) {
+          callAndWait(p, id, "Answer", "b" + id);
+          assertOkAnswer(p, id, "b" + id);
+        }
+        callAndWait(p, id, between, "c" + id);
+        id += 2;
+      }
+      for (int i = 0; i < 3; i++, id += 2) {
+        callAndWait(p, id, "Answer", "d" + id);
+        assertOkAnswer(p, id, "d" + id);
+      }
+      assertThat(p.trailer(7, "x-trailer")).isEqualTo("t");
+      assertThat(p.trailer(15, "grpc-status")).isEqualTo("3");
+      assertThat(p.goAway).isNull();
+    }
+  }
+
+  @Test
+  void anHpackTableSizeChangedMidConnectionIsHonoured() throws Exception {
+    try (RawH2Peer p = RawH2Peer.handshake(heldServer.port())) {
+      int id = 1;
+      for (long size : new long[] {4096, 0, 4096, 64}) {
+        if (id > 1) { // applied by the server before the fence's answer, and by this decoder after it
+          p.send(RawH2Peer.settings(RawH2Peer.SETTINGS_HEADER_TABLE_SIZE, (int) size));
+          assertThat(p.pingFence(id)).isTrue();
+          p.decoderTableSize(size);
+        }
+        for (int i = 0; i < 3; i++, id += 2) {
+          callAndWait(p, id, "Answer", "e" + id);
+          assertOkAnswer(p, id, "e" + id);
+        }
+      }
       assertThat(p.goAway).isNull();
     }
   }

@@ -279,8 +279,8 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       ByteBufAllocator alloc = handler.ctx().alloc();
       if (responseEncoding != GrpcEncoding.IDENTITY) {
         framed = MessageFramer.frame(alloc, ProtoMessages.encode(alloc, message), responseEncoding);
-      } else if (holdsItsResponse()) { // room for its DATA frame header
-        framed = MessageFramer.encode(alloc, message, H2Answers.HEAD_ROOM);
+      } else if (holdsItsResponse()) { // room for the answer's frame headers and header blocks
+        framed = MessageFramer.encode(alloc, message, H2Answers.HEAD_ROOM, H2Answers.TAIL_ROOM);
       } else {
         framed = MessageFramer.encode(alloc, message);
       }

@@ -33,17 +33,17 @@ public final class MessageFramer {
    * @throws StatusException INTERNAL if the message cannot be encoded
    */
   public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message) {
-    return encode(alloc, message, 0);
+    return encode(alloc, message, 0, 0);
   }
 
   /**
    * {@link #encode(ByteBufAllocator, MessageLite)} into a buffer with {@code headRoom} bytes before
-   * the prefix (its reader index): room for the DATA frame header of a whole answer ({@code
-   * H2Answers.writeWhole}).
+   * the prefix (its reader index) and {@code tailRoom} after the message: room for the frame
+   * headers and header blocks of a whole answer ({@code H2Answers.writeWhole}).
    */
-  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message, int headRoom) {
+  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message, int headRoom, int tailRoom) {
     int size = message.getSerializedSize();
-    int capacity = headRoom + PREFIX + size;
+    int capacity = headRoom + PREFIX + size + tailRoom;
     ByteBuf out = alloc.buffer(capacity, capacity);
     boolean done = false;
     try {

@@ -59,14 +59,14 @@ class MessageFramingTest {
   }
 
   @Test
-  void encodesWithRoomBeforeTheMessage() {
+  void encodesWithRoomAroundTheMessage() {
     com.google.protobuf.StringValue m = com.google.protobuf.StringValue.of("hello");
     byte[] plain = drain(MessageFramer.encode(ALLOC, m));
-    ByteBuf roomy = MessageFramer.encode(ALLOC, m, 23);
+    ByteBuf roomy = MessageFramer.encode(ALLOC, m, 23, 11);
     try {
       assertThat(roomy.readerIndex()).isEqualTo(23);
-      assertThat(roomy.writableBytes()).isZero();
-      assertThat(roomy.maxWritableBytes()).isZero();
+      assertThat(roomy.writableBytes()).isEqualTo(11);
+      assertThat(roomy.maxWritableBytes()).isEqualTo(11);
     } finally {
       assertThat(drain(roomy)).isEqualTo(plain).startsWith(0, 0, 0, 0, 7);
     }

@@ -13,14 +13,17 @@ import io.netty.handler.logging.LogLevel;
  * Counted when written, not when the application queues a write: one large write that flow
  * control releases over many WINDOW_UPDATEs (a Go client sends one per 4 KiB read) is one answer
  * per frame that goes out, not one for the whole write, as grpc-java resets its count in its
- * frame writer.
+ * frame writer. A HEADERS frame written, or the ACK of the peer's SETTINGS (which applies them),
+ * also tells the connection's {@link AnswerBlocks} that the HPACK encoder's table may have changed.
  */
 final class AnswerWatch extends Http2FrameLogger {
   private final ControlFrameBudget budget;
+  private final AnswerBlocks blocks;
 
-  AnswerWatch(ControlFrameBudget budget) {
+  AnswerWatch(AnswerBlocks blocks) {
     super(LogLevel.TRACE, AnswerWatch.class);
-    this.budget = budget;
+    this.blocks = blocks;
+    this.budget = blocks.budget;
   }
 
   /** Never logs: the other frames' log methods return at once. */
@@ -39,11 +42,19 @@ final class AnswerWatch extends Http2FrameLogger {
   }
 
   @Override
+  public void logSettingsAck(Direction direction, ChannelHandlerContext ctx) {
+    if (direction == Direction.OUTBOUND) {
+      blocks.changed();
+    }
+  }
+
+  @Override
   public void logHeaders(
       Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
       boolean endStream) {
     if (direction == Direction.OUTBOUND) {
       budget.answered();
+      blocks.changed();
     }
   }
 
@@ -53,6 +64,7 @@ final class AnswerWatch extends Http2FrameLogger {
       int streamDependency, short weight, boolean exclusive, int padding, boolean endStream) {
     if (direction == Direction.OUTBOUND) {
       budget.answered();
+      blocks.changed();
     }
   }
 }

@@ -8,11 +8,10 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2FrameWriter;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Stream;
-import java.util.Map;
 
 /**
  * Whole answers a server writes on a request stream: a plain HTTP answer that ends the stream
@@ -21,9 +20,11 @@ import java.util.Map;
  *
  * <p>{@link #writeWhole} is the short way around netty's connection encoder for an answer that
  * needs none of its work (per-frame promises and listeners, the flow controller's queue): the
- * header blocks go through netty's frame writer (the connection's HPACK encoder, so its dynamic
- * table and size updates stay the connection's), the message goes out as it is, its DATA frame
- * header put in the room left before it, and the flow-control windows are charged directly. It
+ * header blocks are the connection's HPACK encoder's (so its dynamic table and size updates stay
+ * the connection's), written through netty's frame writer or, once they are indexed fields only,
+ * as that writer wrote them last ({@link AnswerBlocks}); the message goes out as it is, its DATA
+ * frame header put in the room left before it (and then the header frames around it: one buffer,
+ * one write), and the flow-control windows are charged directly. It
  * is taken only when nothing could tell the difference: the stream has written nothing and has
  * nothing queued, the message fits both windows and the peer's frame size now, the header blocks
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
@@ -36,6 +37,9 @@ public final class H2Answers {
 
   private static final int FRAME_HEADER = 9;
   private static final int TYPE_DATA = 0x0;
+  private static final int TYPE_HEADERS = 0x1;
+  private static final int END_STREAM = 0x1;
+  private static final int END_HEADERS = 0x4;
 
   /**
    * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
@@ -58,18 +62,26 @@ public final class H2Answers {
     h.flushNow();
   }
 
-  /** The room {@link #writeWhole} needs before a message: its DATA frame's header. */
-  public static final int HEAD_ROOM = FRAME_HEADER;
+  /**
+   * The room {@link #writeWhole} needs before a message: its DATA frame's header, and for an
+   * answer in one buffer the HEADERS frame before it.
+   */
+  public static final int HEAD_ROOM = FRAME_HEADER + AnswerBlocks.MAX_BLOCK + FRAME_HEADER;
+
+  /** The room {@link #writeWhole} needs after a message for an answer in one buffer: the trailers. */
+  public static final int TAIL_ROOM = FRAME_HEADER + AnswerBlocks.MAX_BLOCK;
 
   /**
    * Writes a whole answer on {@code stream}: HEADERS {@code headers}, DATA {@code data} (its frame
-   * header put into the {@link #HEAD_ROOM} bytes before its reader index, which the caller gives
-   * over with it), HEADERS {@code trailers} with END_STREAM, and closes the stream's local side, if
-   * it can be done without netty's connection encoder (see the class comment). The header blocks
-   * go through netty's frame writer, so its HPACK encoder (dynamic table, table size updates) is
-   * the connection's as for every other header block. Returns false, having done nothing and kept
-   * {@code data}, when it cannot; true when the answer is written: {@code data} is then the
-   * channel's and {@code promise} completes with the write. The caller flushes.
+   * header put into the room before its reader index, which the caller gives over with it: at
+   * least {@link #HEAD_ROOM} bytes before and {@link #TAIL_ROOM} after for the answer to go in one
+   * buffer), HEADERS {@code trailers} with END_STREAM, and closes the stream's local side, if it
+   * can be done without netty's connection encoder (see the class comment). The header blocks are
+   * the connection's HPACK encoder's: written through netty's frame writer, or as it wrote them
+   * last when that still holds ({@link AnswerBlocks}); then the answer is one buffer and one
+   * write. Returns false, having done nothing and kept {@code data}, when it cannot; true when the
+   * answer is written: {@code data} is then the channel's and {@code promise} completes with the
+   * write. The caller flushes.
    */
   public static boolean writeWhole(
       H2Handler h, Http2Stream stream, Http2Headers headers, ByteBuf data, Http2Headers trailers,
@@ -77,7 +89,7 @@ public final class H2Answers {
     Http2Stream.State state = stream.state();
     if ((state != Http2Stream.State.OPEN && state != Http2Stream.State.HALF_CLOSED_REMOTE)
         || stream.isHeadersSent()
-        || data.readerIndex() < HEAD_ROOM
+        || data.readerIndex() < FRAME_HEADER
         || data.isReadOnly()) {
       return false;
     }
@@ -86,10 +98,15 @@ public final class H2Answers {
       return false;
     }
     Http2ConnectionEncoder encoder = h.encoder();
+    AnswerBlocks blocks = h.answerBlocks();
+    Http2HeadersEncoder.Configuration hpack = encoder.configuration().headersConfiguration();
+    long tableSize = hpack.maxHeaderTableSize();
+    byte[] head = blocks.valid(headers, false, tableSize);
+    byte[] tail = blocks.valid(trailers, true, tableSize);
     int n = data.readableBytes();
-    long maxList = encoder.configuration().headersConfiguration().maxHeaderListSize();
+    long maxList = hpack.maxHeaderListSize();
     if (n > encoder.configuration().frameSizePolicy().maxFrameSize()
-        || listSize(headers) > maxList || listSize(trailers) > maxList) {
+        || blocks.listSize(headers, head, false) > maxList || blocks.listSize(trailers, tail, true) > maxList) {
       return false;
     }
     Http2RemoteFlowController flow = encoder.flowController();
@@ -106,24 +123,30 @@ public final class H2Answers {
     }
     ChannelHandlerContext ctx = h.ctx();
     int id = stream.id();
-    Http2FrameWriter writer = encoder.frameWriter();
-    writer.writeHeaders(ctx, id, headers, 0, false, ctx.voidPromise());
-    int at = data.readerIndex() - HEAD_ROOM;
-    data.setMedium(at, n).setByte(at + 3, TYPE_DATA).setByte(at + 4, 0).setInt(at + 5, id).readerIndex(at);
-    ctx.write(data, ctx.voidPromise());
-    writer.writeHeaders(ctx, id, trailers, 0, true, promise);
+    int dataAt = data.readerIndex() - FRAME_HEADER;
+    if (head != null && tail != null && dataAt - FRAME_HEADER - head.length >= 0
+        && data.writableBytes() >= FRAME_HEADER + tail.length) {
+      int at = dataAt - FRAME_HEADER - head.length;
+      frameHeader(data, at, head.length, TYPE_HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER, head);
+      frameHeader(data, dataAt, n, TYPE_DATA, 0, id);
+      int end = data.writerIndex();
+      frameHeader(data, end, tail.length, TYPE_HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER, tail);
+      data.setIndex(at, end + FRAME_HEADER + tail.length);
+      ctx.write(data, promise);
+      blocks.budget.answered();
+    } else {
+      blocks.write(h, id, headers, false, ctx.voidPromise());
+      frameHeader(data, dataAt, n, TYPE_DATA, 0, id).readerIndex(dataAt);
+      ctx.write(data, ctx.voidPromise());
+      blocks.write(h, id, trailers, true, promise);
+    }
     stream.headersSent(false); // the response headers
     stream.headersSent(false); // and the trailers
     h.closeStreamLocal(stream, promise);
     return true;
   }
 
-  /** The size SETTINGS_MAX_HEADER_LIST_SIZE bounds (RFC 9113 6.5.2): names, values, 32 each. */
-  private static long listSize(Http2Headers headers) {
-    long size = 0;
-    for (Map.Entry<CharSequence, CharSequence> e : headers) {
-      size += e.getKey().length() + e.getValue().length() + 32;
-    }
-    return size;
+  private static ByteBuf frameHeader(ByteBuf buf, int at, int length, int type, int flags, int id) {
+    return buf.setMedium(at, length).setByte(at + 3, type).setByte(at + 4, flags).setInt(at + 5, id);
   }
 }

@@ -176,6 +176,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   static final long CONTROL_FLOOD_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final ControlFrameBudget controlFrames;
+  private final AnswerBlocks answerBlocks;
 
   /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
   private int maxEarlyResets = Integer.MAX_VALUE;
@@ -189,14 +190,15 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
       Http2Settings settings,
-      ControlFrameBudget controlFrames) {
+      AnswerBlocks answerBlocks) {
     super(
         new LateStreamFrames(
             decoder,
             settings.maxFrameSize() == null ? Http2CodecUtil.DEFAULT_MAX_FRAME_SIZE : settings.maxFrameSize()),
         encoder,
         settings);
-    this.controlFrames = controlFrames;
+    this.answerBlocks = answerBlocks;
+    this.controlFrames = answerBlocks.budget;
     decoder.frameListener(this);
     sinkKey = connection().newKey();
     discardKey = connection().newKey();
@@ -295,9 +297,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
-    ControlFrameBudget controlFrames = new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS);
-    H2Handler h =
-        new Builder(controlFrames).connection(connection).settings(settings, server).build();
+    AnswerBlocks blocks = new AnswerBlocks(new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS));
+    H2Handler h = new Builder(blocks).connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
@@ -312,12 +313,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   }
 
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
-    private final ControlFrameBudget controlFrames;
+    private final AnswerBlocks blocks;
 
-    Builder(ControlFrameBudget controlFrames) {
-      this.controlFrames = controlFrames;
+    Builder(AnswerBlocks blocks) {
+      this.blocks = blocks;
       // The frames written, as they go out: see AnswerWatch.
-      frameLogger(new AnswerWatch(controlFrames));
+      frameLogger(new AnswerWatch(blocks));
     }
 
     Builder settings(Http2Settings s, boolean server) {
@@ -352,7 +353,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     @Override
     protected H2Handler build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
-      return new H2Handler(decoder, encoder, initialSettings, controlFrames);
+      return new H2Handler(decoder, encoder, initialSettings, blocks);
     }
   }
 
@@ -451,6 +452,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   public void addListener(ConnectionListener l) {
     listeners.add(l);
+  }
+
+  AnswerBlocks answerBlocks() {
+    return answerBlocks;
   }
 
   public ChannelHandlerContext ctx() {
