@@ -5,9 +5,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.Http2Headers;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.Map;
 
 /**
@@ -46,12 +43,8 @@ final class AnswerBlocks {
   private final Block headers = new Block();
   private final Block trailers = new Block();
 
-  /** What the frame writer wrote through {@link #recorder}, when recording. */
-  private final ByteBuf recorded = Unpooled.buffer(FRAME_HEADER + MAX_BLOCK);
-  private boolean recording;
-  private boolean overflowed;
-  private ChannelHandlerContext recorder;
-  private ChannelHandlerContext recorderOf;
+  /** The connection's context as the frame writer is given it here: it copies what is written. */
+  private RecordingContext recorder;
 
   AnswerBlocks(ControlFrameBudget budget) {
     this.budget = budget;
@@ -73,22 +66,25 @@ final class AnswerBlocks {
 
   /**
    * Writes HEADERS {@code h} on stream {@code id} through the connection's frame writer (netty's
-   * HPACK encoder), and keeps the block written if it is made of indexed fields only.
+   * HPACK encoder, given a {@link RecordingContext}), and keeps the block written if it is made
+   * of indexed fields only.
    */
   void write(H2Handler handler, int id, Http2Headers h, boolean endStream, ChannelPromise promise) {
     ChannelHandlerContext ctx = handler.ctx();
+    if (recorder == null || recorder.delegate() != ctx) {
+      recorder = new RecordingContext(ctx, Unpooled.buffer(FRAME_HEADER + MAX_BLOCK));
+    }
     long before = changes;
-    recorded.clear();
-    overflowed = false;
-    recording = true;
+    recorder.start();
+    ByteBuf recorded;
     try {
-      handler.encoder().frameWriter().writeHeaders(recorder(ctx), id, h, 0, endStream, promise);
+      handler.encoder().frameWriter().writeHeaders(recorder, id, h, 0, endStream, promise);
     } finally {
-      recording = false;
+      recorded = recorder.stop();
     }
     Block b = endStream ? trailers : headers;
     Block other = endStream ? headers : trailers;
-    byte[] block = changes == before + 1 && !overflowed ? indexedOnly(recorded, id, endStream) : null;
+    byte[] block = changes == before + 1 && recorded != null ? indexedOnly(recorded, id, endStream) : null;
     if (block == null) {
       b.key = null;
       return;
@@ -153,39 +149,6 @@ final class AnswerBlocks {
     byte[] block = new byte[n];
     frame.getBytes(at + FRAME_HEADER, block);
     return block;
-  }
-
-  /**
-   * {@code ctx} as the frame writer sees it when recording: every call goes to {@code ctx}, and
-   * the bytes of each buffer written are also copied into {@link #recorded} (while it has room: a
-   * longer frame is not kept anyway). Made once per connection.
-   */
-  private ChannelHandlerContext recorder(ChannelHandlerContext ctx) {
-    if (recorderOf != ctx) {
-      InvocationHandler copyWrites =
-          (proxy, method, args) -> {
-            if (recording && method.getName().equals("write") && args != null && args.length == 2
-                && args[0] instanceof ByteBuf buf) {
-              int n = buf.readableBytes();
-              if (recorded.writableBytes() >= n) {
-                recorded.writeBytes(buf, buf.readerIndex(), n);
-              } else {
-                overflowed = true; // too long to keep
-              }
-            }
-            try {
-              return method.invoke(ctx, args);
-            } catch (InvocationTargetException e) {
-              throw e.getCause();
-            }
-          };
-      recorder =
-          (ChannelHandlerContext)
-              Proxy.newProxyInstance(
-                  AnswerBlocks.class.getClassLoader(), new Class<?>[] {ChannelHandlerContext.class}, copyWrites);
-      recorderOf = ctx;
-    }
-    return recorder;
   }
 
   private static final class Block {

@@ -13,8 +13,8 @@ import io.netty.handler.logging.LogLevel;
  * Counted when written, not when the application queues a write: one large write that flow
  * control releases over many WINDOW_UPDATEs (a Go client sends one per 4 KiB read) is one answer
  * per frame that goes out, not one for the whole write, as grpc-java resets its count in its
- * frame writer. A HEADERS frame written, or the ACK of the peer's SETTINGS (which applies them),
- * also tells the connection's {@link AnswerBlocks} that the HPACK encoder's table may have changed.
+ * frame writer. A HEADERS or PUSH_PROMISE frame written, or the ACK of the peer's SETTINGS (which
+ * applies them), also tells the connection's {@link AnswerBlocks} that the HPACK encoder's table may have changed.
  */
 final class AnswerWatch extends Http2FrameLogger {
   private final ControlFrameBudget budget;
@@ -38,6 +38,15 @@ final class AnswerWatch extends Http2FrameLogger {
       boolean endStream) {
     if (direction == Direction.OUTBOUND) {
       budget.answered();
+    }
+  }
+
+  @Override
+  public void logPushPromise(
+      Direction direction, ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers,
+      int padding) {
+    if (direction == Direction.OUTBOUND) {
+      blocks.changed(); // a header block too: Sluice sends none today
     }
   }
 

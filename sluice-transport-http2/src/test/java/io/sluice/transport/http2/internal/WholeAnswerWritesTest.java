@@ -1,0 +1,190 @@
+package io.sluice.transport.http2.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@link H2Answers#writeWhole} writes, buffer by buffer, on a server's handler on an embedded
+ * channel: from the third answer on (the first adds its fields to the HPACK table, the second
+ * finds them there and is kept) one buffer, as long as the connection's table is unchanged; after
+ * anything that may change it, through netty's frame writer again. Every header block written is
+ * decoded with one decoder for the connection, as a peer would.
+ */
+class WholeAnswerWritesTest {
+  private static final Http2Headers OK =
+      ReadOnlyHttp2Headers.serverHeaders(false, AsciiString.of("200"), AsciiString.of("content-type"), AsciiString.of("application/grpc"));
+  private static final Http2Headers OK_END = ReadOnlyHttp2Headers.trailers(false, AsciiString.of("grpc-status"), AsciiString.of("0"));
+  private static final int HEADERS = 0x1;
+  private static final int DATA = 0x0;
+  private static final int SETTINGS = 0x4;
+  private static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
+
+  private final List<H2Handler> handler = new ArrayList<>();
+  private final DefaultHttp2HeadersDecoder peer = new DefaultHttp2HeadersDecoder(true);
+  private EmbeddedChannel ch;
+
+  @AfterEach
+  void close() {
+    if (ch != null) {
+      for (Object o; (o = ch.readOutbound()) != null; ) {
+        ((ByteBuf) o).release();
+      }
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  /**
+   * A server whose router answers every request that ends with its headers at once with a whole
+   * answer; a request that goes on gets a sink that drops what comes.
+   */
+  private EmbeddedChannel server() throws Exception {
+    H2Handler.Router router =
+        (h, stream, headers, endStream) -> {
+          handler.add(h);
+          if (!endStream) {
+            return new H2Handler.StreamSink() {
+              @Override
+              public void onHeaders(Http2Stream s, Http2Headers hs, boolean end) {}
+
+              @Override
+              public int onData(Http2Stream s, ByteBuf data, int padding, boolean end) {
+                return data.readableBytes() + padding;
+              }
+
+              @Override
+              public void onReset(Http2Stream s, long errorCode) {}
+
+              @Override
+              public void onClosed(Http2Stream s) {}
+            };
+          }
+          byte[] body = {0, 0, 0, 0, 1, 42};
+          ByteBuf data = Unpooled.buffer(H2Answers.HEAD_ROOM + body.length + H2Answers.TAIL_ROOM);
+          data.setIndex(H2Answers.HEAD_ROOM, H2Answers.HEAD_ROOM).writeBytes(body);
+          assertThat(H2Answers.writeWhole(h, stream, OK, data, OK_END, h.ctx().newPromise())).isTrue();
+          h.flushNow();
+          return null;
+        };
+    ch = new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(100, 65_535, 8192, false), router));
+    ch.writeInbound(Unpooled.wrappedBuffer(Http2CodecUtil.connectionPrefaceBuf()));
+    ch.writeInbound(ControlFrameFloodTest.frame(SETTINGS, 0, 0, 0));
+    drain(); // the server's SETTINGS and its ACK
+    return ch;
+  }
+
+  private static ByteBuf settings(int id, int value) {
+    ByteBuf b = Unpooled.buffer(15);
+    b.writeMedium(6).writeByte(SETTINGS).writeByte(0).writeInt(0).writeShort(id).writeInt(value);
+    return b;
+  }
+
+  /** The buffers written since the last call, each released. */
+  private List<byte[]> drain() {
+    List<byte[]> out = new ArrayList<>();
+    for (Object o; (o = ch.readOutbound()) != null; ) {
+      ByteBuf b = (ByteBuf) o;
+      byte[] bytes = new byte[b.readableBytes()];
+      b.readBytes(bytes);
+      b.release();
+      out.add(bytes);
+    }
+    return out;
+  }
+
+  /** A request on {@code id}; returns how many buffers its answer took, having checked the answer. */
+  private int answer(int id) throws Exception {
+    ch.writeInbound(ControlFrameFloodTest.request(id).setByte(4, 0x4 | 0x1)); // END_STREAM
+    List<byte[]> written = drain();
+    ByteBuf all = Unpooled.buffer();
+    written.forEach(all::writeBytes);
+    List<Http2Headers> blocks = new ArrayList<>();
+    int dataBytes = 0;
+    while (all.isReadable()) {
+      int length = all.readUnsignedMedium();
+      int type = all.readUnsignedByte();
+      all.skipBytes(1);
+      assertThat(all.readInt()).isEqualTo(id);
+      ByteBuf payload = all.readSlice(length);
+      if (type == HEADERS) {
+        blocks.add(peer.decodeHeaders(id, payload));
+      } else {
+        assertThat(type).isEqualTo(DATA);
+        dataBytes += length;
+      }
+    }
+    all.release();
+    assertThat(blocks).as("answer on stream %d", id).hasSize(2);
+    assertThat(blocks.get(0).status()).hasToString("200");
+    assertThat(blocks.get(0).get("content-type")).hasToString("application/grpc");
+    assertThat(blocks.get(0).size()).isEqualTo(2);
+    assertThat(blocks.get(1).get("grpc-status")).hasToString("0");
+    assertThat(blocks.get(1).size()).isEqualTo(1);
+    assertThat(dataBytes).isEqualTo(6);
+    return written.size();
+  }
+
+  @Test
+  void fromTheThirdAnswerOnAnAnswerIsOneBuffer() throws Exception {
+    server();
+    assertThat(answer(1)).isGreaterThan(1);
+    assertThat(answer(3)).isGreaterThan(1);
+    for (int id = 5; id < 25; id += 2) {
+      assertThat(answer(id)).as("stream %d", id).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anotherHeaderBlockSendsTheNextAnswerThroughTheFrameWriter() throws Exception {
+    server();
+    answer(1);
+    answer(3);
+    assertThat(answer(5)).isEqualTo(1);
+    // A block with a new field, which the encoder adds to its table (indexes move by one).
+    ch.writeInbound(ControlFrameFloodTest.request(7));
+    H2Handler h = handler.get(handler.size() - 1);
+    Http2Stream s7 = h.connection().stream(7);
+    h.encoder().writeHeaders(h.ctx(), 7, new DefaultHttp2Headers().status("200").add("x-new", "v"), 0, true, h.ctx().newPromise());
+    h.flushNow();
+    ByteBuf frame = Unpooled.buffer();
+    drain().forEach(frame::writeBytes);
+    assertThat(frame.getUnsignedByte(3)).isEqualTo((short) HEADERS);
+    assertThat(peer.decodeHeaders(7, frame.skipBytes(9)).get("x-new")).hasToString("v");
+    frame.release();
+    assertThat(s7.state()).isEqualTo(Http2Stream.State.HALF_CLOSED_LOCAL);
+    assertThat(answer(9)).as("after the table changed").isGreaterThan(1);
+    assertThat(answer(11)).isEqualTo(1);
+  }
+
+  @Test
+  void aTableSizeTakenAwayAndGivenBackBeforeTheNextAnswerIsHonoured() throws Exception {
+    // SETTINGS_HEADER_TABLE_SIZE 0 then 4096 with no header block between: the maximum is the same
+    // as before, but the table was emptied and the next block must open with size updates.
+    server();
+    answer(1);
+    answer(3);
+    assertThat(answer(5)).isEqualTo(1);
+    ByteBuf both = Unpooled.buffer();
+    both.writeBytes(settings(SETTINGS_HEADER_TABLE_SIZE, 0)).writeBytes(settings(SETTINGS_HEADER_TABLE_SIZE, 4096));
+    ch.writeInbound(both);
+    drain(); // the two ACKs
+    peer.configuration().maxHeaderTableSize(0);
+    peer.configuration().maxHeaderTableSize(4096);
+    assertThat(answer(7)).isGreaterThan(1);
+    assertThat(answer(9)).isGreaterThan(1);
+    assertThat(answer(11)).isEqualTo(1);
+  }
+}
