@@ -69,11 +69,97 @@ public final class GrpcMetadata {
    * @throws StatusException RESOURCE_EXHAUSTED for more than {@link Headers#MAX_ENTRIES} entries
    */
   public static Headers toHeaders(Http2Headers headers) {
+    RequestHead all = new RequestHead();
+    read(headers, all, false);
+    if (all.tooMany) {
+      throw tooMany();
+    }
+    return all.metadata;
+  }
+
+  /**
+   * What a gRPC server reads of a request's headers, gathered in one pass over them ({@link
+   * #readRequest}): the pseudo-headers and gRPC's own headers it looks at (the first value of
+   * each; null when absent) and the call's metadata.
+   */
+  public static final class RequestHead {
+    public CharSequence method;
+    public CharSequence path;
+    public CharSequence scheme;
+    public CharSequence contentType;
+    public CharSequence timeout;
+    public CharSequence encoding;
+    public CharSequence acceptEncoding;
+    /** The metadata, as {@link #toHeaders} makes it. */
+    public Headers metadata;
+    /** More than {@link Headers#MAX_ENTRIES} metadata entries: the call is to fail with {@link #tooMany}. */
+    public boolean tooMany;
+
+    /** {@code name} is reserved ({@link #isReserved}): keeps its value if it is one read here. */
+    private void take(CharSequence name, CharSequence value) {
+      switch (name.length()) {
+        case 5:
+          path = first(path, value, name, ":path");
+          break;
+        case 7:
+          if (name.charAt(1) == 'm') {
+            method = first(method, value, name, ":method");
+          } else {
+            scheme = first(scheme, value, name, ":scheme");
+          }
+          break;
+        case 12:
+          if (name.charAt(0) == 'c') {
+            contentType = first(contentType, value, name, "content-type");
+          } else {
+            timeout = first(timeout, value, name, "grpc-timeout");
+          }
+          break;
+        case 13:
+          encoding = first(encoding, value, name, "grpc-encoding");
+          break;
+        case 20:
+          acceptEncoding = first(acceptEncoding, value, name, "grpc-accept-encoding");
+          break;
+        default:
+          break;
+      }
+    }
+
+    private static CharSequence first(CharSequence kept, CharSequence value, CharSequence name, String wanted) {
+      return kept == null && is(name, wanted) ? value : kept;
+    }
+  }
+
+  /**
+   * The request's {@link RequestHead}, in one pass over {@code headers}. Too many metadata entries
+   * do not throw here ({@link RequestHead#tooMany}): the caller answers what it checks first.
+   */
+  public static RequestHead readRequest(Http2Headers headers) {
+    RequestHead head = new RequestHead();
+    read(headers, head, true);
+    return head;
+  }
+
+  /** The RESOURCE_EXHAUSTED failure of more than {@link Headers#MAX_ENTRIES} metadata entries. */
+  public static StatusException tooMany() {
+    return new StatusException(
+        Status.of(Status.Code.RESOURCE_EXHAUSTED, "more than " + Headers.MAX_ENTRIES + " metadata entries"));
+  }
+
+  private static void read(Http2Headers headers, RequestHead head, boolean reserved) {
     Headers.Builder b = null;
     int count = 0;
     for (Map.Entry<CharSequence, CharSequence> e : headers) {
       CharSequence name = e.getKey();
       if (isReserved(name)) {
+        if (reserved) {
+          head.take(name, e.getValue());
+        }
+        continue;
+      }
+      if (count == Headers.MAX_ENTRIES) {
+        head.tooMany = true;
         continue;
       }
       String key = name.toString();
@@ -83,21 +169,20 @@ public final class GrpcMetadata {
       }
       if (Headers.isBinaryKey(key) && value.indexOf(',') >= 0) {
         for (String part : value.split(",", -1)) {
+          if (count == Headers.MAX_ENTRIES) {
+            head.tooMany = true;
+            break;
+          }
           count = addChecked(b, key, part.trim(), count);
         }
       } else {
         count = addChecked(b, key, value, count);
       }
     }
-    return b == null ? Headers.EMPTY : b.build();
+    head.metadata = b == null ? Headers.EMPTY : b.build();
   }
 
   private static int addChecked(Headers.Builder b, String key, String value, int count) {
-    if (count == Headers.MAX_ENTRIES) {
-      throw new StatusException(
-          Status.of(
-              Status.Code.RESOURCE_EXHAUSTED, "more than " + Headers.MAX_ENTRIES + " metadata entries"));
-    }
     try {
       b.add(key, value);
       return count + 1;

@@ -76,22 +76,24 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
 
   @Override
   public H2Handler.StreamSink route(H2Handler handler, Http2Stream stream, Http2Headers headers, boolean endStream) {
-    if (headers.method() == null || headers.path() == null || headers.scheme() == null) {
+    // Every header the call needs, and its metadata, in one pass over the headers.
+    GrpcMetadata.RequestHead head = GrpcMetadata.readRequest(headers);
+    if (head.method == null || head.path == null || head.scheme == null) {
       // RFC 9113 8.3.1: malformed, a stream error of type PROTOCOL_ERROR.
       handler.encoder().writeRstStream(handler.ctx(), stream.id(), Http2Error.PROTOCOL_ERROR.code(), handler.newPromise());
       handler.flushNow();
       return null;
     }
-    if (!GrpcWire.isProto(headers.get(HttpHeaderNames.CONTENT_TYPE))) {
+    if (!GrpcWire.isProto(head.contentType)) {
       H2Answers.respondAndEnd(handler, stream, 415, "content-type must be application/grpc or application/grpc+proto");
       return null;
     }
-    if (!HttpMethod.POST.asciiName().contentEquals(headers.method())) {
+    if (!HttpMethod.POST.asciiName().contentEquals(head.method)) {
       H2Answers.respondAndEnd(handler, stream, 405, "gRPC requests use POST");
       return null;
     }
     long startNanos = CallObservation.startNanos(instrumentation);
-    CharSequence rawPath = headers.path();
+    CharSequence rawPath = head.path;
     Target target = rawPath instanceof AsciiString a ? byPath.get(a) : null;
     String service;
     String method;
@@ -116,8 +118,11 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
     CallMetadata md;
     long timeoutNanos = -1;
     try {
-      metadata = GrpcMetadata.toHeaders(headers);
-      CharSequence timeout = headers.get(GrpcWire.GRPC_TIMEOUT);
+      if (head.tooMany) {
+        throw GrpcMetadata.tooMany();
+      }
+      metadata = head.metadata;
+      CharSequence timeout = head.timeout;
       if (timeout != null) {
         timeoutNanos = GrpcTimeout.parseNanos(timeout);
         if (timeoutNanos < 0) {
@@ -133,7 +138,7 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
         md == null ? RpcInstrumentation.CallObserver.NONE
             : CallObservation.start(instrumentation, md, def == null ? null : def.method());
     Status refusal = null;
-    GrpcEncoding encoding = GrpcEncoding.of(headers.get(GrpcWire.GRPC_ENCODING));
+    GrpcEncoding encoding = GrpcEncoding.of(head.encoding);
     if (def == null) {
       refusal =
           registry.service(service) == null
@@ -145,7 +150,7 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
       refusal =
           Status.of(
               Status.Code.UNIMPLEMENTED,
-              "grpc-encoding '" + headers.get(GrpcWire.GRPC_ENCODING) + "' is not supported; use one of identity, " + GrpcEncoding.ACCEPT);
+              "grpc-encoding '" + head.encoding + "' is not supported; use one of identity, " + GrpcEncoding.ACCEPT);
     } else if (timeoutNanos == 0) {
       refusal = Status.of(Status.Code.DEADLINE_EXCEEDED, "deadline already passed on arrival");
     }
@@ -156,7 +161,7 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
       return null;
     }
     GrpcEncoding responseEncoding =
-        gzipResponses && GrpcEncoding.GZIP.acceptedBy(headers.get(GrpcWire.GRPC_ACCEPT_ENCODING))
+        gzipResponses && GrpcEncoding.GZIP.acceptedBy(head.acceptEncoding)
             ? GrpcEncoding.GZIP
             : GrpcEncoding.IDENTITY;
     MessageDeframer deframer =

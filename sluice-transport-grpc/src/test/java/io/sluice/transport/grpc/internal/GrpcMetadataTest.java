@@ -87,6 +87,57 @@ class GrpcMetadataTest {
   }
 
   @Test
+  void readsARequestsHeadInOnePass() {
+    Http2Headers h =
+        new DefaultHttp2Headers()
+            .method("POST")
+            .path("/a.B/C")
+            .scheme("https")
+            .authority("example")
+            .add("content-type", "application/grpc+proto")
+            .add("te", "trailers")
+            .add("grpc-message", "not a timeout") // as long as grpc-timeout
+            .add("grpc-timeout", "1S")
+            .add("grpc-timeout", "2S") // the first is read, as Http2Headers.get does
+            .add("grpc-encoding", "gzip")
+            .add("grpc-accept-encoding", "gzip,identity")
+            .add("x-user", "alice");
+    GrpcMetadata.RequestHead head = GrpcMetadata.readRequest(h);
+    assertThat(head.method.toString()).isEqualTo("POST");
+    assertThat(head.path.toString()).isEqualTo("/a.B/C");
+    assertThat(head.scheme.toString()).isEqualTo("https");
+    assertThat(head.contentType.toString()).isEqualTo("application/grpc+proto");
+    assertThat(head.timeout.toString()).isEqualTo("1S");
+    assertThat(head.encoding.toString()).isEqualTo("gzip");
+    assertThat(head.acceptEncoding.toString()).isEqualTo("gzip,identity");
+    assertThat(head.metadata.entries()).hasSize(1);
+    assertThat(head.metadata.get("x-user")).isEqualTo("alice");
+    assertThat(head.tooMany).isFalse();
+
+    GrpcMetadata.RequestHead bare = GrpcMetadata.readRequest(new DefaultHttp2Headers().add("x-a", "1"));
+    assertThat(bare.method).isNull();
+    assertThat(bare.path).isNull();
+    assertThat(bare.scheme).isNull();
+    assertThat(bare.contentType).isNull();
+    assertThat(bare.timeout).isNull();
+    assertThat(bare.encoding).isNull();
+    assertThat(bare.acceptEncoding).isNull();
+  }
+
+  @Test
+  void aRequestWithTooManyEntriesIsMarkedAndStillReadWhole() {
+    Http2Headers h = new DefaultHttp2Headers().method("POST").path("/a.B/C").scheme("http");
+    for (int i = 0; i <= Headers.MAX_ENTRIES; i++) {
+      h.add("k" + i, "v");
+    }
+    h.add("content-type", "application/grpc");
+    GrpcMetadata.RequestHead head = GrpcMetadata.readRequest(h);
+    assertThat(head.tooMany).isTrue();
+    assertThat(head.contentType.toString()).isEqualTo("application/grpc");
+    assertThat(head.metadata.entries()).hasSize(Headers.MAX_ENTRIES);
+  }
+
+  @Test
   void writesMetadataBackSkippingReservedKeys() {
     Headers md =
         Headers.builder()
