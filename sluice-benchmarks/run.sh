@@ -90,7 +90,22 @@ case " $* " in
     fi ;;
 esac
 
-cp="$bench/target/classes:$(cat "$bench/target/classpath.txt")"
+# Sluice's modules from this checkout's own build: the class path file names them in the local
+# Maven repository, which every checkout on the machine installs into, so two checkouts
+# benchmarked side by side both ran whichever installed last.
+own_modules() {
+  local IFS=: out="" e m
+  for e in $1; do
+    case "$e" in
+      */io/sluice/*.jar)
+        m="${e%/*}"; m="${m%/*}"; m="${m##*/}"
+        if [ -d "$root/$m/target/classes" ]; then e="$root/$m/target/classes"; fi ;;
+    esac
+    out="${out:+$out:}$e"
+  done
+  printf '%s' "$out"
+}
+cp="$bench/target/classes:$(own_modules "$(cat "$bench/target/classpath.txt")")"
 # --scale holds a socket per connection in each child: the soft open-file limit up to the hard one
 # (the run says what to raise when even that is too low).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
