@@ -91,21 +91,39 @@ case " $* " in
 esac
 
 # Sluice's modules from this checkout's own build: the class path file names them in the local
-# Maven repository, which every checkout on the machine installs into, so two checkouts
-# benchmarked side by side both ran whichever installed last.
+# Maven repository when sluice-benchmarks was built alone (without -am), and every checkout on
+# the machine installs there, so two checkouts benchmarked side by side could both run whichever
+# installed last. Only a module's main jar
+# (<module>-<version>.jar) is mapped; a module without target/classes here is an error.
 own_modules() {
-  local IFS=: out="" e m
+  local IFS=: out="" e m v
+  set -f
   for e in $1; do
     case "$e" in
       */io/sluice/*.jar)
-        m="${e%/*}"; m="${m%/*}"; m="${m##*/}"
-        if [ -d "$root/$m/target/classes" ]; then e="$root/$m/target/classes"; fi ;;
+        v="${e%/*}"; m="${v%/*}"; v="${v##*/}"; m="${m##*/}"
+        if [ "${e##*/}" = "$m-$v.jar" ]; then
+          if [ ! -d "$root/$m/target/classes" ]; then
+            echo "sluice: $m is not built in this checkout ($root/$m/target/classes is missing):" \
+              "delete $bench/target/classpath.txt and run again to build it" >&2
+            return 1
+          fi
+          e="$root/$m/target/classes"
+        fi ;;
     esac
     out="${out:+$out:}$e"
   done
+  set +f
   printf '%s' "$out"
 }
-cp="$bench/target/classes:$(own_modules "$(cat "$bench/target/classpath.txt")")"
+listed="$(cat "$bench/target/classpath.txt")"
+mapped="$(own_modules "$listed")"
+cp="$bench/target/classes:$mapped"
+# ./sluice bench --print-classpath: this checkout's class path, for runs of two builds side by side.
+if [ "${2:-}" = --print-classpath ]; then
+  printf '%s\n' "$cp"
+  exit 0
+fi
 # --scale holds a socket per connection in each child: the soft open-file limit up to the hard one
 # (the run says what to raise when even that is too low).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true

@@ -81,7 +81,8 @@ final class H2loadBench {
       throw new Args.UsageException("--compare-grpc --h2load takes --impl sluice or grpc-java, got " + impls);
     }
     List<Integer> sizes = a.has("size") ? List.of(a.getInt("size", 8, 1, 1 << 20)) : SIZES;
-    int calls = a.getInt("calls", DEFAULT_CALLS, 1, 100_000_000);
+    // h2load refuses fewer calls than connections.
+    int calls = a.getInt("calls", DEFAULT_CALLS, CONNECTIONS, 100_000_000);
     if (a.has("warmup") && a.has("warmup-calls")) {
       throw new Args.UsageException("--warmup (seconds) or --warmup-calls (calls), not both");
     }
@@ -190,10 +191,13 @@ final class H2loadBench {
       }
       // The latency apart: h2load writing a line per call into its log costs it about a third of
       // its speed, and the faster server was no longer what the rounds measured.
-      int latencyCalls = Math.max(1, calls / LATENCY_SHARE);
+      int latencyCalls = latencyCalls(calls);
       H2loadOutput o = h2load(h2load, pin, port, body, log, latencyCalls, 0);
       check(o, latencyCalls, responseBytes(size));
       double p99 = p99Micros(log);
+      if (Double.isNaN(p99)) {
+        throw new IllegalStateException("h2load's request log of the latency run holds no call: " + log);
+      }
       out.println(String.format(Locale.ROOT, "latency run: %d calls p99_us=%.0f", latencyCalls, p99));
       out.flush();
       return new Run(
@@ -308,6 +312,11 @@ final class H2loadBench {
   }
 
   /** The 99th percentile of the third column (µs until the response ended) of h2load's log. */
+  /** The calls of the latency run after rounds of {@code calls}: a share, at least one per connection. */
+  static int latencyCalls(int calls) {
+    return Math.max(CONNECTIONS, calls / LATENCY_SHARE);
+  }
+
   static double p99Micros(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log, StandardCharsets.US_ASCII);
     long[] micros = new long[lines.size()];

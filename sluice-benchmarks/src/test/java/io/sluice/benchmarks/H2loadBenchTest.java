@@ -159,4 +159,13 @@ class H2loadBenchTest {
         .satisfies(l -> assertThat(RESULT.matcher(l).matches()).as(l).isTrue())
         .satisfies(l -> assertThat(l).contains("impl=sluice case=unary-8"));
   }
+
+  @Test
+  void theLatencyRunMakesAtLeastOneCallPerConnection() {
+    // h2load refuses fewer calls (-n) than connections (-c).
+    for (int calls : new int[] {H2loadBench.CONNECTIONS, 15, 16, 1_000_000}) {
+      assertThat(H2loadBench.latencyCalls(calls)).as("after rounds of %d", calls).isGreaterThanOrEqualTo(H2loadBench.CONNECTIONS);
+    }
+    assertThat(H2loadBench.latencyCalls(1_000_000)).isEqualTo(250_000);
+  }
 }
