@@ -55,7 +55,7 @@ public final class BenchMain {
   /** The flags of {@code ./sluice bench} (and {@code --help}, answered before parsing). */
   static final Set<String> FLAGS =
       Set.of("compare", "compare-flavors", "compare-transports", "compare-grpc", "latency",
-          "interleave", "vt-costs", "tls", "balancer", "markdown", "h2load", "smoke");
+          "interleave", "vt-costs", "tls", "balancer", "markdown", "h2load", "smoke", "print-classpath");
 
   static String text(String file) {
     try (InputStream in = BenchMain.class.getResourceAsStream(file)) {
@@ -239,6 +239,10 @@ public final class BenchMain {
         return ManyConnections.run(o, many, out);
       }
       Args a = Args.parse(argv, from, OPTIONS, FLAGS);
+      if (a.flag("print-classpath")) { // run.sh answers it first, with the same class path
+        out.println(System.getProperty("java.class.path"));
+        return 0;
+      }
       boolean smoke = a.flag("smoke");
       if (smoke && (a.flag("vt-costs") || a.flag("balancer") || a.flag("h2load") || a.has("pair")
           || a.flag("interleave"))) {

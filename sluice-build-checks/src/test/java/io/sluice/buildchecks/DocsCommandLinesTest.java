@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * options and are not checked.
  *
  * <p>How a line is read: in prose only inline code counts, and it ends at its closing backtick
- * (maybe on a following line); a line in a code block ends at its end ({@code \} joins the next); a {@code #} comment, {@code &}, {@code ;}, a redirection or a
+ * (maybe on a following line); a line in a code block ends at its end ({@code \} joins the next); a {@code #} comment, {@code &}, {@code ;}, {@code )}, a redirection or a
  * {@code |} outside brackets ends the command. Optional parts keep their contents ({@code [--tls]}
  * is {@code --tls}; {@code [--ca FILE | --insecure]} is both), and {@code ...} is dropped. Option
  * values are placeholders as often as not, so only names and arity are checked. A line whose
@@ -176,7 +176,12 @@ class DocsCommandLinesTest {
     int depth = 0;
     for (String w : shellWords(text)) {
       if (w.startsWith(QUOTED)) { // a quoted word is one argument, whatever it holds
-        words.add(w.substring(QUOTED.length()));
+        String quoted = w.substring(QUOTED.length());
+        if (quoted.endsWith(")")) { // but a ')' closes the substitution the command was in
+          words.add(quoted.substring(0, quoted.length() - 1));
+          break;
+        }
+        words.add(quoted);
         continue;
       }
       if (ENDS.contains(w) || w.startsWith("#") || w.startsWith(">") || w.startsWith("2>")
@@ -187,8 +192,9 @@ class DocsCommandLinesTest {
       int close = (int) w.chars().filter(c -> c == ']').count();
       depth = Math.max(0, depth + open - close);
       String word = w.replace("[", "").replace("]", "");
-      boolean end = word.endsWith(";") || word.endsWith("&");
-      word = word.replaceAll("[;&]+$", "");
+      // A ')' ends a command substitution or subshell: cp="$(./sluice bench --print-classpath)".
+      boolean end = word.endsWith(";") || word.endsWith("&") || word.endsWith(")");
+      word = word.replaceAll("[;&)]+$", "");
       if (!word.isEmpty() && !word.equals("|") && !word.equals("...") && !word.endsWith("…")) {
         words.add(word);
       }
