@@ -32,9 +32,10 @@ import java.util.regex.Pattern;
  *
  * <p>Per implementation and case: the server JVM starts pinned to CPU 1 alone ({@code taskset}),
  * h2load runs on CPU 0 ({@link #CONNECTIONS} connections x {@link #STREAMS} streams), first a
- * warm-up of {@code --warmup} seconds (60 by default: a JVM pinned to one CPU runs SerialGC and its
- * JIT settles slowly, after 30 s and 45 s the first round still ran 1.3-1.9x the CPU per call of the
- * next ones, and a warm-up counted in calls was over in a few seconds for the faster server; or
+ * warm-up of {@code --warmup} seconds (90 by default: a JVM pinned to one CPU runs SerialGC and its
+ * JIT settles slowly, after 30, 45 and 60 s the first round still ran 1.3-1.9x the CPU per call of
+ * the next ones, and by hand Sluice's server settled after 55-70 s of load; a warm-up counted in
+ * calls was over in a few seconds for the faster server; or
  * {@code --warmup-calls N} calls), then {@code rounds} measured runs of {@code calls} calls each.
  * Each measured run gives calls/s (h2load's own figure) and the server process's CPU per call (its
  * {@code /proc/PID/stat} utime+stime over the run, over the calls). Then one latency run of a
@@ -52,7 +53,7 @@ final class H2loadBench {
   static final List<Integer> SIZES = List.of(8, 128);
   static final String PATH = "/grpc.testing.BenchmarkService/UnaryCall";
   static final int DEFAULT_CALLS = 1_000_000;
-  static final int DEFAULT_WARMUP_SECONDS = 60;
+  static final int DEFAULT_WARMUP_SECONDS = 90;
   /** The latency run after the rounds makes this share of a round's calls. */
   static final int LATENCY_SHARE = 4;
   static final int DEFAULT_ROUNDS = 3;
