@@ -69,12 +69,11 @@ public final class GrpcMetadata {
    * @throws StatusException RESOURCE_EXHAUSTED for more than {@link Headers#MAX_ENTRIES} entries
    */
   public static Headers toHeaders(Http2Headers headers) {
-    RequestHead all = new RequestHead();
-    read(headers, all, false);
-    if (all.tooMany) {
+    RequestHead head = readRequest(headers);
+    if (head.tooMany) {
       throw tooMany();
     }
-    return all.metadata;
+    return head.metadata;
   }
 
   /**
@@ -137,25 +136,12 @@ public final class GrpcMetadata {
    */
   public static RequestHead readRequest(Http2Headers headers) {
     RequestHead head = new RequestHead();
-    read(headers, head, true);
-    return head;
-  }
-
-  /** The RESOURCE_EXHAUSTED failure of more than {@link Headers#MAX_ENTRIES} metadata entries. */
-  public static StatusException tooMany() {
-    return new StatusException(
-        Status.of(Status.Code.RESOURCE_EXHAUSTED, "more than " + Headers.MAX_ENTRIES + " metadata entries"));
-  }
-
-  private static void read(Http2Headers headers, RequestHead head, boolean reserved) {
     Headers.Builder b = null;
     int count = 0;
     for (Map.Entry<CharSequence, CharSequence> e : headers) {
       CharSequence name = e.getKey();
       if (isReserved(name)) {
-        if (reserved) {
-          head.take(name, e.getValue());
-        }
+        head.take(name, e.getValue());
         continue;
       }
       if (count == Headers.MAX_ENTRIES) {
@@ -180,6 +166,13 @@ public final class GrpcMetadata {
       }
     }
     head.metadata = b == null ? Headers.EMPTY : b.build();
+    return head;
+  }
+
+  /** The RESOURCE_EXHAUSTED failure of more than {@link Headers#MAX_ENTRIES} metadata entries. */
+  public static StatusException tooMany() {
+    return new StatusException(
+        Status.of(Status.Code.RESOURCE_EXHAUSTED, "more than " + Headers.MAX_ENTRIES + " metadata entries"));
   }
 
   private static int addChecked(Headers.Builder b, String key, String value, int count) {

@@ -1,5 +1,10 @@
 package io.sluice.transport.http2.internal;
 
+import static io.netty.handler.codec.http2.Http2CodecUtil.FRAME_HEADER_LENGTH;
+import static io.netty.handler.codec.http2.Http2Flags.END_HEADERS;
+import static io.netty.handler.codec.http2.Http2Flags.END_STREAM;
+import static io.netty.handler.codec.http2.Http2FrameTypes.HEADERS;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,10 +35,6 @@ final class AnswerBlocks {
   /** The longest block kept: what the room around a whole answer's message holds. */
   static final int MAX_BLOCK = 16;
 
-  private static final int FRAME_HEADER = 9;
-  private static final int TYPE_HEADERS = 0x1;
-  private static final int END_STREAM = 0x1;
-  private static final int END_HEADERS = 0x4;
 
   final ControlFrameBudget budget;
 
@@ -72,7 +73,7 @@ final class AnswerBlocks {
   void write(H2Handler handler, int id, Http2Headers h, boolean endStream, ChannelPromise promise) {
     ChannelHandlerContext ctx = handler.ctx();
     if (recorder == null || recorder.delegate() != ctx) {
-      recorder = new RecordingContext(ctx, Unpooled.buffer(FRAME_HEADER + MAX_BLOCK));
+      recorder = new RecordingContext(ctx, Unpooled.buffer(FRAME_HEADER_LENGTH + MAX_BLOCK));
     }
     long before = changes;
     recorder.start();
@@ -120,16 +121,16 @@ final class AnswerBlocks {
    * integer with a 7-bit prefix after a set high bit; null otherwise.
    */
   static byte[] indexedOnly(ByteBuf frame, int id, boolean endStream) {
-    int n = frame.readableBytes() - FRAME_HEADER;
+    int n = frame.readableBytes() - FRAME_HEADER_LENGTH;
     int at = frame.readerIndex();
     if (n <= 0 || n > MAX_BLOCK
         || frame.getUnsignedMedium(at) != n
-        || frame.getUnsignedByte(at + 3) != TYPE_HEADERS
+        || frame.getUnsignedByte(at + 3) != HEADERS
         || frame.getUnsignedByte(at + 4) != (END_HEADERS | (endStream ? END_STREAM : 0))
         || frame.getInt(at + 5) != id) {
       return null;
     }
-    int i = at + FRAME_HEADER;
+    int i = at + FRAME_HEADER_LENGTH;
     int end = i + n;
     while (i < end) {
       int b = frame.getUnsignedByte(i++);
@@ -147,7 +148,7 @@ final class AnswerBlocks {
       }
     }
     byte[] block = new byte[n];
-    frame.getBytes(at + FRAME_HEADER, block);
+    frame.getBytes(at + FRAME_HEADER_LENGTH, block);
     return block;
   }
 

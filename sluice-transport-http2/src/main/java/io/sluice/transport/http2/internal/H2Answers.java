@@ -1,5 +1,11 @@
 package io.sluice.transport.http2.internal;
 
+import static io.netty.handler.codec.http2.Http2CodecUtil.FRAME_HEADER_LENGTH;
+import static io.netty.handler.codec.http2.Http2Flags.END_HEADERS;
+import static io.netty.handler.codec.http2.Http2Flags.END_STREAM;
+import static io.netty.handler.codec.http2.Http2FrameTypes.DATA;
+import static io.netty.handler.codec.http2.Http2FrameTypes.HEADERS;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -35,11 +41,6 @@ import io.netty.handler.codec.http2.Http2Stream;
 public final class H2Answers {
   private H2Answers() {}
 
-  private static final int FRAME_HEADER = 9;
-  private static final int TYPE_DATA = 0x0;
-  private static final int TYPE_HEADERS = 0x1;
-  private static final int END_STREAM = 0x1;
-  private static final int END_HEADERS = 0x4;
 
   /**
    * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
@@ -66,10 +67,10 @@ public final class H2Answers {
    * The room {@link #writeWhole} needs before a message: its DATA frame's header, and for an
    * answer in one buffer the HEADERS frame before it.
    */
-  public static final int HEAD_ROOM = FRAME_HEADER + AnswerBlocks.MAX_BLOCK + FRAME_HEADER;
+  public static final int HEAD_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK + FRAME_HEADER_LENGTH;
 
   /** The room {@link #writeWhole} needs after a message for an answer in one buffer: the trailers. */
-  public static final int TAIL_ROOM = FRAME_HEADER + AnswerBlocks.MAX_BLOCK;
+  public static final int TAIL_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK;
 
   /**
    * Writes a whole answer on {@code stream}: HEADERS {@code headers}, DATA {@code data} (its frame
@@ -89,7 +90,7 @@ public final class H2Answers {
     Http2Stream.State state = stream.state();
     if ((state != Http2Stream.State.OPEN && state != Http2Stream.State.HALF_CLOSED_REMOTE)
         || stream.isHeadersSent()
-        || data.readerIndex() < FRAME_HEADER
+        || data.readerIndex() < FRAME_HEADER_LENGTH
         || data.isReadOnly()) {
       return false;
     }
@@ -123,20 +124,20 @@ public final class H2Answers {
     }
     ChannelHandlerContext ctx = h.ctx();
     int id = stream.id();
-    int dataAt = data.readerIndex() - FRAME_HEADER;
-    if (head != null && tail != null && dataAt - FRAME_HEADER - head.length >= 0
-        && data.writableBytes() >= FRAME_HEADER + tail.length) {
-      int at = dataAt - FRAME_HEADER - head.length;
-      frameHeader(data, at, head.length, TYPE_HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER, head);
-      frameHeader(data, dataAt, n, TYPE_DATA, 0, id);
+    int dataAt = data.readerIndex() - FRAME_HEADER_LENGTH;
+    if (head != null && tail != null && dataAt - FRAME_HEADER_LENGTH - head.length >= 0
+        && data.writableBytes() >= FRAME_HEADER_LENGTH + tail.length) {
+      int at = dataAt - FRAME_HEADER_LENGTH - head.length;
+      frameHeader(data, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
+      frameHeader(data, dataAt, n, DATA, 0, id);
       int end = data.writerIndex();
-      frameHeader(data, end, tail.length, TYPE_HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER, tail);
-      data.setIndex(at, end + FRAME_HEADER + tail.length);
+      frameHeader(data, end, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER_LENGTH, tail);
+      data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
       ctx.write(data, promise);
       blocks.budget.answered();
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
-      frameHeader(data, dataAt, n, TYPE_DATA, 0, id).readerIndex(dataAt);
+      frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
     }
