@@ -93,8 +93,8 @@ esac
 # Sluice's modules from this checkout's own build: the class path file names them in the local
 # Maven repository when sluice-benchmarks was built alone (without -am), and every checkout on
 # the machine installs there, so two checkouts benchmarked side by side could both run whichever
-# installed last. Only a module's main jar
-# (<module>-<version>.jar) is mapped; a module without target/classes here is an error.
+# installed last. Only a module's main jar (<module>-<version>.jar) is mapped; a module without
+# target/classes here is an error.
 own_modules() {
   local IFS=: out="" e m v
   set -f

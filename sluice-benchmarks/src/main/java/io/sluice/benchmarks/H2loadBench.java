@@ -40,9 +40,9 @@ import java.util.regex.Pattern;
  * Each measured run gives calls/s (h2load's own figure) and the server process's CPU per call (its
  * {@code /proc/PID/stat} utime+stime over the run, over the calls). Then one latency run of a
  * quarter of that many calls with h2load's per-request log gives the 99th percentile of the calls'
- * times: the log costs h2load so much (about 200 k calls/s with it, 275 k without, on this
- * machine's cores) that it, not the server, bounded the rounds. A run is refused (no RESULT) unless every call succeeded and
- * the DATA received is exactly one response message of the expected size per call: h2load counts
+ * times: the log costs h2load so much (about 200 k calls/s with it, 275 k without, on one AMD EPYC
+ * core) that it, not the server, bounded the rounds. A run is refused (no RESULT) unless every
+ * call succeeded and the DATA received is exactly one response message of the expected size per call: h2load counts
  * HTTP statuses, and a gRPC error is a 200 too, but carries no message. The RESULT line holds the
  * medians of the rounds and the latency run's p99.
  */
@@ -312,12 +312,12 @@ final class H2loadBench {
         Long.parseLong(r.group(2)), Long.parseLong(r.group(3)), Long.parseLong(d.group(1)));
   }
 
-  /** The 99th percentile of the third column (µs until the response ended) of h2load's log. */
   /** The calls of the latency run after rounds of {@code calls}: a share, at least one per connection. */
   static int latencyCalls(int calls) {
     return Math.max(CONNECTIONS, calls / LATENCY_SHARE);
   }
 
+  /** The 99th percentile of the third column (µs until the response ended) of h2load's log. */
   static double p99Micros(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log, StandardCharsets.US_ASCII);
     long[] micros = new long[lines.size()];
