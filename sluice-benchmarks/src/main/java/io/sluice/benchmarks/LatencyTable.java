@@ -145,21 +145,24 @@ final class LatencyTable {
     Orchestrator.Latency l = r.latency();
     return String.format(Locale.ROOT,
         "RESULT latency transport=%s interaction=stream concurrency=%d p50_us=%.1f p95_us=%.1f"
-            + " p99_us=%.1f streams_per_sec=%d",
+            + " p99_us=%.1f streams_per_sec=%d server_cpu_us_per_stream=%.1f"
+            + " client_cpu_us_per_stream=%.1f",
         r.transport(), r.concurrency(), l.p50Micros(), l.p95Micros(), l.p99Micros(),
-        l.opsPerSecond());
+        l.opsPerSecond(), l.serverCpuMicros(), l.clientCpuMicros());
   }
 
   /** The markdown table of {@code rows}, with each row's streams/s over grpc-java's. */
   static String table(List<Row> rows) {
     StringBuilder t = new StringBuilder();
-    t.append("| transport | concurrency | p50 µs | p95 µs | p99 µs | streams/s | vs grpc-java |\n");
-    t.append("|---|---|---|---|---|---|---|\n");
+    t.append("| transport | concurrency | p50 µs | p95 µs | p99 µs | streams/s | vs grpc-java"
+        + " | server CPU µs/stream | client CPU µs/stream |\n");
+    t.append("|---|---|---|---|---|---|---|---|---|\n");
     for (Row r : rows) {
       Orchestrator.Latency l = r.latency();
-      t.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %,d | %s |\n",
+      t.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f | %,d | %s | %s | %s |\n",
           r.transport(), r.concurrency(), l.p50Micros(), l.p95Micros(), l.p99Micros(),
-          l.opsPerSecond(), ratio(l.opsPerSecond(), grpc(rows, r.concurrency()))));
+          l.opsPerSecond(), ratio(l.opsPerSecond(), grpc(rows, r.concurrency())),
+          cpu(l.serverCpuMicros()), cpu(l.clientCpuMicros())));
     }
     return t.toString();
   }
@@ -172,6 +175,10 @@ final class LatencyTable {
       }
     }
     return 0;
+  }
+
+  private static String cpu(double micros) {
+    return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.1f", micros);
   }
 
   private static String ratio(long value, long base) {

@@ -268,10 +268,17 @@ final class Orchestrator implements AutoCloseable {
   }
 
   /** The outcome of one latency run: percentiles in microseconds, completed operations per second. */
-  record Latency(double p50Micros, double p95Micros, double p99Micros, long opsPerSecond) {
+  record Latency(double p50Micros, double p95Micros, double p99Micros, long opsPerSecond,
+      double serverCpuMicros, double clientCpuMicros) {
+    Latency(double p50Micros, double p95Micros, double p99Micros, long opsPerSecond) {
+      this(p50Micros, p95Micros, p99Micros, opsPerSecond, Double.NaN, Double.NaN);
+    }
+
     /**
      * Reads the fields of a child's {@code LATENCY p50_us=.. p95_us=.. p99_us=.. ops_per_sec=..}
-     * line ({@code ChildMain.latencyLine}); an IllegalStateException if one is missing.
+     * line ({@code ChildMain.latencyLine}); an IllegalStateException if one is missing. The CPU
+     * per operation of the server ({@code server_cpu_ns_per_op}, which the orchestrator adds) and
+     * of the client ({@code cpu_ns_per_op}) are NaN when the line does not give them.
      */
     static Latency parse(String line) {
       Map<String, String> f = new HashMap<>();
@@ -286,11 +293,17 @@ final class Orchestrator implements AutoCloseable {
             Double.parseDouble(f.get("p50_us")),
             Double.parseDouble(f.get("p95_us")),
             Double.parseDouble(f.get("p99_us")),
-            Long.parseLong(f.get("ops_per_sec")));
+            Long.parseLong(f.get("ops_per_sec")),
+            micros(f.get("server_cpu_ns_per_op")),
+            micros(f.get("cpu_ns_per_op")));
       } catch (NullPointerException | NumberFormatException e) {
         throw new IllegalStateException("not a LATENCY line: " + line, e);
       }
     }
+  }
+
+  private static double micros(String nanos) {
+    return nanos == null ? Double.NaN : Long.parseLong(nanos) / 1000.0;
   }
 
   /** Runs one latency case and prints its {@code LATENCY} line; returns that line. */
@@ -329,10 +342,27 @@ final class Orchestrator implements AutoCloseable {
           "--warmup", String.valueOf(warmup), "--seconds", String.valueOf(seconds)));
       args.addAll(tickArgs());
       client = Child.start(command(impl, 1, false, args.toArray(new String[0])));
+      long marked = 0;
       while (true) {
         String line = client.line();
+        if (line.equals("MEASURING")) {
+          server.send("MARK");
+          marked = System.nanoTime();
+          continue;
+        }
         if (line.startsWith("LATENCY ")) {
-          return line;
+          if (marked == 0) {
+            return line;
+          }
+          server.send("REPORT");
+          long elapsed = System.nanoTime() - marked;
+          long cpu = server.alloc()[1];
+          // The server's CPU share over the measured seconds, per operation the client completed.
+          Latency l = Latency.parse(line);
+          return cpu < 0 || l.opsPerSecond() == 0
+              ? line
+              : line + String.format(Locale.ROOT, " server_cpu_ns_per_op=%d",
+                  (long) (cpu * 1e9 / elapsed / l.opsPerSecond()));
         }
         out.println(line);
         out.flush();

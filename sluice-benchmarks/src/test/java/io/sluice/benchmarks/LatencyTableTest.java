@@ -201,31 +201,45 @@ class LatencyTableTest {
 
   @Test
   void resultLineHasTheIssuesFormat() {
-    Row r = new Row("tcp", 4, new Orchestrator.Latency(126.04, 147.0, 1164.55, 7813));
+    Row r = new Row("tcp", 4, new Orchestrator.Latency(126.04, 147.0, 1164.55, 7813, 31.25, 9.96));
     assertThat(LatencyTable.resultLine(r))
         .isEqualTo("RESULT latency transport=tcp interaction=stream concurrency=4 p50_us=126.0"
-            + " p95_us=147.0 p99_us=1164.6 streams_per_sec=7813")
+            + " p95_us=147.0 p99_us=1164.6 streams_per_sec=7813 server_cpu_us_per_stream=31.3"
+            + " client_cpu_us_per_stream=10.0")
         .matches("RESULT latency transport=\\S+ interaction=stream concurrency=\\d+"
-            + " p50_us=[0-9.]+ p95_us=[0-9.]+ p99_us=[0-9.]+ streams_per_sec=\\d+");
+            + " p50_us=[0-9.]+ p95_us=[0-9.]+ p99_us=[0-9.]+ streams_per_sec=\\d+"
+            + " server_cpu_us_per_stream=[0-9.]+ client_cpu_us_per_stream=[0-9.]+");
+  }
+
+  @Test
+  void theCpuPerOperationOfBothSidesIsReadWhenTheLineHasIt() {
+    Orchestrator.Latency l = Orchestrator.Latency.parse(
+        "LATENCY p50_us=1.0 p95_us=2.0 p99_us=3.0 ops_per_sec=4 cpu_ns_per_op=1500 server_cpu_ns_per_op=2500");
+    assertThat(l.clientCpuMicros()).isEqualTo(1.5);
+    assertThat(l.serverCpuMicros()).isEqualTo(2.5);
+    Orchestrator.Latency none = Orchestrator.Latency.parse("LATENCY p50_us=1.0 p95_us=2.0 p99_us=3.0 ops_per_sec=4");
+    assertThat(none.clientCpuMicros()).isNaN();
+    assertThat(none.serverCpuMicros()).isNaN();
   }
 
   @Test
   void tableRatiosAreAgainstGrpcJavaAtTheSameConcurrency() {
     List<Row> rows =
         List.of(
-            new Row("tcp", 1, new Orchestrator.Latency(50, 60, 70, 20_000)),
+            new Row("tcp", 1, new Orchestrator.Latency(50, 60, 70, 20_000, 12.34, 5)),
             new Row("tcp", 4, new Orchestrator.Latency(80, 90, 100, 45_000)),
             new Row("grpc-java", 1, new Orchestrator.Latency(150, 160, 170, 5_000)),
             new Row("grpc-java", 4, new Orchestrator.Latency(250, 260, 270, 15_000)));
     assertThat(LatencyTable.table(rows))
         .isEqualTo(
-            "| transport | concurrency | p50 µs | p95 µs | p99 µs | streams/s | vs grpc-java |\n"
-                + "|---|---|---|---|---|---|---|\n"
-                + "| tcp | 1 | 50.0 | 60.0 | 70.0 | 20,000 | 4.00x |\n"
-                + "| tcp | 4 | 80.0 | 90.0 | 100.0 | 45,000 | 3.00x |\n"
-                + "| grpc-java | 1 | 150.0 | 160.0 | 170.0 | 5,000 | 1.00x |\n"
-                + "| grpc-java | 4 | 250.0 | 260.0 | 270.0 | 15,000 | 1.00x |\n");
-    assertThat(LatencyTable.table(rows.subList(0, 1))).endsWith("| 20,000 | n/a |\n");
+            "| transport | concurrency | p50 µs | p95 µs | p99 µs | streams/s | vs grpc-java"
+                + " | server CPU µs/stream | client CPU µs/stream |\n"
+                + "|---|---|---|---|---|---|---|---|---|\n"
+                + "| tcp | 1 | 50.0 | 60.0 | 70.0 | 20,000 | 4.00x | 12.3 | 5.0 |\n"
+                + "| tcp | 4 | 80.0 | 90.0 | 100.0 | 45,000 | 3.00x | n/a | n/a |\n"
+                + "| grpc-java | 1 | 150.0 | 160.0 | 170.0 | 5,000 | 1.00x | n/a | n/a |\n"
+                + "| grpc-java | 4 | 250.0 | 260.0 | 270.0 | 15,000 | 1.00x | n/a | n/a |\n");
+    assertThat(LatencyTable.table(rows.subList(0, 1))).endsWith("| 20,000 | n/a | 12.3 | 5.0 |\n");
   }
 
   /**
@@ -243,6 +257,9 @@ class LatencyTableTest {
         Orchestrator.Latency l = o.latencyStats(impl, Spec.TEXTS24, 0, 2, 0, 1);
         assertThat(l.opsPerSecond()).as(impl).isPositive();
         assertThat(l.p50Micros()).as(impl).isPositive().isLessThanOrEqualTo(l.p99Micros());
+        // Both processes ran and were measured: each used some CPU per stream.
+        assertThat(l.serverCpuMicros()).as(impl).isPositive();
+        assertThat(l.clientCpuMicros()).as(impl).isPositive();
       }
     }
   }

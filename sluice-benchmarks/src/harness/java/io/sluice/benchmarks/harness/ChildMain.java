@@ -32,8 +32,10 @@ import org.HdrHistogram.Recorder;
  * answers {@code MARK}, {@code REPORT} and {@code COUNT} on stdin the same way (its {@code ALLOC}
  * is 0; its {@code COUNT} is the messages it received). The orchestrator's interleaved mode stops and continues whole
  * processes with SIGSTOP / SIGCONT and reads rates from {@code COUNT} alone. With {@code --latency
- * --concurrency C --warmup S} it measures latency instead and ends with one {@code LATENCY} line
- * (the warm-up starts with the first completed operation).
+ * --concurrency C --warmup S} it measures latency instead: it prints {@code MEASURING} when the
+ * measured intervals begin (the warm-up starts with the first completed operation) and ends with
+ * one {@code LATENCY} line, which also gives {@code cpu_ns_per_op}: the process's CPU time over the
+ * measured intervals per operation completed in them.
  *
  * <p>{@code --tick-ms T} (both children, 1..1000, default 1000) makes each counting interval T ms
  * instead of a second: the {@code received messages} and {@code completed operations} lines come
@@ -127,6 +129,12 @@ public final class ChildMain {
     // The seconds before the first operation completes are start-up, neither warm-up nor measured
     // (a cold JVM on a loaded machine may complete nothing in its first seconds); at most 60.
     long startUp = TimeUnit.SECONDS.toNanos(60) / tickNanos;
+    // The CPU this process uses over the measured intervals; MEASURING tells the orchestrator
+    // they begin, so that it can mark the server's too.
+    long cpuMark = 0;
+    if (warmup == 0) {
+      cpuMark = measuring(out);
+    }
     int s = 0;
     while (s < warmup + seconds) {
       next += tickNanos;
@@ -142,6 +150,9 @@ public final class ChildMain {
       boolean warm = s++ < warmup;
       out.println("completed operations: " + h.getTotalCount() + (warm ? " (warm-up)" : ""));
       out.flush();
+      if (warm && s == warmup) {
+        cpuMark = measuring(out);
+      }
       if (!warm) {
         if (total == null) {
           total = h.copy();
@@ -150,8 +161,17 @@ public final class ChildMain {
         }
       }
     }
-    out.println(latencyLine(total, seconds * tickNanos));
+    long cpu = processCpuNanos();
+    out.println(latencyLine(total, seconds * tickNanos)
+        + (cpu < 0 || cpuMark < 0 ? "" : " cpu_ns_per_op=" + (cpu - cpuMark) / Math.max(1, total.getTotalCount())));
     out.flush();
+  }
+
+  /** Prints {@code MEASURING} (the measured intervals begin) and returns the process's CPU time. */
+  private static long measuring(PrintStream out) {
+    out.println("MEASURING");
+    out.flush();
+    return processCpuNanos();
   }
 
   /**
