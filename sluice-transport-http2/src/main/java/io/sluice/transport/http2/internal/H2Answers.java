@@ -22,7 +22,8 @@ import io.netty.handler.codec.http2.Http2Stream;
 /**
  * Whole answers a server writes on a request stream: a plain HTTP answer that ends the stream
  * ({@link #respondAndEnd}), and a complete answer of headers, one DATA frame and trailers written
- * in one go ({@link #writeWhole}), which a gRPC unary call's OK answer is.
+ * in one go ({@link #writeWhole}), which a gRPC unary call's OK answer is, and the stream mapping's
+ * answer to a request whose whole response is in one of its engine's batches.
  *
  * <p>{@link #writeWhole} is the short way around netty's connection encoder for an answer that
  * needs none of its work (per-frame promises and listeners, the flow controller's queue): the
@@ -30,7 +31,8 @@ import io.netty.handler.codec.http2.Http2Stream;
  * the connection's), written through netty's frame writer or, once they are indexed fields only,
  * as that writer wrote them last ({@link AnswerBlocks}); the message goes out as it is, its DATA
  * frame header put in the room left before it (and then the header frames around it: one buffer,
- * one write), and the flow-control windows are charged directly. It
+ * one write) or, when it has none, in a small buffer of its own (with the kept HEADERS before
+ * it, the kept trailers in another), and the flow-control windows are charged directly. It
  * is taken only when nothing could tell the difference: the stream has written nothing and has
  * nothing queued, the message fits both windows and the peer's frame size now, the header blocks
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
@@ -74,13 +76,14 @@ public final class H2Answers {
 
   /**
    * Writes a whole answer on {@code stream}: HEADERS {@code headers}, DATA {@code data} (its frame
-   * header put into the room before its reader index, which the caller gives over with it: at
-   * least {@link #HEAD_ROOM} bytes before and {@link #TAIL_ROOM} after for the answer to go in one
-   * buffer), HEADERS {@code trailers} with END_STREAM, and closes the stream's local side, if it
+   * header put into the room before its reader index if it has some, which the caller gives over
+   * with it: at least {@link #HEAD_ROOM} bytes before and {@link #TAIL_ROOM} after for the answer
+   * to go in one buffer; else in a buffer of its own), HEADERS {@code trailers} with END_STREAM,
+   * and closes the stream's local side, if it
    * can be done without netty's connection encoder (see the class comment). The header blocks are
    * the connection's HPACK encoder's: written through netty's frame writer, or as it wrote them
    * last when that still holds ({@link AnswerBlocks}); then the answer is one buffer and one
-   * write. Returns false, having done nothing and kept {@code data}, when it cannot; true when the
+   * write (three without room). Returns false, having done nothing and kept {@code data}, when it cannot; true when the
    * answer is written: {@code data} is then the channel's and {@code promise} completes with the
    * write. The caller flushes.
    */
@@ -90,8 +93,7 @@ public final class H2Answers {
     Http2Stream.State state = stream.state();
     if ((state != Http2Stream.State.OPEN && state != Http2Stream.State.HALF_CLOSED_REMOTE)
         || stream.isHeadersSent()
-        || data.readerIndex() < FRAME_HEADER_LENGTH
-        || data.isReadOnly()) {
+        || !data.isReadable()) {
       return false;
     }
     Http2Connection connection = h.connection();
@@ -124,20 +126,44 @@ public final class H2Answers {
     }
     ChannelHandlerContext ctx = h.ctx();
     int id = stream.id();
+    // Room before the message for its DATA frame header (a buffer the caller made so), or none (a
+    // slice of a larger buffer, say): then the frame header goes in a buffer of its own.
+    boolean room = data.readerIndex() >= FRAME_HEADER_LENGTH && !data.isReadOnly();
     int dataAt = data.readerIndex() - FRAME_HEADER_LENGTH;
-    if (head != null && tail != null && dataAt - FRAME_HEADER_LENGTH - head.length >= 0
-        && data.writableBytes() >= FRAME_HEADER_LENGTH + tail.length) {
-      int at = dataAt - FRAME_HEADER_LENGTH - head.length;
-      frameHeader(data, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
-      frameHeader(data, dataAt, n, DATA, 0, id);
-      int end = data.writerIndex();
-      frameHeader(data, end, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER_LENGTH, tail);
-      data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
-      ctx.write(data, promise);
+    if (head != null && tail != null) {
+      if (room && dataAt - FRAME_HEADER_LENGTH - head.length >= 0
+          && data.writableBytes() >= FRAME_HEADER_LENGTH + tail.length) {
+        int at = dataAt - FRAME_HEADER_LENGTH - head.length;
+        frameHeader(data, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
+        frameHeader(data, dataAt, n, DATA, 0, id);
+        int end = data.writerIndex();
+        frameHeader(data, end, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER_LENGTH, tail);
+        data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
+        ctx.write(data, promise);
+      } else {
+        // The kept blocks around the message as it is: HEADERS and the DATA frame header in one
+        // small buffer, the message, the trailers in another.
+        ByteBuf before = ctx.alloc().buffer(2 * FRAME_HEADER_LENGTH + head.length);
+        frameHeader(before, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
+        frameHeader(before, FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
+        before.writerIndex(2 * FRAME_HEADER_LENGTH + head.length);
+        ByteBuf after = ctx.alloc().buffer(FRAME_HEADER_LENGTH + tail.length);
+        frameHeader(after, 0, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(FRAME_HEADER_LENGTH, tail);
+        after.writerIndex(FRAME_HEADER_LENGTH + tail.length);
+        ctx.write(before, ctx.voidPromise());
+        ctx.write(data, ctx.voidPromise());
+        ctx.write(after, promise);
+      }
       blocks.budget.answered();
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
-      frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
+      if (room) {
+        frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
+      } else {
+        ByteBuf dataHeader = ctx.alloc().buffer(FRAME_HEADER_LENGTH);
+        frameHeader(dataHeader, 0, n, DATA, 0, id).writerIndex(FRAME_HEADER_LENGTH);
+        ctx.write(dataHeader, ctx.voidPromise());
+      }
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
     }

@@ -22,8 +22,13 @@ final class MappedStream implements H2Handler.StreamSink {
   /** Client: a request-stream whose initial demand is unbounded (2^31-1): it sends no REQUEST_N. */
   boolean unbounded;
 
-  /** Server: {@code :status 200} sent. Client: response headers received. */
+  /** Server: {@code :status 200} sent, or due with the DATA being cut. Client: response headers received. */
   boolean headersDone;
+  /**
+   * Server: {@code :status 200} is due before the run of DATA being cut, and not written yet: with
+   * the trailers after it, the whole answer may go in one go ({@link H2Answers#writeWhole}).
+   */
+  boolean headersPending;
   /** Our half of the HTTP/2 stream is over (END_STREAM or RST_STREAM sent). */
   boolean localEnded;
   /** A request whose last fragment has not passed yet (outbound on a client, inbound on a server). */

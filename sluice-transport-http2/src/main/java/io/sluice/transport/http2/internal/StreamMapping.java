@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -325,7 +326,11 @@ public final class StreamMapping implements DuplexTransport {
   private int serverFrame(MappedStream st, ByteBuf frame, int type, int flags) {
     if (!st.headersDone && type != FrameType.ERROR) {
       st.headersDone = true;
-      h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+      if (type == FrameType.PAYLOAD) {
+        st.headersPending = true; // written with the run this payload starts (writePiece)
+      } else {
+        h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+      }
     }
     switch (type) {
       case FrameType.PAYLOAD:
@@ -370,7 +375,19 @@ public final class StreamMapping implements DuplexTransport {
       return;
     }
     int n = piece.readableBytes();
-    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == StreamRules.AFTER_END_STREAM, outbound.track(n));
+    ChannelPromise written = outbound.track(n);
+    if (st.headersPending) {
+      st.headersPending = false;
+      // A whole answer (headers, these frames, the OK trailers) past netty's connection encoder
+      // when nothing could tell the difference; else the headers go first, as usual.
+      if (after == StreamRules.AFTER_TRAILERS_OK
+          && H2Answers.writeWhole(h2, st.h2, StreamRules.RESPONSE_HEADERS, piece, StreamRules.TRAILERS_OK, written)) {
+        outbound.checkHighWater();
+        return;
+      }
+      h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+    }
+    h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == StreamRules.AFTER_END_STREAM, written);
     if (after == StreamRules.AFTER_TRAILERS_OK) {
       writeTrailers(st, StreamRules.TRAILERS_OK);
     }

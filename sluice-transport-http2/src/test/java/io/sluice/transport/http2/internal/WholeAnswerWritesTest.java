@@ -36,6 +36,8 @@ class WholeAnswerWritesTest {
   private final List<H2Handler> handler = new ArrayList<>();
   private final DefaultHttp2HeadersDecoder peer = new DefaultHttp2HeadersDecoder(true);
   private EmbeddedChannel ch;
+  /** Whether the answers' messages have room around them for the frames (else a bare slice). */
+  private boolean room = true;
 
   @AfterEach
   void close() {
@@ -73,8 +75,13 @@ class WholeAnswerWritesTest {
             };
           }
           byte[] body = {0, 0, 0, 0, 1, 42};
-          ByteBuf data = Unpooled.buffer(H2Answers.HEAD_ROOM + body.length + H2Answers.TAIL_ROOM);
-          data.setIndex(H2Answers.HEAD_ROOM, H2Answers.HEAD_ROOM).writeBytes(body);
+          ByteBuf data;
+          if (room) {
+            data = Unpooled.buffer(H2Answers.HEAD_ROOM + body.length + H2Answers.TAIL_ROOM);
+            data.setIndex(H2Answers.HEAD_ROOM, H2Answers.HEAD_ROOM).writeBytes(body);
+          } else {
+            data = Unpooled.wrappedBuffer(body).asReadOnly();
+          }
           assertThat(H2Answers.writeWhole(h, stream, OK, data, OK_END, h.ctx().newPromise())).isTrue();
           h.flushNow();
           return null;
@@ -144,6 +151,17 @@ class WholeAnswerWritesTest {
     assertThat(answer(3)).isGreaterThan(1);
     for (int id = 5; id < 25; id += 2) {
       assertThat(answer(id)).as("stream %d", id).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aMessageWithoutRoomGoesBetweenTheKeptBlocksInBuffersOfTheirOwn() throws Exception {
+    room = false;
+    server();
+    assertThat(answer(1)).isGreaterThan(3);
+    answer(3);
+    for (int id = 5; id < 25; id += 2) {
+      assertThat(answer(id)).as("stream %d", id).isEqualTo(3);
     }
   }
 

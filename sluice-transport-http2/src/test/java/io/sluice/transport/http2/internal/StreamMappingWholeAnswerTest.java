@@ -1,0 +1,165 @@
+package io.sluice.transport.http2.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.sluice.test.FrameBuilder;
+import io.sluice.transport.http2.internal.StreamMappingInboundTest.ServerSide;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server's answer to a mapped request whose whole response is in one of its engine's batches
+ * ({@code :status 200}, the frames as DATA, {@code rsocket-status: 0}) goes out past netty's
+ * connection encoder ({@link H2Answers#writeWhole}): from the third answer on a connection, with
+ * the header blocks kept, as three buffers (HEADERS and the DATA frame header, the frames as the
+ * engine wrote them, the trailers). Each answer is read back frame by frame, its header blocks by
+ * one decoder for the connection as the client would.
+ */
+class StreamMappingWholeAnswerTest {
+  private static final int DATA = 0x0;
+  private static final int HEADERS = 0x1;
+  private static final int END_STREAM = 0x1;
+
+  private final DefaultHttp2HeadersDecoder peer = new DefaultHttp2HeadersDecoder(true);
+
+  /** The server's answer frames on stream {@code id}, checked; returns how many buffers they took. */
+  private int readAnswer(ServerSide s, int id, byte[] expectedData, boolean ended) throws Exception {
+    List<ByteBuf> written = new ArrayList<>();
+    for (Object o; (o = s.server.readOutbound()) != null; ) {
+      written.add((ByteBuf) o);
+    }
+    ByteBuf all = Unpooled.buffer();
+    written.forEach(b -> all.writeBytes(b));
+    written.forEach(ByteBuf::release);
+    List<Http2Headers> blocks = new ArrayList<>();
+    List<Integer> headerFlags = new ArrayList<>();
+    ByteBuf data = Unpooled.buffer();
+    try {
+      while (all.isReadable()) {
+        int length = all.readUnsignedMedium();
+        int type = all.readUnsignedByte();
+        int flags = all.readUnsignedByte();
+        int stream = all.readInt();
+        ByteBuf payload = all.readSlice(length);
+        if (stream == 0) {
+          continue; // a WINDOW_UPDATE for the connection, say
+        }
+        assertThat(stream).isEqualTo(id);
+        if (type == HEADERS) {
+          blocks.add(peer.decodeHeaders(id, payload));
+          headerFlags.add(flags);
+        } else if (type == DATA) {
+          data.writeBytes(payload);
+        }
+      }
+      assertThat(blocks).as("header blocks on stream %d", id).hasSize(ended ? 2 : 1);
+      assertThat(blocks.get(0).status()).hasToString("200");
+      assertThat(blocks.get(0).get("content-type")).hasToString(MappingWire.CONTENT_TYPE.toString());
+      assertThat(headerFlags.get(0) & END_STREAM).isZero();
+      if (ended) {
+        assertThat(blocks.get(1).get(MappingWire.STATUS)).hasToString("0");
+        assertThat(headerFlags.get(1) & END_STREAM).isEqualTo(END_STREAM);
+      }
+      byte[] got = new byte[data.readableBytes()];
+      data.readBytes(got);
+      assertThat(got).as("the engine's frames as DATA").isEqualTo(expectedData);
+    } finally {
+      all.release();
+      data.release();
+    }
+    return written.size();
+  }
+
+  private static byte[] frames(byte[]... frames) {
+    ByteBuf b = Unpooled.buffer();
+    for (byte[] f : frames) {
+      b.writeBytes(FrameBuilder.lengthPrefixed(f));
+    }
+    byte[] out = new byte[b.readableBytes()];
+    b.readBytes(out);
+    b.release();
+    return out;
+  }
+
+  private static void request(ServerSide s, int id) {
+    s.open(id, "/rsocket/stream");
+    s.data(id, Unpooled.wrappedBuffer(frames(FrameBuilder.requestStream(id, Integer.MAX_VALUE).data("go").toBytes())), true);
+    s.carry();
+  }
+
+  @Test
+  void aResponseWholeInOneBatchGoesOutAsOneAnswerAndFromTheThirdOnInThreeBuffers() throws Exception {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      s.server.readOutbound(); // nothing yet; the handshake was carried
+      for (int i = 0; i < 8; i++) {
+        int id = 2 * i + 1;
+        request(s, id);
+        byte[] answer =
+            frames(
+                FrameBuilder.payload(id, true, false).data("a").toBytes(),
+                FrameBuilder.payload(id, true, false).data("bb").toBytes(),
+                FrameBuilder.payload(id, true, true).data("ccc").toBytes());
+        s.mapping.write(Unpooled.wrappedBuffer(answer));
+        s.mapping.flush();
+        int buffers = readAnswer(s, id, answer, true);
+        if (i >= 2) {
+          assertThat(buffers).as("buffers of answer %d", i).isEqualTo(3);
+        }
+        assertThat(s.serverH2.connection().numActiveStreams()).as("streams open after answer %d", i).isZero();
+      }
+      assertThat(s.engine.errors).isEmpty();
+    }
+  }
+
+  @Test
+  void aResponseThatGoesOnIsAnsweredThroughTheEncoderAndEndsWithTrailersLater() throws Exception {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      for (int i = 0; i < 3; i++) {
+        int id = 2 * i + 1;
+        request(s, id);
+        byte[] first = frames(FrameBuilder.payload(id, true, false).data("a").toBytes());
+        s.mapping.write(Unpooled.wrappedBuffer(first));
+        s.mapping.flush();
+        readAnswer(s, id, first, false);
+        assertThat(s.serverH2.connection().numActiveStreams()).isEqualTo(1);
+        byte[] last = frames(FrameBuilder.payload(id, true, true).data("z").toBytes());
+        s.mapping.write(Unpooled.wrappedBuffer(last));
+        s.mapping.flush();
+        // The rest: DATA and trailers, no second :status (read here as the trailers block).
+        List<ByteBuf> written = new ArrayList<>();
+        for (Object o; (o = s.server.readOutbound()) != null; ) {
+          written.add((ByteBuf) o);
+        }
+        ByteBuf all = Unpooled.buffer();
+        written.forEach(all::writeBytes);
+        written.forEach(ByteBuf::release);
+        List<Http2Headers> blocks = new ArrayList<>();
+        int dataBytes = 0;
+        while (all.isReadable()) {
+          int length = all.readUnsignedMedium();
+          int type = all.readUnsignedByte();
+          all.skipBytes(1);
+          all.readInt();
+          ByteBuf payload = all.readSlice(length);
+          if (type == HEADERS) {
+            blocks.add(peer.decodeHeaders(id, payload));
+          } else if (type == DATA) {
+            dataBytes += length;
+          }
+        }
+        all.release();
+        assertThat(dataBytes).isEqualTo(last.length);
+        assertThat(blocks).hasSize(1);
+        assertThat(blocks.get(0).status()).isNull();
+        assertThat(blocks.get(0).get(MappingWire.STATUS)).hasToString("0");
+        assertThat(s.serverH2.connection().numActiveStreams()).isZero();
+      }
+    }
+  }
+}
