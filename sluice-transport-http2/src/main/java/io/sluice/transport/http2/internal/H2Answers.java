@@ -32,7 +32,7 @@ import io.netty.handler.codec.http2.Http2Stream;
  * as that writer wrote them last ({@link AnswerBlocks}); the message goes out as it is, its DATA
  * frame header put in the room left before it (and then the header frames around it: one buffer,
  * one write) or, when it has none, in a small buffer of its own (with the kept HEADERS before
- * it, the kept trailers in another), and the flow-control windows are charged directly. It
+ * it and the kept trailers after it), and the flow-control windows are charged directly. It
  * is taken only when nothing could tell the difference: the stream has written nothing and has
  * nothing queued, the message fits both windows and the peer's frame size now, the header blocks
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
@@ -141,18 +141,18 @@ public final class H2Answers {
         data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
         ctx.write(data, promise);
       } else {
-        // The kept blocks around the message as it is: HEADERS and the DATA frame header in one
-        // small buffer, the message, the trailers in another.
-        ByteBuf before = ctx.alloc().buffer(2 * FRAME_HEADER_LENGTH + head.length);
-        frameHeader(before, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
-        frameHeader(before, FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
-        before.writerIndex(2 * FRAME_HEADER_LENGTH + head.length);
-        ByteBuf after = ctx.alloc().buffer(FRAME_HEADER_LENGTH + tail.length);
-        frameHeader(after, 0, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(FRAME_HEADER_LENGTH, tail);
-        after.writerIndex(FRAME_HEADER_LENGTH + tail.length);
-        ctx.write(before, ctx.voidPromise());
+        // The kept blocks around the message as it is, from one small buffer: HEADERS and the
+        // DATA frame header before the message, the trailers after it.
+        int split = 2 * FRAME_HEADER_LENGTH + head.length;
+        int total = split + FRAME_HEADER_LENGTH + tail.length;
+        ByteBuf frames = ctx.alloc().buffer(total, total);
+        frameHeader(frames, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
+        frameHeader(frames, FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
+        frameHeader(frames, split, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(split + FRAME_HEADER_LENGTH, tail);
+        frames.writerIndex(total);
+        ctx.write(frames.retainedSlice(0, split), ctx.voidPromise());
         ctx.write(data, ctx.voidPromise());
-        ctx.write(after, promise);
+        ctx.write(frames.skipBytes(split), promise);
       }
       blocks.budget.answered();
     } else {
