@@ -28,8 +28,11 @@ class StreamMappingWholeAnswerTest {
 
   private final DefaultHttp2HeadersDecoder peer = new DefaultHttp2HeadersDecoder(true);
 
-  /** The server's answer frames on stream {@code id}, checked; returns how many buffers they took. */
-  private int readAnswer(ServerSide s, int id, byte[] expectedData, boolean ended) throws Exception {
+  /** What the server wrote on one stream since the last read: its header blocks, DATA, buffers. */
+  private record Written(List<Http2Headers> blocks, List<Integer> headerFlags, byte[] data, int buffers) {}
+
+  /** Reads and releases what the server wrote, decoding its header blocks on stream {@code id}. */
+  private Written read(ServerSide s, int id) throws Exception {
     List<ByteBuf> written = new ArrayList<>();
     for (Object o; (o = s.server.readOutbound()) != null; ) {
       written.add((ByteBuf) o);
@@ -58,22 +61,28 @@ class StreamMappingWholeAnswerTest {
           data.writeBytes(payload);
         }
       }
-      assertThat(blocks).as("header blocks on stream %d", id).hasSize(ended ? 2 : 1);
-      assertThat(blocks.get(0).status()).hasToString("200");
-      assertThat(blocks.get(0).get("content-type")).hasToString(MappingWire.CONTENT_TYPE.toString());
-      assertThat(headerFlags.get(0) & END_STREAM).isZero();
-      if (ended) {
-        assertThat(blocks.get(1).get(MappingWire.STATUS)).hasToString("0");
-        assertThat(headerFlags.get(1) & END_STREAM).isEqualTo(END_STREAM);
-      }
-      byte[] got = new byte[data.readableBytes()];
-      data.readBytes(got);
-      assertThat(got).as("the engine's frames as DATA").isEqualTo(expectedData);
+      byte[] bytes = new byte[data.readableBytes()];
+      data.readBytes(bytes);
+      return new Written(blocks, headerFlags, bytes, written.size());
     } finally {
       all.release();
       data.release();
     }
-    return written.size();
+  }
+
+  /** The server's answer on stream {@code id}, checked; returns how many buffers it took. */
+  private int readAnswer(ServerSide s, int id, byte[] expectedData, boolean ended) throws Exception {
+    Written w = read(s, id);
+    assertThat(w.blocks()).as("header blocks on stream %d", id).hasSize(ended ? 2 : 1);
+    assertThat(w.blocks().get(0).status()).hasToString("200");
+    assertThat(w.blocks().get(0).get("content-type")).hasToString(MappingWire.CONTENT_TYPE.toString());
+    assertThat(w.headerFlags().get(0) & END_STREAM).isZero();
+    if (ended) {
+      assertThat(w.blocks().get(1).get(MappingWire.STATUS)).hasToString("0");
+      assertThat(w.headerFlags().get(1) & END_STREAM).isEqualTo(END_STREAM);
+    }
+    assertThat(w.data()).as("the engine's frames as DATA").isEqualTo(expectedData);
+    return w.buffers();
   }
 
   private static byte[] frames(byte[]... frames) {
@@ -131,33 +140,13 @@ class StreamMappingWholeAnswerTest {
         byte[] last = frames(FrameBuilder.payload(id, true, true).data("z").toBytes());
         s.mapping.write(Unpooled.wrappedBuffer(last));
         s.mapping.flush();
-        // The rest: DATA and trailers, no second :status (read here as the trailers block).
-        List<ByteBuf> written = new ArrayList<>();
-        for (Object o; (o = s.server.readOutbound()) != null; ) {
-          written.add((ByteBuf) o);
-        }
-        ByteBuf all = Unpooled.buffer();
-        written.forEach(all::writeBytes);
-        written.forEach(ByteBuf::release);
-        List<Http2Headers> blocks = new ArrayList<>();
-        int dataBytes = 0;
-        while (all.isReadable()) {
-          int length = all.readUnsignedMedium();
-          int type = all.readUnsignedByte();
-          all.skipBytes(1);
-          all.readInt();
-          ByteBuf payload = all.readSlice(length);
-          if (type == HEADERS) {
-            blocks.add(peer.decodeHeaders(id, payload));
-          } else if (type == DATA) {
-            dataBytes += length;
-          }
-        }
-        all.release();
-        assertThat(dataBytes).isEqualTo(last.length);
-        assertThat(blocks).hasSize(1);
-        assertThat(blocks.get(0).status()).isNull();
-        assertThat(blocks.get(0).get(MappingWire.STATUS)).hasToString("0");
+        // The rest: DATA and trailers, no second :status.
+        Written rest = read(s, id);
+        assertThat(rest.data()).isEqualTo(last);
+        assertThat(rest.blocks()).hasSize(1);
+        assertThat(rest.blocks().get(0).status()).isNull();
+        assertThat(rest.blocks().get(0).get(MappingWire.STATUS)).hasToString("0");
+        assertThat(rest.headerFlags().get(0) & END_STREAM).isEqualTo(END_STREAM);
         assertThat(s.serverH2.connection().numActiveStreams()).isZero();
       }
     }
