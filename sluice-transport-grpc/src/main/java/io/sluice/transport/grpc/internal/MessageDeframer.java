@@ -2,7 +2,6 @@ package io.sluice.transport.grpc.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
 import java.util.ArrayDeque;
@@ -15,16 +14,13 @@ import io.sluice.transport.http2.internal.ReadBudget;
  * <p><b>Limits and flow control.</b> Bytes {@link #add added} stay here, untouched, until {@link
  * #next} is called: a caller that calls it only while its consumer wants a message (request-n)
  * leaves them uncounted as consumed, so the HTTP/2 window stays shut on them and the peer's
- * unread bytes are bounded by the window. {@link #next} takes bytes into the message being read
- * (a message of up to {@value #CHUNK} bytes is copied into a buffer of its own, a longer one is
- * gathered from slices of what holds its bytes, without a copy) and counts them as {@link
- * #takeConsumed consumed}, so a message larger than the window still
+ * unread bytes are bounded by the window. {@link #next} copies bytes into the message being read
+ * and counts them as {@link #takeConsumed consumed}, so a message larger than the window still
  * flows in; a message whose prefix announces more than the limit is refused before its bytes are
  * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
  * message being read are reserved from the connection's {@link ReadBudget}, shared by its calls,
- * until the message is whole; and what holds them is a copy or a network buffer they fill at
- * least half of (see Buffers), so a message that arrives slowly does not pin much more memory
- * than its bytes.
+ * until the message is whole; and they are copies, so a message that arrives slowly does not pin
+ * the (larger) network buffers its pieces came in.
  *
  * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
  * copies small inputs, and inputs that fill less than half of the buffer they were cut from, and
@@ -171,11 +167,7 @@ public final class MessageDeframer {
                       + budget.max() + " bytes"));
         }
         reserved += take;
-        if (body instanceof CompositeByteBuf gathered) {
-          gathered.addComponent(true, head.readRetainedSlice(take));
-        } else {
-          body.writeBytes(head, take);
-        }
+        body.writeBytes(head, take);
         took(take);
       }
       releaseEmptied();
@@ -224,10 +216,8 @@ public final class MessageDeframer {
     }
     compressed = flag == 1;
     length = (int) len;
-    // Grows as bytes come (a prefix may lie about the length), never beyond the length. A message
-    // longer than a chunk is gathered from slices of the chunks it lies in, not copied into one
-    // buffer (which, growing, would copy it about twice).
-    body = length > CHUNK ? alloc.compositeBuffer(Integer.MAX_VALUE) : alloc.heapBuffer(Math.min(length, CHUNK), length);
+    // Grows as bytes come (a prefix may lie about the length), never beyond the length.
+    body = alloc.heapBuffer(Math.min(length, CHUNK), length);
   }
 
   private byte readByte() {
