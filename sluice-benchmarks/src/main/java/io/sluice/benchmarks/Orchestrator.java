@@ -346,6 +346,7 @@ final class Orchestrator implements AutoCloseable {
       while (true) {
         String line = client.line();
         if (line.equals("MEASURING")) {
+          // The measured seconds begin (again, after a start-up interval when there is no warm-up).
           server.send("MARK");
           marked = System.nanoTime();
           continue;

@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.test.FrameBuilder;
 import io.sluice.transport.http2.internal.StreamMappingInboundTest.ServerSide;
 import java.util.ArrayList;
@@ -120,6 +121,38 @@ class StreamMappingWholeAnswerTest {
         if (i >= 2) {
           assertThat(buffers).as("buffers of answer %d", i).isEqualTo(3);
         }
+        assertThat(s.serverH2.connection().numActiveStreams()).as("streams open after answer %d", i).isZero();
+      }
+      assertThat(s.engine.errors).isEmpty();
+    }
+  }
+
+  /**
+   * A request-stream with bounded demand: the client keeps its half open (it may still send
+   * REQUEST_N), so the whole answer leaves the stream half closed on the server's side until the
+   * client ends its half.
+   */
+  @Test
+  void aWholeAnswerOnAStreamTheClientKeepsOpenHalfClosesIt() throws Exception {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      for (int i = 0; i < 4; i++) {
+        int id = 2 * i + 1;
+        s.open(id, "/rsocket/stream");
+        s.data(id, Unpooled.wrappedBuffer(frames(FrameBuilder.requestStream(id, 8).data("go").toBytes())), false);
+        s.carry();
+        byte[] answer =
+            frames(
+                FrameBuilder.payload(id, true, false).data("a").toBytes(),
+                FrameBuilder.payload(id, true, true).data("b").toBytes());
+        s.mapping.write(Unpooled.wrappedBuffer(answer));
+        s.mapping.flush();
+        int buffers = readAnswer(s, id, answer, true);
+        if (i >= 2) {
+          assertThat(buffers).as("buffers of answer %d", i).isEqualTo(3);
+        }
+        assertThat(s.serverH2.connection().stream(id).state()).isEqualTo(Http2Stream.State.HALF_CLOSED_LOCAL);
+        s.data(id, Unpooled.EMPTY_BUFFER, true); // the client's half ends
+        s.carry();
         assertThat(s.serverH2.connection().numActiveStreams()).as("streams open after answer %d", i).isZero();
       }
       assertThat(s.engine.errors).isEmpty();
