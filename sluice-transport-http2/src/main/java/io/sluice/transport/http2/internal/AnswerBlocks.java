@@ -35,7 +35,6 @@ final class AnswerBlocks {
   /** The longest block kept: what the room around a whole answer's message holds. */
   static final int MAX_BLOCK = 16;
 
-
   final ControlFrameBudget budget;
 
   /** Header blocks encoded and settings applied on the connection so far: the table's version. */

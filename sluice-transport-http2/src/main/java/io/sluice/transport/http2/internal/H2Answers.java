@@ -43,7 +43,6 @@ import io.netty.handler.codec.http2.Http2Stream;
 public final class H2Answers {
   private H2Answers() {}
 
-
   /**
    * Answers a request stream and ends it: {@code :status} {@code status}, and {@code reason} (if
    * any) as a {@code sluice-reason} header and as a plain-text body. What the client still sends
@@ -79,13 +78,12 @@ public final class H2Answers {
    * header put into the room before its reader index if it has some, which the caller gives over
    * with it: at least {@link #HEAD_ROOM} bytes before and {@link #TAIL_ROOM} after for the answer
    * to go in one buffer; else in a buffer of its own), HEADERS {@code trailers} with END_STREAM,
-   * and closes the stream's local side, if it
-   * can be done without netty's connection encoder (see the class comment). The header blocks are
-   * the connection's HPACK encoder's: written through netty's frame writer, or as it wrote them
-   * last when that still holds ({@link AnswerBlocks}); then the answer is one buffer and one
-   * write (three without room). Returns false, having done nothing and kept {@code data}, when it cannot; true when the
-   * answer is written: {@code data} is then the channel's and {@code promise} completes with the
-   * write. The caller flushes.
+   * and closes the stream's local side, if it can be done without netty's connection encoder (see
+   * the class comment). The header blocks are the connection's HPACK encoder's: written through
+   * netty's frame writer, or as it wrote them last when that still holds ({@link AnswerBlocks});
+   * then the answer is one buffer and one write (three without room). Returns false, having done
+   * nothing and kept {@code data}, when it cannot; true when the answer is written: {@code data}
+   * is then the channel's and {@code promise} completes with the write. The caller flushes.
    */
   public static boolean writeWhole(
       H2Handler h, Http2Stream stream, Http2Headers headers, ByteBuf data, Http2Headers trailers,

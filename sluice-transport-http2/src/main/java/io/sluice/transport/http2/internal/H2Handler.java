@@ -132,8 +132,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     default void onChannelClosed() {}
   }
 
-  /** Streams a server answered (or refused) without a sink: later frames on them go nowhere. */
-  private static final StreamSink NO_SINK =
+  /**
+   * Streams a server answered (or refused) without a sink: later frames on them go nowhere (their
+   * DATA consumed). Also what tests give streams whose frames they do not look at.
+   */
+  static final StreamSink NO_SINK =
       new StreamSink() {
         @Override
         public void onHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {}

@@ -329,7 +329,7 @@ public final class StreamMapping implements DuplexTransport {
       if (type == FrameType.PAYLOAD) {
         st.headersPending = true; // written with the run this payload starts (writePiece)
       } else {
-        h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+        writeResponseHeaders(st);
       }
     }
     switch (type) {
@@ -355,6 +355,11 @@ public final class StreamMapping implements DuplexTransport {
       default:
         return -1;
     }
+  }
+
+  /** A server's {@code :status 200} before its first DATA, through the encoder. */
+  private void writeResponseHeaders(MappedStream st) {
+    h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
   }
 
   private void writeTrailers(MappedStream st, Http2Headers trailers) {
@@ -385,7 +390,7 @@ public final class StreamMapping implements DuplexTransport {
         outbound.checkHighWater();
         return;
       }
-      h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+      writeResponseHeaders(st);
     }
     h2.encoder().writeData(ctx, st.h2.id(), piece, 0, after == StreamRules.AFTER_END_STREAM, written);
     if (after == StreamRules.AFTER_TRAILERS_OK) {

@@ -237,21 +237,7 @@ class StreamMappingInboundTest {
           (h, stream, headers, endStream) -> {
             answered++;
             answer.answer(h, stream);
-            return new H2Handler.StreamSink() {
-              @Override
-              public void onHeaders(Http2Stream s, Http2Headers headers1, boolean end) {}
-
-              @Override
-              public int onData(Http2Stream s, ByteBuf data, int padding, boolean end) {
-                return data.readableBytes() + padding;
-              }
-
-              @Override
-              public void onReset(Http2Stream s, long errorCode) {}
-
-              @Override
-              public void onClosed(Http2Stream s) {}
-            };
+            return H2Handler.NO_SINK;
           };
       server = new EmbeddedChannel(H2Handler.build(true, Http2Options.limits(STREAMS, 1 << 20, 8192, false), router));
       client.config().setAllocator(alloc);

@@ -58,21 +58,7 @@ class WholeAnswerWritesTest {
         (h, stream, headers, endStream) -> {
           handler.add(h);
           if (!endStream) {
-            return new H2Handler.StreamSink() {
-              @Override
-              public void onHeaders(Http2Stream s, Http2Headers hs, boolean end) {}
-
-              @Override
-              public int onData(Http2Stream s, ByteBuf data, int padding, boolean end) {
-                return data.readableBytes() + padding;
-              }
-
-              @Override
-              public void onReset(Http2Stream s, long errorCode) {}
-
-              @Override
-              public void onClosed(Http2Stream s) {}
-            };
+            return H2Handler.NO_SINK;
           }
           byte[] body = {0, 0, 0, 0, 1, 42};
           ByteBuf data;
