@@ -2,10 +2,12 @@ package io.sluice.transport.grpc.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.rpc.Status;
 import io.sluice.rpc.StatusException;
-import java.util.ArrayDeque;
 import io.sluice.transport.http2.internal.ReadBudget;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 
 /**
  * Cuts the bytes of one gRPC stream into messages: each a 5-byte prefix (compressed flag, u32
@@ -20,7 +22,18 @@ import io.sluice.transport.http2.internal.ReadBudget;
  * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
  * message being read are reserved from the connection's {@link ReadBudget}, shared by its calls,
  * until the message is whole; and they are copies, so a message that arrives slowly does not pin
- * the (larger) network buffers its pieces came in.
+ * the (larger) network buffers its pieces came in. Bytes {@link #add added} while a message asked for
+ * is being read, with nothing queued before them, are copied straight into it (and counted as
+ * consumed): a long message costs one copy, not one into a chunk and one out of it.
+ *
+ * <p><b>A long message</b> is gathered in pieces of its own, each a quarter as long as the message
+ * so far (the first as long as the bytes at hand; none shorter than {@value #CHUNK}): no byte is
+ * copied twice as it grows, the pieces never hold more than one and a quarter times the bytes
+ * received plus {@value #CHUNK} (a prefix may lie about the length), their number grows with the
+ * logarithm of the length (about 35 for 16 MiB), and no other call shares them: a message longer
+ * than {@value #LONG} bytes takes them from unpooled heap, since pooled ones are carved from chunks
+ * other calls share, and a call still reading would keep the chunks of those the read budget cut.
+ * A message of more than one piece is returned as a {@code CompositeByteBuf} of them.
  *
  * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
  * copies small inputs, and inputs that fill less than half of the buffer they were cut from, and
@@ -34,7 +47,11 @@ public final class MessageDeframer {
 
   private static final int CHUNK = 8192;
 
+  /** Messages longer than this are gathered in unpooled pieces. */
+  static final int LONG = 32 << 10;
+
   private final ByteBufAllocator alloc;
+  private final ByteBufAllocator longAlloc;
   private final int maxMessageSize;
   private final GrpcEncoding encoding;
   private final ReadBudget budget;
@@ -50,7 +67,11 @@ public final class MessageDeframer {
   private int prefixRead;
   private boolean compressed;
   private int length = -1; // of the message being read; -1 while its prefix is
-  private ByteBuf body;
+  /** The message being read: its pieces, the last one {@link #piece}; empty between messages. */
+  private final ArrayList<ByteBuf> pieces = new ArrayList<>(4);
+  private ByteBuf piece;
+  /** Bytes of the message being read written into its pieces. */
+  private int written;
   private boolean closed;
 
   /**
@@ -67,10 +88,21 @@ public final class MessageDeframer {
    * @see #MessageDeframer(ByteBufAllocator, int, GrpcEncoding)
    */
   public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, GrpcEncoding encoding, ReadBudget budget) {
+    this(alloc, UnpooledByteBufAllocator.DEFAULT, maxMessageSize, encoding, budget);
+  }
+
+  /** With {@code longAlloc} for the pieces of messages longer than {@link #LONG}. */
+  MessageDeframer(
+      ByteBufAllocator alloc,
+      ByteBufAllocator longAlloc,
+      int maxMessageSize,
+      GrpcEncoding encoding,
+      ReadBudget budget) {
     if (maxMessageSize < 0) {
       throw new IllegalArgumentException("maxMessageSize must not be negative, got " + maxMessageSize);
     }
     this.alloc = alloc;
+    this.longAlloc = longAlloc;
     this.maxMessageSize = maxMessageSize;
     this.encoding = encoding;
     this.budget = budget;
@@ -81,6 +113,20 @@ public final class MessageDeframer {
     int n = data.readableBytes();
     if (n == 0 || closed) {
       return;
+    }
+    if (length >= 0 && buffered == 0 && written < length) {
+      // The message being read was asked for, and nothing waits before these bytes.
+      int take = Math.min(n, length - written);
+      if (budget.reserve(take)) {
+        reserved += take;
+        write(data, data.readerIndex(), take);
+        consumed += take;
+        if (take == n) {
+          return;
+        }
+        data = data.slice(data.readerIndex() + take, n - take);
+        n -= take;
+      } // else queued: the next read fails the call, as for any byte over the budget
     }
     buffered += n;
     if (n >= COPY_BELOW) {
@@ -156,9 +202,9 @@ public final class MessageDeframer {
         }
         startMessage();
       }
-      while (body.readableBytes() < length && buffered > 0) {
+      while (written < length && buffered > 0) {
         ByteBuf head = head();
-        int take = (int) Math.min(length - body.readableBytes(), head.readableBytes());
+        int take = Math.min(length - written, head.readableBytes());
         if (!budget.reserve(take)) {
           throw new StatusException(
               Status.of(
@@ -167,15 +213,18 @@ public final class MessageDeframer {
                       + budget.max() + " bytes"));
         }
         reserved += take;
-        body.writeBytes(head, take);
+        write(head, head.readerIndex(), take);
+        head.skipBytes(take);
         took(take);
       }
       releaseEmptied();
-      if (body.readableBytes() < length) {
+      if (written < length) {
         return null;
       }
-      ByteBuf message = body;
-      body = null;
+      ByteBuf message =
+          pieces.size() == 1 ? pieces.get(0) : alloc.compositeHeapBuffer(pieces.size()).addComponents(true, pieces);
+      pieces.clear();
+      piece = null;
       budget.release(reserved);
       reserved = 0;
       length = -1;
@@ -216,8 +265,31 @@ public final class MessageDeframer {
     }
     compressed = flag == 1;
     length = (int) len;
-    // Grows as bytes come (a prefix may lie about the length), never beyond the length.
-    body = alloc.heapBuffer(Math.min(length, CHUNK), length);
+    written = 0;
+    // As long as the bytes at hand (a prefix may lie about the length), never beyond the length.
+    int first = (int) Math.min(length, Math.max(CHUNK, buffered));
+    piece = (length > LONG ? longAlloc : alloc).heapBuffer(first, first);
+    pieces.add(piece);
+  }
+
+  /**
+   * Copies {@code n} bytes of {@code src} from {@code index} into the message being read (the
+   * caller has reserved them), adding a piece a quarter as long as the message so far when the last
+   * is full.
+   */
+  private void write(ByteBuf src, int index, int n) {
+    while (n > 0) {
+      if (!piece.isWritable()) {
+        int cap = Math.min(length - written, Math.max(CHUNK, written >>> 2));
+        piece = (length > LONG ? longAlloc : alloc).heapBuffer(cap, cap);
+        pieces.add(piece);
+      }
+      int k = Math.min(n, piece.writableBytes());
+      piece.writeBytes(src, index, k);
+      index += k;
+      n -= k;
+      written += k;
+    }
   }
 
   private byte readByte() {
@@ -266,10 +338,11 @@ public final class MessageDeframer {
     }
     tail = null;
     buffered = 0;
-    if (body != null) {
-      body.release();
-      body = null;
+    for (ByteBuf p : pieces) {
+      p.release();
     }
+    pieces.clear();
+    piece = null;
     budget.release(reserved);
     reserved = 0;
   }
