@@ -129,9 +129,9 @@ public final class ProtoMessages {
   private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
 
   /**
-   * Copies {@code len} bytes of {@code data} from {@code index} into {@code dst} at {@code off}.
-   * Direct memory (a frame's data is a slice of the transport's read buffer) is read at its
-   * address: the buffer API would check the indexes and reference count at every level of slice and
+   * Copies {@code len} bytes of {@code data} from {@code index} into {@code dst} at {@code off}
+   * (within its readable bytes: the caller checked). Direct memory (a frame's data is a slice of
+   * the transport's read buffer) is read at its address, heap memory from its array: the buffer API would check the indexes and reference count at every level of slice and
    * pool chunk, which costs more than the copy itself for a message of a few dozen bytes.
    */
   static void copyOut(ByteBuf data, int index, byte[] dst, int off, int len) {
@@ -144,6 +144,9 @@ public final class ProtoMessages {
       } else {
         PlatformDependent.copyMemory(address, dst, off, len);
       }
+    } else if (data.hasArray()) {
+      // Heap data (a gRPC message the deframer copied) from its array, for the same reason.
+      System.arraycopy(data.array(), data.arrayOffset() + index, dst, off, len);
     } else {
       data.getBytes(index, dst, off, len);
     }

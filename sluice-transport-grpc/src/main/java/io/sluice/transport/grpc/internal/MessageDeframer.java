@@ -39,7 +39,10 @@ import java.util.ArrayList;
  * copies small inputs, and inputs that fill less than half of the buffer they were cut from, and
  * retains slices of the others until they are taken into a message (the caller keeps its own
  * reference), so bytes held here never pin much more memory than they are;
- * {@link #next} returns a buffer the caller owns; {@link #close} releases everything held.
+ * {@link #next} returns a buffer the caller owns: a message under {@value #COPY_BELOW} bytes whole in
+ * one buffer here is a slice of it, which keeps that buffer (one of the chunks, a copy of an input,
+ * or an input at least half of its read buffer) while the caller holds the message, as a frame's
+ * data over TCP keeps its read buffer; {@link #close} releases everything held.
  */
 public final class MessageDeframer {
   /** Inputs below this are copied into a shared chunk, so tiny DATA frames cost no buffer each. */
@@ -194,13 +197,39 @@ public final class MessageDeframer {
     }
     try {
       if (length < 0) {
-        while (prefixRead < MessageFramer.PREFIX && buffered > 0) {
-          prefix[prefixRead++] = readByte();
+        ByteBuf head = prefixRead == 0 && buffered >= MessageFramer.PREFIX ? head() : null;
+        if (head != null && head.readableBytes() >= MessageFramer.PREFIX) {
+          // The whole prefix in one buffer (nearly always): read at once, not byte by byte.
+          int r = head.readerIndex();
+          int flag = head.getByte(r) & 0xFF;
+          long len = head.getUnsignedInt(r + 1);
+          if (flag == 0
+              && len < COPY_BELOW
+              && len <= maxMessageSize
+              && len <= head.readableBytes() - MessageFramer.PREFIX) {
+            // A small message whole in one buffer: a slice of it, no buffer of its own, no copy.
+            int n = MessageFramer.PREFIX + (int) len;
+            ByteBuf message = head.retainedSlice(r + MessageFramer.PREFIX, (int) len);
+            head.skipBytes(n);
+            took(n);
+            releaseEmptied();
+            return message;
+          }
+          head.skipBytes(MessageFramer.PREFIX);
+          took(MessageFramer.PREFIX);
+          startMessage(flag, len);
+        } else {
+          while (prefixRead < MessageFramer.PREFIX && buffered > 0) {
+            prefix[prefixRead++] = readByte();
+          }
+          if (prefixRead < MessageFramer.PREFIX) {
+            return null;
+          }
+          prefixRead = 0;
+          startMessage(
+              prefix[0] & 0xFF,
+              ((prefix[1] & 0xFFL) << 24) | ((prefix[2] & 0xFF) << 16) | ((prefix[3] & 0xFF) << 8) | (prefix[4] & 0xFF));
         }
-        if (prefixRead < MessageFramer.PREFIX) {
-          return null;
-        }
-        startMessage();
       }
       while (written < length && buffered > 0) {
         ByteBuf head = head();
@@ -243,10 +272,7 @@ public final class MessageDeframer {
     }
   }
 
-  private void startMessage() {
-    int flag = prefix[0] & 0xFF;
-    long len =
-        ((prefix[1] & 0xFFL) << 24) | ((prefix[2] & 0xFF) << 16) | ((prefix[3] & 0xFF) << 8) | (prefix[4] & 0xFF);
+  private void startMessage(int flag, long len) {
     if (flag > 1) {
       throw new StatusException(
           Status.of(Status.Code.INTERNAL, "malformed gRPC message: flags byte " + flag + " (only 0 and 1 exist)"));

@@ -148,6 +148,34 @@ class MessageDeframerPiecesTest {
   }
 
   @Test
+  void smallMessagesWholeInOneChunkAreSlicesOfIt() {
+    Recording alloc = new Recording();
+    MessageDeframer d = new MessageDeframer(alloc, 1 << 20, GrpcEncoding.IDENTITY);
+    List<ByteBuf> got = new ArrayList<>();
+    try {
+      ByteBuf in = Unpooled.buffer();
+      for (int i = 0; i < 3; i++) {
+        in.writeByte(0).writeInt(100 + i).writeBytes(slice(0, 100 + i));
+      }
+      add(d, in);
+      assertThat(alloc.heapCapacities).as("the chunk the small input was copied into").hasSize(1);
+      for (ByteBuf m; (m = d.next()) != null; ) {
+        got.add(m);
+      }
+      assertThat(alloc.heapCapacities).as("no buffer per message").hasSize(1);
+    } finally {
+      d.close();
+    }
+    assertThat(got).hasSize(3);
+    for (int i = 0; i < 3; i++) {
+      ByteBuf m = got.get(i);
+      assertThat(m.readableBytes()).as("message %d, read after the deframer closed", i).isEqualTo(100 + i);
+      assertThat(m.getByte(99 + i)).isEqualTo(at(99 + i));
+      m.release();
+    }
+  }
+
+  @Test
   void aPrefixThatLiesGetsNoMoreMemoryThanTheBytesThatCame() {
     Recording alloc = new Recording(); // the pieces of a long message; its prefix is queued in a chunk
     MessageDeframer d =
@@ -186,6 +214,33 @@ class MessageDeframerPiecesTest {
       second.release();
       assertThat(d.buffered()).isZero();
       assertThat(d.takeConsumed()).isEqualTo(8);
+    } finally {
+      d.close();
+    }
+  }
+
+  @Test
+  void aPrefixInOneInputAndOneSplitAcrossInputsReadAlike() {
+    MessageDeframer d = new MessageDeframer(new Recording(), 1 << 20, GrpcEncoding.IDENTITY);
+    try {
+      add(d, Unpooled.buffer().writeByte(0).writeShort(0));
+      assertThat(d.next()).as("three bytes of a prefix").isNull();
+      assertThat(d.isMidMessage()).isTrue();
+      add(d, Unpooled.buffer().writeShort(300).writeBytes(slice(0, 300)).writeByte(0).writeInt(70_000));
+      ByteBuf split = d.next();
+      assertThat(split.readableBytes()).isEqualTo(300);
+      assertThat(split.getByte(299)).isEqualTo(at(299));
+      split.release();
+      add(d, slice(0, 70_000));
+      ByteBuf whole = d.next();
+      assertThat(whole.readableBytes()).isEqualTo(70_000);
+      assertThat(whole.getByte(69_999)).isEqualTo(at(69_999));
+      whole.release();
+      assertThat(d.isMidMessage()).isFalse();
+      add(d, Unpooled.buffer().writeByte(2).writeInt(1).writeByte(1));
+      assertThatThrownBy(d::next)
+          .isInstanceOfSatisfying(
+              StatusException.class, e -> assertThat(e.status().description()).contains("flags byte 2"));
     } finally {
       d.close();
     }
