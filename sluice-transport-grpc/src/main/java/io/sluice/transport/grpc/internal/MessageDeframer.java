@@ -208,6 +208,12 @@ public final class MessageDeframer {
               && len <= maxMessageSize
               && len <= head.readableBytes() - MessageFramer.PREFIX) {
             // A small message whole in one buffer: a slice of it, no buffer of its own, no copy.
+            // Its bytes pass through the budget as any message's would: with the budget held by
+            // the calls still reading, even a small call fails.
+            if (!budget.reserve(len)) {
+              throw overBudget();
+            }
+            budget.release(len);
             int n = MessageFramer.PREFIX + (int) len;
             ByteBuf message = head.retainedSlice(r + MessageFramer.PREFIX, (int) len);
             head.skipBytes(n);
@@ -235,11 +241,7 @@ public final class MessageDeframer {
         ByteBuf head = head();
         int take = Math.min(length - written, head.readableBytes());
         if (!budget.reserve(take)) {
-          throw new StatusException(
-              Status.of(
-                  Status.Code.RESOURCE_EXHAUSTED,
-                  "the request messages being read on this connection would hold more than "
-                      + budget.max() + " bytes"));
+          throw overBudget();
         }
         reserved += take;
         write(head, head.readerIndex(), take);
@@ -270,6 +272,13 @@ public final class MessageDeframer {
       close();
       throw e;
     }
+  }
+
+  private StatusException overBudget() {
+    return new StatusException(
+        Status.of(
+            Status.Code.RESOURCE_EXHAUSTED,
+            "the request messages being read on this connection would hold more than " + budget.max() + " bytes"));
   }
 
   private void startMessage(int flag, long len) {

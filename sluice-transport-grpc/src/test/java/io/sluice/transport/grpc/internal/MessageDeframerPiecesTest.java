@@ -247,6 +247,25 @@ class MessageDeframerPiecesTest {
   }
 
   @Test
+  void aSmallWholeMessageIsRefusedWhenTheBudgetIsHeldByOthers() {
+    ReadBudget budget = new ReadBudget(1000);
+    assertThat(budget.reserve(950)).isTrue(); // calls still reading
+    MessageDeframer d = new MessageDeframer(new Recording(), 1 << 20, GrpcEncoding.IDENTITY, budget);
+    try {
+      add(d, Unpooled.buffer().writeByte(0).writeInt(40).writeBytes(slice(0, 40)).writeByte(0).writeInt(60).writeZero(60));
+      ByteBuf fits = d.next();
+      assertThat(fits.readableBytes()).isEqualTo(40);
+      fits.release();
+      assertThatThrownBy(d::next)
+          .isInstanceOfSatisfying(
+              StatusException.class, e -> assertThat(e.status().code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+      assertThat(budget.held()).isEqualTo(950);
+    } finally {
+      d.close();
+    }
+  }
+
+  @Test
   void bytesOverTheBudgetWaitAndTheNextReadFailsTheCall() {
     ReadBudget budget = new ReadBudget(10_000);
     MessageDeframer d = new MessageDeframer(new Recording(), 1 << 20, GrpcEncoding.IDENTITY, budget);
