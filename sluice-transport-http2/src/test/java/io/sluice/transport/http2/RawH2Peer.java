@@ -82,7 +82,7 @@ public final class RawH2Peer implements AutoCloseable {
     }
   }
 
-  /** A frame received; payload copied (cut to 256 bytes for DATA). */
+  /** A frame received; payload copied (cut to {@link #keepData} bytes for DATA). */
   public record Frame(int type, int flags, int streamId, byte[] payload) {}
 
   /** The connection: a non-blocking socket, or TLS over a socket ({@link #connectTls}). */
@@ -106,6 +106,8 @@ public final class RawH2Peer implements AutoCloseable {
   public final Map<Integer, Long> dataBytes = new HashMap<>();
   /** The first 1000 frames received, in order (the rest are counted only). */
   public final List<Frame> frames = new ArrayList<>();
+  /** How much of each DATA frame's payload {@link #frames} keeps (floods would fill memory). */
+  public int keepData = 256;
   /** Frames received by type (types 0..15; unknown types count in 15). */
   public final long[] framesByType = new long[16];
   public long bytesRead;
@@ -680,7 +682,7 @@ public final class RawH2Peer implements AutoCloseable {
   private void onFrame(int type, int flags, int streamId, int p, int len) throws IOException {
     framesByType[Math.min(type, 15)]++;
     if (frames.size() < 1000) {
-      int keep = type == DATA ? Math.min(len, 256) : len;
+      int keep = type == DATA ? Math.min(len, keepData) : len;
       byte[] payload = new byte[keep];
       System.arraycopy(acc, p, payload, 0, keep);
       frames.add(new Frame(type, flags, streamId, payload));

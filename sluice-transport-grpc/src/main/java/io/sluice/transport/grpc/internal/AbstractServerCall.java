@@ -135,8 +135,16 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
    * @return whether to write it
    */
   protected final boolean countResponse(ByteBuf out) {
-    if (++sent > 1 && !def.method().kind().serverStreams()) {
+    if (!countResponse(out.readableBytes())) {
       out.release();
+      return false;
+    }
+    return true;
+  }
+
+  /** {@link #countResponse(ByteBuf)} of a framed response of {@code framedBytes} not in a buffer yet. */
+  protected final boolean countResponse(int framedBytes) {
+    if (++sent > 1 && !def.method().kind().serverStreams()) {
       close(Status.of(Status.Code.INTERNAL, def.method().fullName() + " sent more than one response"));
       return false;
     }
@@ -144,7 +152,7 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
       CallObservation.firstResponse(observer, startNanos);
     }
     // The message without its 5-byte gRPC prefix (gRFC A66's compressed message size).
-    CallObservation.messageSent(observer, Math.max(0, out.readableBytes() - 5));
+    CallObservation.messageSent(observer, Math.max(0, framedBytes - 5));
     return true;
   }
 
@@ -161,12 +169,20 @@ public abstract class AbstractServerCall<Req extends MessageLite, Resp extends M
    */
   protected final int take(ByteBuf out) {
     int bytes = out.readableBytes();
-    if (!allowance.take(bytes)) {
+    if (!take(bytes)) {
       out.release();
-      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
       return -1;
     }
     return bytes;
+  }
+
+  /** {@link #take(ByteBuf)} of {@code bytes} not in a buffer yet: false (the call failed) if refused. */
+  protected final boolean take(int bytes) {
+    if (!allowance.take(bytes)) {
+      fail(Status.of(Status.Code.RESOURCE_EXHAUSTED, ResponseAllowance.overflowMessage()));
+      return false;
+    }
+    return true;
   }
 
   /**

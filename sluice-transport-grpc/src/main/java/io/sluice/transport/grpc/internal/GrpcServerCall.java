@@ -53,13 +53,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * an OK end then writes headers, message and trailers in one go past netty's connection encoder
  * ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the three
  * through the encoder as before. (Not a client-streaming method's: its caller may wait for the
- * response before it ends its stream.)
+ * response before it ends its stream.) Streamed responses of up to {@value #GATHER_AT_MOST} bytes made
+ * on the loop with no write waiting are encoded one behind another into one buffer of the call
+ * (8 KiB) and written as one DATA frame when the connection flushes ({@link
+ * H2Handler#writeBeforeFlush}), or sooner when the buffer is full, before a larger response, and
+ * before the trailers: one write, promise and flow-controller entry for many messages.
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.
  */
 final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     extends AbstractServerCall<Req, Resp> implements H2Handler.StreamSink {
+  /** Responses up to this size made on the loop are gathered (see Buffers). */
+  static final int GATHER_AT_MOST = 1024;
+
+  private static final int GATHERED_CAPACITY = 8192;
+
   private final H2Handler handler;
   private final Http2Stream stream;
   private final MessageDeframer deframer;
@@ -84,6 +93,10 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   /** A unary call's response, held until the call ends (see Buffers), and its size. */
   private ByteBuf held;
   private int heldBytes;
+  /** Small streamed responses of this loop turn, framed, for one DATA frame (see Buffers). */
+  private ByteBuf gathered;
+  private int gatheredBytes;
+  private final H2Handler.BeforeFlush writeGathered = this::writeGathered;
 
   GrpcServerCall(
       H2Handler handler,
@@ -274,6 +287,13 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (ended.get()) {
       return;
     }
+    if (responseEncoding == GrpcEncoding.IDENTITY && !holdsItsResponse() && loop.inEventLoop() && noWritesWait()) {
+      int size = message.getSerializedSize();
+      if (size <= GATHER_AT_MOST) {
+        gather(message, size);
+        return;
+      }
+    }
     ByteBuf framed;
     try {
       ByteBufAllocator alloc = handler.ctx().alloc();
@@ -317,6 +337,66 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
   }
 
+  private boolean noWritesWait() {
+    Queue<Runnable> q = writes.get();
+    return q == null || q.isEmpty();
+  }
+
+  /**
+   * A small response made on the loop with no write waiting: encoded behind the ones made before it
+   * in this loop turn, all written as one DATA frame when the connection flushes (see Buffers).
+   */
+  private void gather(Resp message, int size) {
+    if (finished) {
+      return;
+    }
+    int bytes = MessageFramer.PREFIX + size;
+    if (gathered != null && gathered.writableBytes() < bytes) {
+      writeGathered();
+    }
+    if (gathered == null) {
+      gathered = handler.ctx().alloc().buffer(GATHERED_CAPACITY, GATHERED_CAPACITY);
+      handler.writeBeforeFlush(writeGathered);
+    }
+    int start = gathered.writerIndex();
+    try {
+      MessageFramer.encodeInto(gathered, message, size);
+    } catch (StatusException e) {
+      close(e.status());
+      return;
+    }
+    if (!countResponse(bytes)) {
+      gathered.writerIndex(start);
+      return;
+    }
+    if (!headersSent) {
+      writeHeaders(null);
+    }
+    if (!take(bytes)) {
+      gathered.writerIndex(start);
+      return;
+    }
+    gatheredBytes += bytes;
+    scheduleFlush();
+  }
+
+  /** Writes the responses {@link #gather gathered} so far as one DATA frame. */
+  private void writeGathered() {
+    ByteBuf b = gathered;
+    if (b == null) {
+      return;
+    }
+    gathered = null;
+    int bytes = gatheredBytes;
+    gatheredBytes = 0;
+    if (finished || bytes == 0) {
+      b.release();
+      written(bytes);
+      return;
+    }
+    writeData(b, bytes, handler.newPromise());
+  }
+
   private void drainWrites() {
     Queue<Runnable> q = writes.get();
     Runnable w;
@@ -330,6 +410,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       framed.release();
       return;
     }
+    writeGathered(); // the responses made before this one go first
     if (!countResponse(framed)) {
       return;
     }
@@ -379,6 +460,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   protected void finish(Status status, Headers trailers) {
     Status end = endStatus(status);
     if (!finished) {
+      writeGathered(); // before the trailers
       finished = true;
       // A caller that may still be sending has the rest of its request dropped after the
       // trailers (writeLast), the stream not reset: a reset would make its DATA already on the
@@ -426,6 +508,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   @Override
   protected void cleanUp() {
     finished = true;
+    writeGathered(); // released: the call ended without its trailers
     deframer.close();
     ByteBuf response = held;
     if (response != null) { // the call ended without its trailers (a reset, a lost connection)

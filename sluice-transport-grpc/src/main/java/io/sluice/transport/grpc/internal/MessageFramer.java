@@ -37,17 +37,14 @@ public final class MessageFramer {
   }
 
   /**
-   * {@link #encode(ByteBufAllocator, MessageLite)} into a buffer with {@code headRoom} bytes before
-   * the prefix (its reader index) and {@code tailRoom} after the message: room for the frame
-   * headers and header blocks of a whole answer ({@code H2Answers.writeWhole}).
+   * Writes {@code message} ({@code size} its serialized size), uncompressed and behind its prefix,
+   * at the writer index of {@code out}, which has room for {@code PREFIX + size} bytes.
+   *
+   * @throws StatusException INTERNAL when the message cannot be encoded ({@code out} then as before)
    */
-  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message, int headRoom, int tailRoom) {
-    int size = message.getSerializedSize();
-    int capacity = headRoom + PREFIX + size + tailRoom;
-    ByteBuf out = alloc.buffer(capacity, capacity);
-    boolean done = false;
+  public static void encodeInto(ByteBuf out, MessageLite message, int size) {
+    int start = out.writerIndex();
     try {
-      out.setIndex(headRoom, headRoom);
       out.writeByte(0).writeInt(size);
       int at = out.writerIndex();
       CodedOutputStream cos =
@@ -58,14 +55,28 @@ public final class MessageFramer {
       cos.flush();
       cos.checkNoSpaceLeft();
       out.writerIndex(at + size);
-      done = true;
-      return out;
     } catch (IOException | RuntimeException e) {
+      out.writerIndex(start);
       throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode the response: " + e));
-    } finally {
-      if (!done) {
-        out.release();
-      }
+    }
+  }
+
+  /**
+   * {@link #encode(ByteBufAllocator, MessageLite)} into a buffer with {@code headRoom} bytes before
+   * the prefix (its reader index) and {@code tailRoom} after the message: room for the frame
+   * headers and header blocks of a whole answer ({@code H2Answers.writeWhole}).
+   */
+  public static ByteBuf encode(ByteBufAllocator alloc, MessageLite message, int headRoom, int tailRoom) {
+    int size = message.getSerializedSize();
+    int capacity = headRoom + PREFIX + size + tailRoom;
+    ByteBuf out = alloc.buffer(capacity, capacity);
+    try {
+      out.setIndex(headRoom, headRoom);
+      encodeInto(out, message, size);
+      return out;
+    } catch (RuntimeException e) {
+      out.release();
+      throw e;
     }
   }
 

@@ -496,6 +496,35 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     flush(ctx);
   }
 
+  /** Bytes a stream gathers during a loop turn and writes when the connection flushes. */
+  public interface BeforeFlush {
+    /** Writes what was gathered (through the encoder); the flush that called it follows. */
+    void beforeFlush();
+  }
+
+  /** What {@link #writeBeforeFlush} registered, written at the next flush, in order. */
+  private final ArrayList<BeforeFlush> beforeFlush = new ArrayList<>();
+
+  /**
+   * Has {@code w} write its gathered bytes just before the connection's next flush (register it
+   * once per gathering, and ask for a flush with {@link #flushSoon}). On the event loop only.
+   */
+  public void writeBeforeFlush(BeforeFlush w) {
+    beforeFlush.add(w);
+  }
+
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    if (!beforeFlush.isEmpty()) {
+      // In order; one registered meanwhile is written in this pass too.
+      for (int i = 0; i < beforeFlush.size(); i++) {
+        beforeFlush.get(i).beforeFlush();
+      }
+      beforeFlush.clear();
+    }
+    super.flush(ctx);
+  }
+
   /**
    * Flushes once the event loop has run the tasks queued now, so that what the connection's
    * streams write in one turn goes out in one write to the socket; inside a read, the flush at its
@@ -568,7 +597,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         l.onChannelClosed();
       }
     } finally {
-      super.channelInactive(ctx);
+      try {
+        super.channelInactive(ctx);
+      } finally {
+        beforeFlush.clear(); // their calls ended with their streams and let go of what they held
+      }
     }
   }
 
