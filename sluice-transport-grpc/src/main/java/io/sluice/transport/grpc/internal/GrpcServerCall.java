@@ -55,7 +55,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * through the encoder as before. (Not a client-streaming method's: its caller may wait for the
  * response before it ends its stream.) Streamed responses of up to {@value #GATHER_AT_MOST} bytes made
  * on the loop with no write waiting are encoded one behind another into one buffer of the call
- * (8 KiB) and written as one DATA frame when the connection flushes ({@link
+ * (512 bytes at first, up to 8 KiB) and written as one DATA frame when the connection flushes ({@link
  * H2Handler#writeBeforeFlush}), or sooner when the buffer is full, before a larger response, and
  * before the trailers: one write, promise and flow-controller entry for many messages.
  *
@@ -66,6 +66,8 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     extends AbstractServerCall<Req, Resp> implements H2Handler.StreamSink {
   /** Responses up to this size made on the loop are gathered (see Buffers). */
   static final int GATHER_AT_MOST = 1024;
+
+  private static final int GATHERED_FIRST = 512;
 
   private static final int GATHERED_CAPACITY = 8192;
 
@@ -351,13 +353,15 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       return;
     }
     int bytes = MessageFramer.PREFIX + size;
-    if (gathered != null && gathered.writableBytes() < bytes) {
+    if (gathered != null && gathered.maxWritableBytes() < bytes) {
       writeGathered();
     }
     if (gathered == null) {
-      gathered = handler.ctx().alloc().buffer(GATHERED_CAPACITY, GATHERED_CAPACITY);
+      // Small at first (a call that sends one message a turn holds little), grown as messages come.
+      gathered = handler.ctx().alloc().buffer(Math.max(GATHERED_FIRST, bytes), GATHERED_CAPACITY);
       handler.writeBeforeFlush(writeGathered);
     }
+    gathered.ensureWritable(bytes);
     int start = gathered.writerIndex();
     try {
       MessageFramer.encodeInto(gathered, message, size);
