@@ -49,7 +49,19 @@ class GatheredResponsesTest {
             .requestParser(StringValue.parser())
             .responseParser(StringValue.parser())
             .build();
-    ServiceDefinition def = ServiceDefinition.builder(SERVICE).add(burst, GatheredResponsesTest::burst).build();
+    MethodDescriptor<StringValue, StringValue> twoAnswers =
+        MethodDescriptor.<StringValue, StringValue>builder()
+            .service(SERVICE)
+            .method("TwoAnswers")
+            .kind(MethodKind.CLIENT_STREAMING)
+            .requestParser(StringValue.parser())
+            .responseParser(StringValue.parser())
+            .build();
+    ServiceDefinition def =
+        ServiceDefinition.builder(SERVICE)
+            .add(burst, GatheredResponsesTest::burst)
+            .add(twoAnswers, GatheredResponsesTest::twoAnswers)
+            .build();
     server = GrpcServer.create("127.0.0.1", 0).withServices(ServiceRegistry.builder().add(def).build()).start();
   }
 
@@ -91,12 +103,28 @@ class GatheredResponsesTest {
     };
   }
 
+  /** A method of one response that sends two (on the event loop): the second is refused. */
+  private static ServerCall.Listener<StringValue> twoAnswers(ServerCall<StringValue, StringValue> call) {
+    call.request(1);
+    return new EchoService.Adapter<>() {
+      @Override
+      public void onMessage(StringValue request) {
+        call.sendMessage(StringValue.of("first"));
+        call.sendMessage(StringValue.of("second"));
+      }
+    };
+  }
+
   private static byte[] call(int streamId, String value) {
+    return call(streamId, "Burst", value);
+  }
+
+  private static byte[] call(int streamId, String method, String value) {
     byte[] body = StringValue.of(value).toByteArray();
     byte[] m = ByteBuffer.allocate(5 + body.length).put((byte) 0).putInt(body.length).put(body).array();
     byte[] block =
         RawH2Peer.Hpack.block(
-            ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/" + SERVICE + "/Burst",
+            ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/" + SERVICE + "/" + method,
             "content-type", "application/grpc", "te", "trailers");
     return concat(headers(streamId, false, block), data(streamId, true, m));
   }
@@ -134,6 +162,18 @@ class GatheredResponsesTest {
       out.add(StringValue.parseFrom(m).getValue());
     }
     return out;
+  }
+
+  @Test
+  void aRefusedResponseIsNotWrittenAndWhatCameBeforeItIs() throws Exception {
+    try (RawH2Peer p = RawH2Peer.handshake(server.port())) {
+      p.keepData = Integer.MAX_VALUE;
+      p.send(call(1, "TwoAnswers", "go"));
+      assertThat(p.await(peer -> ended(peer, 1), GUARD)).isTrue();
+      assertThat(received(p, 1)).containsExactly("first");
+      assertThat(p.headers.get(1).get(1).get("grpc-status").toString()).isEqualTo("13");
+      assertThat(p.headers.get(1).get(1).get("grpc-message").toString()).contains("sent more than one response");
+    }
   }
 
   @Test

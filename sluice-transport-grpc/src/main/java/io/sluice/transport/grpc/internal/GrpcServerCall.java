@@ -361,25 +361,29 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
       gathered = handler.ctx().alloc().buffer(Math.max(GATHERED_FIRST, bytes), GATHERED_CAPACITY);
       handler.writeBeforeFlush(writeGathered);
     }
-    gathered.ensureWritable(bytes);
-    int start = gathered.writerIndex();
+    ByteBuf g = gathered;
+    g.ensureWritable(bytes);
+    int start = g.writerIndex();
     try {
-      MessageFramer.encodeInto(gathered, message, size);
+      MessageFramer.encodeInto(g, message, size);
     } catch (StatusException e) {
       close(e.status());
       return;
     }
+    int end = g.writerIndex();
+    // Out of sight until counted and allowed: a refusal ends the call, which writes what was
+    // gathered before this response (and lets go of the buffer).
+    g.writerIndex(start);
     if (!countResponse(bytes)) {
-      gathered.writerIndex(start);
       return;
     }
     if (!headersSent) {
       writeHeaders(null);
     }
     if (!take(bytes)) {
-      gathered.writerIndex(start);
       return;
     }
+    g.writerIndex(end);
     gatheredBytes += bytes;
     scheduleFlush();
   }
