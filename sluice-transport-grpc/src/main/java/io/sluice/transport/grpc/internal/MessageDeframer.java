@@ -13,21 +13,23 @@ import java.util.ArrayList;
  * Cuts the bytes of one gRPC stream into messages: each a 5-byte prefix (compressed flag, u32
  * length) and its bytes, decompressed when flagged.
  *
- * <p><b>Limits and flow control.</b> Bytes {@link #add added} stay here, untouched, until {@link
- * #next} is called: a caller that calls it only while its consumer wants a message (request-n)
- * leaves them uncounted as consumed, so the HTTP/2 window stays shut on them and the peer's
- * unread bytes are bounded by the window. {@link #next} copies bytes into the message being read
- * and counts them as {@link #takeConsumed consumed}, so a message larger than the window still
- * flows in; a message whose prefix announces more than the limit is refused before its bytes are
+ * <p><b>Limits and flow control.</b> Bytes {@link #add added} between messages stay here,
+ * untouched, until {@link #next} is called: a caller that calls it only while its consumer wants a
+ * message (request-n) leaves them uncounted as consumed, so the HTTP/2 window stays shut on them
+ * and the peer's unread bytes are bounded by the window. {@link #next} copies bytes into the
+ * message being read and counts them as {@link #takeConsumed consumed}, so a message larger than
+ * the window still flows in; a message whose prefix announces more than the limit is refused before its bytes are
  * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
  * message being read are reserved from the connection's {@link ReadBudget}, shared by its calls,
  * until the message is whole; and they are copies, so a message that arrives slowly does not pin
- * the (larger) network buffers its pieces came in. Bytes {@link #add added} while a message asked for
- * is being read, with nothing queued before them, are copied straight into it (and counted as
- * consumed): a long message costs one copy, not one into a chunk and one out of it.
+ * the (larger) network buffers its pieces came in. Bytes {@link #add added} while a message asked
+ * for is being read ({@link #next} returned null in it), with nothing queued before them, are copied
+ * straight into it and counted as consumed by {@link #add} itself: a long message costs one copy,
+ * not one into a chunk and one out of it; the caller takes them with {@link #takeConsumed} after its
+ * next {@link #next}, as it does for the others.
  *
  * <p><b>A long message</b> is gathered in pieces of its own, each a quarter as long as the message
- * so far (the first as long as the bytes at hand; none shorter than {@value #CHUNK}): no byte is
+ * so far (the first as long as the bytes at hand; none but the last shorter than {@value #CHUNK}): no byte is
  * copied twice as it grows, the pieces never hold more than one and a quarter times the bytes
  * received plus {@value #CHUNK} (a prefix may lie about the length), their number grows with the
  * logarithm of the length (about 35 for 16 MiB), and no other call shares them: a message longer
@@ -36,9 +38,10 @@ import java.util.ArrayList;
  * A message of more than one piece is returned as a {@code CompositeByteBuf} of them.
  *
  * <p><b>Threads.</b> One thread at a time (a stream's event loop). <b>Buffers.</b> {@link #add}
- * copies small inputs, and inputs that fill less than half of the buffer they were cut from, and
- * retains slices of the others until they are taken into a message (the caller keeps its own
- * reference), so bytes held here never pin much more memory than they are;
+ * copies bytes into the message being read as above; of the others it copies small inputs, and
+ * inputs that fill less than half of the buffer they were cut from, and retains slices of the
+ * rest until they are taken into a message (the caller keeps its own reference), so bytes held
+ * here never pin much more memory than they are;
  * {@link #next} returns a buffer the caller owns: a message under {@value #COPY_BELOW} bytes whole in
  * one buffer here is a slice of it, which keeps that buffer (one of the chunks, a copy of an input,
  * or an input at least half of its read buffer) while the caller holds the message, as a frame's
@@ -232,9 +235,9 @@ public final class MessageDeframer {
             return null;
           }
           prefixRead = 0;
-          startMessage(
-              prefix[0] & 0xFF,
-              ((prefix[1] & 0xFFL) << 24) | ((prefix[2] & 0xFF) << 16) | ((prefix[3] & 0xFF) << 8) | (prefix[4] & 0xFF));
+          long len =
+              ((prefix[1] & 0xFFL) << 24) | ((prefix[2] & 0xFF) << 16) | ((prefix[3] & 0xFF) << 8) | (prefix[4] & 0xFF);
+          startMessage(prefix[0] & 0xFF, len);
         }
       }
       while (written < length && buffered > 0) {

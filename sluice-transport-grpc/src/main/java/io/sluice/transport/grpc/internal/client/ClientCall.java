@@ -532,6 +532,9 @@ public final class ClientCall implements StreamHandle, H2Handler.StreamSink {
       }
     } finally {
       draining = false;
+      if (deframer != null) {
+        giveBack(); // what add() copied straight into a message, had no next() followed
+      }
     }
   }
 
