@@ -41,21 +41,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * order the handler made them in, whatever threads it used: made off the loop, or on it while
  * earlier ones still wait, they join one queue that the loop drains in order (a response is
  * encoded on the calling thread first); made on the loop with nothing waiting, they are written at
- * once. So a close on the loop never overtakes a response another thread sent before it, and
+ * once (small streamed responses: gathered for the flush, see Buffers). So a close on the loop
+ * never overtakes a response another thread sent before it, and
  * headers sent before a close are never dropped by it. An atomic flag makes the call end once: the
  * handler's close, the peer's reset, the deadline, or an error, whichever comes first; what the
  * handler sent before its close still goes out first.
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
- * straight behind its prefix, {@link MessageFramer#encode}). The response of a unary method,
+ * straight behind its prefix, {@link MessageFramer#encode}), but small streamed ones (below). The
+ * response of a unary method,
  * uncompressed, is encoded with room for its DATA frame header and waits here for the call's end:
  * an OK end then writes headers, message and trailers in one go past netty's connection encoder
  * ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the three
  * through the encoder as before. (Not a client-streaming method's: its caller may wait for the
  * response before it ends its stream.) Streamed responses of up to {@value #GATHER_AT_MOST} bytes made
  * on the loop with no write waiting are encoded one behind another into one buffer of the call
- * (512 bytes at first, up to 8 KiB) and written as one DATA frame when the connection flushes ({@link
+ * (as long as the first at first, up to 8 KiB) and written as one DATA write when the connection
+ * flushes ({@link
  * H2Handler#writeBeforeFlush}), or sooner when the buffer is full, before a larger response, and
  * before the trailers: one write, promise and flow-controller entry for many messages.
  *
@@ -66,8 +69,6 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     extends AbstractServerCall<Req, Resp> implements H2Handler.StreamSink {
   /** Responses up to this size made on the loop are gathered (see Buffers). */
   static final int GATHER_AT_MOST = 1024;
-
-  private static final int GATHERED_FIRST = 512;
 
   private static final int GATHERED_CAPACITY = 8192;
 
@@ -95,7 +96,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
   /** A unary call's response, held until the call ends (see Buffers), and its size. */
   private ByteBuf held;
   private int heldBytes;
-  /** Small streamed responses of this loop turn, framed, for one DATA frame (see Buffers). */
+  /** Small streamed responses of this loop turn, framed, for one DATA write (see Buffers). */
   private ByteBuf gathered;
   private int gatheredBytes;
   private final H2Handler.BeforeFlush writeGathered = this::writeGathered;
@@ -346,34 +347,14 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
 
   /**
    * A small response made on the loop with no write waiting: encoded behind the ones made before it
-   * in this loop turn, all written as one DATA frame when the connection flushes (see Buffers).
+   * in this loop turn, all written as one DATA write when the connection flushes (see Buffers).
    */
   private void gather(Resp message, int size) {
     if (finished) {
       return;
     }
     int bytes = MessageFramer.PREFIX + size;
-    if (gathered != null && gathered.maxWritableBytes() < bytes) {
-      writeGathered();
-    }
-    if (gathered == null) {
-      // Small at first (a call that sends one message a turn holds little), grown as messages come.
-      gathered = handler.ctx().alloc().buffer(Math.max(GATHERED_FIRST, bytes), GATHERED_CAPACITY);
-      handler.writeBeforeFlush(writeGathered);
-    }
-    ByteBuf g = gathered;
-    g.ensureWritable(bytes);
-    int start = g.writerIndex();
-    try {
-      MessageFramer.encodeInto(g, message, size);
-    } catch (StatusException e) {
-      close(e.status());
-      return;
-    }
-    int end = g.writerIndex();
-    // Out of sight until counted and allowed: a refusal ends the call, which writes what was
-    // gathered before this response (and lets go of the buffer).
-    g.writerIndex(start);
+    // Counted and allowed first: a refusal ends the call, which writes what was gathered before.
     if (!countResponse(bytes)) {
       return;
     }
@@ -383,12 +364,27 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     if (!take(bytes)) {
       return;
     }
-    g.writerIndex(end);
+    if (gathered != null && gathered.maxWritableBytes() < bytes) {
+      writeGathered();
+    }
+    if (gathered == null) {
+      // As long as this response (one a turn holds no more than it did alone), grown as more come.
+      gathered = handler.ctx().alloc().buffer(bytes, GATHERED_CAPACITY);
+      handler.writeBeforeFlush(writeGathered);
+    }
+    try {
+      gathered.ensureWritable(bytes);
+      MessageFramer.encodeInto(gathered, message, size);
+    } catch (StatusException e) {
+      written(bytes); // taken, never to be written
+      close(e.status());
+      return;
+    }
     gatheredBytes += bytes;
     scheduleFlush();
   }
 
-  /** Writes the responses {@link #gather gathered} so far as one DATA frame. */
+  /** Writes the responses {@link #gather gathered} so far as one DATA write. */
   private void writeGathered() {
     ByteBuf b = gathered;
     if (b == null) {

@@ -516,11 +516,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public void flush(ChannelHandlerContext ctx) {
     if (!beforeFlush.isEmpty()) {
-      // In order; one registered meanwhile is written in this pass too.
-      for (int i = 0; i < beforeFlush.size(); i++) {
-        beforeFlush.get(i).beforeFlush();
+      try {
+        // In order; one registered meanwhile is written in this pass too.
+        for (int i = 0; i < beforeFlush.size(); i++) {
+          beforeFlush.get(i).beforeFlush();
+        }
+      } finally {
+        beforeFlush.clear();
       }
-      beforeFlush.clear();
     }
     super.flush(ctx);
   }
