@@ -131,8 +131,9 @@ public final class ProtoMessages {
   /**
    * Copies {@code len} bytes of {@code data} from {@code index} into {@code dst} at {@code off}
    * (within its readable bytes: the caller checked). Direct memory (a frame's data is a slice of
-   * the transport's read buffer) is read at its address, heap memory from its array: the buffer API would check the indexes and reference count at every level of slice and
-   * pool chunk, which costs more than the copy itself for a message of a few dozen bytes.
+   * the transport's read buffer) is read at its address, heap memory from its array: the buffer
+   * API would check the indexes and reference count at every level of slice and pool chunk, which
+   * costs more than the copy itself for a message of a few dozen bytes.
    */
   static void copyOut(ByteBuf data, int index, byte[] dst, int off, int len) {
     if (UNSAFE && data.hasMemoryAddress()) {

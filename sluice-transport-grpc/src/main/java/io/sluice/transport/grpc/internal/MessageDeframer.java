@@ -18,8 +18,8 @@ import java.util.ArrayList;
  * message (request-n) leaves them uncounted as consumed, so the HTTP/2 window stays shut on them
  * and the peer's unread bytes are bounded by the window. {@link #next} copies bytes into the
  * message being read and counts them as {@link #takeConsumed consumed}, so a message larger than
- * the window still flows in; a message whose prefix announces more than the limit is refused before its bytes are
- * read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
+ * the window still flows in; a message whose prefix announces more than the limit is refused
+ * before its bytes are read, and decompression stops at the limit ({@link GrpcEncoding#decompress}). The bytes of a
  * message being read are reserved from the connection's {@link ReadBudget}, shared by its calls,
  * until the message is whole; and they are copies, so a message that arrives slowly does not pin
  * the (larger) network buffers its pieces came in. Bytes {@link #add added} while a message asked
@@ -29,8 +29,8 @@ import java.util.ArrayList;
  * next {@link #next}, as it does for the others.
  *
  * <p><b>A long message</b> is gathered in pieces of its own, each a quarter as long as the message
- * so far (the first as long as the bytes at hand; none but the last shorter than {@value #CHUNK}): no byte is
- * copied twice as it grows, the pieces never hold more than one and a quarter times the bytes
+ * so far (the first as long as the bytes at hand; none but the last shorter than {@value #CHUNK}):
+ * no byte is copied twice as it grows, the pieces never hold more than one and a quarter times the bytes
  * received plus {@value #CHUNK} (a prefix may lie about the length), their number grows with the
  * logarithm of the length (about 35 for 16 MiB), and no other call shares them: a message longer
  * than {@value #LONG} bytes takes them from unpooled heap, since pooled ones are carved from chunks
@@ -306,7 +306,12 @@ public final class MessageDeframer {
     written = 0;
     // As long as the bytes at hand (a prefix may lie about the length), never beyond the length.
     int first = (int) Math.min(length, Math.max(CHUNK, buffered));
-    piece = (length > LONG ? longAlloc : alloc).heapBuffer(first, first);
+    addPiece(first);
+  }
+
+  /** A new last piece of {@code cap} bytes for the message being read (see A long message). */
+  private void addPiece(int cap) {
+    piece = (length > LONG ? longAlloc : alloc).heapBuffer(cap, cap);
     pieces.add(piece);
   }
 
@@ -318,9 +323,7 @@ public final class MessageDeframer {
   private void write(ByteBuf src, int index, int n) {
     while (n > 0) {
       if (!piece.isWritable()) {
-        int cap = Math.min(length - written, Math.max(CHUNK, written >>> 2));
-        piece = (length > LONG ? longAlloc : alloc).heapBuffer(cap, cap);
-        pieces.add(piece);
+        addPiece(Math.min(length - written, Math.max(CHUNK, written >>> 2)));
       }
       int k = Math.min(n, piece.writableBytes());
       piece.writeBytes(src, index, k);
