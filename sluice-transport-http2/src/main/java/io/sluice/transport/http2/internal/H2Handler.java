@@ -5,6 +5,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
+import io.netty.handler.codec.http2.DefaultHttp2ConnectionDecoder;
+import io.netty.handler.codec.http2.DefaultHttp2FrameReader;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -301,7 +304,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
     AnswerBlocks blocks = new AnswerBlocks(new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS));
-    H2Handler h = new Builder(blocks).connection(connection).settings(settings, server).build();
+    H2Handler h = new Builder(blocks, settings).connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
@@ -315,11 +318,22 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return h;
   }
 
+  /**
+   * netty's builder, used twice: the first pass makes the connection's encoder with netty's bounds
+   * (queued control frames, resets sent) and a decoder whose header blocks netty's HPACK decoder
+   * reads, which no public option replaces; {@link #build(Http2ConnectionDecoder,
+   * Http2ConnectionEncoder, Http2Settings)} sets that decoder aside for one like it whose header
+   * blocks go through {@link RepeatedHeaderBlocks}, and the second pass ({@link Codec}) wraps it as
+   * the first wrapped its own (consecutive empty DATA frames) and makes the handler.
+   */
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
     private final AnswerBlocks blocks;
+    private final long maxHeaderListSize;
 
-    Builder(AnswerBlocks blocks) {
+    Builder(AnswerBlocks blocks, Http2Settings settings) {
       this.blocks = blocks;
+      Long max = settings.maxHeaderListSize();
+      this.maxHeaderListSize = max == null ? Http2CodecUtil.DEFAULT_HEADER_LIST_SIZE : max;
       // The frames written, as they go out: see AnswerWatch.
       frameLogger(new AnswerWatch(blocks));
     }
@@ -351,6 +365,44 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     @Override
     protected H2Handler build() {
       return super.build();
+    }
+
+    @Override
+    protected H2Handler build(
+        Http2ConnectionDecoder unused, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
+      // As netty's builder makes its decoder, but for the header blocks' decoder; no inbound frame
+      // logger (AnswerWatch looks at written frames only).
+      DefaultHttp2FrameReader reader =
+          new DefaultHttp2FrameReader(
+              new RepeatedHeaderBlocks(new DefaultHttp2HeadersDecoder(isValidateHeaders(), maxHeaderListSize, -1)),
+              decoderEnforceMaxSmallContinuationFrames());
+      Http2ConnectionDecoder decoder =
+          new DefaultHttp2ConnectionDecoder(
+              encoder.connection(), encoder, reader, promisedRequestVerifier(), isAutoAckSettingsFrame(),
+              isAutoAckPingFrame(), isValidateHeaders(), isValidateRequiredPseudoHeaders());
+      return new Codec(blocks)
+          .make(decoder, encoder, initialSettings, decoderEnforceMaxConsecutiveEmptyDataFrames(),
+              gracefulShutdownTimeoutMillis());
+    }
+  }
+
+  /** The second pass of {@link Builder}: the handler from the decoder and encoder it was given. */
+  private static final class Codec extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Codec> {
+    private final AnswerBlocks blocks;
+
+    Codec(AnswerBlocks blocks) {
+      this.blocks = blocks;
+    }
+
+    H2Handler make(
+        Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings,
+        int maxConsecutiveEmptyDataFrames, long gracefulShutdownTimeoutMillis) {
+      decoderEnforceMaxConsecutiveEmptyDataFrames(maxConsecutiveEmptyDataFrames);
+      decoderEnforceMaxRstFramesPerWindow(0, 0); // as Builder.settings: see there
+      initialSettings(settings);
+      gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis);
+      codec(decoder, encoder);
+      return build();
     }
 
     @Override
