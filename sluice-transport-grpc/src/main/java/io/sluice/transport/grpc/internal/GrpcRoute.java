@@ -23,7 +23,6 @@ import io.sluice.transport.http2.internal.ServerStreams;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import io.sluice.transport.http2.internal.ReadBudget;
 
 /**
  * Starts the gRPC calls of a server's HTTP/2 connections: checks each request's headers and hands
@@ -166,7 +165,7 @@ public final class GrpcRoute implements H2Handler.Router, ServerStreams.Route {
             : GrpcEncoding.IDENTITY;
     MessageDeframer deframer =
         new MessageDeframer(
-            handler.ctx().alloc(), maxInboundMessageSize, encoding, ReadBudget.of(handler.ctx().channel(), maxInboundMessageSize));
+            handler.ctx().alloc(), maxInboundMessageSize, encoding, handler.readBudget(maxInboundMessageSize));
     return new GrpcServerCall<>(
         handler, stream, def, md, timeoutNanos, deframer, responseEncoding, observer, startNanos);
   }

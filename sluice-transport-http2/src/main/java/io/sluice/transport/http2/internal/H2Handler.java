@@ -192,6 +192,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Server: the first client stream opened in the current read (ids grow), or MAX_VALUE. */
   private int firstOpenedThisRead = Integer.MAX_VALUE;
 
+  /** The connection's read budget once a call asked for it ({@link #readBudget}). */
+  private ReadBudget readBudget;
+
   private H2Handler(
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
@@ -515,6 +518,21 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   public ChannelHandlerContext ctx() {
     return ctx;
+  }
+
+  /**
+   * The connection's {@link ReadBudget} ({@link ReadBudget#of}), kept here after the first call
+   * asked for it (the channel attribute is the same object): no attribute lookup per call.
+   */
+  public ReadBudget readBudget(int maxMessageSize) {
+    ReadBudget b = readBudget;
+    if (b == null) {
+      b = ReadBudget.of(ctx.channel(), maxMessageSize);
+      readBudget = b;
+    } else {
+      b.widen(maxMessageSize);
+    }
+    return b;
   }
 
   /** Gives {@code stream} its sink (a client's own streams, when it opens them). */

@@ -54,11 +54,18 @@ public final class ReadBudget {
     if (b == null) {
       b = forMessageLimit(maxMessageSize);
       a.set(b);
-    } else if (b.max < maxFor(maxMessageSize)) {
-      // A protocol with larger messages joins the connection: the budget holds two of them too.
-      b.max = maxFor(maxMessageSize);
+    } else {
+      b.widen(maxMessageSize);
     }
     return b;
+  }
+
+  /** A protocol with larger messages joins the connection: the budget holds two of them too. */
+  void widen(int maxMessageSize) {
+    long m = maxFor(maxMessageSize);
+    if (max < m) {
+      max = m;
+    }
   }
 
   /** Reserves {@code n} bytes; false (nothing reserved) when that would exceed the budget. */
