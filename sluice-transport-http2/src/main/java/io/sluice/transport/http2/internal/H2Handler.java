@@ -192,6 +192,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Server: the first client stream opened in the current read (ids grow), or MAX_VALUE. */
   private int firstOpenedThisRead = Integer.MAX_VALUE;
 
+  /**
+   * The encoder's connection, which never changes: netty's {@link #connection()} asks the encoder,
+   * through each of its decorators, every time.
+   */
+  private final Http2Connection connection;
   /** The connection's read budget once a call asked for it ({@link #readBudget}). */
   private ReadBudget readBudget;
 
@@ -206,6 +211,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
             settings.maxFrameSize() == null ? Http2CodecUtil.DEFAULT_MAX_FRAME_SIZE : settings.maxFrameSize()),
         encoder,
         settings);
+    this.connection = encoder.connection();
     this.answerBlocks = answerBlocks;
     this.controlFrames = answerBlocks.budget;
     decoder.frameListener(this);
@@ -518,6 +524,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   public ChannelHandlerContext ctx() {
     return ctx;
+  }
+
+  @Override
+  public Http2Connection connection() {
+    Http2Connection c = connection;
+    return c != null ? c : super.connection(); // null only while netty's constructor runs
   }
 
   /**
