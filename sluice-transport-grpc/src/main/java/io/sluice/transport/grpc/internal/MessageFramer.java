@@ -3,6 +3,8 @@ package io.sluice.transport.grpc.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
 import io.sluice.rpc.Status;
@@ -13,7 +15,7 @@ import java.io.IOException;
  * Frames one message for the gRPC wire: a 5-byte prefix (a compressed flag, then the length as a
  * big-endian u32) and the message, compressed when an encoding other than identity is given.
  *
- * <p>Stateless: safe from any thread. <b>Buffers.</b> {@link #frame} takes ownership of its
+ * <p>Safe from any thread (a netty thread keeps a 2 KiB scratch array). <b>Buffers.</b> {@link #frame} takes ownership of its
  * message (released, also on failure) and returns a buffer the caller owns, as {@link #encode}
  * does.
  */
@@ -25,6 +27,21 @@ public final class MessageFramer {
 
   /** Messages up to this many bytes are copied behind their prefix rather than composed with it. */
   private static final int COPY_BELOW = 1024;
+
+  /**
+   * Messages up to this many bytes bound for a direct buffer are encoded into a scratch array of
+   * the event loop's thread first ({@link #encodeInto}); only on netty's threads, so that no other
+   * thread (a virtual thread per call) keeps one.
+   */
+  static final int SCRATCH = 2048;
+
+  private static final FastThreadLocal<byte[]> SCRATCH_BYTES =
+      new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+          return new byte[SCRATCH];
+        }
+      };
 
   /**
    * {@code message} encoded uncompressed straight behind its prefix in one new buffer of the exact
@@ -47,6 +64,17 @@ public final class MessageFramer {
     try {
       out.writeByte(0).writeInt(size);
       int at = out.writerIndex();
+      if (!out.hasArray() && size <= SCRATCH && FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
+        // A small message into a direct buffer: protobuf's encoder over a ByteBuffer costs more to
+        // set up than such a message costs to write, and writes it a byte at a time through the
+        // ByteBuffer's checks; its array encoder into the event loop's scratch, then one copy.
+        byte[] scratch = SCRATCH_BYTES.get();
+        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, 0, size);
+        message.writeTo(cos);
+        cos.checkNoSpaceLeft();
+        out.writeBytes(scratch, 0, size);
+        return;
+      }
       CodedOutputStream cos =
           out.hasArray()
               ? CodedOutputStream.newInstance(out.array(), out.arrayOffset() + at, size)

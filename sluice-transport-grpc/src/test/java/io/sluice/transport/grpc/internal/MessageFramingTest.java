@@ -58,6 +58,51 @@ class MessageFramingTest {
     assertThat(bigWire[3] & 0xFF).isEqualTo(100_000 >> 8 & 0xFF);
   }
 
+  /**
+   * On a netty thread into a direct buffer, messages up to the scratch size go through the scratch
+   * array: the bytes are protobuf's, around the boundary too, and a wrong size leaves the buffer
+   * as it was.
+   */
+  @Test
+  void encodesIntoADirectBufferOnANettyThreadAsElsewhere() throws Exception {
+    List<Throwable> failures = new ArrayList<>();
+    Thread t =
+        new io.netty.util.concurrent.FastThreadLocalThread(
+            () -> {
+              try {
+                assertThat(io.netty.util.concurrent.FastThreadLocalThread.currentThreadHasFastThreadLocal()).isTrue();
+                for (int n : new int[] {0, 1, 127, MessageFramer.SCRATCH - 3, MessageFramer.SCRATCH - 2, MessageFramer.SCRATCH + 10}) {
+                  com.google.protobuf.BytesValue m =
+                      com.google.protobuf.BytesValue.of(com.google.protobuf.ByteString.copyFrom(bytes(n, n)));
+                  int size = m.getSerializedSize();
+                  ByteBuf out = ALLOC.directBuffer(64, 8192);
+                  try {
+                    out.writeByte(42);
+                    out.ensureWritable(2 * (MessageFramer.PREFIX + size) + 1); // the caller's part
+                    MessageFramer.encodeInto(out, m, size);
+                    byte[] expected = new byte[1 + MessageFramer.PREFIX + size];
+                    expected[0] = 42;
+                    expected[4] = (byte) (size >> 8);
+                    expected[5] = (byte) size;
+                    System.arraycopy(m.toByteArray(), 0, expected, 1 + MessageFramer.PREFIX, size);
+                    assertThat(ByteBufUtil.getBytes(out)).as("size %d", size).isEqualTo(expected);
+                    int before = out.writerIndex();
+                    assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size - 1))).isEqualTo(Status.Code.INTERNAL);
+                    assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size + 1))).isEqualTo(Status.Code.INTERNAL);
+                    assertThat(out.writerIndex()).isEqualTo(before);
+                  } finally {
+                    out.release();
+                  }
+                }
+              } catch (Throwable e) {
+                failures.add(e);
+              }
+            });
+    t.start();
+    t.join();
+    assertThat(failures).isEmpty();
+  }
+
   @Test
   void encodesWithRoomAroundTheMessage() {
     com.google.protobuf.StringValue m = com.google.protobuf.StringValue.of("hello");
