@@ -313,7 +313,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     connection.remote().flowController(
         new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
     AnswerBlocks blocks = new AnswerBlocks(new ControlFrameBudget(MAX_CONTROL_FRAMES, CONTROL_FLOOD_WINDOW_NANOS));
-    H2Handler h = new Builder(blocks, settings).connection(connection).settings(settings, server).build();
+    H2Handler h = new Builder(blocks).connection(connection).settings(settings, server).build();
     h.router = router;
     if (server) {
       h.refuseAbove = limits.maxConcurrentStreams();
@@ -335,14 +335,14 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    * blocks go through {@link RepeatedHeaderBlocks}, and the second pass ({@link Codec}) wraps it as
    * the first wrapped its own (consecutive empty DATA frames) and makes the handler.
    */
+  /** netty's bound on resets received, off in both passes of {@link Builder} (see its settings). */
+  private static final int RESETS_RECEIVED_BOUND = 0;
+
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
     private final AnswerBlocks blocks;
-    private final long maxHeaderListSize;
 
-    Builder(AnswerBlocks blocks, Http2Settings settings) {
+    Builder(AnswerBlocks blocks) {
       this.blocks = blocks;
-      Long max = settings.maxHeaderListSize();
-      this.maxHeaderListSize = max == null ? Http2CodecUtil.DEFAULT_HEADER_LIST_SIZE : max;
       // The frames written, as they go out: see AnswerWatch.
       frameLogger(new AnswerWatch(blocks));
     }
@@ -353,7 +353,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       gracefulShutdownTimeoutMillis(0);
       // Rapid reset (CVE-2023-44487): netty counts every RST_STREAM received, cancels of answered
       // streams too; a server counts early resets itself instead (onRstStreamRead).
-      decoderEnforceMaxRstFramesPerWindow(0, 0);
+      decoderEnforceMaxRstFramesPerWindow(RESETS_RECEIVED_BOUND, RESETS_RECEIVED_BOUND);
       // MadeYouReset (CVE-2025-55163): resets a client makes a server send, on servers.
       encoderEnforceMaxRstFramesPerWindow(server ? 200 : 0, server ? 30 : 0);
       // The peer's SETTINGS are acknowledged in onSettingsRead, after the router answered the
@@ -381,9 +381,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         Http2ConnectionDecoder unused, Http2ConnectionEncoder encoder, Http2Settings initialSettings) {
       // As netty's builder makes its decoder, but for the header blocks' decoder; no inbound frame
       // logger (AnswerWatch looks at written frames only).
+      Long max = initialSettings.maxHeaderListSize();
+      long maxHeaderListSize = max == null ? Http2CodecUtil.DEFAULT_HEADER_LIST_SIZE : max;
       DefaultHttp2FrameReader reader =
           new DefaultHttp2FrameReader(
-              new RepeatedHeaderBlocks(new DefaultHttp2HeadersDecoder(isValidateHeaders(), maxHeaderListSize, -1)),
+              new RepeatedHeaderBlocks(
+                  new DefaultHttp2HeadersDecoder(isValidateHeaders(), maxHeaderListSize, -1), isValidateHeaders()),
               decoderEnforceMaxSmallContinuationFrames());
       Http2ConnectionDecoder decoder =
           new DefaultHttp2ConnectionDecoder(
@@ -407,7 +410,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings,
         int maxConsecutiveEmptyDataFrames, long gracefulShutdownTimeoutMillis) {
       decoderEnforceMaxConsecutiveEmptyDataFrames(maxConsecutiveEmptyDataFrames);
-      decoderEnforceMaxRstFramesPerWindow(0, 0); // as Builder.settings: see there
+      decoderEnforceMaxRstFramesPerWindow(RESETS_RECEIVED_BOUND, RESETS_RECEIVED_BOUND); // see Builder.settings
       initialSettings(settings);
       gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis);
       codec(decoder, encoder);

@@ -39,6 +39,8 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
 
   private final Http2HeadersDecoder decoder;
   private final Http2HeadersDecoder.Configuration config;
+  /** Whether {@code decoder} validates header names (its headers then carry netty's validator). */
+  private final boolean validate;
   /** The remembered blocks' bytes (null until one is); {@code lengths[i] == 0}: slot i is free. */
   private byte[][] blocks;
   private int[] lengths;
@@ -53,9 +55,11 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
   /** The value of the integer the scan read last. */
   private int scannedValue;
 
-  RepeatedHeaderBlocks(Http2HeadersDecoder decoder) {
+  /** Over {@code decoder}, which validates header names if {@code validate}. */
+  RepeatedHeaderBlocks(Http2HeadersDecoder decoder, boolean validate) {
     this.decoder = decoder;
     this.config = decoder.configuration();
+    this.validate = validate;
   }
 
   @Override
@@ -68,7 +72,7 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
       if (slot >= 0 && decoded[slot] != null) {
         block.skipBytes(length);
         hits++;
-        return copy(decoded[slot]);
+        return copy(decoded[slot], validate);
       }
     }
     // A block too long to remember is scanned only if there is something to forget.
@@ -88,7 +92,7 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
     if (keep) {
       if (slot >= 0) {
         if (headers.size() <= MAX_FIELDS) {
-          decoded[slot] = copy(headers); // before anyone sees (and might change) the original
+          decoded[slot] = copy(headers, validate); // before anyone sees (and might change) the original
         }
       } else {
         remember(block, start, length);
@@ -148,11 +152,12 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
   }
 
   /**
-   * A copy with netty's decoder's validation settings, which makes the copy a plain walk over the
-   * entries (netty re-checks nothing when both sides validate alike).
+   * A copy with netty's decoder's validation settings (names as {@code validate} says, values not
+   * checked), which makes the copy a plain walk over the entries: netty re-checks nothing when both
+   * sides validate alike.
    */
-  private static Http2Headers copy(Http2Headers headers) {
-    Http2Headers c = new DefaultHttp2Headers(true, false, headers.size());
+  private static Http2Headers copy(Http2Headers headers, boolean validate) {
+    Http2Headers c = new DefaultHttp2Headers(validate, false, headers.size());
     c.add(headers);
     return c;
   }

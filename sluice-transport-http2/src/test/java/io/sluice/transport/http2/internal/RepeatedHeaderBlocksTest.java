@@ -25,7 +25,7 @@ class RepeatedHeaderBlocksTest {
 
   @Test
   void aRepeatedBlockIsAnsweredWithoutDecodingAndEachAnswerIsItsOwnCopy() throws Exception {
-    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty());
+    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty(), true);
     byte[] block = h2loadLikeRequest("/grpc.testing.BenchmarkService/UnaryCall");
     Http2Headers first = decode(blocks, block);
     Http2Headers second = decode(blocks, block);
@@ -43,7 +43,7 @@ class RepeatedHeaderBlocksTest {
 
   @Test
   void aBlockThatIndexesAFieldIsNeverAnsweredFromMemory() throws Exception {
-    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty());
+    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty(), true);
     Block b = new Block();
     b.literal(0x40, 6, 0, "x-a", "1"); // with incremental indexing: each decode adds an entry
     for (int i = 0; i < 5; i++) {
@@ -54,7 +54,7 @@ class RepeatedHeaderBlocksTest {
 
   @Test
   void aBlockThatChangesTheTableMakesEveryRememberedOneDecodeAgain() throws Exception {
-    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty());
+    RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty(), true);
     Block indexing = new Block();
     indexing.literal(0x40, 6, 0, "x-a", "first"); // entry 62
     decode(blocks, indexing.bytes());
@@ -86,7 +86,7 @@ class RepeatedHeaderBlocksTest {
         new DefaultHttp2HeadersEncoder(
             (name, value) -> name.toString().startsWith("x-secret"), false, 16, 0);
     Http2HeadersDecoder plain = netty();
-    RepeatedHeaderBlocks remembering = new RepeatedHeaderBlocks(netty());
+    RepeatedHeaderBlocks remembering = new RepeatedHeaderBlocks(netty(), true);
     List<Http2Headers> sets = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       sets.add(randomHeaders(random, i));
