@@ -43,22 +43,23 @@ import java.util.concurrent.atomic.AtomicReference;
  * encoded on the calling thread first); made on the loop with nothing waiting, they are written at
  * once (small streamed responses: gathered for the flush, see Buffers). So a close on the loop
  * never overtakes a response another thread sent before it, and headers sent before a close are
- * never dropped by it. An atomic flag makes the call end once: the
- * handler's close, the peer's reset, the deadline, or an error, whichever comes first; what the
- * handler sent before its close still goes out first.
+ * never dropped by it. An atomic flag makes the call end once: the handler's close, the peer's
+ * reset, the deadline, or an error, whichever comes first; what the handler sent before its close
+ * still goes out first.
  *
  * <p><b>Buffers.</b> The deframer holds inbound bytes until they are parsed or the call ends;
  * each response is encoded into a new buffer that the HTTP/2 encoder then owns (uncompressed:
  * straight behind its prefix, {@link MessageFramer#encode}), but small streamed ones (below). The
- * response of a unary method, uncompressed, is encoded with room for its DATA frame header and waits here for the call's end:
- * an OK end then writes headers, message and trailers in one go past netty's connection encoder
- * ({@link H2Answers#writeWhole}); any other end, or a stream that cannot take it so, the three
- * through the encoder as before. (Not a client-streaming method's: its caller may wait for the
- * response before it ends its stream.) Streamed responses of up to {@value #GATHER_AT_MOST} bytes
- * made on the loop with no write waiting are encoded one behind another into one buffer of the
- * call (as long as the first at first, up to 8 KiB) and written as one DATA write when the
- * connection flushes ({@link H2Handler#writeBeforeFlush}), or sooner when the buffer is full, before a larger response, and
- * before the trailers: one write, promise and flow-controller entry for many messages.
+ * response of a unary method, uncompressed, is encoded with room for its DATA frame header and
+ * waits here for the call's end: an OK end then writes headers, message and trailers in one go
+ * past netty's connection encoder ({@link H2Answers#writeWhole}); any other end, or a stream that
+ * cannot take it so, the three through the encoder as before. (Not a client-streaming method's:
+ * its caller may wait for the response before it ends its stream.) Streamed responses of up to
+ * {@value #GATHER_AT_MOST} bytes made on the loop with no write waiting are encoded one behind
+ * another into one buffer of the call (as long as the first at first, up to 8 KiB) and written as
+ * one DATA write when the connection flushes ({@link H2Handler#writeBeforeFlush}), or sooner when
+ * the buffer is full, before a larger response, and before the trailers: one write, promise and
+ * flow-controller entry for many messages.
  *
  * <p>What it shares with the gRPC-Web call (the {@link ServerCall} plumbing, starting the handler,
  * the deadline, counting responses, the end status) is {@link AbstractServerCall}'s.

@@ -15,9 +15,9 @@ import java.io.IOException;
  * Frames one message for the gRPC wire: a 5-byte prefix (a compressed flag, then the length as a
  * big-endian u32) and the message, compressed when an encoding other than identity is given.
  *
- * <p>Safe from any thread (a netty thread keeps a 2 KiB scratch array). <b>Buffers.</b> {@link #frame} takes ownership of its
- * message (released, also on failure) and returns a buffer the caller owns, as {@link #encode}
- * does.
+ * <p>Safe from any thread (a netty thread keeps a 2 KiB scratch array). <b>Buffers.</b> {@link
+ * #frame} takes ownership of its message (released, also on failure) and returns a buffer the
+ * caller owns, as {@link #encode} does.
  */
 public final class MessageFramer {
   private MessageFramer() {}

@@ -327,6 +327,9 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return h;
   }
 
+  /** netty's bound on resets received, off in both passes of {@link Builder} (see its settings). */
+  private static final int RESETS_RECEIVED_BOUND = 0;
+
   /**
    * netty's builder, used twice: the first pass makes the connection's encoder with netty's bounds
    * (queued control frames, resets sent) and a decoder whose header blocks netty's HPACK decoder
@@ -335,9 +338,6 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    * blocks go through {@link RepeatedHeaderBlocks}, and the second pass ({@link Codec}) wraps it as
    * the first wrapped its own (consecutive empty DATA frames) and makes the handler.
    */
-  /** netty's bound on resets received, off in both passes of {@link Builder} (see its settings). */
-  private static final int RESETS_RECEIVED_BOUND = 0;
-
   private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Handler, Builder> {
     private final AnswerBlocks blocks;
 
