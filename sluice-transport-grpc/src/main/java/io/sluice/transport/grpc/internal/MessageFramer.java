@@ -29,9 +29,9 @@ public final class MessageFramer {
   private static final int COPY_BELOW = 1024;
 
   /**
-   * Messages up to this many bytes bound for a direct buffer are encoded into a scratch array of
-   * the event loop's thread first ({@link #encodeInto}); only on netty's threads, so that no other
-   * thread (a virtual thread per call) keeps one.
+   * Messages up to this many bytes bound for a direct buffer are encoded, behind their prefix, into
+   * a scratch array of the event loop's thread first ({@link #encodeInto}); only on netty's threads,
+   * so that no other thread (a virtual thread per call) keeps one.
    */
   static final int SCRATCH = 2048;
 
@@ -39,7 +39,7 @@ public final class MessageFramer {
       new FastThreadLocal<>() {
         @Override
         protected byte[] initialValue() {
-          return new byte[SCRATCH];
+          return new byte[PREFIX + SCRATCH];
         }
       };
 
@@ -62,31 +62,49 @@ public final class MessageFramer {
   public static void encodeInto(ByteBuf out, MessageLite message, int size) {
     int start = out.writerIndex();
     try {
-      out.writeByte(0).writeInt(size);
-      int at = out.writerIndex();
-      if (!out.hasArray() && size <= SCRATCH && FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
-        // A small message into a direct buffer: protobuf's encoder over a ByteBuffer costs more to
-        // set up than such a message costs to write, and writes it a byte at a time through the
-        // ByteBuffer's checks; its array encoder into the event loop's scratch, then one copy.
-        byte[] scratch = SCRATCH_BYTES.get();
-        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, 0, size);
+      out.ensureWritable(PREFIX + size);
+      if (out.hasArray()) {
+        // Prefix and message straight into the array: one bounds check for both.
+        byte[] a = out.array();
+        int at = out.arrayOffset() + start;
+        putPrefix(a, at, size);
+        CodedOutputStream cos = CodedOutputStream.newInstance(a, at + PREFIX, size);
         message.writeTo(cos);
         cos.checkNoSpaceLeft();
-        out.writeBytes(scratch, 0, size);
+        out.writerIndex(start + PREFIX + size);
         return;
       }
-      CodedOutputStream cos =
-          out.hasArray()
-              ? CodedOutputStream.newInstance(out.array(), out.arrayOffset() + at, size)
-              : CodedOutputStream.newInstance(out.nioBuffer(at, size));
+      if (size <= SCRATCH && FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
+        // A small message into a direct buffer: protobuf's encoder over a ByteBuffer costs more to
+        // set up than such a message costs to write, and writes it a byte at a time through the
+        // ByteBuffer's checks; prefix and message into the event loop's scratch array, then one copy.
+        byte[] scratch = SCRATCH_BYTES.get();
+        putPrefix(scratch, 0, size);
+        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, PREFIX, size);
+        message.writeTo(cos);
+        cos.checkNoSpaceLeft();
+        out.writeBytes(scratch, 0, PREFIX + size);
+        return;
+      }
+      out.writeByte(0).writeInt(size);
+      CodedOutputStream cos = CodedOutputStream.newInstance(out.nioBuffer(start + PREFIX, size));
       message.writeTo(cos);
       cos.flush();
       cos.checkNoSpaceLeft();
-      out.writerIndex(at + size);
+      out.writerIndex(start + PREFIX + size);
     } catch (IOException | RuntimeException e) {
       out.writerIndex(start);
       throw new StatusException(Status.of(Status.Code.INTERNAL, "cannot encode the response: " + e));
     }
+  }
+
+  /** An uncompressed message's prefix for {@code size} bytes at {@code a[at]}. */
+  private static void putPrefix(byte[] a, int at, int size) {
+    a[at] = 0;
+    a[at + 1] = (byte) (size >>> 24);
+    a[at + 2] = (byte) (size >>> 16);
+    a[at + 3] = (byte) (size >>> 8);
+    a[at + 4] = (byte) size;
   }
 
   /**

@@ -59,47 +59,62 @@ class MessageFramingTest {
   }
 
   /**
-   * On a netty thread into a direct buffer, messages up to the scratch size go through the scratch
-   * array: the bytes are protobuf's, around the boundary too, and a wrong size leaves the buffer
-   * as it was.
+   * Into direct buffers, heap buffers and a heap buffer's slice (its array at an offset), on a
+   * netty thread (small messages into a direct buffer go through the scratch array there) and on
+   * an ordinary one: the bytes are protobuf's behind a big-endian prefix, around the scratch
+   * boundary and past 64 KiB too, and a wrong size leaves the buffer as it was.
    */
   @Test
-  void encodesIntoADirectBufferOnANettyThreadAsElsewhere() throws Exception {
+  void encodesIntoEveryKindOfBufferOnEveryThreadAlike() throws Exception {
     List<Throwable> failures = new ArrayList<>();
-    Thread t =
+    Runnable check =
+        () -> {
+          try {
+            for (int n : new int[] {0, 1, 127, MessageFramer.SCRATCH - 3, MessageFramer.SCRATCH - 2, MessageFramer.SCRATCH + 10, 70_000}) {
+              com.google.protobuf.BytesValue m =
+                  com.google.protobuf.BytesValue.of(com.google.protobuf.ByteString.copyFrom(bytes(n, n)));
+              int size = m.getSerializedSize();
+              byte[] expected = new byte[1 + MessageFramer.PREFIX + size];
+              expected[0] = 42;
+              expected[2] = (byte) (size >> 24);
+              expected[3] = (byte) (size >> 16);
+              expected[4] = (byte) (size >> 8);
+              expected[5] = (byte) size;
+              System.arraycopy(m.toByteArray(), 0, expected, 1 + MessageFramer.PREFIX, size);
+              ByteBuf heap = ALLOC.heapBuffer(256 * 1024);
+              ByteBuf[] outs = {
+                ALLOC.directBuffer(64, 256 * 1024), ALLOC.heapBuffer(64, 256 * 1024), heap.writerIndex(17).slice(17, 200 * 1024)
+              };
+              for (ByteBuf out : outs) {
+                try (AutoCloseable done = () -> (out == outs[2] ? heap : out).release()) {
+                  out.writerIndex(0).writeByte(42);
+                  out.ensureWritable(2 * (MessageFramer.PREFIX + size) + 1); // the caller's part
+                  MessageFramer.encodeInto(out, m, size);
+                  assertThat(ByteBufUtil.getBytes(out)).as("size %d into %s", size, out).isEqualTo(expected);
+                  int before = out.writerIndex();
+                  assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size - 1))).isEqualTo(Status.Code.INTERNAL);
+                  assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size + 1))).isEqualTo(Status.Code.INTERNAL);
+                  assertThat(out.writerIndex()).isEqualTo(before);
+                }
+              }
+            }
+          } catch (Throwable e) {
+            failures.add(e);
+          }
+        };
+    Thread netty =
         new io.netty.util.concurrent.FastThreadLocalThread(
             () -> {
-              try {
-                assertThat(io.netty.util.concurrent.FastThreadLocalThread.currentThreadHasFastThreadLocal()).isTrue();
-                for (int n : new int[] {0, 1, 127, MessageFramer.SCRATCH - 3, MessageFramer.SCRATCH - 2, MessageFramer.SCRATCH + 10}) {
-                  com.google.protobuf.BytesValue m =
-                      com.google.protobuf.BytesValue.of(com.google.protobuf.ByteString.copyFrom(bytes(n, n)));
-                  int size = m.getSerializedSize();
-                  ByteBuf out = ALLOC.directBuffer(64, 8192);
-                  try {
-                    out.writeByte(42);
-                    out.ensureWritable(2 * (MessageFramer.PREFIX + size) + 1); // the caller's part
-                    MessageFramer.encodeInto(out, m, size);
-                    byte[] expected = new byte[1 + MessageFramer.PREFIX + size];
-                    expected[0] = 42;
-                    expected[4] = (byte) (size >> 8);
-                    expected[5] = (byte) size;
-                    System.arraycopy(m.toByteArray(), 0, expected, 1 + MessageFramer.PREFIX, size);
-                    assertThat(ByteBufUtil.getBytes(out)).as("size %d", size).isEqualTo(expected);
-                    int before = out.writerIndex();
-                    assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size - 1))).isEqualTo(Status.Code.INTERNAL);
-                    assertThat(codeOf(() -> MessageFramer.encodeInto(out, m, size + 1))).isEqualTo(Status.Code.INTERNAL);
-                    assertThat(out.writerIndex()).isEqualTo(before);
-                  } finally {
-                    out.release();
-                  }
-                }
-              } catch (Throwable e) {
-                failures.add(e);
+              if (!io.netty.util.concurrent.FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
+                failures.add(new AssertionError("not a netty thread"));
               }
+              check.run();
             });
-    t.start();
-    t.join();
+    netty.start();
+    netty.join();
+    Thread plain = new Thread(check);
+    plain.start();
+    plain.join();
     assertThat(failures).isEmpty();
   }
 

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Flags;
 import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2LocalFlowController;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.UniformStreamByteDistributor;
@@ -555,13 +556,22 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     stream.setProperty(sinkKey, sink);
   }
 
+  /**
+   * The receive side's flow controller: the one the decoder's {@code flowController()} returns,
+   * asked of the connection directly (the decoder asks it through each of its decorators, a cost
+   * paid per message when a call gives bytes back).
+   */
+  private Http2LocalFlowController localFlow() {
+    return connection().local().flowController();
+  }
+
   /** Returns {@code n} consumed bytes of {@code stream} to the flow controllers (window updates). */
   public void consume(Http2Stream stream, int n) {
     if (n <= 0) {
       return;
     }
     try {
-      decoder().flowController().consumeBytes(stream, n);
+      localFlow().consumeBytes(stream, n);
     } catch (Http2Exception e) {
       onError(ctx, false, e);
     }
@@ -570,7 +580,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   /** Opens {@code stream}'s receive window by {@code delta} bytes (a WINDOW_UPDATE). */
   public void growWindow(Http2Stream stream, int delta) {
     try {
-      decoder().flowController().incrementWindowSize(stream, delta);
+      localFlow().incrementWindowSize(stream, delta);
     } catch (Http2Exception e) {
       onError(ctx, true, e);
     }
@@ -645,7 +655,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       return;
     }
     dropped[0] = (int) Math.min(Integer.MAX_VALUE, (long) dropped[0] + bytes);
-    if (dropped[0] > decoder().flowController().initialWindowSize()
+    if (dropped[0] > localFlow().initialWindowSize()
         && stream.state() == Http2Stream.State.HALF_CLOSED_LOCAL) {
       resetStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.newPromise());
     }
@@ -670,7 +680,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       int delta = connectionWindowIncrement;
       connectionWindowIncrement = 0;
       try {
-        decoder().flowController().incrementWindowSize(connection().connectionStream(), delta);
+        localFlow().incrementWindowSize(connection().connectionStream(), delta);
       } catch (Http2Exception e) {
         onError(ctx, true, e);
       }
