@@ -56,8 +56,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * cannot take it so, the three through the encoder as before. (Not a client-streaming method's:
  * its caller may wait for the response before it ends its stream.) Streamed responses of up to
  * {@value #GATHER_AT_MOST} bytes made on the loop with no write waiting are encoded one behind
- * another into one heap buffer of the call (as long as the first at first, up to 8 KiB; protobuf
- * writes into its array, and the transport copies it to direct memory once) and written as
+ * another into one buffer of the call (as long as the first at first, up to 8 KiB) and written as
  * one DATA write when the connection flushes ({@link H2Handler#writeBeforeFlush}), or sooner when
  * the buffer is full, before a larger response, and before the trailers: one write, promise and
  * flow-controller entry for many messages.
@@ -369,7 +368,7 @@ final class GrpcServerCall<Req extends MessageLite, Resp extends MessageLite>
     }
     if (gathered == null) {
       // As long as this response (one a turn holds no more than it did alone), grown as more come.
-      gathered = handler.ctx().alloc().heapBuffer(bytes, GATHERED_CAPACITY);
+      gathered = handler.ctx().alloc().buffer(bytes, GATHERED_CAPACITY);
       handler.writeBeforeFlush(writeGathered);
     }
     try {

@@ -94,36 +94,16 @@ public final class H2Answers {
         || !data.isReadable()) {
       return false;
     }
-    Http2Connection connection = h.connection();
-    if (connection.goAwaySent() || connection.goAwayReceived()) {
-      return false;
-    }
-    Http2ConnectionEncoder encoder = h.encoder();
     AnswerBlocks blocks = h.answerBlocks();
-    Http2HeadersEncoder.Configuration hpack = encoder.configuration().headersConfiguration();
-    long tableSize = hpack.maxHeaderTableSize();
+    long tableSize = tableSize(h);
     byte[] head = blocks.valid(headers, false, tableSize);
     byte[] tail = blocks.valid(trailers, true, tableSize);
-    int n = data.readableBytes();
-    long maxList = hpack.maxHeaderListSize();
-    if (n > encoder.configuration().frameSizePolicy().maxFrameSize()
-        || blocks.listSize(headers, head, false) > maxList || blocks.listSize(trailers, tail, true) > maxList) {
+    if (!fits(h, stream, data, blocks.listSize(headers, head, false), blocks.listSize(trailers, tail, true))) {
       return false;
-    }
-    Http2RemoteFlowController flow = encoder.flowController();
-    Http2Stream connectionStream = connection.connectionStream();
-    if (flow.hasFlowControlled(stream) || n > flow.windowSize(stream) || n > flow.windowSize(connectionStream)
-        || !h.ctx().channel().isWritable()) {
-      return false;
-    }
-    try {
-      flow.incrementWindowSize(stream, -n);
-      flow.incrementWindowSize(connectionStream, -n);
-    } catch (Http2Exception e) {
-      throw new IllegalStateException("a window shrunk by what it allows cannot overflow", e);
     }
     ChannelHandlerContext ctx = h.ctx();
     int id = stream.id();
+    int n = data.readableBytes();
     // Room before the message for its DATA frame header (a buffer the caller made so), or none (a
     // slice of a larger buffer, say): then the frame header goes in a buffer of its own.
     boolean room = data.readerIndex() >= FRAME_HEADER_LENGTH && !data.isReadOnly();
@@ -168,6 +148,86 @@ public final class H2Answers {
     stream.headersSent(false); // the response headers
     stream.headersSent(false); // and the trailers
     h.closeStreamLocal(stream, promise);
+    return true;
+  }
+
+  /**
+   * Writes a client's request on {@code stream}, which it opened and has written nothing on:
+   * HEADERS {@code headers} and DATA {@code data} (ending the stream when {@code endStream}), past
+   * netty's connection encoder as {@link #writeWhole} writes an answer, on the same conditions
+   * (the header block a kept one when it still holds, else through netty's frame writer; the DATA
+   * frame header and kept block from one small buffer before the message). Returns false, having
+   * done nothing and kept {@code data}, when it cannot; true when the request is written: {@code
+   * data} is then the channel's, {@code promise} completes with the write, and when {@code
+   * endStream} the stream's local side is closed. The caller flushes.
+   */
+  public static boolean writeRequest(
+      H2Handler h, Http2Stream stream, Http2Headers headers, ByteBuf data, boolean endStream, ChannelPromise promise) {
+    if (stream.state() != Http2Stream.State.OPEN || stream.isHeadersSent() || !data.isReadable()) {
+      return false;
+    }
+    AnswerBlocks blocks = h.answerBlocks();
+    byte[] head = blocks.valid(headers, false, tableSize(h));
+    if (!fits(h, stream, data, blocks.listSize(headers, head, false), 0)) {
+      return false;
+    }
+    ChannelHandlerContext ctx = h.ctx();
+    int id = stream.id();
+    int n = data.readableBytes();
+    int dataFlags = endStream ? END_STREAM : 0;
+    if (head != null) {
+      int total = 2 * FRAME_HEADER_LENGTH + head.length;
+      ByteBuf frames = ctx.alloc().buffer(total, total);
+      frameHeader(frames, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
+      frameHeader(frames, FRAME_HEADER_LENGTH + head.length, n, DATA, dataFlags, id);
+      ctx.write(frames.writerIndex(total), ctx.voidPromise());
+      blocks.budget.answered();
+    } else {
+      blocks.write(h, id, headers, false, ctx.voidPromise());
+      ByteBuf dataHeader = ctx.alloc().buffer(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH);
+      ctx.write(frameHeader(dataHeader, 0, n, DATA, dataFlags, id).writerIndex(FRAME_HEADER_LENGTH), ctx.voidPromise());
+    }
+    ctx.write(data, promise);
+    stream.headersSent(false);
+    if (endStream) {
+      h.closeStreamLocal(stream, promise);
+    }
+    return true;
+  }
+
+  private static long tableSize(H2Handler h) {
+    return h.encoder().configuration().headersConfiguration().maxHeaderTableSize();
+  }
+
+  /**
+   * Whether {@code data}, and header lists of {@code headerList} and {@code trailerList} bytes, may
+   * go out on {@code stream} now as netty's encoder would let them, with no queue between: no
+   * GOAWAY either way, the peer's frame and header list sizes, nothing queued on the stream, both
+   * windows open enough, the channel writable. When so, both windows are charged for {@code data}.
+   */
+  private static boolean fits(H2Handler h, Http2Stream stream, ByteBuf data, long headerList, long trailerList) {
+    Http2Connection connection = h.connection();
+    if (connection.goAwaySent() || connection.goAwayReceived()) {
+      return false;
+    }
+    Http2ConnectionEncoder encoder = h.encoder();
+    int n = data.readableBytes();
+    long maxList = encoder.configuration().headersConfiguration().maxHeaderListSize();
+    if (n > encoder.configuration().frameSizePolicy().maxFrameSize() || headerList > maxList || trailerList > maxList) {
+      return false;
+    }
+    Http2RemoteFlowController flow = connection.remote().flowController();
+    Http2Stream connectionStream = connection.connectionStream();
+    if (flow.hasFlowControlled(stream) || n > flow.windowSize(stream) || n > flow.windowSize(connectionStream)
+        || !h.ctx().channel().isWritable()) {
+      return false;
+    }
+    try {
+      flow.incrementWindowSize(stream, -n);
+      flow.incrementWindowSize(connectionStream, -n);
+    } catch (Http2Exception e) {
+      throw new IllegalStateException("a window shrunk by what it allows cannot overflow", e);
+    }
     return true;
   }
 

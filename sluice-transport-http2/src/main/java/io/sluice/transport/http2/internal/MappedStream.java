@@ -27,8 +27,12 @@ final class MappedStream implements H2Handler.StreamSink {
   /**
    * Server: {@code :status 200} is due before the run of DATA being cut, and not written yet: with
    * the trailers after it, the whole answer may go in one go ({@link H2Answers#writeWhole}).
+   * Client: the request's HEADERS, {@link #requestHeaders}, are due before the request frame's
+   * first DATA, and may go with it ({@link H2Answers#writeRequest}).
    */
   boolean headersPending;
+  /** Client: the request HEADERS while {@link #headersPending}. */
+  Http2Headers requestHeaders;
   /** Our half of the HTTP/2 stream is over (END_STREAM or RST_STREAM sent). */
   boolean localEnded;
   /** A request whose last fragment has not passed yet (outbound on a client, inbound on a server). */

@@ -2,6 +2,7 @@ package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.internal.frame.FrameType;
@@ -9,8 +10,8 @@ import io.sluice.internal.frame.Frames;
 
 /**
  * A mapping client's request streams: whether one may be opened now (no GOAWAY received, below
- * the server's limit of concurrent streams, stream ids left), and its HEADERS, whose path the
- * request's first frame picks. Runs on the channel's event loop.
+ * the server's limit of concurrent streams, stream ids left), opening it, and its HEADERS, whose
+ * path the request's first frame picks. Runs on the channel's event loop.
  */
 final class RequestOpener {
   private final H2Handler h2;
@@ -44,15 +45,22 @@ final class RequestOpener {
   }
 
   /**
-   * Writes the HEADERS of a new stream for the request frame {@code frame} (after a null {@link
-   * #refusal}); the stream they created, or null.
+   * Opens a new stream for the request frame {@code frame} (after a null {@link #refusal}) without
+   * writing anything: the caller writes its HEADERS, {@link #headers}, before anything else is
+   * written on the connection. The stream, or null when netty refuses it.
    */
-  Http2Stream open(int type, int flags, ByteBuf frame) {
-    int id = nextId();
+  Http2Stream open() {
+    try {
+      return h2.connection().local().createStream(nextId(), false);
+    } catch (Http2Exception e) {
+      return null;
+    }
+  }
+
+  /** The HEADERS of the request whose first frame is {@code frame}: its path the frame's pick. */
+  Http2Headers headers(int type, int flags, ByteBuf frame) {
     ByteBuf metadata = (flags & Frames.FLAG_METADATA) != 0 ? Frames.metadata(frame) : null;
-    CharSequence path = request.paths().path(type, metadata);
-    h2.encoder().writeHeaders(h2.ctx(), id, requestHeaders(type, path), 0, false, h2.newPromise());
-    return h2.connection().stream(id);
+    return requestHeaders(type, request.paths().path(type, metadata));
   }
 
   /**

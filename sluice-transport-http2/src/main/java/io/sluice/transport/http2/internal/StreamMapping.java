@@ -275,10 +275,15 @@ public final class StreamMapping implements DuplexTransport {
   private MappedStream openStream(int rsocketId, int type, int flags, ByteBuf frame) {
     String refused = opener.refusal();
     if (refused == null) {
-      Http2Stream s = opener.open(type, flags, frame);
+      Http2Headers headers = opener.headers(type, flags, frame);
+      Http2Stream s = opener.open();
       if (s != null) {
         MappedStream st = new MappedStream(this, rsocketId);
         st.h2 = s;
+        // Written with the request frame's first bytes, which the cutter hands over next, before
+        // any other stream's frame (writePiece): with them in one go when they end the stream.
+        st.requestHeaders = headers;
+        st.headersPending = true;
         st.kind = type;
         st.unbounded = type == FrameType.REQUEST_STREAM && Frames.initialRequestN(frame) == Integer.MAX_VALUE;
         h2.attach(s, st);
@@ -381,7 +386,18 @@ public final class StreamMapping implements DuplexTransport {
     }
     int n = piece.readableBytes();
     ChannelPromise written = outbound.track(n);
-    if (st.headersPending) {
+    if (st.headersPending && !server) {
+      st.headersPending = false;
+      Http2Headers headers = st.requestHeaders;
+      st.requestHeaders = null;
+      // The request's HEADERS and its first DATA past netty's connection encoder when nothing could
+      // tell the difference; else the HEADERS through the encoder first, as usual.
+      if (H2Answers.writeRequest(h2, st.h2, headers, piece, after == StreamRules.AFTER_END_STREAM, written)) {
+        outbound.checkHighWater();
+        return;
+      }
+      h2.encoder().writeHeaders(ctx, st.h2.id(), headers, 0, false, h2.newPromise());
+    } else if (st.headersPending) {
       st.headersPending = false;
       // A whole answer (headers, these frames, the OK trailers) past netty's connection encoder
       // when nothing could tell the difference; else the headers go first, as usual.
