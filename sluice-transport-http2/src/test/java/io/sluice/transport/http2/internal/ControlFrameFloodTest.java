@@ -113,22 +113,11 @@ class ControlFrameFloodTest {
 
   /** Every frame the server wrote, as {type, error code (GOAWAY only, else -1), payload length}. */
   static List<long[]> written(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    for (Object o; (o = ch.readOutbound()) != null; ) {
-      ByteBuf b = (ByteBuf) o;
-      all.writeBytes(b);
-      b.release();
-    }
     List<long[]> frames = new ArrayList<>();
-    while (all.readableBytes() >= 9) {
-      int length = all.readUnsignedMedium();
-      int type = all.readUnsignedByte();
-      all.skipBytes(5);
-      long code = type == GOAWAY ? all.getUnsignedInt(all.readerIndex() + 4) : -1;
-      all.skipBytes(length);
-      frames.add(new long[] {type, code, length});
+    for (WrittenFrames.Frame f : WrittenFrames.drain(ch)) {
+      long code = f.type() == GOAWAY ? f.payloadBuffer().getUnsignedInt(4) : -1;
+      frames.add(new long[] {f.type(), code, f.payload().length});
     }
-    all.release();
     return frames;
   }
 

@@ -102,20 +102,7 @@ class StreamMappingResumeTest {
 
   /** The types of the HTTP/2 frames {@code ch} flushed (its unflushed writes are not readable). */
   private static List<Integer> frameTypes(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    for (Object o; (o = ch.readOutbound()) != null; ) {
-      ByteBuf b = (ByteBuf) o;
-      all.writeBytes(b);
-      b.release();
-    }
-    List<Integer> types = new ArrayList<>();
-    while (all.readableBytes() >= 9) {
-      int length = all.readUnsignedMedium();
-      types.add((int) all.readUnsignedByte());
-      all.skipBytes(5 + length);
-    }
-    all.release();
-    return types;
+    return WrittenFrames.drain(ch).stream().map(WrittenFrames.Frame::type).toList();
   }
 
   /** An engine that takes every frame and, with small frames, leaves the windows as configured. */

@@ -34,41 +34,33 @@ class StreamMappingWholeAnswerTest {
 
   /** Reads and releases what the server wrote, decoding its header blocks on stream {@code id}. */
   private Written read(ServerSide s, int id) throws Exception {
+    int buffers = 0;
     List<ByteBuf> written = new ArrayList<>();
-    for (Object o; (o = s.server.readOutbound()) != null; ) {
+    for (Object o; (o = s.server.readOutbound()) != null; buffers++) {
       written.add((ByteBuf) o);
     }
-    ByteBuf all = Unpooled.buffer();
-    written.forEach(b -> all.writeBytes(b));
-    written.forEach(ByteBuf::release);
+    List<WrittenFrames.Frame> frames;
+    try {
+      frames = WrittenFrames.parse(written);
+    } finally {
+      written.forEach(ByteBuf::release);
+    }
     List<Http2Headers> blocks = new ArrayList<>();
     List<Integer> headerFlags = new ArrayList<>();
-    ByteBuf data = Unpooled.buffer();
-    try {
-      while (all.isReadable()) {
-        int length = all.readUnsignedMedium();
-        int type = all.readUnsignedByte();
-        int flags = all.readUnsignedByte();
-        int stream = all.readInt();
-        ByteBuf payload = all.readSlice(length);
-        if (stream == 0) {
-          continue; // a WINDOW_UPDATE for the connection, say
-        }
-        assertThat(stream).isEqualTo(id);
-        if (type == HEADERS) {
-          blocks.add(peer.decodeHeaders(id, payload));
-          headerFlags.add(flags);
-        } else if (type == DATA) {
-          data.writeBytes(payload);
-        }
+    java.io.ByteArrayOutputStream data = new java.io.ByteArrayOutputStream();
+    for (WrittenFrames.Frame f : frames) {
+      if (f.stream() == 0) {
+        continue; // a WINDOW_UPDATE for the connection, say
       }
-      byte[] bytes = new byte[data.readableBytes()];
-      data.readBytes(bytes);
-      return new Written(blocks, headerFlags, bytes, written.size());
-    } finally {
-      all.release();
-      data.release();
+      assertThat(f.stream()).isEqualTo(id);
+      if (f.type() == HEADERS) {
+        blocks.add(peer.decodeHeaders(id, f.payloadBuffer()));
+        headerFlags.add(f.flags());
+      } else if (f.type() == DATA) {
+        data.write(f.payload());
+      }
     }
+    return new Written(blocks, headerFlags, data.toByteArray(), buffers);
   }
 
   /** The server's answer on stream {@code id}, checked; returns how many buffers it took. */

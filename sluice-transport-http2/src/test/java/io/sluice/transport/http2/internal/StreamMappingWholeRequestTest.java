@@ -56,48 +56,35 @@ class StreamMappingWholeRequestTest {
    * back), and reads what it wrote on stream {@code id}.
    */
   private Written send(ClientSide c, int id) throws Exception {
-    List<Object> out = new ArrayList<>();
+    List<ByteBuf> out = new ArrayList<>();
     for (Object o; (o = c.client.readOutbound()) != null; ) {
-      out.add(o);
+      out.add((ByteBuf) o);
     }
-    ByteBuf all = Unpooled.buffer();
-    out.forEach(b -> all.writeBytes((ByteBuf) b, ((ByteBuf) b).readerIndex(), ((ByteBuf) b).readableBytes()));
+    List<WrittenFrames.Frame> frames = WrittenFrames.parse(out);
     if (!out.isEmpty()) {
       c.server.writeInbound(out.toArray());
     }
     StreamMappingInboundTest.carry(c.server, c.client);
     List<Http2Headers> blocks = new ArrayList<>();
     List<Integer> headerFlags = new ArrayList<>();
-    ByteBuf data = Unpooled.buffer();
+    java.io.ByteArrayOutputStream data = new java.io.ByteArrayOutputStream();
     int lastDataFlags = -1;
-    try {
-      while (all.isReadable()) {
-        int length = all.readUnsignedMedium();
-        int type = all.readUnsignedByte();
-        int flags = all.readUnsignedByte();
-        int stream = all.readInt();
-        ByteBuf payload = all.readSlice(length);
-        if (stream != id) {
-          // A WINDOW_UPDATE for the connection, or the end of an earlier stream's half.
-          assertThat(type).as("frame type on stream %d", stream).isNotEqualTo(HEADERS);
-          continue;
-        }
-        if (type == HEADERS) {
-          assertThat(data.readableBytes()).as("HEADERS before any DATA").isZero();
-          blocks.add(peer.decodeHeaders(id, payload));
-          headerFlags.add(flags);
-        } else if (type == DATA) {
-          data.writeBytes(payload);
-          lastDataFlags = flags;
-        }
+    for (WrittenFrames.Frame f : frames) {
+      if (f.stream() != id) {
+        // A WINDOW_UPDATE for the connection, or the end of an earlier stream's half.
+        assertThat(f.type()).as("frame type on stream %d", f.stream()).isNotEqualTo(HEADERS);
+        continue;
       }
-      byte[] bytes = new byte[data.readableBytes()];
-      data.readBytes(bytes);
-      return new Written(blocks, headerFlags, bytes, lastDataFlags, out.size());
-    } finally {
-      all.release();
-      data.release();
+      if (f.type() == HEADERS) {
+        assertThat(data.size()).as("HEADERS before any DATA").isZero();
+        blocks.add(peer.decodeHeaders(id, f.payloadBuffer()));
+        headerFlags.add(f.flags());
+      } else if (f.type() == DATA) {
+        data.write(f.payload());
+        lastDataFlags = f.flags();
+      }
     }
+    return new Written(blocks, headerFlags, data.toByteArray(), lastDataFlags, out.size());
   }
 
   /** Checks the request on stream {@code id}: one HEADERS block for {@code path}, the frame as DATA. */

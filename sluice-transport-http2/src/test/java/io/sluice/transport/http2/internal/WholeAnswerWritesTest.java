@@ -102,24 +102,17 @@ class WholeAnswerWritesTest {
   private int answer(int id) throws Exception {
     ch.writeInbound(ControlFrameFloodTest.request(id).setByte(4, 0x4 | 0x1)); // END_STREAM
     List<byte[]> written = drain();
-    ByteBuf all = Unpooled.buffer();
-    written.forEach(all::writeBytes);
     List<Http2Headers> blocks = new ArrayList<>();
     int dataBytes = 0;
-    while (all.isReadable()) {
-      int length = all.readUnsignedMedium();
-      int type = all.readUnsignedByte();
-      all.skipBytes(1);
-      assertThat(all.readInt()).isEqualTo(id);
-      ByteBuf payload = all.readSlice(length);
-      if (type == HEADERS) {
-        blocks.add(peer.decodeHeaders(id, payload));
+    for (WrittenFrames.Frame f : WrittenFrames.parse(written.stream().map(Unpooled::wrappedBuffer).toList())) {
+      assertThat(f.stream()).isEqualTo(id);
+      if (f.type() == HEADERS) {
+        blocks.add(peer.decodeHeaders(id, f.payloadBuffer()));
       } else {
-        assertThat(type).isEqualTo(DATA);
-        dataBytes += length;
+        assertThat(f.type()).isEqualTo(DATA);
+        dataBytes += f.payload().length;
       }
     }
-    all.release();
     assertThat(blocks).as("answer on stream %d", id).hasSize(2);
     assertThat(blocks.get(0).status()).hasToString("200");
     assertThat(blocks.get(0).get("content-type")).hasToString("application/grpc");
