@@ -70,6 +70,9 @@ public final class H2Answers {
    */
   public static final int HEAD_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK + FRAME_HEADER_LENGTH;
 
+  /** Requests' first DATA up to this size go out copied behind their HEADERS ({@link #writeRequest}). */
+  static final int COPY_REQUEST_AT_MOST = 256;
+
   /** The room {@link #writeWhole} needs after a message for an answer in one buffer: the trailers. */
   public static final int TAIL_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK;
 
@@ -155,8 +158,9 @@ public final class H2Answers {
    * Writes a client's request on {@code stream}, which it opened and has written nothing on:
    * HEADERS {@code headers} and DATA {@code data} (ending the stream when {@code endStream}), past
    * netty's connection encoder as {@link #writeWhole} writes an answer, on the same conditions
-   * (the header block a kept one when it still holds, else through netty's frame writer; the DATA
-   * frame header and kept block from one small buffer before the message). Returns false, having
+   * (the header block a kept one when it still holds, else through netty's frame writer; with a
+   * kept block, block and DATA frame header in one small buffer, and a message of up to {@value
+   * #COPY_REQUEST_AT_MOST} bytes copied behind them: one write). Returns false, having
    * done nothing and kept {@code data}, when it cannot; true when the request is written: {@code
    * data} is then the channel's, {@code promise} completes with the write, and when {@code
    * endStream} the stream's local side is closed. The caller flushes.
@@ -176,18 +180,29 @@ public final class H2Answers {
     int n = data.readableBytes();
     int dataFlags = endStream ? END_STREAM : 0;
     if (head != null) {
-      int total = 2 * FRAME_HEADER_LENGTH + head.length;
+      // One small buffer: the kept block, the DATA frame header, and a small frame copied behind
+      // them (one write instead of two); a larger frame is written as it is after them.
+      int split = 2 * FRAME_HEADER_LENGTH + head.length;
+      boolean copy = n <= COPY_REQUEST_AT_MOST;
+      int total = split + (copy ? n : 0);
       ByteBuf frames = ctx.alloc().buffer(total, total);
       frameHeader(frames, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
       frameHeader(frames, FRAME_HEADER_LENGTH + head.length, n, DATA, dataFlags, id);
-      ctx.write(frames.writerIndex(total), ctx.voidPromise());
       blocks.budget.answered();
+      if (copy) {
+        frames.setBytes(split, data, data.readerIndex(), n).writerIndex(total);
+        data.release();
+        ctx.write(frames, promise);
+      } else {
+        ctx.write(frames.writerIndex(total), ctx.voidPromise());
+        ctx.write(data, promise);
+      }
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
       ByteBuf dataHeader = ctx.alloc().buffer(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH);
       ctx.write(frameHeader(dataHeader, 0, n, DATA, dataFlags, id).writerIndex(FRAME_HEADER_LENGTH), ctx.voidPromise());
+      ctx.write(data, promise);
     }
-    ctx.write(data, promise);
     stream.headersSent(false);
     if (endStream) {
       h.closeStreamLocal(stream, promise);
