@@ -118,6 +118,25 @@ class MessageFramingTest {
     assertThat(failures).isEmpty();
   }
 
+  /** The buffer grows to what prefix and message need: a caller need not make room first. */
+  @Test
+  void encodesIntoABufferThatMustGrow() {
+    com.google.protobuf.BytesValue m = com.google.protobuf.BytesValue.of(com.google.protobuf.ByteString.copyFrom(bytes(500, 5)));
+    int size = m.getSerializedSize();
+    for (ByteBuf out : new ByteBuf[] {ALLOC.heapBuffer(1, 1 << 20), ALLOC.directBuffer(1, 1 << 20)}) {
+      try {
+        MessageFramer.encodeInto(out, m, size);
+        byte[] expected = new byte[MessageFramer.PREFIX + size];
+        expected[3] = (byte) (size >> 8);
+        expected[4] = (byte) size;
+        System.arraycopy(m.toByteArray(), 0, expected, MessageFramer.PREFIX, size);
+        assertThat(ByteBufUtil.getBytes(out)).isEqualTo(expected);
+      } finally {
+        out.release();
+      }
+    }
+  }
+
   @Test
   void encodesWithRoomAroundTheMessage() {
     com.google.protobuf.StringValue m = com.google.protobuf.StringValue.of("hello");

@@ -275,7 +275,10 @@ public final class StreamMapping implements DuplexTransport {
   private MappedStream openStream(int rsocketId, int type, int flags, ByteBuf frame) {
     String refused = opener.refusal();
     if (refused == null) {
+      // All read from the frame before the stream exists: nothing can fail between its opening
+      // and its HEADERS.
       Http2Headers headers = opener.headers(type, flags, frame);
+      boolean unbounded = type == FrameType.REQUEST_STREAM && Frames.initialRequestN(frame) == Integer.MAX_VALUE;
       Http2Stream s = opener.open();
       if (s != null) {
         MappedStream st = new MappedStream(this, rsocketId);
@@ -285,7 +288,7 @@ public final class StreamMapping implements DuplexTransport {
         st.requestHeaders = headers;
         st.headersPending = true;
         st.kind = type;
-        st.unbounded = type == FrameType.REQUEST_STREAM && Frames.initialRequestN(frame) == Integer.MAX_VALUE;
+        st.unbounded = unbounded;
         h2.attach(s, st);
         streams.put(rsocketId, st);
         return st;

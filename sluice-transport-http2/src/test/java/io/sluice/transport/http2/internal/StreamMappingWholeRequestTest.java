@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.sluice.test.FrameBuilder;
 import io.sluice.transport.http2.internal.StreamMappingInboundTest.ClientSide;
@@ -119,8 +120,14 @@ class StreamMappingWholeRequestTest {
         boolean large = i >= 8; // frames beyond what is copied behind the headers
         String payload = large ? "y".repeat(H2Answers.COPY_REQUEST_AT_MOST + 100 * i) : "x" + i;
         byte[] request = prefixed(FrameBuilder.requestResponse(id).data(payload).toBytes());
+        Http2RemoteFlowController flow = c.clientH2.connection().remote().flowController();
+        Http2Stream connection = c.clientH2.connection().connectionStream();
+        int connectionWindow = flow.windowSize(connection);
         write(c, request);
-        assertThat(c.clientH2.connection().stream(id).state()).isEqualTo(Http2Stream.State.HALF_CLOSED_LOCAL);
+        Http2Stream stream = c.clientH2.connection().stream(id);
+        assertThat(stream.state()).isEqualTo(Http2Stream.State.HALF_CLOSED_LOCAL);
+        assertThat(flow.windowSize(stream)).as("stream window").isEqualTo(flow.initialWindowSize() - request.length);
+        assertThat(flow.windowSize(connection)).as("connection window").isEqualTo(connectionWindow - request.length);
         Written w = send(c, id);
         checkRequest(w, id, "/rsocket/response", request, true);
         if (i >= 2) {
@@ -205,6 +212,78 @@ class StreamMappingWholeRequestTest {
         }
       }
       assertThat(c.clientH2.connection().numActiveStreams()).isZero();
+    }
+  }
+
+  /**
+   * Several requests in one batch of the engine: each stream's HEADERS go out before its DATA and
+   * before any later stream's HEADERS, ids rising, whichever way each one is written.
+   */
+  @Test
+  void requestsInOneBatchOpenTheirStreamsInOrder() throws Exception {
+    try (ClientSide c = client()) {
+      int lastOpened = 0;
+      java.util.Set<Integer> opened = new java.util.HashSet<>(); // on the connection so far
+      for (int round = 0; round < 3; round++) {
+        int first = 10 * round + 1;
+        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+        batch.write(prefixed(FrameBuilder.requestResponse(first).data("a").toBytes()));
+        batch.write(prefixed(FrameBuilder.requestStream(first + 2, 8).data("b").toBytes()));
+        batch.write(prefixed(FrameBuilder.requestN(first + 2, 4).toBytes()));
+        batch.write(prefixed(FrameBuilder.requestFnf(first + 4).data("c").toBytes()));
+        batch.write(prefixed(FrameBuilder.requestResponse(first + 6).data("y".repeat(400)).toBytes()));
+        batch.write(prefixed(FrameBuilder.requestChannel(first + 8, 8).data("d").toBytes()));
+        write(c, batch.toByteArray());
+        List<ByteBuf> out = new ArrayList<>();
+        for (Object o; (o = c.client.readOutbound()) != null; ) {
+          out.add((ByteBuf) o);
+        }
+        List<WrittenFrames.Frame> frames = WrittenFrames.parse(out);
+        c.server.writeInbound(out.toArray());
+        StreamMappingInboundTest.carry(c.server, c.client);
+        int openedNow = 0;
+        for (WrittenFrames.Frame f : frames) {
+          if (f.type() == HEADERS) {
+            assertThat(f.stream()).as("a new stream's id").isGreaterThan(lastOpened);
+            lastOpened = f.stream();
+            opened.add(f.stream());
+            openedNow++;
+          } else if (f.type() == DATA) {
+            // (an earlier batch's stream may end its half now: the server answered it whole)
+            assertThat(opened).as("DATA on stream %d after its HEADERS", f.stream()).contains(f.stream());
+          }
+        }
+        assertThat(openedNow).as("streams opened by batch %d", round).isEqualTo(5);
+      }
+      assertThat(c.answered).isEqualTo(15);
+      assertThat(c.engine.errors).isEmpty();
+    }
+  }
+
+  /** A stream whose request went out whole is an opened stream like any other: a CANCEL resets it. */
+  @Test
+  void aCancelAfterAWholeRequestResetsTheStream() throws Exception {
+    try (ClientSide c =
+        new ClientSide(
+            ByteBufAllocator.DEFAULT,
+            (h, stream) -> {
+              h.encoder()
+                  .writeHeaders(
+                      h.ctx(), stream.id(), new DefaultHttp2Headers().status("200").add("content-type", MappingWire.CONTENT_TYPE),
+                      0, false, h.newPromise());
+              h.flushNow();
+            })) {
+      for (int i = 0; i < 4; i++) {
+        int id = 2 * i + 1;
+        write(c, prefixed(FrameBuilder.requestStream(id, 8).data("s").toBytes()));
+        send(c, id);
+        write(c, prefixed(FrameBuilder.cancel(id).toBytes()));
+        List<WrittenFrames.Frame> frames = WrittenFrames.drain(c.client);
+        assertThat(frames)
+            .as("frames after the CANCEL of stream %d", id)
+            .anyMatch(f -> f.type() == 0x3 && f.stream() == id && f.payloadBuffer().getInt(0) == 0x8);
+        assertThat(c.clientH2.connection().stream(id)).isNull();
+      }
     }
   }
 }

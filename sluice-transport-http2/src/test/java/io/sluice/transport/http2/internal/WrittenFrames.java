@@ -33,12 +33,19 @@ final class WrittenFrames {
     return frames;
   }
 
-  /** The frames in {@code buffers}, taken as one run of bytes; the buffers are left as they were. */
+  /**
+   * The frames in {@code buffers}, taken as one run of bytes that must end with a whole frame; the
+   * buffers are left as they were.
+   */
   static List<Frame> parse(List<ByteBuf> buffers) {
     ByteBuf all = Unpooled.buffer();
     try {
       buffers.forEach(b -> all.writeBytes(b, b.readerIndex(), b.readableBytes()));
-      return parse(all);
+      List<Frame> frames = parse(all);
+      if (all.isReadable()) {
+        throw new AssertionError(all.readableBytes() + " bytes after the last whole frame");
+      }
+      return frames;
     } finally {
       all.release();
     }
