@@ -55,7 +55,7 @@ public final class MessageFramer {
 
   /**
    * Writes {@code message} ({@code size} its serialized size), uncompressed and behind its prefix,
-   * at the writer index of {@code out}, which has room for {@code PREFIX + size} bytes.
+   * at the writer index of {@code out}, which grows to hold {@code PREFIX + size} more bytes if it must.
    *
    * @throws StatusException INTERNAL when the message cannot be encoded ({@code out} then as before)
    */

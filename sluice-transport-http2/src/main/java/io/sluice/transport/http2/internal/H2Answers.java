@@ -12,10 +12,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Connection;
-import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameWriter;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Stream;
 
@@ -23,7 +22,8 @@ import io.netty.handler.codec.http2.Http2Stream;
  * Whole answers a server writes on a request stream: a plain HTTP answer that ends the stream
  * ({@link #respondAndEnd}), and a complete answer of headers, one DATA frame and trailers written
  * in one go ({@link #writeWhole}), which a gRPC unary call's OK answer is, and the stream mapping's
- * answer to a request whose whole response is in one of its engine's batches.
+ * answer to a request whose whole response is in one of its engine's batches. Also a mapping
+ * client's request, its HEADERS and first DATA, the same short way ({@link #writeRequest}).
  *
  * <p>{@link #writeWhole} is the short way around netty's connection encoder for an answer that
  * needs none of its work (per-frame promises and listeners, the flow controller's queue): the
@@ -98,10 +98,11 @@ public final class H2Answers {
       return false;
     }
     AnswerBlocks blocks = h.answerBlocks();
-    long tableSize = tableSize(h);
+    Http2FrameWriter.Configuration config = h.encoder().configuration();
+    long tableSize = config.headersConfiguration().maxHeaderTableSize();
     byte[] head = blocks.valid(headers, false, tableSize);
     byte[] tail = blocks.valid(trailers, true, tableSize);
-    if (!fits(h, stream, data, blocks.listSize(headers, head, false), blocks.listSize(trailers, tail, true))) {
+    if (!fits(h, config, stream, data, blocks.listSize(headers, head, false), blocks.listSize(trailers, tail, true))) {
       return false;
     }
     ChannelHandlerContext ctx = h.ctx();
@@ -141,9 +142,7 @@ public final class H2Answers {
       if (room) {
         frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
       } else {
-        ByteBuf dataHeader = ctx.alloc().buffer(FRAME_HEADER_LENGTH);
-        frameHeader(dataHeader, 0, n, DATA, 0, id).writerIndex(FRAME_HEADER_LENGTH);
-        ctx.write(dataHeader, ctx.voidPromise());
+        writeDataHeader(ctx, n, 0, id);
       }
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
@@ -171,8 +170,9 @@ public final class H2Answers {
       return false;
     }
     AnswerBlocks blocks = h.answerBlocks();
-    byte[] head = blocks.valid(headers, false, tableSize(h));
-    if (!fits(h, stream, data, blocks.listSize(headers, head, false), 0)) {
+    Http2FrameWriter.Configuration config = h.encoder().configuration();
+    byte[] head = blocks.valid(headers, false, config.headersConfiguration().maxHeaderTableSize());
+    if (!fits(h, config, stream, data, blocks.listSize(headers, head, false), 0)) {
       return false;
     }
     ChannelHandlerContext ctx = h.ctx();
@@ -199,8 +199,7 @@ public final class H2Answers {
       }
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
-      ByteBuf dataHeader = ctx.alloc().buffer(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH);
-      ctx.write(frameHeader(dataHeader, 0, n, DATA, dataFlags, id).writerIndex(FRAME_HEADER_LENGTH), ctx.voidPromise());
+      writeDataHeader(ctx, n, dataFlags, id);
       ctx.write(data, promise);
     }
     stream.headersSent(false);
@@ -210,25 +209,23 @@ public final class H2Answers {
     return true;
   }
 
-  private static long tableSize(H2Handler h) {
-    return h.encoder().configuration().headersConfiguration().maxHeaderTableSize();
-  }
-
   /**
    * Whether {@code data}, and header lists of {@code headerList} and {@code trailerList} bytes, may
    * go out on {@code stream} now as netty's encoder would let them, with no queue between: no
    * GOAWAY either way, the peer's frame and header list sizes, nothing queued on the stream, both
    * windows open enough, the channel writable. When so, both windows are charged for {@code data}.
+   * {@code config} is the encoder's.
    */
-  private static boolean fits(H2Handler h, Http2Stream stream, ByteBuf data, long headerList, long trailerList) {
+  private static boolean fits(
+      H2Handler h, Http2FrameWriter.Configuration config, Http2Stream stream, ByteBuf data, long headerList,
+      long trailerList) {
     Http2Connection connection = h.connection();
     if (connection.goAwaySent() || connection.goAwayReceived()) {
       return false;
     }
-    Http2ConnectionEncoder encoder = h.encoder();
     int n = data.readableBytes();
-    long maxList = encoder.configuration().headersConfiguration().maxHeaderListSize();
-    if (n > encoder.configuration().frameSizePolicy().maxFrameSize() || headerList > maxList || trailerList > maxList) {
+    long maxList = config.headersConfiguration().maxHeaderListSize();
+    if (n > config.frameSizePolicy().maxFrameSize() || headerList > maxList || trailerList > maxList) {
       return false;
     }
     Http2RemoteFlowController flow = connection.remote().flowController();
@@ -244,6 +241,12 @@ public final class H2Answers {
       throw new IllegalStateException("a window shrunk by what it allows cannot overflow", e);
     }
     return true;
+  }
+
+  /** A DATA frame's header for {@code n} bytes, in a buffer of its own (the DATA follows it). */
+  private static void writeDataHeader(ChannelHandlerContext ctx, int n, int flags, int id) {
+    ByteBuf header = ctx.alloc().buffer(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH);
+    ctx.write(frameHeader(header, 0, n, DATA, flags, id).writerIndex(FRAME_HEADER_LENGTH), ctx.voidPromise());
   }
 
   private static ByteBuf frameHeader(ByteBuf buf, int at, int length, int type, int flags, int id) {

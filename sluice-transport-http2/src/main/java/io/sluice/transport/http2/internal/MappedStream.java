@@ -27,11 +27,12 @@ final class MappedStream implements H2Handler.StreamSink {
   /**
    * Server: {@code :status 200} is due before the run of DATA being cut, and not written yet: with
    * the trailers after it, the whole answer may go in one go ({@link H2Answers#writeWhole}).
-   * Client: the request's HEADERS, {@link #requestHeaders}, are due before the request frame's
-   * first DATA, and may go with it ({@link H2Answers#writeRequest}).
    */
   boolean headersPending;
-  /** Client: the request HEADERS while {@link #headersPending}. */
+  /**
+   * Client: the request's HEADERS while they are due, not yet written: they go before the request
+   * frame's first DATA, with it when they can ({@link H2Answers#writeRequest}); null once written.
+   */
   Http2Headers requestHeaders;
   /** Our half of the HTTP/2 stream is over (END_STREAM or RST_STREAM sent). */
   boolean localEnded;

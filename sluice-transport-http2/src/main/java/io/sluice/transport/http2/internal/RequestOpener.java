@@ -45,9 +45,9 @@ final class RequestOpener {
   }
 
   /**
-   * Opens a new stream for the request frame {@code frame} (after a null {@link #refusal}) without
-   * writing anything: the caller writes its HEADERS, {@link #headers}, before anything else is
-   * written on the connection. The stream, or null when netty refuses it.
+   * Opens a new stream (after a null {@link #refusal}) without writing anything: the caller writes
+   * its HEADERS, {@link #headers}, before anything else is written on the connection. The stream,
+   * or null when netty refuses it.
    */
   Http2Stream open() {
     try {

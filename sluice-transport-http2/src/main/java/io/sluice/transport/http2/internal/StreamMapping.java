@@ -286,7 +286,6 @@ public final class StreamMapping implements DuplexTransport {
         // Written with the request frame's first bytes, which the cutter hands over next, before
         // any other stream's frame (writePiece): with them in one go when they end the stream.
         st.requestHeaders = headers;
-        st.headersPending = true;
         st.kind = type;
         st.unbounded = unbounded;
         h2.attach(s, st);
@@ -389,9 +388,8 @@ public final class StreamMapping implements DuplexTransport {
     }
     int n = piece.readableBytes();
     ChannelPromise written = outbound.track(n);
-    if (st.headersPending && !server) {
-      st.headersPending = false;
-      Http2Headers headers = st.requestHeaders;
+    Http2Headers headers = st.requestHeaders;
+    if (headers != null) {
       st.requestHeaders = null;
       // The request's HEADERS and its first DATA past netty's connection encoder when nothing could
       // tell the difference; else the HEADERS through the encoder first, as usual.
