@@ -83,22 +83,45 @@ class GrpcJavaInteropTest {
     }
   }
 
+  /**
+   * grpc-java's client over netty and over OkHttp at the same time, each against a server of its
+   * own (the ORCA cases set and read per-server load reports: two clients of one server would see
+   * each other's), so that the two runs, each mostly waiting (deadlines, soak pacing), overlap.
+   */
   @Test
   void grpcJavasClientPassesAgainstSluicesServer() throws Exception {
     fetchPeer();
-    try (TestServiceImpl service = new TestServiceImpl("sluice")) {
-      GrpcServer.Running server =
-          InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(service));
+    String cases = String.join(",", GRPC_JAVA_CASES);
+    try (TestServiceImpl nettyService = new TestServiceImpl("sluice");
+        TestServiceImpl okhttpService = new TestServiceImpl("sluice")) {
+      GrpcServer.Running nettyServer =
+          InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(nettyService));
+      GrpcServer.Running okhttpServer = null;
       try {
-        String cases = String.join(",", GRPC_JAVA_CASES);
-        Ran netty = runSh("client", "--port", String.valueOf(server.port()), "--cases", cases);
+        okhttpServer = InteropGrpc.serve("127.0.0.1", 0, InteropServices.registry(okhttpService));
+        int okhttpPort = okhttpServer.port();
+        java.util.concurrent.CompletableFuture<Ran> okhttpRun =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+              try {
+                return runSh("client", "--okhttp", "--port", String.valueOf(okhttpPort), "--cases", cases);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+              }
+            });
+        Ran netty = runSh("client", "--port", String.valueOf(nettyServer.port()), "--cases", cases);
+        Ran okhttp = okhttpRun.join();
         assertThat(netty.out).as(netty.out).contains(GRPC_JAVA_CASES.size() + " passed, 0 failed");
         assertThat(netty.exit).isZero();
-        Ran okhttp = runSh("client", "--okhttp", "--port", String.valueOf(server.port()), "--cases", cases);
         assertThat(okhttp.out).as(okhttp.out).contains(GRPC_JAVA_CASES.size() + " passed, 0 failed");
         assertThat(okhttp.exit).isZero();
       } finally {
-        server.close();
+        nettyServer.close();
+        if (okhttpServer != null) {
+          okhttpServer.close();
+        }
       }
     }
   }
