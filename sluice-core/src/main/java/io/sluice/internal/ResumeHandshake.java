@@ -36,7 +36,7 @@ final class ResumeHandshake {
   }
 
   void linkLost(SessionLink l, Throwable cause) {
-    if (s.closing) {
+    if (s.closing || drainedAwaitingPeerClose()) {
       s.finish();
       return;
     }
@@ -55,6 +55,17 @@ final class ResumeHandshake {
     }
     s.updateWritability();
     s.owner.detached(cause, wasAttached);
+  }
+
+  /**
+   * The engine drains and its streams have ended: all it waits for is the peer's close (a server's
+   * drain, see {@link GracefulClose}), so the lost transport is that close, not a cut. The engine
+   * hears of it as it would without resumption; left detached, the session would wait for a RESUME
+   * (a stopping server accepts none) until the drain's deadline or its own timeout.
+   */
+  private boolean drainedAwaitingPeerClose() {
+    SluiceConnection c = s.conn;
+    return c != null && c.state == SluiceConnection.DRAINING && c.streams.isEmpty();
   }
 
   void detachedTick() {

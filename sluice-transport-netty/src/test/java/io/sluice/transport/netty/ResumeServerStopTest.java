@@ -1,0 +1,167 @@
+package io.sluice.transport.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Message;
+import io.sluice.Requester;
+import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
+import io.sluice.core.ClientSetup;
+import io.sluice.core.ConnectionOptions;
+import io.sluice.core.Connections;
+import io.sluice.core.Resumption;
+import io.sluice.core.SluiceServer;
+import io.sluice.internal.ResumableSession;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server's drain ({@link SluiceServer#stop}) waits for each peer to close once its streams have
+ * ended; a resumable session hides the loss of its transport from the engine (it waits for a
+ * RESUME), so the client's close after the server's CONNECTION_CLOSE must still end the session,
+ * not leave it waiting for a RESUME until the drain's grace (or the session timeout) runs out.
+ * The grace and the session timeout here are far longer than the bound the tests wait for.
+ */
+class ResumeServerStopTest {
+  private static final long WAIT = 60;
+  /** The session timeout: a session held past BOUND_SECONDS waits for the drain's grace. */
+  private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(120);
+  /** The drain's grace, well beyond BOUND_SECONDS. */
+  private static final Duration GRACE = Duration.ofSeconds(30);
+  private static final long BOUND_SECONDS = 10;
+
+  private SluiceServer server;
+  private Requester client;
+  private final AtomicInteger resumed = new AtomicInteger();
+
+  @AfterEach
+  void close() throws Exception {
+    if (client != null) {
+      client.dispose();
+    }
+    if (server != null) {
+      server.stop(Duration.ZERO).get(WAIT, TimeUnit.SECONDS);
+    }
+  }
+
+  private void start() throws Exception {
+    Resumption r =
+        Resumption.builder()
+            .sessionTimeout(SESSION_TIMEOUT)
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(100))
+            .listener(
+                new Resumption.Listener() {
+                  @Override
+                  public void resumed(int count) {
+                    resumed.incrementAndGet();
+                  }
+                })
+            .build();
+    server =
+        Connections.start(
+                TcpServerTransport.create("127.0.0.1", 0),
+                ConnectionOptions.builder().resumption(r).build(),
+                (setup, requester) ->
+                    new Responder() {
+                      @Override
+                      public StreamListener requestResponse(Message request, StreamHandle h) {
+                        h.nextAndComplete(request);
+                        return new StreamListener() {
+                          @Override
+                          public void onNext(Message m) {
+                            m.release();
+                          }
+
+                          @Override
+                          public void onComplete() {}
+
+                          @Override
+                          public void onError(Throwable cause) {}
+                        };
+                      }
+                    })
+            .get(WAIT, TimeUnit.SECONDS);
+    client =
+        Connections.connect(
+                TcpClientTransport.create(
+                    "127.0.0.1", ((InetSocketAddress) server.address()).getPort()),
+                ConnectionOptions.builder().build(),
+                ClientSetup.defaults().resumable(r),
+                x -> new Responder() {})
+            .get(WAIT, TimeUnit.SECONDS);
+    echo();
+    assertThat(server.resumeSessions().size()).isEqualTo(1);
+  }
+
+  private void echo() throws Exception {
+    CompletableFuture<String> answer = new CompletableFuture<>();
+    client.requestResponse(
+        Message.utf8("ping"),
+        new StreamListener() {
+          @Override
+          public void onNext(Message m) {
+            answer.complete(m.dataUtf8());
+            m.release();
+          }
+
+          @Override
+          public void onComplete() {
+            answer.complete(null);
+          }
+
+          @Override
+          public void onError(Throwable cause) {
+            answer.completeExceptionally(cause);
+          }
+        });
+    assertThat(answer.get(WAIT, TimeUnit.SECONDS)).isEqualTo("ping");
+  }
+
+  /** Stops the server with a long grace; the client closes on its CONNECTION_CLOSE. */
+  private void stopAndExpectTheSessionToEnd() throws Exception {
+    CompletableFuture<Void> stopped = server.stop(GRACE);
+    client.onClose().get(WAIT, TimeUnit.SECONDS); // a clean close: the drain's CONNECTION_CLOSE
+    assertThat(waitFor(() -> server.resumeSessions().size() == 0))
+        .as("the server still holds the session its client closed (waiting for a RESUME)")
+        .isTrue();
+    assertThat(waitFor(() -> server.connections() == 0)).isTrue();
+    assertThat(waitFor(stopped::isDone)).isTrue();
+    assertThat(stopped).isCompleted();
+  }
+
+  @Test
+  void aServerStopEndsAResumableSessionOnceItsClientHasClosed() throws Exception {
+    start();
+    stopAndExpectTheSessionToEnd();
+  }
+
+  @Test
+  void aServerStopEndsAResumedSessionOnceItsClientHasClosed() throws Exception {
+    start();
+    for (int cut = 1; cut <= 3; cut++) {
+      int before = resumed.get();
+      assertThat(ResumableSession.cutForTest(client)).isTrue();
+      assertThat(waitFor(() -> resumed.get() > before)).isTrue();
+      echo();
+    }
+    stopAndExpectTheSessionToEnd();
+  }
+
+  private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.sleep(5);
+    }
+    return true;
+  }
+}
