@@ -74,6 +74,13 @@ final class ResumeHandshake {
       return;
     }
     s.conn.keepAlive.heard = true; // the session's timeout governs while no transport is attached
+    if (drainedAwaitingPeerClose()) {
+      // Detached when a drain found no stream left: the peer cannot come back to a stopping
+      // server's session (its listener is closed), and has nothing left to finish.
+      stopDetachedTimer();
+      s.finish();
+      return;
+    }
     if (s.loop.ticker().nanoTime() - detachedDeadline > 0) {
       failResume(
           new ConnectionErrorException(

@@ -135,6 +135,20 @@ public final class ResumeSessions {
     return budget.used();
   }
 
+  /**
+   * Sessions held without a transport, waiting for their peer's RESUME (a racy read, for tests
+   * and metrics).
+   */
+  public int detached() {
+    int n = 0;
+    for (ResumableSession s : sessions.values()) {
+      if (!s.isAttached() && !s.isEnded()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** The most bytes any live session's store ever held (a racy read, for tests and metrics). */
   public long storeHighWater() {
     long max = 0;

@@ -52,17 +52,29 @@ class ResumeServerStopTest {
   }
 
   private void start() throws Exception {
+    start(Duration.ofMillis(5));
+  }
+
+  /** A server and a client whose reconnects wait at least {@code clientBackoff}. */
+  private void start(Duration clientBackoff) throws Exception {
+    Resumption.Listener listener =
+        new Resumption.Listener() {
+          @Override
+          public void resumed(int count) {
+            resumed.incrementAndGet();
+          }
+        };
     Resumption r =
         Resumption.builder()
             .sessionTimeout(SESSION_TIMEOUT)
             .backoff(Duration.ofMillis(5), Duration.ofMillis(100))
-            .listener(
-                new Resumption.Listener() {
-                  @Override
-                  public void resumed(int count) {
-                    resumed.incrementAndGet();
-                  }
-                })
+            .listener(listener)
+            .build();
+    Resumption clientResumption =
+        Resumption.builder()
+            .sessionTimeout(SESSION_TIMEOUT)
+            .backoff(clientBackoff, clientBackoff.plusMillis(100))
+            .listener(listener)
             .build();
     server =
         Connections.start(
@@ -93,7 +105,7 @@ class ResumeServerStopTest {
                 TcpClientTransport.create(
                     "127.0.0.1", ((InetSocketAddress) server.address()).getPort()),
                 ConnectionOptions.builder().build(),
-                ClientSetup.defaults().resumable(r),
+                ClientSetup.defaults().resumable(clientResumption),
                 x -> new Responder() {})
             .get(WAIT, TimeUnit.SECONDS);
     echo();
@@ -152,6 +164,26 @@ class ResumeServerStopTest {
       echo();
     }
     stopAndExpectTheSessionToEnd();
+  }
+
+  /**
+   * A session whose transport was lost before the stop, its client waiting a minute before it
+   * reconnects: a stopping server accepts no RESUME, so the session ends once the drain finds no
+   * stream in it, not at the grace's end.
+   */
+  @Test
+  void aServerStopEndsASessionDetachedBeforeIt() throws Exception {
+    start(Duration.ofSeconds(60));
+    assertThat(ResumableSession.cutForTest(client)).isTrue();
+    assertThat(waitFor(() -> server.resumeSessions().detached() == 1))
+        .as("the server's session detached by the cut")
+        .isTrue();
+    CompletableFuture<Void> stopped = server.stop(GRACE);
+    assertThat(waitFor(() -> server.resumeSessions().size() == 0))
+        .as("the server still holds a detached session while it stops (waiting for a RESUME)")
+        .isTrue();
+    assertThat(waitFor(() -> server.connections() == 0)).isTrue();
+    assertThat(waitFor(stopped::isDone)).isTrue();
   }
 
   private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
