@@ -100,6 +100,8 @@ public final class SluiceServer implements ServerTransport.Bound {
    * LEASE of 0 requests (on a connection that leases: its client stops sending there at once, its
    * availability drops to 0) and ERROR[CONNECTION_CLOSE], refuses new streams and lets the live
    * ones finish; a connection whose streams are still live after {@code grace} is closed then.
+   * With resumption, every RESUME is refused from now on, and a session whose streams have ended
+   * ends when its client closes, or when it is waiting without a transport.
    * The transport stops what it serves itself with the same grace ({@link
    * ServerTransport.Bound#stop}: the gRPC calls of a multiprotocol server, say). Calling it again
    * returns the same future and changes nothing.
@@ -124,6 +126,9 @@ public final class SluiceServer implements ServerTransport.Bound {
       }
     }
     if (draining != null) {
+      if (sessions != null) {
+        sessions.stopping(); // no RESUME from now on: see ResumeSessions.stopping
+      }
       bound.stop(grace).whenComplete((v, e) -> transportStopped.complete(null));
       for (SluiceConnection c : draining) {
         c.drain(grace);

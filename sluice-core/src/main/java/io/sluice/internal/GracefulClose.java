@@ -75,6 +75,11 @@ final class GracefulClose {
             TimeUnit.MILLISECONDS);
   }
 
+  /** A server's drain whose streams have ended waits only for the peer's close. */
+  boolean awaitsPeerClose() {
+    return awaitPeerClose;
+  }
+
   void closeIfDrained() {
     if (conn.state == SluiceConnection.DRAINING && conn.streams.isEmpty() && !awaitPeerClose) {
       conn.closeNow(null);

@@ -206,6 +206,10 @@ public final class ResumeGate implements FrameReceiver {
           bad != null ? bad : "unsupported version " + Frames.resumeMajor(frame));
       return;
     }
+    if (sessions.isStopping()) {
+      refuse(ErrorCode.REJECTED_RESUME, "the server is stopping");
+      return;
+    }
     byte[] token = ByteBufUtil.getBytes(Frames.resumeToken(frame));
     ResumableSession s = sessions.find(token);
     if (s == null) {

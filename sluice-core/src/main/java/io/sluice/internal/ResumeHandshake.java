@@ -65,7 +65,10 @@ final class ResumeHandshake {
    */
   private boolean drainedAwaitingPeerClose() {
     SluiceConnection c = s.conn;
-    return c != null && c.state == SluiceConnection.DRAINING && c.streams.isEmpty();
+    return c != null
+        && c.state == SluiceConnection.DRAINING
+        && c.graceful.awaitsPeerClose()
+        && c.streams.isEmpty();
   }
 
   void detachedTick() {
@@ -75,9 +78,8 @@ final class ResumeHandshake {
     }
     s.conn.keepAlive.heard = true; // the session's timeout governs while no transport is attached
     if (drainedAwaitingPeerClose()) {
-      // Detached when a drain found no stream left: the peer cannot come back to a stopping
-      // server's session (its listener is closed), and has nothing left to finish.
-      stopDetachedTimer();
+      // Detached when a drain found no stream left: a stopping server refuses every RESUME
+      // (ResumeSessions.stopping), and the peer has nothing left to finish.
       s.finish();
       return;
     }

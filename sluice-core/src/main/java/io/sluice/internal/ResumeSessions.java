@@ -28,6 +28,8 @@ public final class ResumeSessions {
   final ResumeBudget budget;
   private final ConcurrentHashMap<ByteBuffer, ResumableSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger count = new AtomicInteger();
+  /** Set once the server stops: its sessions are not resumed any more (see {@link #stopping()}). */
+  private volatile boolean stopping;
   private final FailureRate serverWide;
   private final ConcurrentHashMap<Object, FailureRate> perAddress = new ConcurrentHashMap<>();
   // SETUPs whose token was in use, apart: failed RESUMEs (a server restart fails every one) must
@@ -123,6 +125,20 @@ public final class ResumeSessions {
         .computeIfAbsent(
             addressKey(remote), k -> new FailureRate(config.maxFailedResumesPerSecondPerAddress()))
         .add(now);
+  }
+
+  /**
+   * The server stops ({@code SluiceServer.stop}): from now on every RESUME is refused, also one on
+   * a connection accepted while the listener was closing, so that a session a drain ended, or one
+   * waiting without a transport, is not taken up again by a peer that never hears the drain's
+   * CONNECTION_CLOSE (a frame on stream 0, which a resume does not replay).
+   */
+  public void stopping() {
+    stopping = true;
+  }
+
+  boolean isStopping() {
+    return stopping;
   }
 
   /** Sessions held (connected or waiting for a RESUME). */

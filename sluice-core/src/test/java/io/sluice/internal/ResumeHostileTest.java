@@ -147,6 +147,25 @@ class ResumeHostileTest {
     return ((ResumableSession) ((SluiceConnection) r).transport).token;
   }
 
+  /**
+   * A stopping server refuses every RESUME, the right token's too (on a connection accepted while
+   * its listener was closing): the drain's CONNECTION_CLOSE is a frame on stream 0, which a resume
+   * does not replay, so a session taken up again would wait for a close that never comes.
+   */
+  @Test
+  void aStoppingServerRefusesEveryResume() {
+    sessions = new ResumeSessions(resumption);
+    Requester real = realClient();
+    sessions.stopping();
+    Raw right = new Raw();
+    right.send(resume(tokenOf(real), 0, 0));
+    assertThat(Loop.awaitOutcome(right.closed)).isNull();
+    assertThat(right.got).hasSize(1);
+    assertThat(right.got.get(0))
+        .startsWith("ERROR 0x" + Integer.toHexString(ErrorCode.REJECTED_RESUME))
+        .endsWith("the server is stopping");
+  }
+
   @Test
   void guessedTokensAreRefusedAndThenRefusedUncheckedPastTheRateBound() {
     sessions = new ResumeSessions(resumption);

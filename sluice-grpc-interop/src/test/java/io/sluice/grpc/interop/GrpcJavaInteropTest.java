@@ -111,7 +111,12 @@ class GrpcJavaInteropTest {
                 throw new IllegalStateException(e);
               }
             });
-        Ran netty = runSh("client", "--port", String.valueOf(nettyServer.port()), "--cases", cases);
+        Ran netty;
+        try {
+          netty = runSh("client", "--port", String.valueOf(nettyServer.port()), "--cases", cases);
+        } finally {
+          okhttpRun.handle((r, e) -> null).join(); // its process ends before the servers close
+        }
         Ran okhttp = okhttpRun.join();
         assertThat(netty.out).as(netty.out).contains(GRPC_JAVA_CASES.size() + " passed, 0 failed");
         assertThat(netty.exit).isZero();
