@@ -611,8 +611,8 @@ class GrpcAttacksTest extends HostileTestBase {
 
   /**
    * Twice the batches whose answers (at least {@code answerBytesPerBatch} each) fill the largest
-   * send buffer the kernel gives a socket (tcp_wmem's maximum, 4 MiB where it cannot be read) and
-   * this peer's receive buffer.
+   * send buffer the kernel gives a socket (tcp_wmem's maximum, but never less than Linux's default
+   * 4 MiB, which also stands where it cannot be read) and this peer's receive buffer.
    */
   static long kernelBoundBatches(int answerBytesPerBatch) {
     long sendMax = 4L << 20;

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.Message;
 import io.sluice.Requester;
 import io.sluice.Responder;
-import io.sluice.StreamHandle;
-import io.sluice.StreamListener;
 import io.sluice.core.ClientSetup;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
@@ -74,25 +72,7 @@ class ResumeServerStopTest {
         Connections.start(
                 TcpServerTransport.create("127.0.0.1", 0),
                 ConnectionOptions.builder().resumption(r).build(),
-                (setup, requester) ->
-                    new Responder() {
-                      @Override
-                      public StreamListener requestResponse(Message request, StreamHandle h) {
-                        h.nextAndComplete(request);
-                        return new StreamListener() {
-                          @Override
-                          public void onNext(Message m) {
-                            m.release();
-                          }
-
-                          @Override
-                          public void onComplete() {}
-
-                          @Override
-                          public void onError(Throwable cause) {}
-                        };
-                      }
-                    })
+                (setup, requester) -> new Interactions.EchoResponder())
             .get(WAIT, TimeUnit.SECONDS);
     client =
         Connections.connect(
@@ -107,27 +87,9 @@ class ResumeServerStopTest {
   }
 
   private void echo() throws Exception {
-    CompletableFuture<String> answer = new CompletableFuture<>();
-    client.requestResponse(
-        Message.utf8("ping"),
-        new StreamListener() {
-          @Override
-          public void onNext(Message m) {
-            answer.complete(m.dataUtf8());
-            m.release();
-          }
-
-          @Override
-          public void onComplete() {
-            answer.complete(null);
-          }
-
-          @Override
-          public void onError(Throwable cause) {
-            answer.completeExceptionally(cause);
-          }
-        });
-    assertThat(answer.get(WAIT, TimeUnit.SECONDS)).isEqualTo("ping");
+    Interactions.Collector answer = new Interactions.Collector();
+    client.requestResponse(Message.utf8("ping"), answer);
+    assertThat(answer.done.get(WAIT, TimeUnit.SECONDS)).containsExactly("echo:ping");
   }
 
   /** Stops the server with a long grace; the client closes on its CONNECTION_CLOSE. */
