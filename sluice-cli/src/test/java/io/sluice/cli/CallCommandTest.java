@@ -12,6 +12,7 @@ import io.sluice.grpc.interop.InteropServices;
 import io.sluice.grpc.interop.TestServiceImpl;
 import io.sluice.rpc.ServiceRegistry;
 import io.sluice.rpc.rsocket.RpcResponder;
+import io.sluice.test.ClosedPort;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.grpc.GrpcServer;
 import io.sluice.transport.netty.TcpServerTransport;
@@ -433,13 +434,12 @@ class CallCommandTest {
 
   @Test
   void anUnreachableServerFailsClearly() throws Exception {
-    int free;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      free = s.getLocalPort();
+    try (ClosedPort closed = ClosedPort.any()) {
+      int free = closed.port();
+      Run r = call("127.0.0.1:" + free, "list");
+      assertThat(r.exit).isEqualTo(1);
+      assertThat(r.err).startsWith("sluice call: cannot connect to 127.0.0.1:" + free + " (grpc)");
     }
-    Run r = call("127.0.0.1:" + free, "list");
-    assertThat(r.exit).isEqualTo(1);
-    assertThat(r.err).startsWith("sluice call: cannot connect to 127.0.0.1:" + free + " (grpc)");
   }
 
   /** As ./sluice runs it: its own JVM, stdin piped, the exit code from System.exit. */

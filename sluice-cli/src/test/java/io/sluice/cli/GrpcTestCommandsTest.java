@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.test.ClosedPort;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -110,16 +111,15 @@ class GrpcTestCommandsTest {
 
   @Test
   void anUnreachableServerFailsClearly() throws Exception {
-    int free;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      free = s.getLocalPort();
+    try (ClosedPort closed = ClosedPort.any()) {
+      int free = closed.port();
+      Run r = client("--port", String.valueOf(free), "--transport", "rsocket", "--test_case", "empty_unary");
+      assertThat(r.exit).isEqualTo(1);
+      assertThat(r.err).contains("cannot connect to 127.0.0.1:" + free + " (rsocket)");
+      Run grpc = client("--port", String.valueOf(free), "--transport", "grpc", "--test_case", "empty_unary");
+      assertThat(grpc.exit).isEqualTo(1);
+      assertThat(grpc.err).contains("cannot connect to 127.0.0.1:" + free + " (grpc)");
     }
-    Run r = client("--port", String.valueOf(free), "--transport", "rsocket", "--test_case", "empty_unary");
-    assertThat(r.exit).isEqualTo(1);
-    assertThat(r.err).contains("cannot connect to 127.0.0.1:" + free + " (rsocket)");
-    Run grpc = client("--port", String.valueOf(free), "--transport", "grpc", "--test_case", "empty_unary");
-    assertThat(grpc.exit).isEqualTo(1);
-    assertThat(grpc.err).contains("cannot connect to 127.0.0.1:" + free + " (grpc)");
   }
 
   @Test

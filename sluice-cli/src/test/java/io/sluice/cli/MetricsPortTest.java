@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.test.GoTools;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -43,11 +45,40 @@ class MetricsPortTest {
     }
   }
 
-  private Process start(String... args) throws Exception {
-    List<String> cmd = ChildJvm.command(args);
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+  /** A server in its own JVM, started with {@code --metrics-port 0}. */
+  private record Served(int port, int metricsPort) {}
+
+  /**
+   * Starts {@code args} with {@code --metrics-port 0}: the port it listens on comes from its
+   * {@code LISTENING} line, the metrics port from the {@code METRICS <url>} line on its stderr
+   * (the rest of its stderr goes on to this JVM's).
+   */
+  private Served serve(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(ChildJvm.command(args));
+    cmd.add("--metrics-port");
+    cmd.add("0");
+    Process p = new ProcessBuilder(cmd).start();
     started.add(p);
-    return p;
+    CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
+    Thread err = new Thread(() -> forwardStderr(p, metricsPort), "metrics-port-test-stderr");
+    err.setDaemon(true);
+    err.start();
+    int port = listening(p);
+    return new Served(port, metricsPort.get(60, TimeUnit.SECONDS));
+  }
+
+  private static void forwardStderr(Process p, CompletableFuture<Integer> metricsPort) {
+    try (BufferedReader lines = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        System.err.println(line);
+        if (line.startsWith("METRICS ")) {
+          metricsPort.complete(URI.create(line.substring("METRICS ".length()).strip()).getPort());
+        }
+      }
+      metricsPort.completeExceptionally(new IllegalStateException("the server's stderr ended without a METRICS line"));
+    } catch (IOException e) {
+      metricsPort.completeExceptionally(e);
+    }
   }
 
   private static int listening(Process p) throws Exception {
@@ -55,12 +86,6 @@ class MetricsPortTest {
     String first = lines.readLine();
     assertThat(first).startsWith("LISTENING ");
     return Integer.parseInt(first.substring("LISTENING ".length()).strip());
-  }
-
-  private static int freePort() throws Exception {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   private static int run(String... argv) {
@@ -109,11 +134,10 @@ class MetricsPortTest {
 
   @Test
   void serverUnderClientLoadServesFrameByteAndStreamSeries() throws Exception {
-    int metricsPort = freePort();
-    Process server = start("server", "--port", "0", "--metrics-port", String.valueOf(metricsPort));
-    int port = listening(server);
+    Served server = serve("server", "--port", "0");
+    int port = server.port();
     run("client", "--port", String.valueOf(port));
-    String text = scrape(metricsPort);
+    String text = scrape(server.metricsPort());
     String[] server_ = {"transport", "tcp", "side", "server"};
     assertThat(sample(text, "sluice_frames_total", concat(server_, "type", "REQUEST_RESPONSE", "direction", "in"))).isPositive();
     assertThat(sample(text, "sluice_frames_total", concat(server_, "type", "PAYLOAD", "direction", "out"))).isPositive();
@@ -129,11 +153,10 @@ class MetricsPortTest {
 
   @Test
   void grpcTestServerServesGrpcA66SeriesPerMethod() throws Exception {
-    int metricsPort = freePort();
-    Process server = start("grpc-test-server", "--port", "0", "--metrics-port", String.valueOf(metricsPort));
-    int port = listening(server);
+    Served server = serve("grpc-test-server", "--port", "0");
+    int port = server.port();
     run("grpc-test-client", "--port", String.valueOf(port), "--test_case", "empty_unary,large_unary,server_streaming");
-    String text = scrape(metricsPort);
+    String text = scrape(server.metricsPort());
     String unary = "grpc.testing.TestService/UnaryCall";
     assertThat(sample(text, "grpc_server_call_started_total", "grpc_method", unary)).isEqualTo(1);
     assertThat(sample(text, "grpc_server_call_duration_seconds_count", "grpc_method", unary, "grpc_status", "OK")).isEqualTo(1);
@@ -147,11 +170,10 @@ class MetricsPortTest {
 
   @Test
   void grpcTestServerOverRsocketServesRpcAndConnectionSeries() throws Exception {
-    int metricsPort = freePort();
-    Process server = start("grpc-test-server", "--port", "0", "--transport", "rsocket", "--metrics-port", String.valueOf(metricsPort));
-    int port = listening(server);
+    Served server = serve("grpc-test-server", "--port", "0", "--transport", "rsocket");
+    int port = server.port();
     run("grpc-test-client", "--port", String.valueOf(port), "--transport", "rsocket", "--test_case", "empty_unary,large_unary");
-    String text = scrape(metricsPort);
+    String text = scrape(server.metricsPort());
     assertThat(sample(text, "rpc_server_call_duration_seconds_count",
             "rpc_system", "sluice", "rpc_service", "grpc.testing.TestService", "rpc_method", "UnaryCall",
             "rpc_response_status_code", "OK"))

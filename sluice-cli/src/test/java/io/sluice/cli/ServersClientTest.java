@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.ConnectionOptions;
 import io.sluice.reactor.SluiceServer;
+import io.sluice.test.ClosedPort;
 import io.sluice.transport.ServerTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.io.ByteArrayOutputStream;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -69,13 +71,15 @@ class ServersClientTest {
   }
 
   @Test
-  void noReachableServerFailsClearlyAndBounded() {
+  void noReachableServerFailsClearlyAndBounded() throws Exception {
     int a = echoServer();
-    servers.remove(0).close(); // nothing listens there now
+    ServerTransport.Bound gone = servers.remove(0);
+    gone.close();
+    gone.onClose().get(30, TimeUnit.SECONDS);
     // The wait for a first server, shortened from its 10 s: nothing would connect in any case.
     System.setProperty(ServersClient.CONNECT_WAIT_PROPERTY, "500");
     int code;
-    try {
+    try (ClosedPort closed = ClosedPort.hold(gone.address())) { // nothing listens there now
       code = run("client", "--servers", "127.0.0.1:" + a);
     } finally {
       System.clearProperty(ServersClient.CONNECT_WAIT_PROPERTY);
