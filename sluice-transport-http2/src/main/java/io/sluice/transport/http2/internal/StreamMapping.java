@@ -434,6 +434,11 @@ public final class StreamMapping implements DuplexTransport {
   }
 
   @Override
+  public long unsentBytes() {
+    return outbound.queued();
+  }
+
+  @Override
   public void setReadEnabled(boolean enabled) {
     readPaused = !enabled;
     if (enabled && !owing.isEmpty()) {
