@@ -34,6 +34,7 @@ class LingeringCloseTest {
     final DuplexTransport transport;
     final AtomicInteger frames = new AtomicInteger();
     final AtomicInteger closedCalls = new AtomicInteger();
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     ClosingReceiver(DuplexTransport transport) {
       this.transport = transport;
@@ -74,6 +75,7 @@ class LingeringCloseTest {
     @Override
     public void onClosed() {
       closedCalls.incrementAndGet();
+      closed.complete(null);
     }
   }
 
@@ -128,6 +130,9 @@ class LingeringCloseTest {
       bound.close();
     }
     ClosingReceiver r = receiver.get(10, TimeUnit.SECONDS);
+    // The event loop may still be inside close() when the FIN reaches us: the output can drain
+    // within close()'s own flush, whose listener sends the FIN before close() tells the receiver.
+    r.closed.get(30, TimeUnit.SECONDS);
     assertThat(r.frames).as("frames delivered; none after close").hasValue(1);
     assertThat(r.closedCalls).as("onClosed calls").hasValue(1);
   }
