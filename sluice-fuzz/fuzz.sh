@@ -35,7 +35,7 @@ for i in "${!libfuzzer[@]}"; do internal+=("-Djazzer.internal.arg.$i=${libfuzzer
 # itself (exactly, at once), and PARANOID records a stack trace on every buffer access, which
 # costs most of the speed. Plain `mvn test` (regression mode) keeps PARANOID. LeakCheckExtension
 # fails any run below PARANOID unless told that it is on purpose: sluice.leakCheck.allowLevel.
-JAZZER_FUZZ=1 exec mvn -B -pl sluice-fuzz -am test \
+JAZZER_FUZZ=1 exec ./mvnw -B -pl sluice-fuzz -am test \
   -Dtest=InboundFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dsluice.test.argLine="-Dio.netty.leakDetection.level=disabled -Dsluice.leakCheck.allowLevel=disabled -Xmx1g -Xss4m" \
   -Djazzer.max_duration="$duration" \

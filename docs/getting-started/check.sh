@@ -24,7 +24,7 @@ version="$(sed -n '0,/<version>/s/.*<version>\(.*\)<\/version>.*/\1/p' "$root/po
 
 if $install; then
   echo "getting-started: installing the Sluice modules the project uses (${version})..." >&2
-  (cd "$root" && mvn -B -q -Dstyle.color=never -Dmaven.test.skip=true install \
+  (cd "$root" && "$root/mvnw" -B -q -Dstyle.color=never -Dmaven.test.skip=true install \
       -pl sluice-rpc-reactor,sluice-transport-netty,sluice-rpc-compiler -am >&2)
 fi
 
@@ -35,7 +35,7 @@ rm -rf "$work/project/target"
 
 echo "getting-started: building and running the user project in $work/project..." >&2
 out="$work/output.txt"
-(cd "$work/project" && mvn -B -q -Dstyle.color=never -Dsluice.version="$version" compile exec:exec) \
+(cd "$work/project" && "$root/mvnw" -B -q -Dstyle.color=never -Dsluice.version="$version" compile exec:exec) \
   | sed 's/\x1b\[[0-9;]*m//g' | grep -v '^$' | tee "$out"   # Maven 3.8 -q still prints colour resets
 
 if ! diff -u "$here/expected-output.txt" "$out"; then

@@ -46,7 +46,7 @@ need_lib() {
 
 fetch() {
   # shellcheck disable=SC2086
-  mvn -B -q ${MVN_ARGS:-} -f "$here/pom.xml" dependency:copy-dependencies \
+  "$here/../../mvnw" -B -q ${MVN_ARGS:-} -f "$here/pom.xml" dependency:copy-dependencies \
     -DincludeScope=runtime -DoutputDirectory="$lib"
   echo "grpc-java interop peer: $(ls "$lib" | wc -l) jars in $lib"
 }

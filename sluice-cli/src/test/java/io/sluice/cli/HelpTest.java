@@ -172,6 +172,7 @@ class HelpTest {
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("PATH", stubs + ":" + System.getenv("PATH"));
     pb.environment().put("SLUICE_JAVA", stubs.resolve("java").toString());
+    pb.environment().put("SLUICE_MVN", stubs.resolve("mvn").toString());
     Path outFile = Files.createTempFile(stubs, "out", ".txt");
     Path errFile = Files.createTempFile(stubs, "err", ".txt");
     pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile());
