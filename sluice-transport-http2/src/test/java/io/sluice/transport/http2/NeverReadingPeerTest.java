@@ -7,7 +7,11 @@ import static io.sluice.transport.http2.RawH2Peer.requestBlock;
 import static io.sluice.transport.http2.RawH2Peer.rsocketData;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.Message;
 import io.sluice.Responder;
+import io.sluice.StreamHandle;
+import io.sluice.StreamListener;
 import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.core.SluiceServer;
@@ -28,6 +32,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * no write-stall guard on the socket: what cuts it here is the bound on open streams (the server
  * has not answered the first 256 when more arrive) and netty's bound on the resets it sends for
  * the streams it refuses; the RSocket engine's write-stall check covers the DATA it queued.
+ *
+ * <p>The peer opens its flow-control windows all the way, so that only the socket holds the
+ * answers back, and each answer is {@value #ANSWER} bytes. While the socket takes the answers the
+ * server keeps up (it flushes part-way through a read batch, and each answered stream closes), so
+ * the cut comes once the kernel's buffers between the two are full: with 1 KiB answers within a
+ * second; with the few bytes of an error answer, about 4 MiB of them took 28 s at this pace.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS) // hang guard only
 class NeverReadingPeerTest {
@@ -36,6 +46,8 @@ class NeverReadingPeerTest {
   /** Requests per batch, a batch each {@link #PACE_MILLIS}. */
   private static final int BATCH = 50;
   private static final long PACE_MILLIS = 5;
+  /** Bytes of each answer. */
+  private static final int ANSWER = 1024;
 
   enum Kind {
     STREAM_MAPPING(() -> Http2ServerTransport.create("127.0.0.1", 0)),
@@ -61,12 +73,24 @@ class NeverReadingPeerTest {
   @EnumSource(Kind.class)
   void aPeerThatFloodsRequestsAndNeverReadsIsCut(Kind kind) throws Exception {
     SluiceServer server =
-        Connections.start(kind.server.get(), ConnectionOptions.defaults(), (setup, requester) -> new Responder() {})
+        Connections.start(kind.server.get(), ConnectionOptions.defaults(),
+        (setup, requester) -> new Responder() {
+              @Override
+              public StreamListener requestResponse(Message request, StreamHandle response) {
+                request.release();
+                response.nextAndComplete(Message.utf8(ByteBufAllocator.DEFAULT, "a".repeat(ANSWER)));
+                return StreamListener.DISCARDING;
+              }
+            })
             .get(30, TimeUnit.SECONDS);
     try {
       int port = ((InetSocketAddress) server.address()).getPort();
       try (RawH2Peer p = RawH2Peer.connect(port, 8 * 1024)) {
-        p.send(concat(RawH2Peer.PREFACE, RawH2Peer.settings(), RawH2Peer.settingsAck()));
+        p.send(concat(
+            RawH2Peer.PREFACE,
+            RawH2Peer.settings(RawH2Peer.SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE),
+            RawH2Peer.settingsAck(),
+            RawH2Peer.windowUpdate(0, Integer.MAX_VALUE - 65_535)));
         int[] next = {1};
         p.flood(FLOOD, false, round -> {
           RawH2Peer.sleep(PACE_MILLIS);
