@@ -13,6 +13,7 @@ import io.sluice.core.Connections;
 import io.sluice.core.SluiceServer;
 import io.sluice.futures.FuturesRequester;
 import io.sluice.lease.LeasePolicy;
+import io.sluice.test.Ports;
 import io.sluice.transport.netty.TcpClientTransport;
 import io.sluice.transport.netty.TcpServerTransport;
 import java.net.InetSocketAddress;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.Message;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.futures.FuturesRequester;
+import io.sluice.test.Ports;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -10,6 +10,7 @@ import io.sluice.core.ConnectionOptions;
 import io.sluice.core.Connections;
 import io.sluice.exceptions.ConnectionErrorException;
 import io.sluice.futures.FuturesRequester;
+import io.sluice.test.Ports;
 import io.sluice.transport.netty.TcpClientTransport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

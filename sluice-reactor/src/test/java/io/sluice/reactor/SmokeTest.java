@@ -36,18 +36,18 @@ class SmokeTest {
                   }
                 })
             .bind()
-            .block(Duration.ofSeconds(5));
+            .block(Duration.ofSeconds(30));
     int port = ((InetSocketAddress) server.address()).getPort();
     ReactorRequester r =
-        SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(Duration.ofSeconds(5));
-    Message reply = r.requestResponse(Message.utf8(r.alloc(), "hi")).block(Duration.ofSeconds(5));
+        SluiceClient.builder(TcpClientTransport.create("127.0.0.1", port)).connect().block(Duration.ofSeconds(30));
+    Message reply = r.requestResponse(Message.utf8(r.alloc(), "hi")).block(Duration.ofSeconds(30));
     assertThat(reply.dataUtf8()).isEqualTo("echo:hi");
     reply.release();
     List<String> items =
         r.requestStream(Message.utf8(r.alloc(), "s"))
             .map(m -> { String x = m.dataUtf8(); m.release(); return x; })
             .collectList()
-            .block(Duration.ofSeconds(5));
+            .block(Duration.ofSeconds(30));
     assertThat(items).containsExactly("s-0", "s-1", "s-2", "s-3", "s-4");
     r.dispose();
     server.close();

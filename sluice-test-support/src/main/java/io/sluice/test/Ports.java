@@ -1,4 +1,4 @@
-package io.sluice.balancer;
+package io.sluice.test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -8,17 +8,20 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /**
- * Ports for a server that a test stops and starts again on the same port while a balancer keeps
- * connecting to it. An ephemeral port would do for the first start, but while the server is down
- * a connecting socket may be given that just-freed port as its own, connect to itself (TCP
- * self-connect) and hold it, and the restart then fails with "address already in use" (seen in
- * clean-clone CI runs). The kernel never hands out a port outside its ephemeral range that way.
+ * Ports a test must know before its server binds: for a server that a test stops and starts again
+ * on the same port while clients keep connecting to it, or one in another process or framework
+ * that cannot report the port it bound (port 0). An ephemeral port found free and bound later
+ * races with every socket the machine opens meanwhile: the kernel may hand the same port to a
+ * connecting socket (which may even connect to itself, TCP self-connect, while a server is down)
+ * and the bind then fails with "address already in use" (seen in clean-clone CI runs). The kernel
+ * never hands out a port outside its ephemeral range that way; only another test picking the
+ * same one at random can take it.
  */
-final class Ports {
+public final class Ports {
   private Ports() {}
 
   /** A free loopback port below the kernel's ephemeral range (Linux: ip_local_port_range). */
-  static int outsideEphemeralRange() throws IOException {
+  public static int outsideEphemeralRange() throws IOException {
     int low = 32768;
     Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     if (Files.isReadable(range)) {

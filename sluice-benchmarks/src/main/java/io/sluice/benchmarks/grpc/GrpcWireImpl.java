@@ -154,7 +154,7 @@ public final class GrpcWireImpl implements Impl {
     return GrpcClientTransport.create("127.0.0.1", port)
         .withEventLoopGroup(loop)
         .connect()
-        .get(10, TimeUnit.SECONDS);
+        .get(60, TimeUnit.SECONDS); // hang guard
   }
 
   private static ReactorBenchClient sluiceClient(int port) throws Exception {

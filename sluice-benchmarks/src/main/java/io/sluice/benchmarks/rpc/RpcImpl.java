@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  * {@code fnf} calls the fire-and-forget method, whose server side here counts instead of dropping.
  */
 public final class RpcImpl extends FlavorImpl {
-  private static final Duration CONNECT = Duration.ofSeconds(10);
+  private static final Duration CONNECT = Duration.ofSeconds(60); // hang guard: a loaded machine may take seconds
 
   /**
    * With metrics ({@code sluice-rpc+observed}): a real PrometheusMeterRegistry holding
@@ -81,7 +81,7 @@ public final class RpcImpl extends FlavorImpl {
                 metrics == null
                     ? RpcResponder.acceptor(registry)
                     : RpcResponder.acceptor(registry, metrics.rsocketServer()))
-            .get(10, TimeUnit.SECONDS));
+            .get(60, TimeUnit.SECONDS)); // hang guard
   }
 
   /** The example's service, except that fire-and-forget calls are counted. */

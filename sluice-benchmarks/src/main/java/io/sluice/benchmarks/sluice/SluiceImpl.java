@@ -149,7 +149,7 @@ public final class SluiceImpl implements Impl {
                     ? ConnectionOptions.builder().resumption(Resumption.defaults()).build()
                     : ConnectionOptions.defaults(),
                 (setup, requester) -> new BenchResponder(payload, texts, fnfReceived))
-            .get(10, TimeUnit.SECONDS);
+            .get(60, TimeUnit.SECONDS); // hang guard: a loaded machine may take seconds
     return bound.address() instanceof InetSocketAddress
         ? ((InetSocketAddress) bound.address()).getPort()
         : token;
@@ -165,7 +165,7 @@ public final class SluiceImpl implements Impl {
             ConnectionOptions.defaults(),
             resume ? ClientSetup.defaults().resumable(Resumption.defaults()) : ClientSetup.defaults(),
             r -> new Responder() {})
-        .get(10, TimeUnit.SECONDS);
+        .get(60, TimeUnit.SECONDS); // hang guard
   }
 
   @Override

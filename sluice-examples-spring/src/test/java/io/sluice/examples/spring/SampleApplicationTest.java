@@ -13,9 +13,8 @@ import io.sluice.examples.rpc.HelloReply;
 import io.sluice.examples.rpc.HelloRequest;
 import io.sluice.examples.rpc.ReactorGreeterClient;
 import io.sluice.spring.boot.SluiceServerLifecycle;
+import io.sluice.test.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -47,10 +46,7 @@ class SampleApplicationTest {
   /** The app's port: a free one, known before the context starts so the client can name it. */
   @DynamicPropertySource
   static void port(DynamicPropertyRegistry registry) throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.outsideEphemeralRange(); // the app binds it later: see Ports
     registry.add("sluice.server.port", () -> port);
   }
 

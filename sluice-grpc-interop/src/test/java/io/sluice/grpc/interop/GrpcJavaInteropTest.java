@@ -2,6 +2,7 @@ package io.sluice.grpc.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.test.Ports;
 import io.sluice.transport.grpc.GrpcChannel;
 import io.sluice.transport.grpc.GrpcServer;
 import java.io.BufferedReader;
@@ -189,10 +190,7 @@ class GrpcJavaInteropTest {
   @Test
   void sluicesClientPassesAgainstGrpcJavasServer() throws Exception {
     fetchPeer();
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.outsideEphemeralRange(); // grpc-java's server binds it later: see Ports
     Process server =
         new ProcessBuilder("bash", PEER.resolve("run.sh").toString(), "server", "--port", String.valueOf(port))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
