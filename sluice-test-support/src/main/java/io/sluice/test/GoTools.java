@@ -3,6 +3,7 @@ package io.sluice.test;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -11,15 +12,38 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The Go programs some tests run against Sluice (grpcurl, grpc-health-probe, h2spec, promtool):
+ * The Go programs some tests run against Sluice (grpcurl, grpc-health-probe, h2spec, metricslint):
  * {@code .ci/run} builds them at pinned versions into {@code SLUICE_GO_BIN}; a developer may have
- * them on the PATH instead.
+ * them on the PATH instead. CI builds them beside the tests and names the file it writes when done
+ * in {@code SLUICE_GO_TOOLS_DONE}: until it is there, {@link #find} waits (at most {@link
+ * #BUILD_WAIT}).
  */
 public final class GoTools {
   private GoTools() {}
 
+  /** The longest {@link #find} waits for CI's build of the tools (a hang guard). */
+  static final Duration BUILD_WAIT = Duration.ofMinutes(20);
+
+  /** Waits until CI's build of the tools has ended, if one is under way. */
+  private static void awaitBuild() {
+    String done = System.getenv("SLUICE_GO_TOOLS_DONE");
+    if (done == null || done.isEmpty()) {
+      return;
+    }
+    Path marker = Path.of(done);
+    long end = System.nanoTime() + BUILD_WAIT.toNanos();
+    try {
+      while (!Files.exists(marker) && System.nanoTime() < end) {
+        Thread.sleep(250);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; empty if it is in neither. */
   public static Optional<Path> find(String tool) {
+    awaitBuild();
     Set<String> dirs = new LinkedHashSet<>();
     String goBin = System.getenv("SLUICE_GO_BIN");
     if (goBin != null && !goBin.isEmpty()) {
