@@ -59,7 +59,7 @@ if stale "$bench/target/classpath.txt" "$root/pom.xml" "$root/sluice-api" "$root
   "$root/sluice-virtualthreads" "$root/sluice-balancer" "$root/sluice-lease" "$root/sluice-micrometer" "$bench" || needs_jdk21_build; then
   echo "sluice: building sluice-benchmarks (first run or sources changed)..." >&2
   # shellcheck disable=SC2086
-  (cd "$root" && "$root/mvnw" -q -B $profile -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
+  (cd "$root" && "${SLUICE_MVN:-$root/mvnw}" -q -B $profile -Dmaven.test.skip=true -pl sluice-benchmarks -am install >&2) || {
     echo "sluice: build of sluice-benchmarks failed" >&2
     exit 1
   }
@@ -71,7 +71,7 @@ fi
 
 if [ "${1:-}" = bench ] && stale "$peers_jar" "$peers" "$bench/src/harness"; then
   echo "sluice: building the rsocket-java / Spring RSocket peers (first run or sources changed)..." >&2
-  (cd "$peers" && "$root/mvnw" -q -B -Dmaven.test.skip=true package >&2) || {
+  (cd "$peers" && "${SLUICE_MVN:-$root/mvnw}" -q -B -Dmaven.test.skip=true package >&2) || {
     echo "sluice: build of peers/rsocket-java-bench failed" >&2
     exit 1
   }
@@ -83,7 +83,7 @@ case " $* " in
   *" --h2load "*)
     if [ ! -d "$grpc_peer/target/lib" ] || [ "$grpc_peer/pom.xml" -nt "$grpc_peer/target/lib" ]; then
       echo "sluice: fetching grpc-java's benchmark server (first run)..." >&2
-      (cd "$grpc_peer" && "$root/mvnw" -q -B package >&2) || {
+      (cd "$grpc_peer" && "${SLUICE_MVN:-$root/mvnw}" -q -B package >&2) || {
         echo "sluice: build of peers/grpc-java-bench failed" >&2
         exit 1
       }

@@ -196,14 +196,11 @@ class MetricsPortTest {
    * has that instead; without either the check is skipped (with {@code CI=true} it fails).
    */
   private static void lintAccepts(String text) throws Exception {
-    List<String> command;
-    Optional<Path> promtool = GoTools.find("metricslint").isPresent() ? Optional.empty() : GoTools.find("promtool");
-    if (promtool.isPresent()) {
-      command = List.of(promtool.get().toString(), "check", "metrics");
-    } else {
-      command = List.of(GoTools.require("metricslint",
-          "build it with (cd tools/metricslint && GOBIN=\"$SLUICE_GO_BIN\" go install .)").toString());
-    }
+    List<String> command =
+        GoTools.find("metricslint").map(lint -> List.of(lint.toString()))
+            .or(() -> GoTools.find("promtool").map(promtool -> List.of(promtool.toString(), "check", "metrics")))
+            .orElseGet(() -> List.of(GoTools.require("metricslint",
+                "build it with (cd tools/metricslint && GOBIN=\"$SLUICE_GO_BIN\" go install .)").toString()));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     try (var in = p.getOutputStream()) {
       in.write(text.getBytes(StandardCharsets.UTF_8));

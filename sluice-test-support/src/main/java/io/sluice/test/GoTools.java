@@ -16,24 +16,32 @@ import org.junit.jupiter.api.Assumptions;
  * {@code .ci/run} builds them at pinned versions into {@code SLUICE_GO_BIN}; a developer may have
  * them on the PATH instead. CI builds them beside the tests and names the file it writes when done
  * in {@code SLUICE_GO_TOOLS_DONE}: until it is there, {@link #find} waits (at most {@link
- * #BUILD_WAIT}).
+ * #BUILD_WAIT} in all, per test JVM).
  */
 public final class GoTools {
   private GoTools() {}
 
-  /** The longest {@link #find} waits for CI's build of the tools (a hang guard). */
+  /** The longest {@link #find} waits for CI's build of the tools, in all (a hang guard). */
   static final Duration BUILD_WAIT = Duration.ofMinutes(20);
 
-  /** Waits until CI's build of the tools has ended, if one is under way. */
-  private static void awaitBuild() {
+  /** When the wait for CI's build ends, set by the first {@link #find}; 0 before that. */
+  private static long buildWaitEnd;
+
+  /**
+   * Waits until CI's build of the tools has ended, if one is under way: from the first call on, at
+   * most {@link #BUILD_WAIT}, so that later calls after a build that never ended do not wait again.
+   */
+  private static synchronized void awaitBuild() {
     String done = System.getenv("SLUICE_GO_TOOLS_DONE");
     if (done == null || done.isEmpty()) {
       return;
     }
+    if (buildWaitEnd == 0) {
+      buildWaitEnd = System.nanoTime() + BUILD_WAIT.toNanos();
+    }
     Path marker = Path.of(done);
-    long end = System.nanoTime() + BUILD_WAIT.toNanos();
     try {
-      while (!Files.exists(marker) && System.nanoTime() < end) {
+      while (!Files.exists(marker) && System.nanoTime() - buildWaitEnd < 0) {
         Thread.sleep(250);
       }
     } catch (InterruptedException e) {
