@@ -5,14 +5,21 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
+import io.netty.handler.codec.http2.Http2Headers;
+import java.util.Map;
 
 /**
  * Bytes a transport handed to HTTP/2 that the socket has not taken yet: queued behind a closed
- * flow-control window, or in the channel's buffer. Each DATA write gets a promise that knows its
- * bytes ({@link #track}); when it completes (written, or dropped with its stream) they leave the
- * count. Above the high water mark the transport is unwritable, back below half of it writable
- * again; the listener hears each change. What {@code isWritable()}, {@code outboundProgress()} and
- * {@code unsentBytes()} of a {@code DuplexTransport} over HTTP/2 report.
+ * flow-control window, or in the channel's buffer. Each write the transport makes gets a promise
+ * that knows its bytes ({@link #track}): DATA exactly; HEADERS, whose HPACK size is known only once
+ * written, at an estimate ({@link #headers}); RST_STREAM its 13. When the promise completes
+ * (written, or dropped with its stream) they leave the count. Above the high water mark the
+ * transport is unwritable, back below half of it writable again; the listener hears each change.
+ * What {@code isWritable()}, {@code outboundProgress()} and {@code unsentBytes()} of a {@code
+ * DuplexTransport} over HTTP/2 report. HEADERS count too because some answers are nothing else (a
+ * stream's ERROR is trailers only): a peer that makes us answer that way and reads nothing would
+ * otherwise queue answers no count sees. Not counted: the frames netty writes on its own (SETTINGS
+ * and PING acks, WINDOW_UPDATE, the resets it decides), few and bounded by netty's limits.
  *
  * <p><b>Threads.</b> The channel's event loop only.
  */
@@ -21,6 +28,11 @@ final class OutboundBytes implements ChannelFutureListener {
   interface Listener {
     void onWritabilityChanged(boolean writable);
   }
+
+  /** An HTTP/2 frame's header. */
+  static final int FRAME_HEADER = 9;
+  /** An RST_STREAM frame: its header and error code. */
+  static final int RST_STREAM = FRAME_HEADER + 4;
 
   private final Channel channel;
   private final Listener listener;
@@ -42,6 +54,24 @@ final class OutboundBytes implements ChannelFutureListener {
   ChannelPromise track(int bytes) {
     queued += bytes;
     return new Counted(channel, bytes, this);
+  }
+
+  /** The promise of a HEADERS frame carrying {@code headers}, counted at {@link #headers}. */
+  ChannelPromise trackHeaders(Http2Headers headers) {
+    return track(headers(headers));
+  }
+
+  /**
+   * The size counted for a HEADERS frame: its frame header and the lengths of its names and
+   * values. About what HPACK writes for fields it has not indexed yet; less once it has (a
+   * repeated answer's fields shrink to a byte or two each), but then the frame is small anyway.
+   */
+  static int headers(Http2Headers headers) {
+    int n = FRAME_HEADER;
+    for (Map.Entry<CharSequence, CharSequence> e : headers) {
+      n += e.getKey().length() + e.getValue().length();
+    }
+    return n;
   }
 
   /** After a write: unwritable once above the high water mark. */

@@ -65,6 +65,9 @@ import java.util.function.LongConsumer;
  */
 public final class StreamMapping implements DuplexTransport {
   private static final InternalLogger logger = InternalLoggerFactory.getInstance(StreamMapping.class);
+  /** What the outbound count takes the fixed answer HEADERS for. */
+  private static final int RESPONSE_HEADERS_SIZE = OutboundBytes.headers(StreamRules.RESPONSE_HEADERS);
+  private static final int TRAILERS_OK_SIZE = OutboundBytes.headers(StreamRules.TRAILERS_OK);
 
   /** What a client's request HEADERS need besides the path. */
   public record ClientRequest(AsciiString scheme, AsciiString authority, RequestPathSelector paths) {
@@ -366,18 +369,23 @@ public final class StreamMapping implements DuplexTransport {
 
   /** A server's {@code :status 200} before its first DATA, through the encoder. */
   private void writeResponseHeaders(MappedStream st) {
-    h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, h2.newPromise());
+    h2.encoder().writeHeaders(ctx, st.h2.id(), StreamRules.RESPONSE_HEADERS, 0, false, outbound.track(RESPONSE_HEADERS_SIZE));
+    outbound.checkHighWater();
   }
 
   private void writeTrailers(MappedStream st, Http2Headers trailers) {
-    h2.encoder().writeHeaders(ctx, st.h2.id(), trailers, 0, true, h2.newPromise());
+    ChannelPromise counted =
+        trailers == StreamRules.TRAILERS_OK ? outbound.track(TRAILERS_OK_SIZE) : outbound.trackHeaders(trailers);
+    h2.encoder().writeHeaders(ctx, st.h2.id(), trailers, 0, true, counted);
+    outbound.checkHighWater();
   }
 
   private void reset(MappedStream st, Http2Error error) {
     st.localEnded = true;
     // Through the encoder: netty's builder decorates it with the limit on RST_STREAM sent
     // (MadeYouReset); the handler's resetStream writes past that decorator, uncounted.
-    h2.encoder().writeRstStream(ctx, st.h2.id(), error.code(), h2.newPromise());
+    h2.encoder().writeRstStream(ctx, st.h2.id(), error.code(), outbound.track(OutboundBytes.RST_STREAM));
+    outbound.checkHighWater();
   }
 
   /** Writes one piece of a frame as DATA on {@code st}, then what follows the frame. */
@@ -397,7 +405,7 @@ public final class StreamMapping implements DuplexTransport {
         outbound.checkHighWater();
         return;
       }
-      h2.encoder().writeHeaders(ctx, st.h2.id(), headers, 0, false, h2.newPromise());
+      h2.encoder().writeHeaders(ctx, st.h2.id(), headers, 0, false, outbound.trackHeaders(headers));
     } else if (st.headersPending) {
       st.headersPending = false;
       // A whole answer (headers, these frames, the OK trailers) past netty's connection encoder

@@ -171,10 +171,15 @@ class StreamMappingInboundTest {
     final EmbeddedChannel client;
     final H2Handler serverH2;
     final H2Handler clientH2 = H2Handler.build(false, Http2Options.limits(0, 1 << 20, 8192, false), null);
-    final Engine engine = new Engine();
+    final Engine engine;
     final DuplexTransport mapping;
 
     ServerSide(ByteBufAllocator alloc) {
+      this(alloc, new Engine());
+    }
+
+    ServerSide(ByteBufAllocator alloc, Engine engine) {
+      this.engine = engine;
       List<DuplexTransport> connections = new ArrayList<>();
       server.config().setAllocator(alloc);
       serverH2 = H2Handler.build(true, Http2Options.limits(STREAMS, 1 << 20, 8192, false), new ServerStreams(connections::add, true));
@@ -283,7 +288,10 @@ class StreamMappingInboundTest {
     /** The type of each frame, with its stream id: {@code type << 24 | id} (ids below 2^24 here). */
     final List<Integer> types = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
+    /** Each writability the transport reported, in order. */
+    final List<Boolean> writability = new ArrayList<>();
     Consumer<ByteBuf> onRequest = f -> {};
+    int maxQueuedOutboundBytes = 4 << 20;
     boolean closed;
 
     @Override
@@ -293,7 +301,7 @@ class StreamMappingInboundTest {
 
     @Override
     public int maxQueuedOutboundBytes() {
-      return 4 << 20;
+      return maxQueuedOutboundBytes;
     }
 
     @Override
@@ -313,7 +321,9 @@ class StreamMappingInboundTest {
     public void onReadComplete() {}
 
     @Override
-    public void onWritabilityChanged(boolean writable) {}
+    public void onWritabilityChanged(boolean writable) {
+      writability.add(writable);
+    }
 
     @Override
     public void onTransportError(Throwable cause) {
