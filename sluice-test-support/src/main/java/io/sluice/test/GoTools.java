@@ -30,11 +30,12 @@ public final class GoTools {
   /**
    * Waits until CI's build of the tools has ended, if one is under way: from the first call on, at
    * most {@link #BUILD_WAIT}, so that later calls after a build that never ended do not wait again.
+   * Returns what went wrong with that build, for a missing tool's message ("" if nothing did).
    */
-  private static synchronized void awaitBuild() {
+  private static synchronized String awaitBuild() {
     String done = System.getenv("SLUICE_GO_TOOLS_DONE");
     if (done == null || done.isEmpty()) {
-      return;
+      return "";
     }
     if (buildWaitEnd == 0) {
       buildWaitEnd = System.nanoTime() + BUILD_WAIT.toNanos();
@@ -44,14 +45,27 @@ public final class GoTools {
       while (!Files.exists(marker) && System.nanoTime() - buildWaitEnd < 0) {
         Thread.sleep(250);
       }
+      if (!Files.exists(marker)) {
+        return "; CI's build of the Go tools had not ended after " + BUILD_WAIT.toMinutes() + " minutes of waiting (" + done + ")";
+      }
+      String status = Files.readString(marker).strip();
+      return status.equals("0") ? "" : "; CI's build of the Go tools failed (status " + status + ": see the go-tools stage's log)";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return "; interrupted while waiting for CI's build of the Go tools";
+    } catch (java.io.IOException e) {
+      return "; CI's build status could not be read: " + e;
     }
   }
 
   /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH; empty if it is in neither. */
   public static Optional<Path> find(String tool) {
     awaitBuild();
+    return lookUp(tool);
+  }
+
+  /** {@code tool} in {@code SLUICE_GO_BIN}, else on the PATH, without waiting for a build. */
+  private static Optional<Path> lookUp(String tool) {
     Set<String> dirs = new LinkedHashSet<>();
     String goBin = System.getenv("SLUICE_GO_BIN");
     if (goBin != null && !goBin.isEmpty()) {
@@ -78,11 +92,12 @@ public final class GoTools {
    * it fails instead, since {@code .ci/run} installs every tool this is asked for.
    */
   public static Path require(String tool, String installHint) {
-    Optional<Path> found = find(tool);
+    String build = awaitBuild();
+    Optional<Path> found = lookUp(tool);
     if (found.isPresent()) {
       return found.get();
     }
-    String what = tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH): " + installHint;
+    String what = tool + " is not installed (neither in SLUICE_GO_BIN nor on the PATH" + build + "): " + installHint;
     if ("true".equals(System.getenv("CI"))) {
       Assertions.fail(what + " (CI=true: .ci/run installs it, so this is a failure, not a skip)");
     }
