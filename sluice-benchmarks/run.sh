@@ -2,7 +2,7 @@
 # ./sluice bench ... and ./sluice jmh ... land here (see the ./sluice script).
 # Builds sluice-benchmarks (and what it depends on) and the standalone rsocket-java / Spring RSocket
 # peer jar when missing or older than their sources, then runs the benchmark front door.
-# Nothing here runs during `mvn verify`: the peer pom is not in the root module list.
+# Nothing here runs during `./mvnw verify`: the peer pom is not in the root module list.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="$root/sluice-benchmarks"

@@ -33,7 +33,7 @@ for i in "${!libfuzzer[@]}"; do internal+=("-Djazzer.internal.arg.$i=${libfuzzer
 
 # The leak detector stays off while fuzzing: InboundHarness counts every buffer of each input
 # itself (exactly, at once), and PARANOID records a stack trace on every buffer access, which
-# costs most of the speed. Plain `mvn test` (regression mode) keeps PARANOID. LeakCheckExtension
+# costs most of the speed. Plain `./mvnw test` (regression mode) keeps PARANOID. LeakCheckExtension
 # fails any run below PARANOID unless told that it is on purpose: sluice.leakCheck.allowLevel.
 JAZZER_FUZZ=1 exec ./mvnw -B -pl sluice-fuzz -am test \
   -Dtest=InboundFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \

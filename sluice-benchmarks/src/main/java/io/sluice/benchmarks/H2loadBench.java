@@ -243,7 +243,7 @@ final class H2loadBench {
     File lib = new File(peer, "target/lib");
     if (!lib.isDirectory()) {
       throw new IllegalStateException("grpc-java's benchmark server is not built: " + lib + " is missing"
-          + " (./sluice bench builds it; or mvn -f " + GRPC_JAVA_PEER + "/pom.xml package)");
+          + " (./sluice bench builds it; or ./mvnw -f " + GRPC_JAVA_PEER + "/pom.xml package)");
     }
     cmd.addAll(List.of("-cp", lib.getPath() + File.separator + "*",
         new File(peer, "BenchServer.java").getPath()));

@@ -647,7 +647,7 @@ final class Orchestrator implements AutoCloseable {
       if (!new File(jar).isFile()) {
         throw new IllegalStateException(
             "the rsocket-java / Spring RSocket peer jar is missing: " + jar
-                + " (./sluice bench builds it; or mvn -f peers/rsocket-java-bench/pom.xml package)");
+                + " (./sluice bench builds it; or ./mvnw -f peers/rsocket-java-bench/pom.xml package)");
       }
       cmd.add("-jar");
       cmd.add(jar);

@@ -373,8 +373,9 @@ class BenchMainTest {
         .as("server loop bytes per message (0: no thread matched the server loop prefix)")
         .isPositive()
         .isFinite();
-    // CPU per message of each side: read from per-thread CPU clocks, which on a busy machine may
-    // not have ticked for one side in a 100 ms run (0 is a reading, NaN is not); both together did.
+    // CPU per message of each side: each process's CPU time (getProcessCpuTime, which the kernel
+    // counts in scheduler ticks), which on a busy machine may not have ticked for one side in a
+    // 100 ms run (0 is a reading, NaN is not); both together did.
     assertThat(stream.serverCpuNanosPerMessage()).isNotNaN().isGreaterThanOrEqualTo(0);
     assertThat(stream.clientCpuNanosPerMessage()).isNotNaN().isGreaterThanOrEqualTo(0);
     assertThat(stream.serverCpuNanosPerMessage() + stream.clientCpuNanosPerMessage()).isPositive();

@@ -42,7 +42,7 @@ public final class BrowserDemo implements AutoCloseable {
       "The browser page is unavailable: this build has no page/app.js, because npm was missing or"
           + " failed when Maven built sluice-browser-demo (its warning says which). Install Node.js"
           + " and npm and rebuild (./sluice rebuilds when a file under src/main changes; or run"
-          + " mvn -pl sluice-cli -am install). RSocket over WebSocket at "
+          + " ./mvnw -pl sluice-cli -am install). RSocket over WebSocket at "
           + RSOCKET_PATH
           + " works all the same.";
 

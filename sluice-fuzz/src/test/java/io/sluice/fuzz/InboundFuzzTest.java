@@ -7,7 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * length-prefix splitter, the frame validator and the protocol engine, on the server (before and
  * after SETUP) and on the client. See {@link InboundHarness} for the input format and the checks.
  *
- * <p><b>Regression mode</b> (plain {@code mvn test}): runs the empty input and every file under
+ * <p><b>Regression mode</b> (plain {@code ./mvnw test}): runs the empty input and every file under
  * {@code src/test/resources/io/sluice/fuzz/InboundFuzzTestInputs/fuzzInbound/}: the generated
  * seed corpus ({@code seeds/}, see {@link SeedCorpus}) and the minimized reproducers of past
  * findings ({@code regressions/}).

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Skipped unless {@code -Dsluice.fuzz.minimize=} names the input file:
  *
  * <pre>
- * mvn -pl sluice-fuzz test -Dtest=MinimizeTest -Dsluice.fuzz.minimize=path/to/crash-...
+ * ./mvnw -pl sluice-fuzz test -Dtest=MinimizeTest -Dsluice.fuzz.minimize=path/to/crash-...
  * </pre>
  *
  * <p>It drops whole length-prefixed frames first, then runs of bytes (delta debugging), then

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * finding. Skipped unless {@code -Dsluice.fuzz.input=} names a file or gives the input as hex:
  *
  * <pre>
- * mvn -pl sluice-fuzz test -Dtest=ReproduceTest -Dsluice.fuzz.input=path/to/crash-...
- * mvn -pl sluice-fuzz test -Dtest=ReproduceTest -Dsluice.fuzz.input=0100000006000000012400
+ * ./mvnw -pl sluice-fuzz test -Dtest=ReproduceTest -Dsluice.fuzz.input=path/to/crash-...
+ * ./mvnw -pl sluice-fuzz test -Dtest=ReproduceTest -Dsluice.fuzz.input=0100000006000000012400
  * </pre>
  */
 class ReproduceTest {

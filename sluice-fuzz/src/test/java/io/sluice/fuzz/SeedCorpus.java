@@ -37,7 +37,7 @@ import java.util.stream.Stream;
  * <p>Regenerate after changing this class (SeedCorpusTest fails while the committed files differ):
  *
  * <pre>
- * mvn -pl sluice-fuzz test -Dtest=SeedCorpusTest -Dsluice.fuzz.writeSeeds=true
+ * ./mvnw -pl sluice-fuzz test -Dtest=SeedCorpusTest -Dsluice.fuzz.writeSeeds=true
  * </pre>
  *
  * <p>The first data byte of a request picks what {@link EchoResponder} does with it, see there.

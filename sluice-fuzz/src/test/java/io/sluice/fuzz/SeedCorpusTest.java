@@ -42,7 +42,7 @@ class SeedCorpusTest {
       }
     }
     String regenerate =
-        "the committed seeds differ from SeedCorpus; regenerate with: mvn -pl sluice-fuzz test"
+        "the committed seeds differ from SeedCorpus; regenerate with: ./mvnw -pl sluice-fuzz test"
             + " -Dtest=SeedCorpusTest -Dsluice.fuzz.writeSeeds=true";
     assertThat(new TreeSet<>(committed.keySet())).as(regenerate).isEqualTo(new TreeSet<>(expected.keySet()));
     for (Map.Entry<String, byte[]> e : expected.entrySet()) {

@@ -159,7 +159,7 @@ final class ScaleRun {
           "peers/rsocket-java-bench/target/peers-rsocket.jar");
       if (!new File(jar).isFile()) {
         throw new IllegalStateException("the rsocket-java peer jar is missing: " + jar
-            + " (./sluice bench builds it; or mvn -f peers/rsocket-java-bench/pom.xml package)");
+            + " (./sluice bench builds it; or ./mvnw -f peers/rsocket-java-bench/pom.xml package)");
       }
       cmd.add("-jar");
       cmd.add(jar);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Regenerates the code for every test .proto through protoc and the plugin, and compares it with
  * the checked-in golden files under src/test/resources/golden/&lt;variant&gt;/. Any difference
- * fails the build. After an intended change, refresh them with {@code mvn -pl sluice-rpc-compiler
+ * fails the build. After an intended change, refresh them with {@code ./mvnw -pl sluice-rpc-compiler
  * test -Dsluice.golden.update=true} and review the diff.
  */
 class GoldenFilesTest {
