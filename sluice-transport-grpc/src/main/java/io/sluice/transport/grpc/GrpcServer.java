@@ -392,6 +392,14 @@ public final class GrpcServer {
       stop(CLOSE_GRACE);
     }
 
+    /**
+     * The connections open now, HTTP/2 and HTTP/1.1 (gRPC-Web, HTTP/JSON) alike, including those
+     * whose protocol is not known yet: a racy read, for figures and monitoring.
+     */
+    public int connections() {
+      return connections.size();
+    }
+
     /** Completes once the listener is closed (the connections may still drain: see {@link #stop}). */
     public CompletableFuture<Void> onClose() {
       return bound.onClose();
