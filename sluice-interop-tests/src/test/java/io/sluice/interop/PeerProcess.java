@@ -50,7 +50,7 @@ final class PeerProcess implements AutoCloseable {
       throw new IllegalStateException(
           "rsocket-java peer jar not found at "
               + path
-              + "; build it with: mvn -B -f peers/rsocket-java-peer/pom.xml package");
+              + "; build it with: ./mvnw -B -f peers/rsocket-java-peer/pom.xml package");
     }
     return Path.of(path);
   }

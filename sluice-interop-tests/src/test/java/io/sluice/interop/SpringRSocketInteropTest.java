@@ -70,7 +70,7 @@ class SpringRSocketInteropTest {
     if (path == null || !Files.isRegularFile(Path.of(path))) {
       throw new IllegalStateException(
           "Spring RSocket peer jar not found at " + path
-              + "; build it with: mvn -B -f peers/spring-rsocket-peer/pom.xml package");
+              + "; build it with: ./mvnw -B -f peers/spring-rsocket-peer/pom.xml package");
     }
     return Path.of(path);
   }

@@ -599,6 +599,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
 
   /** What {@link #writeBeforeFlush} registered, written at the next flush, in order. */
   private final ArrayList<BeforeFlush> beforeFlush = new ArrayList<>();
+  private long flushes;
 
   /**
    * Has {@code w} write its gathered bytes just before the connection's next flush (register it
@@ -621,6 +622,12 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
       }
     }
     super.flush(ctx);
+    flushes++;
+  }
+
+  /** How many times the connection has been flushed (what was written before the last one is out of our hands). */
+  public long flushes() {
+    return flushes;
   }
 
   /**

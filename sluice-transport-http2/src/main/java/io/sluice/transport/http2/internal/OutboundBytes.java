@@ -7,6 +7,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * Bytes a transport handed to HTTP/2 that the socket has not taken yet: queued behind a closed
@@ -36,14 +37,30 @@ final class OutboundBytes implements ChannelFutureListener {
 
   private final Channel channel;
   private final Listener listener;
+  /** The connection's flush count ({@code H2Handler#flushes}). */
+  private final LongSupplier flushes;
   private int highWater = 1 << 20;
   private long queued;
+  /** Of {@link #queued}, the bytes written since the connection's last flush. */
+  private long unflushed;
+  /** The flush count {@link #unflushed} is counted from. */
+  private long flushMark;
   private long written;
   private boolean writable = true;
 
-  OutboundBytes(Channel channel, Listener listener) {
+  OutboundBytes(Channel channel, LongSupplier flushes, Listener listener) {
     this.channel = channel;
+    this.flushes = flushes;
     this.listener = listener;
+  }
+
+  /** After a flush, nothing written before it is unflushed any more. */
+  private void syncFlushes() {
+    long f = flushes.getAsLong();
+    if (f != flushMark) {
+      flushMark = f;
+      unflushed = 0;
+    }
   }
 
   void highWater(int bytes) {
@@ -52,8 +69,10 @@ final class OutboundBytes implements ChannelFutureListener {
 
   /** The promise of a write of {@code bytes}, counted from now until it completes. */
   ChannelPromise track(int bytes) {
+    syncFlushes();
     queued += bytes;
-    return new Counted(channel, bytes, this);
+    unflushed += bytes;
+    return new Counted(channel, bytes, flushMark, this);
   }
 
   /** The promise of a HEADERS frame carrying {@code headers}, counted at {@link #headers}. */
@@ -84,9 +103,14 @@ final class OutboundBytes implements ChannelFutureListener {
 
   @Override
   public void operationComplete(ChannelFuture f) {
-    int n = ((Counted) f).bytes;
+    Counted c = (Counted) f;
+    int n = c.bytes;
+    syncFlushes();
     queued -= n;
     written += n;
+    if (c.flushMark == flushMark) {
+      unflushed -= n; // done (failed, or dropped with its stream) before any flush
+    }
     if (!writable && queued <= highWater / 2) {
       writable = true;
       listener.onWritabilityChanged(true);
@@ -107,13 +131,26 @@ final class OutboundBytes implements ChannelFutureListener {
     return queued;
   }
 
+  /**
+   * Bytes handed over and flushed, and not yet taken: what {@code unsentBytes()} reports. The
+   * writes made since the last flush do not count (the transport's own, made while it handles a
+   * read, wait for the flush at the read's end), else the engine, which asks in the middle of a
+   * read whether the peer has taken everything sent, would read "no" after any such write.
+   */
+  long unsent() {
+    syncFlushes();
+    return queued - unflushed;
+  }
+
   /** A promise that knows how many bytes its write carries. */
   private static final class Counted extends DefaultChannelPromise {
     final int bytes;
+    final long flushMark;
 
-    Counted(Channel channel, int bytes, ChannelFutureListener listener) {
+    Counted(Channel channel, int bytes, long flushMark, ChannelFutureListener listener) {
       super(channel);
       this.bytes = bytes;
+      this.flushMark = flushMark;
       addListener(listener);
     }
   }

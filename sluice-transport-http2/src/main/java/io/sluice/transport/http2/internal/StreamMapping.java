@@ -114,6 +114,7 @@ public final class StreamMapping implements DuplexTransport {
     this.outbound =
         new OutboundBytes(
             channel,
+            h2::flushes,
             writable -> {
               FrameReceiver r = receiver;
               if (r != null) {
@@ -383,7 +384,7 @@ public final class StreamMapping implements DuplexTransport {
   private void reset(MappedStream st, Http2Error error) {
     st.localEnded = true;
     // Through the encoder: netty's builder decorates it with the limit on RST_STREAM sent
-    // (MadeYouReset); the handler's resetStream writes past that decorator, uncounted.
+    // (MadeYouReset); the handler's resetStream writes past that decorator, not counted against that limit.
     h2.encoder().writeRstStream(ctx, st.h2.id(), error.code(), outbound.track(OutboundBytes.RST_STREAM));
     outbound.checkHighWater();
   }
@@ -443,7 +444,7 @@ public final class StreamMapping implements DuplexTransport {
 
   @Override
   public long unsentBytes() {
-    return outbound.queued();
+    return outbound.unsent();
   }
 
   @Override

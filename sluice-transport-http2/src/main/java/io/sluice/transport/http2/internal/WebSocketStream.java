@@ -124,6 +124,7 @@ public final class WebSocketStream
     this.outbound =
         new OutboundBytes(
             channel,
+            h2::flushes,
             writable -> {
               FrameReceiver r = receiver;
               if (r != null) {
@@ -255,7 +256,7 @@ public final class WebSocketStream
 
   @Override
   public long unsentBytes() {
-    return outbound.queued();
+    return outbound.unsent();
   }
 
   @Override

@@ -18,42 +18,47 @@ import org.junit.jupiter.api.Test;
  */
 class StreamMappingUnsentBytesTest {
   @Test
-  void countsWhatWasWrittenUntilTheSocketTookIt() {
+  void countsWhatWasFlushedUntilTheSocketTookIt() {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
       assertThat(s.mapping.unsentBytes()).as("before any answer").isZero();
-      s.open(1, "/rsocket/stream");
-      s.data(1, Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestStream(1, Integer.MAX_VALUE).data("go").toBytes())), true);
-      s.carry();
+      request(s, 1);
       ByteBuf answer =
           Unpooled.buffer()
               .writeBytes(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, false).data("first").toBytes()))
               .writeBytes(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, false).data("second").toBytes()));
       int bytes = answer.readableBytes();
+      HeldSocket socket = HeldSocket.in(s.server);
 
       s.mapping.write(answer);
-      assertThat(s.mapping.unsentBytes())
-          .as("written, not flushed: the DATA and the :status HEADERS before it")
-          .isEqualTo(bytes + OutboundBytes.headers(StreamRules.RESPONSE_HEADERS));
+      assertThat(s.mapping.unsentBytes()).as("written, not flushed: not sent yet").isZero();
 
       s.mapping.flush();
-      assertThat(s.mapping.unsentBytes()).as("flushed: the channel took it").isZero();
+      assertThat(s.mapping.unsentBytes())
+          .as("flushed, not taken: the DATA and the :status HEADERS before it")
+          .isEqualTo(bytes + OutboundBytes.headers(StreamRules.RESPONSE_HEADERS));
+
+      socket.take();
+      assertThat(s.mapping.unsentBytes()).as("the socket took it").isZero();
       s.carry();
       assertThat(s.engine.errors).isEmpty();
     }
   }
 
   @Test
-  void anErrorAnswerCountsUntilTheSocketTookIt() {
+  void anErrorAnswerCountsOnceFlushedUntilTheSocketTookIt() {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
       request(s, 1);
       long progress = s.mapping.outboundProgress();
+      HeldSocket socket = HeldSocket.in(s.server);
 
       s.mapping.write(error(1, "no such route"));
-      assertThat(s.mapping.unsentBytes()).as("trailers written, not flushed").isPositive();
+      assertThat(s.mapping.unsentBytes()).as("trailers written, not flushed").isZero();
+      s.mapping.flush();
+      assertThat(s.mapping.unsentBytes()).as("trailers flushed, not taken").isPositive();
       assertThat(s.mapping.outboundProgress()).as("nothing taken yet").isEqualTo(progress);
 
-      s.mapping.flush();
-      assertThat(s.mapping.unsentBytes()).as("flushed: the channel took it").isZero();
+      socket.take();
+      assertThat(s.mapping.unsentBytes()).as("the socket took it").isZero();
       assertThat(s.mapping.outboundProgress()).as("the trailers were taken").isGreaterThan(progress);
       s.carry();
       assertThat(s.engine.errors).isEmpty();
@@ -71,7 +76,7 @@ class StreamMappingUnsentBytesTest {
       for (int id = 1; id <= 79 && s.mapping.isWritable(); id += 2) {
         s.mapping.write(error(id, "rejected: the service is not there, try another one"));
       }
-      assertThat(s.mapping.isWritable()).as("40 error answers queued, 1 KiB allowed").isFalse();
+      assertThat(s.mapping.isWritable()).as("error answers written past 1 KiB").isFalse();
       assertThat(engine.writability).containsExactly(false);
 
       s.mapping.flush();
@@ -82,20 +87,64 @@ class StreamMappingUnsentBytesTest {
   }
 
   @Test
-  void aClientsResetCountsUntilTheSocketTookIt() {
+  void aClientsResetCountsOnceFlushedUntilTheSocketTookIt() {
     try (StreamMappingInboundTest.ClientSide c = new StreamMappingInboundTest.ClientSide(ByteBufAllocator.DEFAULT, (h, stream) -> {})) {
       c.mapping.write(Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestStream(1, 8).data("x").toBytes())));
       c.mapping.flush();
       c.carry();
       long progress = c.mapping.outboundProgress();
+      HeldSocket socket = HeldSocket.in(c.client);
 
       c.mapping.write(Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.cancel(1).toBytes())));
-      assertThat(c.mapping.unsentBytes()).as("RST_STREAM written, not flushed").isEqualTo(13);
-
+      assertThat(c.mapping.unsentBytes()).as("RST_STREAM written, not flushed").isZero();
       c.mapping.flush();
+      assertThat(c.mapping.unsentBytes()).as("RST_STREAM flushed, not taken").isEqualTo(13);
+
+      socket.take();
       assertThat(c.mapping.unsentBytes()).isZero();
       assertThat(c.mapping.outboundProgress()).isEqualTo(progress + 13);
       c.carry();
+    }
+  }
+
+  /**
+   * A socket that takes nothing until told: first in a channel's pipeline, it keeps every write
+   * (and its promise) and ignores flushes until {@link #take}.
+   */
+  static final class HeldSocket extends io.netty.channel.ChannelOutboundHandlerAdapter {
+    private final java.util.List<Object> messages = new java.util.ArrayList<>();
+    private final java.util.List<io.netty.channel.ChannelPromise> promises = new java.util.ArrayList<>();
+    private io.netty.channel.ChannelHandlerContext ctx;
+
+    static HeldSocket in(io.netty.channel.Channel ch) {
+      HeldSocket h = new HeldSocket();
+      ch.pipeline().addFirst(h);
+      return h;
+    }
+
+    @Override
+    public void handlerAdded(io.netty.channel.ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void write(io.netty.channel.ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+      messages.add(msg);
+      promises.add(promise);
+    }
+
+    @Override
+    public void flush(io.netty.channel.ChannelHandlerContext ctx) {}
+
+    /** The socket takes what was written so far; this handler leaves the pipeline. */
+    void take() {
+      for (int i = 0; i < messages.size(); i++) {
+        ctx.write(messages.get(i), promises.get(i));
+      }
+      messages.clear();
+      promises.clear();
+      ctx.flush();
+      ctx.pipeline().remove(this);
     }
   }
 
