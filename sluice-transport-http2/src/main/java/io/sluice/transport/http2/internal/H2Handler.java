@@ -625,7 +625,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     flushes++;
   }
 
-  /** How many times the connection has been flushed (what was written before the last one is out of our hands). */
+  /**
+   * How many times the connection has been flushed: what was written before the last flush has
+   * gone to the channel (or waits for a flow-control window).
+   */
   public long flushes() {
     return flushes;
   }

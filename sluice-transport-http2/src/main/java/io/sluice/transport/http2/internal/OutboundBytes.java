@@ -1,5 +1,7 @@
 package io.sluice.transport.http2.internal;
 
+import static io.netty.handler.codec.http2.Http2CodecUtil.FRAME_HEADER_LENGTH;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -30,10 +32,8 @@ final class OutboundBytes implements ChannelFutureListener {
     void onWritabilityChanged(boolean writable);
   }
 
-  /** An HTTP/2 frame's header. */
-  static final int FRAME_HEADER = 9;
   /** An RST_STREAM frame: its header and error code. */
-  static final int RST_STREAM = FRAME_HEADER + 4;
+  static final int RST_STREAM = FRAME_HEADER_LENGTH + 4;
 
   private final Channel channel;
   private final Listener listener;
@@ -86,7 +86,7 @@ final class OutboundBytes implements ChannelFutureListener {
    * repeated answer's fields shrink to a byte or two each), but then the frame is small anyway.
    */
   static int headers(Http2Headers headers) {
-    int n = FRAME_HEADER;
+    int n = FRAME_HEADER_LENGTH;
     for (Map.Entry<CharSequence, CharSequence> e : headers) {
       n += e.getKey().length() + e.getValue().length();
     }
@@ -124,11 +124,6 @@ final class OutboundBytes implements ChannelFutureListener {
   /** Bytes the socket has taken so far. */
   long written() {
     return written;
-  }
-
-  /** Bytes handed over and not yet taken. */
-  long queued() {
-    return queued;
   }
 
   /**

@@ -209,6 +209,13 @@ class StreamMappingInboundTest {
       clientH2.flushNow();
     }
 
+    /** Opens stream {@code id} with a whole REQUEST_STREAM (unbounded) and carries it to the server. */
+    void requestStream(int id) {
+      open(id, "/rsocket/stream");
+      data(id, Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestStream(id, Integer.MAX_VALUE).data("go").toBytes())), true);
+      carry();
+    }
+
     /** Moves what each side flushed to the other, both ways. */
     void carry() {
       clientH2.flushNow();

@@ -21,7 +21,7 @@ class StreamMappingUnsentBytesTest {
   void countsWhatWasFlushedUntilTheSocketTookIt() {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
       assertThat(s.mapping.unsentBytes()).as("before any answer").isZero();
-      request(s, 1);
+      s.requestStream(1);
       ByteBuf answer =
           Unpooled.buffer()
               .writeBytes(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, false).data("first").toBytes()))
@@ -47,7 +47,7 @@ class StreamMappingUnsentBytesTest {
   @Test
   void anErrorAnswerCountsOnceFlushedUntilTheSocketTookIt() {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
-      request(s, 1);
+      s.requestStream(1);
       long progress = s.mapping.outboundProgress();
       HeldSocket socket = HeldSocket.in(s.server);
 
@@ -71,7 +71,7 @@ class StreamMappingUnsentBytesTest {
     engine.maxQueuedOutboundBytes = 1024;
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT, engine)) {
       for (int id = 1; id <= 79; id += 2) {
-        request(s, id);
+        s.requestStream(id);
       }
       for (int id = 1; id <= 79 && s.mapping.isWritable(); id += 2) {
         s.mapping.write(error(id, "rejected: the service is not there, try another one"));
@@ -146,13 +146,6 @@ class StreamMappingUnsentBytesTest {
       ctx.flush();
       ctx.pipeline().remove(this);
     }
-  }
-
-  /** Opens stream {@code id} with a whole REQUEST_STREAM and carries it to the server. */
-  private static void request(ServerSide s, int id) {
-    s.open(id, "/rsocket/stream");
-    s.data(id, Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.requestStream(id, Integer.MAX_VALUE).data("go").toBytes())), true);
-    s.carry();
   }
 
   /** An application ERROR on {@code id}, length-prefixed as the engine writes it. */

@@ -89,19 +89,13 @@ class StreamMappingWholeAnswerTest {
     return out;
   }
 
-  private static void request(ServerSide s, int id) {
-    s.open(id, "/rsocket/stream");
-    s.data(id, Unpooled.wrappedBuffer(frames(FrameBuilder.requestStream(id, Integer.MAX_VALUE).data("go").toBytes())), true);
-    s.carry();
-  }
-
   @Test
   void aResponseWholeInOneBatchGoesOutAsOneAnswerAndFromTheThirdOnInThreeBuffers() throws Exception {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
       s.server.readOutbound(); // nothing yet; the handshake was carried
       for (int i = 0; i < 8; i++) {
         int id = 2 * i + 1;
-        request(s, id);
+        s.requestStream(id);
         byte[] answer =
             frames(
                 FrameBuilder.payload(id, true, false).data("a").toBytes(),
@@ -156,7 +150,7 @@ class StreamMappingWholeAnswerTest {
     try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
       for (int i = 0; i < 3; i++) {
         int id = 2 * i + 1;
-        request(s, id);
+        s.requestStream(id);
         byte[] first = frames(FrameBuilder.payload(id, true, false).data("a").toBytes());
         s.mapping.write(Unpooled.wrappedBuffer(first));
         s.mapping.flush();
