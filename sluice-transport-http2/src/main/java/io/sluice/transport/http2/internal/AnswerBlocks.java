@@ -43,11 +43,23 @@ final class AnswerBlocks {
   private final Block headers = new Block();
   private final Block trailers = new Block();
 
+  /** Answers and requests written with kept blocks only, for tests. */
+  private long keptWrites;
+
   /** The connection's context as the frame writer is given it here: it copies what is written. */
   private RecordingContext recorder;
 
   AnswerBlocks(ControlFrameBudget budget) {
     this.budget = budget;
+  }
+
+  /** An answer or a request went out with kept blocks only (no HPACK encoding). */
+  void keptWrite() {
+    keptWrites++;
+  }
+
+  long keptWrites() {
+    return keptWrites;
   }
 
   /** A header block was encoded on the connection, or the peer's settings applied. */

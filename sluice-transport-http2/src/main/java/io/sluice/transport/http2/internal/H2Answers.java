@@ -31,8 +31,9 @@ import io.netty.handler.codec.http2.Http2Stream;
  * the connection's), written through netty's frame writer or, once they are indexed fields only,
  * as that writer wrote them last ({@link AnswerBlocks}); the message goes out as it is, its DATA
  * frame header put in the room left before it (and then the header frames around it: one buffer,
- * one write) or, when it has none, in a small buffer of its own (with the kept HEADERS before
- * it and the kept trailers after it), and the flow-control windows are charged directly. It
+ * one write) or, when it has none, put with the kept HEADERS into the connection's gathered small
+ * writes ({@link SmallWrites}, the kept trailers there too after the message), and the
+ * flow-control windows are charged directly. It
  * is taken only when nothing could tell the difference: the stream has written nothing and has
  * nothing queued, the message fits both windows and the peer's frame size now, the header blocks
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
@@ -70,9 +71,6 @@ public final class H2Answers {
    */
   public static final int HEAD_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK + FRAME_HEADER_LENGTH;
 
-  /** Requests' first DATA up to this size go out copied behind their HEADERS ({@link #writeRequest}). */
-  static final int COPY_REQUEST_AT_MOST = 256;
-
   /** The room {@link #writeWhole} needs after a message for an answer in one buffer: the trailers. */
   public static final int TAIL_ROOM = FRAME_HEADER_LENGTH + AnswerBlocks.MAX_BLOCK;
 
@@ -80,11 +78,12 @@ public final class H2Answers {
    * Writes a whole answer on {@code stream}: HEADERS {@code headers}, DATA {@code data} (its frame
    * header put into the room before its reader index if it has some, which the caller gives over
    * with it: at least {@link #HEAD_ROOM} bytes before and {@link #TAIL_ROOM} after for the answer
-   * to go in one buffer; else in a buffer of its own), HEADERS {@code trailers} with END_STREAM,
+   * to go in one buffer; else in the gathered small writes), HEADERS {@code trailers} with END_STREAM,
    * and closes the stream's local side, if it can be done without netty's connection encoder (see
    * the class comment). The header blocks are the connection's HPACK encoder's: written through
    * netty's frame writer, or as it wrote them last when that still holds ({@link AnswerBlocks});
-   * then the answer is one buffer and one write (three without room). Returns false, having done
+   * then the answer is one buffer and one write (without room: the message between two pieces of
+   * the gathered small writes, and gathered itself when small). Returns false, having done
    * nothing and kept {@code data}, when it cannot; true when the answer is written: {@code data}
    * is then the channel's and {@code promise} completes with the write. The caller flushes.
    */
@@ -123,26 +122,29 @@ public final class H2Answers {
         data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
         ctx.write(data, promise);
       } else {
-        // The kept blocks around the message as it is, from one small buffer: HEADERS and the
-        // DATA frame header before the message, the trailers after it.
+        // The kept blocks around the message as it is: HEADERS and the DATA frame header put
+        // straight into the connection's gathered small writes, the message written after them (a
+        // small one gathered too), then the trailers.
+        SmallWrites small = h.smallWrites();
         int split = 2 * FRAME_HEADER_LENGTH + head.length;
-        int total = split + FRAME_HEADER_LENGTH + tail.length;
-        ByteBuf frames = ctx.alloc().buffer(total, total);
-        frameHeader(frames, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
-        frameHeader(frames, FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
-        frameHeader(frames, split, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(split + FRAME_HEADER_LENGTH, tail);
-        frames.writerIndex(total);
-        ctx.write(frames.retainedSlice(0, split), ctx.voidPromise());
+        ByteBuf g = small.append(split, ctx.voidPromise());
+        int at = g.writerIndex() - split;
+        frameHeader(g, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
+        frameHeader(g, at + FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
         ctx.write(data, ctx.voidPromise());
-        ctx.write(frames.skipBytes(split), promise);
+        int end = FRAME_HEADER_LENGTH + tail.length;
+        g = small.append(end, promise);
+        at = g.writerIndex() - end;
+        frameHeader(g, at, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(at + FRAME_HEADER_LENGTH, tail);
       }
       blocks.budget.answered();
+      blocks.keptWrite();
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
       if (room) {
         frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
       } else {
-        writeDataHeader(ctx, n, 0, id);
+        writeDataHeader(h, n, 0, id);
       }
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
@@ -158,8 +160,8 @@ public final class H2Answers {
    * HEADERS {@code headers} and DATA {@code data} (ending the stream when {@code endStream}), past
    * netty's connection encoder as {@link #writeWhole} writes an answer, on the same conditions
    * (the header block a kept one when it still holds, else through netty's frame writer; with a
-   * kept block, block and DATA frame header in one small buffer, and a message of up to {@value
-   * #COPY_REQUEST_AT_MOST} bytes copied behind them: one write). Returns false, having
+   * kept block, block and DATA frame header put into the connection's gathered small writes, the
+   * message written after them, and gathered too when small). Returns false, having
    * done nothing and kept {@code data}, when it cannot; true when the request is written: {@code
    * data} is then the channel's, {@code promise} completes with the write, and when {@code
    * endStream} the stream's local side is closed. The caller flushes.
@@ -180,26 +182,19 @@ public final class H2Answers {
     int n = data.readableBytes();
     int dataFlags = endStream ? END_STREAM : 0;
     if (head != null) {
-      // One small buffer: the kept block, the DATA frame header, and a small frame copied behind
-      // them (one write instead of two); a larger frame is written as it is after them.
+      // The kept block and the DATA frame header straight into the connection's gathered small
+      // writes, the frame after them (gathered too when small: one write for a loop turn's requests).
       int split = 2 * FRAME_HEADER_LENGTH + head.length;
-      boolean copy = n <= COPY_REQUEST_AT_MOST;
-      int total = split + (copy ? n : 0);
-      ByteBuf frames = ctx.alloc().buffer(total, total);
-      frameHeader(frames, 0, head.length, HEADERS, END_HEADERS, id).setBytes(FRAME_HEADER_LENGTH, head);
-      frameHeader(frames, FRAME_HEADER_LENGTH + head.length, n, DATA, dataFlags, id);
+      ByteBuf g = h.smallWrites().append(split, ctx.voidPromise());
+      int at = g.writerIndex() - split;
+      frameHeader(g, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
+      frameHeader(g, at + FRAME_HEADER_LENGTH + head.length, n, DATA, dataFlags, id);
       blocks.budget.answered();
-      if (copy) {
-        frames.setBytes(split, data, data.readerIndex(), n).writerIndex(total);
-        data.release();
-        ctx.write(frames, promise);
-      } else {
-        ctx.write(frames.writerIndex(total), ctx.voidPromise());
-        ctx.write(data, promise);
-      }
+      blocks.keptWrite();
+      ctx.write(data, promise);
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
-      writeDataHeader(ctx, n, dataFlags, id);
+      writeDataHeader(h, n, dataFlags, id);
       ctx.write(data, promise);
     }
     stream.headersSent(false);
@@ -244,9 +239,9 @@ public final class H2Answers {
   }
 
   /** A DATA frame's header for {@code n} bytes, in a buffer of its own (the DATA follows it). */
-  private static void writeDataHeader(ChannelHandlerContext ctx, int n, int flags, int id) {
-    ByteBuf header = ctx.alloc().buffer(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH);
-    ctx.write(frameHeader(header, 0, n, DATA, flags, id).writerIndex(FRAME_HEADER_LENGTH), ctx.voidPromise());
+  private static void writeDataHeader(H2Handler h, int n, int flags, int id) {
+    ByteBuf g = h.smallWrites().append(FRAME_HEADER_LENGTH, h.ctx().voidPromise());
+    frameHeader(g, g.writerIndex() - FRAME_HEADER_LENGTH, n, DATA, flags, id);
   }
 
   private static ByteBuf frameHeader(ByteBuf buf, int at, int length, int type, int flags, int id) {

@@ -184,6 +184,8 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   static final long CONTROL_FLOOD_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final ControlFrameBudget controlFrames;
   private final AnswerBlocks answerBlocks;
+  /** Below this handler: gathers the connection's small writes until the flush. */
+  private final SmallWrites smallWrites = new SmallWrites();
 
   /** Server: see {@link Limits#maxEarlyResets}; the early resets in the current window. */
   private int maxEarlyResets = Integer.MAX_VALUE;
@@ -526,6 +528,10 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
     return answerBlocks;
   }
 
+  SmallWrites smallWrites() {
+    return smallWrites;
+  }
+
   public ChannelHandlerContext ctx() {
     return ctx;
   }
@@ -674,6 +680,7 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
+    ctx.pipeline().addBefore(ctx.name(), null, smallWrites);
     super.handlerAdded(ctx);
     growConnectionWindow();
   }
@@ -709,6 +716,19 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
         super.channelInactive(ctx);
       } finally {
         beforeFlush.clear(); // their calls ended with their streams and let go of what they held
+      }
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+    try {
+      super.handlerRemoved0(ctx);
+    } finally {
+      // Taken out with this handler from a live channel (what it gathered goes on); a closed
+      // channel's pipeline takes every handler out itself.
+      if (ctx.channel().isRegistered() && ctx.pipeline().context(smallWrites) != null) {
+        ctx.pipeline().remove(smallWrites);
       }
     }
   }

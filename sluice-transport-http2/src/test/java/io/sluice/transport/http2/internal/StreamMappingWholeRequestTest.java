@@ -127,7 +127,7 @@ class StreamMappingWholeRequestTest {
       for (int i = 0; i < 12; i++) {
         int id = 2 * i + 1;
         boolean large = i >= 8; // frames beyond what is copied behind the headers
-        String payload = large ? "y".repeat(H2Answers.COPY_REQUEST_AT_MOST + 100 * i) : "x" + i;
+        String payload = large ? "y".repeat(SmallWrites.SMALL + 100 * i) : "x" + i;
         byte[] request = prefixed(FrameBuilder.requestResponse(id).data(payload).toBytes());
         Http2RemoteFlowController flow = c.clientH2.connection().remote().flowController();
         Http2Stream connection = c.clientH2.connection().connectionStream();

@@ -18,11 +18,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@link H2Answers#writeWhole} writes, buffer by buffer, on a server's handler on an embedded
- * channel: from the third answer on (the first adds its fields to the HPACK table, the second
- * finds them there and is kept) one buffer, as long as the connection's table is unchanged; after
- * anything that may change it, through netty's frame writer again. Every header block written is
- * decoded with one decoder for the connection, as a peer would.
+ * What {@link H2Answers#writeWhole} writes on a server's handler on an embedded channel: from the
+ * third answer on (the first adds its fields to the HPACK table, the second finds them there and
+ * is kept) the kept header blocks, without encoding, as long as the connection's table is
+ * unchanged; after anything that may change it, through netty's frame writer again. A small
+ * answer is one buffer either way (its pieces gathered by {@link SmallWrites}); a large message
+ * without room goes as it is between the gathered pieces. Every header block written is decoded
+ * with one decoder for the connection, as a peer would.
  */
 class WholeAnswerWritesTest {
   private static final Http2Headers OK =
@@ -38,6 +40,8 @@ class WholeAnswerWritesTest {
   private EmbeddedChannel ch;
   /** Whether the answers' messages have room around them for the frames (else a bare slice). */
   private boolean room = true;
+  /** The answers' message length (a small one is gathered with the frames around it). */
+  private int bodyLength = 6;
 
   @AfterEach
   void close() {
@@ -60,7 +64,9 @@ class WholeAnswerWritesTest {
           if (!endStream) {
             return H2Handler.NO_SINK;
           }
-          byte[] body = {0, 0, 0, 0, 1, 42};
+          byte[] body = new byte[bodyLength];
+          java.nio.ByteBuffer.wrap(body).putInt(1, bodyLength - 5); // a gRPC message of the rest
+          java.util.Arrays.fill(body, 5, bodyLength, (byte) 42);
           ByteBuf data;
           if (room) {
             data = Unpooled.buffer(H2Answers.HEAD_ROOM + body.length + H2Answers.TAIL_ROOM);
@@ -98,10 +104,16 @@ class WholeAnswerWritesTest {
     return out;
   }
 
-  /** A request on {@code id}; returns how many buffers its answer took, having checked the answer. */
-  private int answer(int id) throws Exception {
+  /** How an answer went out. */
+  private record Answer(int buffers, boolean kept) {}
+
+  /** A request on {@code id}; returns how its answer went out, having checked the answer. */
+  private Answer answer(int id) throws Exception {
+    long keptBefore = handler.isEmpty() ? 0 : handler.get(handler.size() - 1).answerBlocks().keptWrites();
     ch.writeInbound(ControlFrameFloodTest.request(id).setByte(4, 0x4 | 0x1)); // END_STREAM
     List<byte[]> written = drain();
+    long kept = handler.get(handler.size() - 1).answerBlocks().keptWrites() - keptBefore;
+    assertThat(kept).isBetween(0L, 1L);
     List<Http2Headers> blocks = new ArrayList<>();
     int dataBytes = 0;
     for (WrittenFrames.Frame f : WrittenFrames.parse(written.stream().map(Unpooled::wrappedBuffer).toList())) {
@@ -119,28 +131,40 @@ class WholeAnswerWritesTest {
     assertThat(blocks.get(0).size()).isEqualTo(2);
     assertThat(blocks.get(1).get("grpc-status")).hasToString("0");
     assertThat(blocks.get(1).size()).isEqualTo(1);
-    assertThat(dataBytes).isEqualTo(6);
-    return written.size();
+    assertThat(dataBytes).isEqualTo(bodyLength);
+    return new Answer(written.size(), kept == 1);
   }
 
   @Test
-  void fromTheThirdAnswerOnAnAnswerIsOneBuffer() throws Exception {
+  void fromTheThirdAnswerOnTheKeptBlocksGoAndASmallAnswerIsOneBuffer() throws Exception {
     server();
-    assertThat(answer(1)).isGreaterThan(1);
-    assertThat(answer(3)).isGreaterThan(1);
+    assertThat(answer(1)).isEqualTo(new Answer(1, false));
+    assertThat(answer(3)).isEqualTo(new Answer(1, false));
     for (int id = 5; id < 25; id += 2) {
-      assertThat(answer(id)).as("stream %d", id).isEqualTo(1);
+      assertThat(answer(id)).as("stream %d", id).isEqualTo(new Answer(1, true));
     }
   }
 
   @Test
-  void aMessageWithoutRoomGoesBetweenTheKeptBlocksInBuffersOfTheirOwn() throws Exception {
+  void aSmallMessageWithoutRoomIsGatheredWithTheKeptBlocks() throws Exception {
     room = false;
     server();
-    assertThat(answer(1)).isGreaterThan(3);
+    assertThat(answer(1).kept()).isFalse();
     answer(3);
     for (int id = 5; id < 25; id += 2) {
-      assertThat(answer(id)).as("stream %d", id).isEqualTo(3);
+      assertThat(answer(id)).as("stream %d", id).isEqualTo(new Answer(1, true));
+    }
+  }
+
+  @Test
+  void aLargeMessageWithoutRoomGoesAsItIsBetweenTheGatheredBlocks() throws Exception {
+    room = false;
+    bodyLength = SmallWrites.SMALL + 1;
+    server();
+    answer(1);
+    answer(3);
+    for (int id = 5; id < 25; id += 2) {
+      assertThat(answer(id)).as("stream %d", id).isEqualTo(new Answer(3, true));
     }
   }
 
@@ -149,7 +173,7 @@ class WholeAnswerWritesTest {
     server();
     answer(1);
     answer(3);
-    assertThat(answer(5)).isEqualTo(1);
+    assertThat(answer(5).kept()).isTrue();
     // A block with a new field, which the encoder adds to its table (indexes move by one).
     ch.writeInbound(ControlFrameFloodTest.request(7));
     H2Handler h = handler.get(handler.size() - 1);
@@ -162,8 +186,8 @@ class WholeAnswerWritesTest {
     assertThat(peer.decodeHeaders(7, frame.skipBytes(9)).get("x-new")).hasToString("v");
     frame.release();
     assertThat(s7.state()).isEqualTo(Http2Stream.State.HALF_CLOSED_LOCAL);
-    assertThat(answer(9)).as("after the table changed").isGreaterThan(1);
-    assertThat(answer(11)).isEqualTo(1);
+    assertThat(answer(9).kept()).as("after the table changed").isFalse();
+    assertThat(answer(11).kept()).isTrue();
   }
 
   @Test
@@ -173,15 +197,15 @@ class WholeAnswerWritesTest {
     server();
     answer(1);
     answer(3);
-    assertThat(answer(5)).isEqualTo(1);
+    assertThat(answer(5).kept()).isTrue();
     ByteBuf both = Unpooled.buffer();
     both.writeBytes(settings(SETTINGS_HEADER_TABLE_SIZE, 0)).writeBytes(settings(SETTINGS_HEADER_TABLE_SIZE, 4096));
     ch.writeInbound(both);
     drain(); // the two ACKs
     peer.configuration().maxHeaderTableSize(0);
     peer.configuration().maxHeaderTableSize(4096);
-    assertThat(answer(7)).isGreaterThan(1);
-    assertThat(answer(9)).isGreaterThan(1);
-    assertThat(answer(11)).isEqualTo(1);
+    assertThat(answer(7).kept()).isFalse();
+    assertThat(answer(9).kept()).isFalse();
+    assertThat(answer(11).kept()).isTrue();
   }
 }

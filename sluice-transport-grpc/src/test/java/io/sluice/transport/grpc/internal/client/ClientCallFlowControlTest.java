@@ -125,7 +125,7 @@ class ClientCallFlowControlTest {
     long before = sender.granted;
 
     ch.writeInbound(windowUpdate(0, 4 << 20));
-    int stream = ((H2Handler) ch.pipeline().first()).connection().local().lastStreamCreated();
+    int stream = ch.pipeline().get(H2Handler.class).connection().local().lastStreamCreated();
     ch.writeInbound(windowUpdate(stream, 4 << 20));
     dropWritten();
     assertThat(sender.granted).as("granted once the window opened").isGreaterThan(before);

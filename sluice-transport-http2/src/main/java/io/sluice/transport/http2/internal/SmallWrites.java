@@ -1,0 +1,213 @@
+package io.sluice.transport.http2.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import java.net.SocketAddress;
+
+/**
+ * Gathers an HTTP/2 connection's small writes into one buffer until the next flush (or a large
+ * write, or a full buffer), so that the socket gets one buffer where it got a frame header here, a
+ * short header block there: a server answering eight streams in a loop turn wrote some twenty
+ * buffers of a few dozen bytes each (each answer's HEADERS and DATA frame header, its trailers,
+ * netty's WINDOW_UPDATEs), every one an entry of the channel's outbound buffer to add, gather into
+ * the socket's write and release. Writes of up to {@link #SMALL} bytes are copied (and released);
+ * a larger one first sends what was gathered, then goes as it is, so the order on the wire is
+ * the order of the writes, and large messages are never copied. The short way of {@link
+ * H2Answers} puts its frame headers straight into the gathering buffer ({@link #append}).
+ *
+ * <p>Sits right below the {@link H2Handler} (which puts it there), so it sees every write the
+ * connection makes, netty's codec's and the short way's. A write's promise completes with the
+ * write of the buffer its bytes went into. What is gathered goes on at every flush, close,
+ * disconnect and deregistration, and when the handler is removed: nothing is held past the
+ * writes that would have carried it.
+ *
+ * <p>The bytes are gathered in one buffer per flush (a new one when it is full): what goes on
+ * before a large write is a slice of it, and at the flush the rest of it goes as it is, so a loop
+ * turn costs one allocation however many times it is cut.
+ *
+ * <p>The channel's outbound buffer counts gathered bytes only once they go on (at the latest at the
+ * loop turn's flush, and never more than {@link #CHUNK} of them): the writability it reports lags
+ * by at most that much. Confined to the channel's event loop.
+ */
+final class SmallWrites extends ChannelOutboundHandlerAdapter {
+  /** Writes of at most this many bytes are gathered. */
+  static final int SMALL = 1024;
+  /** The buffer small writes are gathered in: what goes on at once at the latest. */
+  static final int CHUNK = 16 * 1024;
+
+  private ChannelHandlerContext ctx;
+  /** The buffer gathered bytes are in (null when none): unsent from {@link #from} to its writer index. */
+  private ByteBuf chunk;
+  private int from;
+  /** The promises of the gathered writes but void ones, completed with the write that carries them. */
+  private ChannelPromise[] promises = new ChannelPromise[8];
+  private int promiseCount;
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    sendAll();
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (msg instanceof ByteBuf buf) {
+      int n = buf.readableBytes();
+      if (n <= SMALL) {
+        if (!promise.isVoid() && !promise.setUncancellable()) {
+          buf.release(); // cancelled before it went out: dropped, as netty drops it
+          return;
+        }
+        ByteBuf c = room(n);
+        try {
+          c.writeBytes(buf, buf.readerIndex(), n);
+        } finally {
+          buf.release();
+        }
+        keep(promise);
+        return;
+      }
+    }
+    send();
+    ctx.write(msg, promise);
+  }
+
+  /**
+   * Appends {@code n} bytes to what is gathered, as a write with {@code promise} would, and returns
+   * the buffer they are in: the caller sets them, from the buffer's writer index minus {@code n},
+   * at once (before any other write on the channel). {@code n} at most {@link #SMALL}.
+   */
+  ByteBuf append(int n, ChannelPromise promise) {
+    if (n > SMALL) {
+      throw new IllegalArgumentException(n + " bytes is not a small write (at most " + SMALL + ")");
+    }
+    ByteBuf c = room(n);
+    c.writerIndex(c.writerIndex() + n);
+    keep(promise);
+    return c;
+  }
+
+  /** The gathering buffer with room for {@code n} more bytes (a full one sent and let go). */
+  private ByteBuf room(int n) {
+    ByteBuf c = chunk;
+    if (c != null && c.writableBytes() >= n) {
+      return c;
+    }
+    sendAll();
+    c = chunk = ctx.alloc().buffer(CHUNK, CHUNK);
+    from = 0;
+    return c;
+  }
+
+  private void keep(ChannelPromise promise) {
+    if (promise.isVoid()) {
+      return;
+    }
+    if (promiseCount == promises.length) {
+      promises = java.util.Arrays.copyOf(promises, promiseCount * 2);
+    }
+    promises[promiseCount++] = promise;
+  }
+
+  /** Sends what is gathered and not sent yet, as one write of a slice; keeps the buffer. */
+  private void send() {
+    ByteBuf c = chunk;
+    if (c != null && c.writerIndex() > from) {
+      int end = c.writerIndex();
+      ByteBuf part = c.retainedSlice(from, end - from);
+      from = end;
+      write(part);
+    }
+  }
+
+  /** Sends what is gathered and not sent yet, and lets go of the buffer (handed over with it). */
+  private void sendAll() {
+    ByteBuf c = chunk;
+    if (c == null) {
+      return;
+    }
+    chunk = null;
+    if (c.writerIndex() > from) {
+      write(c.readerIndex(from));
+    } else {
+      c.release();
+    }
+  }
+
+  /** Writes {@code part} with the kept promises. */
+  private void write(ByteBuf part) {
+    int count = promiseCount;
+    promiseCount = 0;
+    if (count == 0) {
+      ctx.write(part, ctx.voidPromise());
+    } else if (count == 1) {
+      ChannelPromise p = promises[0];
+      promises[0] = null;
+      ctx.write(part, p);
+    } else {
+      ChannelPromise[] ps = java.util.Arrays.copyOf(promises, count);
+      java.util.Arrays.fill(promises, 0, count, null);
+      ctx.write(part).addListener(new Completer(ps));
+    }
+  }
+
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    sendAll();
+    ctx.flush();
+  }
+
+  @Override
+  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    sendAll();
+    ctx.close(promise);
+  }
+
+  @Override
+  public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+    sendAll();
+    ctx.disconnect(promise);
+  }
+
+  @Override
+  public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+    sendAll();
+    ctx.deregister(promise);
+  }
+
+  @Override
+  public void connect(
+      ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+    sendAll();
+    ctx.connect(remote, local, promise);
+  }
+
+  /** Completes the promises of gathered writes as the write that carried them completed. */
+  private static final class Completer implements ChannelFutureListener {
+    private final ChannelPromise[] promises;
+
+    Completer(ChannelPromise[] promises) {
+      this.promises = promises;
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture f) {
+      Throwable cause = f.cause();
+      for (ChannelPromise p : promises) {
+        if (cause == null) {
+          p.trySuccess();
+        } else {
+          p.tryFailure(cause);
+        }
+      }
+    }
+  }
+}
