@@ -16,6 +16,8 @@ final class OutboundCutter {
   static final int LENGTH_SIZE = 3;
 
   private final StreamMapping mapping;
+  /** Whether the mapping is a server's (see {@link #continuesRun}). */
+  private final boolean server;
 
   // Frames of one stream, back to back in the batch being written, not yet handed to HTTP/2.
   private MappedStream runStream;
@@ -27,8 +29,9 @@ final class OutboundCutter {
   private int tailRemaining;
   private int tailAfter;
 
-  OutboundCutter(StreamMapping mapping) {
+  OutboundCutter(StreamMapping mapping, boolean server) {
     this.mapping = mapping;
+    this.server = server;
   }
 
   /** Cuts {@code batch} (not released here) into the mapping's writes. */
@@ -53,6 +56,12 @@ final class OutboundCutter {
       int streamId = batch.getInt(header) & Frames.MAX_STREAM_ID;
       int typeAndFlags = batch.getUnsignedShort(header + 4);
       int type = typeAndFlags >>> 10;
+      if (runStream != null && runStream.rsocketId == streamId && have == LENGTH_SIZE + length
+          && continuesRun(type, typeAndFlags & Frames.FLAGS_MASK)) {
+        runEnd = start + have;
+        batch.readerIndex(start + have);
+        continue;
+      }
       if (runStream != null && (runStream.rsocketId != streamId || !joinsARun(type))) {
         endRun(batch, StreamRules.AFTER_NOTHING); // what this frame does must follow the run's bytes
       }
@@ -67,6 +76,17 @@ final class OutboundCutter {
     tailStream = null;
     tailRemaining = 0;
     runStream = null;
+  }
+
+  /**
+   * Whether a whole frame of {@code type} and {@code flags} on the stream of the current run means
+   * nothing to the mapping but more DATA: on a server, a PAYLOAD that does not complete the stream
+   * (its stream is open, its headers are on their way, and such a frame changes none of its
+   * state: {@link StreamMapping#outboundFrame} would return the run's stream, nothing to follow).
+   * A client's payloads may end its request, so they always go through the mapping.
+   */
+  private boolean continuesRun(int type, int flags) {
+    return server && type == FrameType.PAYLOAD && (flags & Frames.FLAG_COMPLETE) == 0;
   }
 
   /** Frames that only ever travel as DATA, so they may join a run of their stream's frames. */
@@ -87,8 +107,7 @@ final class OutboundCutter {
   private void frame(ByteBuf batch, int start, int have, int length, int streamId, int type, int flags) {
     int missing = LENGTH_SIZE + length - have;
     MappedStream st =
-        mapping.outboundFrame(
-            batch.slice(start + LENGTH_SIZE, have - LENGTH_SIZE), streamId, type, flags, missing == 0);
+        mapping.outboundFrame(batch, start + LENGTH_SIZE, have - LENGTH_SIZE, streamId, type, flags, missing == 0);
     int after = st == null ? StreamRules.AFTER_NOTHING : st.after;
     if (st != null) {
       // Consecutive frames of one stream go to HTTP/2 as one write: one slice, one promise.

@@ -46,6 +46,8 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
   private int[] lengths;
   /** What block i decoded to, once seen twice (else null); never handed out, only copies. */
   private Http2Headers[] decoded;
+  /** A direct block's bytes while {@link #find} compares them (made on first need). */
+  private byte[] probe;
   /** The slot the next new block takes (round robin). */
   private int next;
   /** Decodes answered from a remembered block, for tests. */
@@ -103,26 +105,31 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
 
   /** The slot holding {@code block}'s readable bytes, or -1. */
   private int find(ByteBuf block, int length) {
-    int from = block.readerIndex();
+    byte[] bytes = null;
+    int offset = 0;
     for (int i = 0; i < SLOTS; i++) {
-      if (lengths[i] == length && same(blocks[i], block, from, length)) {
+      if (lengths[i] != length) {
+        continue;
+      }
+      if (bytes == null) {
+        // The block's bytes as an array once, compared whole: a direct buffer (netty's inbound
+        // buffers are) read byte by byte costs a bounds and liveness check per byte.
+        if (block.hasArray()) {
+          bytes = block.array();
+          offset = block.arrayOffset() + block.readerIndex();
+        } else {
+          if (probe == null) {
+            probe = new byte[MAX_BLOCK];
+          }
+          block.getBytes(block.readerIndex(), probe, 0, length);
+          bytes = probe;
+        }
+      }
+      if (java.util.Arrays.equals(blocks[i], 0, length, bytes, offset, offset + length)) {
         return i;
       }
     }
     return -1;
-  }
-
-  private static boolean same(byte[] kept, ByteBuf block, int from, int length) {
-    if (block.hasArray()) {
-      int offset = block.arrayOffset() + from;
-      return java.util.Arrays.equals(kept, 0, length, block.array(), offset, offset + length);
-    }
-    for (int i = 0; i < length; i++) {
-      if (kept[i] != block.getByte(from + i)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private void remember(ByteBuf block, int start, int length) {

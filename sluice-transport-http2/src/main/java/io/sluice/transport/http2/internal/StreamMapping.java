@@ -104,7 +104,7 @@ public final class StreamMapping implements DuplexTransport {
 
   // Outbound accounting (bytes handed to HTTP/2 and not yet taken by the socket).
   private final OutboundBytes outbound;
-  private final OutboundCutter cutter = new OutboundCutter(this);
+  private final OutboundCutter cutter;
   final InboundReassembler reassembler;
 
   private StreamMapping(H2Handler h2, boolean server, ClientRequest request, LongConsumer rttListener) {
@@ -122,6 +122,7 @@ public final class StreamMapping implements DuplexTransport {
               }
             });
     this.server = server;
+    this.cutter = new OutboundCutter(this, server);
     this.opener = request == null ? null : new RequestOpener(h2, request);
     this.reassembler = new InboundReassembler(this, channel.alloc());
     h2.addListener(new MappingConnectionEvents(this, server, rttListener, channel.alloc()));
@@ -195,14 +196,15 @@ public final class StreamMapping implements DuplexTransport {
   }
 
   /**
-   * One outbound frame ({@code frame}: its bytes after the u24 length that are in this batch) on
-   * engine stream {@code streamId}: does what it means, and returns the stream its bytes go to as
-   * DATA, with {@link MappedStream#after} set to what follows its last byte; null when none of its
-   * bytes are written as DATA.
+   * One outbound frame (its bytes after the u24 length that are in this batch: {@code length}
+   * bytes of {@code batch} from {@code at}) on engine stream {@code streamId}: does what it means,
+   * and returns the stream its bytes go to as DATA, with {@link MappedStream#after} set to what
+   * follows its last byte; null when none of its bytes are written as DATA. Only the frames whose
+   * content matters here (a request, an ERROR, a frame on stream 0) are sliced out of the batch.
    */
-  MappedStream outboundFrame(ByteBuf frame, int streamId, int type, int flags, boolean whole) {
+  MappedStream outboundFrame(ByteBuf batch, int at, int length, int streamId, int type, int flags, boolean whole) {
     if (streamId == 0) {
-      connectionFrame(frame, type, flags, whole);
+      connectionFrame(batch.slice(at, length), type, flags, whole);
       return null;
     }
     MappedStream st;
@@ -216,9 +218,9 @@ public final class StreamMapping implements DuplexTransport {
       if (st == null || st.localEnded) {
         return null;
       }
-      after = serverFrame(st, frame, type, flags);
+      after = serverFrame(st, batch, at, length, type, flags);
     } else if (FrameType.isRequest(type)) {
-      st = openStream(streamId, type, flags, frame);
+      st = openStream(streamId, type, flags, batch.slice(at, length));
       if (st == null) {
         return null;
       }
@@ -334,7 +336,7 @@ public final class StreamMapping implements DuplexTransport {
    * A server's frame on a stream: what follows it, or -1 if it is not written as DATA (an ERROR,
    * which is trailers only).
    */
-  private int serverFrame(MappedStream st, ByteBuf frame, int type, int flags) {
+  private int serverFrame(MappedStream st, ByteBuf batch, int at, int length, int type, int flags) {
     if (!st.headersDone && type != FrameType.ERROR) {
       st.headersDone = true;
       if (type == FrameType.PAYLOAD) {
@@ -361,6 +363,7 @@ public final class StreamMapping implements DuplexTransport {
         st.inDone = true;
         st.localEnded = true;
         st.engineDone = true;
+        ByteBuf frame = batch.slice(at, length);
         writeTrailers(st, StreamRules.errorTrailers(st, Frames.errorCode(frame), Frames.errorMessage(frame)));
         return -1;
       default:
