@@ -517,6 +517,9 @@ final class Orchestrator implements AutoCloseable {
     return String.format(Locale.ROOT, "%.0f/s", perSecond);
   }
 
+  /** Callers on the connection of a {@code --pair} of {@code texts24}: the latency table's largest. */
+  static final int PAIRED_CONCURRENCY = 8;
+
   /** One impl's server and client processes, for interleaved runs. */
   private static final class Running {
     final String impl;
@@ -538,11 +541,20 @@ final class Orchestrator implements AutoCloseable {
       try {
         int port = server.listening();
         // The client's own clock does not end the run: the orchestrator stops it.
-        client = Child.start(o.command(impl, classpath, 1, false, "client", "--impl", impl,
-            "--interaction", interaction, "--size", String.valueOf(size),
-            "--port", String.valueOf(port),
-            "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
-            "--seconds", "86400"));
+        // texts24: the latency table's request-streams, PAIRED_CONCURRENCY callers, counted as
+        // streams completed (the latency client's COUNT); else the throughput load.
+        client =
+            Child.start(
+                interaction.equals(Spec.TEXTS24)
+                    ? o.command(impl, classpath, 1, false, "client", "--impl", impl,
+                        "--interaction", interaction, "--size", "0", "--port", String.valueOf(port),
+                        "--latency", "--concurrency", String.valueOf(PAIRED_CONCURRENCY),
+                        "--warmup", "0", "--seconds", "86400")
+                    : o.command(impl, classpath, 1, false, "client", "--impl", impl,
+                        "--interaction", interaction, "--size", String.valueOf(size),
+                        "--port", String.valueOf(port),
+                        "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
+                        "--seconds", "86400"));
       } catch (IOException | InterruptedException | RuntimeException e) {
         server.stop();
         throw e;

@@ -344,6 +344,23 @@ class BenchMainTest {
         .contains("PAIR impl_a=sluice impl_b=sluice-reactor interaction=stream size=8 a_msgs_per_sec=");
   }
 
+  /**
+   * A pair of the latency table's case (texts24): the latency clients answer COUNT with the
+   * streams they completed, so every turn of both counts streams.
+   */
+  @Test
+  @Timeout(180) // hang guard only
+  void interleavedLatencyPairsCountCompletedStreams() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Orchestrator o = new Orchestrator(new PrintStream(out, true, StandardCharsets.UTF_8));
+    Assumptions.assumeTrue(o.pinned(), "taskset and two CPUs");
+    Orchestrator.Pair p = o.interleaved("sluice", "sluice", "texts24", 0, 0, 1, 2, 300, 100);
+    assertThat(Arrays.stream(p.aRates()).boxed()).hasSize(2).allSatisfy(r -> assertThat(r).isPositive());
+    assertThat(Arrays.stream(p.bRates()).boxed()).hasSize(2).allSatisfy(r -> assertThat(r).isPositive());
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("PAIR impl_a=sluice impl_b=sluice interaction=texts24 size=0 a_msgs_per_sec=");
+  }
+
   @Test
   void medianOfOddAndEvenCounts() {
     assertThat(Orchestrator.median(List.of(5L, 1L, 3L))).isEqualTo(3);

@@ -12,7 +12,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -35,7 +37,8 @@ import org.HdrHistogram.Recorder;
  * --concurrency C --warmup S} it measures latency instead: it prints {@code MEASURING} when the
  * measured intervals begin (the warm-up starts with the first completed operation) and ends with
  * one {@code LATENCY} line, which also gives {@code cpu_ns_per_op}: the process's CPU time over the
- * measured intervals per operation completed in them.
+ * measured intervals per operation completed in them; its {@code COUNT} is then the operations
+ * completed so far (what the interleaved mode's latency pairs count), and end of stdin exits.
  *
  * <p>{@code --tick-ms T} (both children, 1..1000, default 1000) makes each counting interval T ms
  * instead of a second: the {@code received messages} and {@code completed operations} lines come
@@ -64,7 +67,7 @@ public final class ChildMain {
         ticker.setDaemon(true);
         ticker.start();
       }
-      serveControl(impl.serverLoopPrefix(), fnf, null, out);
+      serveControl(impl.serverLoopPrefix(), fnf::get, null, out);
       return 0;
     }
     Args a =
@@ -86,18 +89,7 @@ public final class ChildMain {
       return 0;
     }
     Counter received = new Counter();
-    Thread control = new Thread(() -> {
-      try {
-        serveControl(null, received, impl, out);
-      } catch (Exception e) {
-        // stdin failed: treated as closed
-      }
-      // End of stdin: the orchestrator is done with this process, or gone (interrupted) and
-      // would otherwise leave it running for the rest of --seconds.
-      System.exit(0);
-    }, "bench-control");
-    control.setDaemon(true);
-    control.start();
+    control(received::get, impl, out);
     impl.load(port, interaction, size, a.getInt("window", 512, 1, 1 << 20), received);
     long last = 0;
     long next = System.nanoTime();
@@ -114,6 +106,24 @@ public final class ChildMain {
     return 0;
   }
 
+  /**
+   * Serves MARK / REPORT / COUNT on stdin ({@code counted}: what COUNT reports) from a thread of
+   * its own, and exits the process when stdin ends: the orchestrator is done with it, or gone
+   * (interrupted) and would otherwise leave it running for the rest of --seconds.
+   */
+  private static void control(LongSupplier counted, Impl timed, PrintStream out) {
+    Thread control = new Thread(() -> {
+      try {
+        serveControl(null, counted, timed, out);
+      } catch (Exception e) {
+        // stdin failed: treated as closed
+      }
+      System.exit(0);
+    }, "bench-control");
+    control.setDaemon(true);
+    control.start();
+  }
+
   /** The counting interval, {@code --tick-ms} (a second by default). */
   private static long tickNanos(Args a) {
     return TimeUnit.MILLISECONDS.toNanos(a.getInt("tick-ms", 1000, 1, 1000));
@@ -123,7 +133,12 @@ public final class ChildMain {
       Impl impl, int port, String interaction, int size, int concurrency, int warmup, int seconds,
       long tickNanos, PrintStream out) throws Exception {
     Recorder recorder = new Recorder(3);
-    impl.latency(port, interaction, size, concurrency, recorder::recordValue);
+    LongAdder completed = new LongAdder();
+    control(completed::sum, null, out);
+    impl.latency(port, interaction, size, concurrency, nanos -> {
+      recorder.recordValue(nanos);
+      completed.increment();
+    });
     Histogram total = null;
     long next = System.nanoTime();
     // The seconds before the first operation completes are start-up, neither warm-up nor measured
@@ -225,7 +240,7 @@ public final class ChildMain {
    * the operations recorded and failed since MARK.
    */
   private static void serveControl(
-      String loopPrefix, Counter counted, Impl timed, PrintStream out) throws Exception {
+      String loopPrefix, LongSupplier counted, Impl timed, PrintStream out) throws Exception {
     Recorder latencies = timed == null ? null : timed.loadLatencies();
     long failedMark = 0;
     ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -261,7 +276,7 @@ public final class ChildMain {
         }
       } else if (line.equals("COUNT")) {
         synchronized (out) {
-          out.println("COUNT " + counted.get() + " " + System.nanoTime());
+          out.println("COUNT " + counted.getAsLong() + " " + System.nanoTime());
           out.flush();
         }
       }
