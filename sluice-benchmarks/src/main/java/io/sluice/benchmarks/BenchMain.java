@@ -331,7 +331,11 @@ public final class BenchMain {
       if (!interaction.equals(Spec.TEXTS24)) { // texts24: the latency table's case (Orchestrator)
         Spec.checkInteraction(interaction, false);
       }
-      o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, a.getInt("size", 8, 0, 1 << 20),
+      if (interaction.equals(Spec.TEXTS24) && a.has("size")) {
+        throw new Args.UsageException("--interaction texts24 streams fixed texts: no --size");
+      }
+      int size = interaction.equals(Spec.TEXTS24) ? 0 : a.getInt("size", 8, 0, 1 << 20);
+      o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, size,
           warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
       return 0;
     }

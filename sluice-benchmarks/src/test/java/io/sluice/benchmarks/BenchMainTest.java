@@ -59,6 +59,9 @@ class BenchMainTest {
     assertThat(run(err, "bench", "--pair", "sluice,sluice-reactor", "--rounds", "0")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds must be in");
     err.reset();
+    assertThat(run(err, "bench", "--pair", "sluice,sluice", "--interaction", "texts24", "--size", "8")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("texts24 streams fixed texts: no --size");
+    err.reset();
     assertThat(run(err, "bench", "--impl", "grpc:sluice-to-nope")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--impl must be one of");
     err.reset();

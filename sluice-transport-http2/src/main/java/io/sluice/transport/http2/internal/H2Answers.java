@@ -108,7 +108,7 @@ public final class H2Answers {
     int id = stream.id();
     int n = data.readableBytes();
     // Room before the message for its DATA frame header (a buffer the caller made so), or none (a
-    // slice of a larger buffer, say): then the frame header goes in a buffer of its own.
+    // slice of a larger buffer, say): then the frame header goes into the gathered small writes.
     boolean room = data.readerIndex() >= FRAME_HEADER_LENGTH && !data.isReadOnly();
     int dataAt = data.readerIndex() - FRAME_HEADER_LENGTH;
     if (head != null && tail != null) {
@@ -238,7 +238,7 @@ public final class H2Answers {
     return true;
   }
 
-  /** A DATA frame's header for {@code n} bytes, in a buffer of its own (the DATA follows it). */
+  /** A DATA frame's header for {@code n} bytes, into the gathered small writes (the DATA follows it). */
   private static void writeDataHeader(H2Handler h, int n, int flags, int id) {
     ByteBuf g = h.smallWrites().append(FRAME_HEADER_LENGTH, h.ctx().voidPromise());
     frameHeader(g, g.writerIndex() - FRAME_HEADER_LENGTH, n, DATA, flags, id);

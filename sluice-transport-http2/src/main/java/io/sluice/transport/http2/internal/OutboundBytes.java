@@ -107,7 +107,9 @@ final class OutboundBytes implements ChannelFutureListener {
     int n = c.bytes;
     syncFlushes();
     queued -= n;
-    written += n;
+    if (f.isSuccess()) {
+      written += n; // progress is what the socket took: a failed write (the channel closing) took nothing
+    }
     if (c.flushMark == flushMark) {
       unflushed -= n; // done (failed, or dropped with its stream) before any flush
     }
@@ -121,7 +123,7 @@ final class OutboundBytes implements ChannelFutureListener {
     return writable;
   }
 
-  /** Bytes the socket has taken so far. */
+  /** Bytes the socket has taken so far (failed writes leave the count, but are not taken). */
   long written() {
     return written;
   }

@@ -20,14 +20,17 @@ import java.net.SocketAddress;
  * H2Answers} puts its frame headers straight into the gathering buffer ({@link #append}).
  *
  * <p>Sits right below the {@link H2Handler} (which puts it there), so it sees every write the
- * connection makes, netty's codec's and the short way's. A write's promise completes with the
- * write of the buffer its bytes went into. What is gathered goes on at every flush, close,
- * disconnect and deregistration, and when the handler is removed: nothing is held past the
- * writes that would have carried it.
+ * connection makes, netty's codec's and the short way's. A gathered write's promise completes
+ * with the write of the buffer its bytes went into (an empty write is not gathered: it goes as it
+ * is, after what was). What is gathered goes on at every flush, close, disconnect and
+ * deregistration, and when the handler is removed: nothing is held past the writes that would
+ * have carried it.
  *
  * <p>The bytes are gathered in one buffer per flush (a new one when it is full): what goes on
  * before a large write is a slice of it, and at the flush the rest of it goes as it is, so a loop
- * turn costs one allocation however many times it is cut.
+ * turn costs one allocation however many times it is cut; a flush of only a few bytes copies them
+ * into a buffer of their size instead, so that what the channel holds for a peer that reads
+ * nothing stays near what it counts.
  *
  * <p>The channel's outbound buffer counts gathered bytes only once they go on (at the latest at the
  * loop turn's flush, and never more than {@link #CHUNK} of them): the writability it reports lags
@@ -37,7 +40,7 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   /** Writes of at most this many bytes are gathered. */
   static final int SMALL = 1024;
   /** The buffer small writes are gathered in: what goes on at once at the latest. */
-  static final int CHUNK = 16 * 1024;
+  static final int CHUNK = 4096;
 
   private ChannelHandlerContext ctx;
   /** The buffer gathered bytes are in (null when none): unsent from {@link #from} to its writer index. */
@@ -61,14 +64,11 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof ByteBuf buf) {
       int n = buf.readableBytes();
-      if (n <= SMALL) {
-        if (!promise.isVoid() && !promise.setUncancellable()) {
-          buf.release(); // cancelled before it went out: dropped, as netty drops it
-          return;
-        }
-        ByteBuf c = room(n);
+      // An empty write goes as it is (after what was gathered): it carries no bytes to gather,
+      // and its promise (netty's close after a GOAWAY waits on one) must complete all the same.
+      if (n > 0 && n <= SMALL) {
         try {
-          c.writeBytes(buf, buf.readerIndex(), n);
+          room(n).writeBytes(buf, buf.readerIndex(), n);
         } finally {
           buf.release();
         }
@@ -86,8 +86,8 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
    * at once (before any other write on the channel). {@code n} at most {@link #SMALL}.
    */
   ByteBuf append(int n, ChannelPromise promise) {
-    if (n > SMALL) {
-      throw new IllegalArgumentException(n + " bytes is not a small write (at most " + SMALL + ")");
+    if (n <= 0 || n > SMALL) {
+      throw new IllegalArgumentException(n + " bytes is not a small write (1 to " + SMALL + ")");
     }
     ByteBuf c = room(n);
     c.writerIndex(c.writerIndex() + n);
@@ -98,19 +98,29 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   /** The gathering buffer with room for {@code n} more bytes (a full one sent and let go). */
   private ByteBuf room(int n) {
     ByteBuf c = chunk;
-    if (c != null && c.writableBytes() >= n) {
-      return c;
+    while (c == null || c.writableBytes() < n) {
+      if (c != null) {
+        sendAll(); // a failed write's listeners may write again, into a chunk of their own
+      }
+      if (chunk == null) {
+        chunk = ctx.alloc().buffer(CHUNK, CHUNK);
+        from = 0;
+      }
+      c = chunk;
     }
-    sendAll();
-    c = chunk = ctx.alloc().buffer(CHUNK, CHUNK);
-    from = 0;
     return c;
   }
 
+  /**
+   * Keeps {@code promise} for the write that will carry its bytes. Made uncancellable: its bytes
+   * share that write with others (a frame's header with its payload, say), none of which may be
+   * dropped; a promise cancelled already is completed with the write all the same (trySuccess).
+   */
   private void keep(ChannelPromise promise) {
     if (promise.isVoid()) {
       return;
     }
+    promise.setUncancellable();
     if (promiseCount == promises.length) {
       promises = java.util.Arrays.copyOf(promises, promiseCount * 2);
     }
@@ -128,17 +138,32 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     }
   }
 
-  /** Sends what is gathered and not sent yet, and lets go of the buffer (handed over with it). */
+  /**
+   * Sends what is gathered and not sent yet, and lets go of the buffer: handed over with it, or,
+   * when it holds only a little (nothing cut from it went before), copied into a buffer of its
+   * size and released, so that the channel's outbound buffer, which counts readable bytes, never
+   * holds a mostly empty chunk per flush (a peer that reads nothing while its PINGs are acked
+   * would otherwise pin a chunk for each ack of a few bytes).
+   */
   private void sendAll() {
     ByteBuf c = chunk;
     if (c == null) {
       return;
     }
     chunk = null;
-    if (c.writerIndex() > from) {
-      write(c.readerIndex(from));
-    } else {
+    int end = c.writerIndex();
+    if (end == from) {
       c.release();
+    } else if (from == 0 && end <= CHUNK / 4) {
+      ByteBuf copy;
+      try {
+        copy = ctx.alloc().buffer(end, end).writeBytes(c, 0, end);
+      } finally {
+        c.release();
+      }
+      write(copy);
+    } else {
+      write(c.readerIndex(from));
     }
   }
 
@@ -148,7 +173,7 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     promiseCount = 0;
     if (count == 0) {
       ctx.write(part, ctx.voidPromise());
-    } else if (count == 1) {
+    } else if (count == 1 && !promises[0].isDone()) {
       ChannelPromise p = promises[0];
       promises[0] = null;
       ctx.write(part, p);

@@ -107,6 +107,29 @@ class StreamMappingUnsentBytesTest {
     }
   }
 
+  @Test
+  void aFailedWriteLeavesTheCountButIsNoProgress() {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      s.requestStream(1);
+      long progress = s.mapping.outboundProgress();
+      RuntimeException gone = new RuntimeException("the socket is gone");
+      s.server.pipeline().addFirst(
+          new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(
+                io.netty.channel.ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+              io.netty.util.ReferenceCountUtil.release(msg);
+              promise.tryFailure(gone);
+            }
+          });
+      s.mapping.write(
+          Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, true).data("last").toBytes())));
+      s.mapping.flush();
+      assertThat(s.mapping.unsentBytes()).as("failed: nothing waits any more").isZero();
+      assertThat(s.mapping.outboundProgress()).as("failed: nothing was taken").isEqualTo(progress);
+    }
+  }
+
   /**
    * A socket that takes nothing until told: first in a channel's pipeline, it keeps every write
    * (and its promise) and ignores flushes until {@link #take}.

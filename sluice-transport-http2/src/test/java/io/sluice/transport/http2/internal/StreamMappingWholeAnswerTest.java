@@ -17,10 +17,11 @@ import org.junit.jupiter.api.Test;
 /**
  * A server's answer to a mapped request whose whole response is in one of its engine's batches
  * ({@code :status 200}, the frames as DATA, {@code rsocket-status: 0}) goes out past netty's
- * connection encoder ({@link H2Answers#writeWhole}): from the third answer on a connection, with
- * the header blocks kept, as three buffers (HEADERS and the DATA frame header, the frames as the
- * engine wrote them, the trailers). Each answer is read back frame by frame, its header blocks by
- * one decoder for the connection as the client would.
+ * connection encoder ({@link H2Answers#writeWhole}): from the third answer on a connection with
+ * the header blocks kept, and, a small answer, in one buffer ({@link SmallWrites} gathers HEADERS
+ * and the DATA frame header, the frames as the engine wrote them, the trailers). Each answer is
+ * read back frame by frame, its header blocks by one decoder for the connection as the client
+ * would.
  */
 class StreamMappingWholeAnswerTest {
   private static final int DATA = 0x0;
