@@ -148,6 +148,22 @@ class GrpcServerStopTest {
     assertThat(server.stop(Duration.ZERO)).as("stop again: the same future").isSameAs(stopped);
   }
 
+  /**
+   * A connection whose calls all ended closes at the stop, not when a long grace is over: netty's
+   * close after the GOAWAY waits for an empty write to go out, which must complete like any other.
+   */
+  @Test
+  void aConnectionWithNoCallInFlightClosesAtTheStop() throws Exception {
+    Gate gate = new Gate();
+    start(gate);
+    gate.release.complete(null);
+    assertThat(ClientCalls.blockingUnaryCall(channel, WAIT, CallOptions.DEFAULT, StringValue.of("done")).getValue())
+        .isEqualTo("done");
+    assertThat(server.connections()).isEqualTo(1);
+    server.stop(Duration.ofSeconds(GUARD * 20)).get(GUARD, TimeUnit.SECONDS); // well before the grace
+    assertThat(server.connections()).isZero();
+  }
+
   @Test
   void aCallStillRunningWhenTheGraceIsOverIsCut() throws Exception {
     Gate gate = new Gate();

@@ -188,6 +188,27 @@ class Http2ServerStopTest {
     client.onClose().get(WAIT, TimeUnit.SECONDS);
   }
 
+  /**
+   * A connection with nothing in flight ends at the stop, not when a long grace is over: netty's
+   * close after the GOAWAY waits for an empty write to go out, which must complete like any other.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aConnectionWithNothingInFlightEndsAtTheStop(Kind kind) throws Exception {
+    Events live = new Events();
+    Requester client = serveAndConnect(kind, live);
+    StreamHandle stream = held.poll(WAIT, TimeUnit.SECONDS);
+    assertThat(stream).as("the request reached the server").isNotNull();
+    stream.nextAndComplete(TestMessages.pooled("only"));
+    assertThat(live.take()).isEqualTo("next only");
+    assertThat(live.take()).isEqualTo("complete");
+
+    // A grace far longer than the hang guard: the stop must not wait it out.
+    server.stop(Duration.ofSeconds(WAIT * 20)).get(WAIT, TimeUnit.SECONDS);
+    assertThat(server.connections()).isZero();
+    client.onClose().get(WAIT, TimeUnit.SECONDS);
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aStreamStillOpenAfterTheGraceIsCut(Kind kind) throws Exception {

@@ -133,6 +133,20 @@ class GrpcOnePortStopTest {
         .isEqualTo(io.grpc.Status.Code.UNAVAILABLE);
   }
 
+  /**
+   * A connection whose calls all ended closes at the stop, not when a long grace is over: the stop
+   * sends GOAWAY first, and netty's close after it waits for an empty write to go out, which must
+   * complete like any other.
+   */
+  @Test
+  void aConnectionWithNoCallInFlightClosesAtTheStop() throws Exception {
+    start();
+    release.complete(null);
+    assertThat(ClientCalls.blockingUnaryCall(channel, WAIT, CallOptions.DEFAULT, StringValue.of("done")).getValue())
+        .isEqualTo("done");
+    server.stop(Duration.ofSeconds(GUARD * 20)).get(GUARD, TimeUnit.SECONDS); // well before the grace
+  }
+
   @Test
   void aCallInFlightFinishesAndTheStopWaitsForIt() throws Exception {
     start();
