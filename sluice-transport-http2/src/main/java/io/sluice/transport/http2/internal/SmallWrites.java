@@ -21,8 +21,8 @@ import java.net.SocketAddress;
  *
  * <p>Sits right below the {@link H2Handler} (which puts it there), so it sees every write the
  * connection makes, netty's codec's and the short way's. A gathered write's promise completes
- * with the write of the buffer its bytes went into (an empty write is not gathered: it goes as it
- * is, after what was). What is gathered goes on at every flush, close, disconnect and
+ * with the write of the buffer its bytes went into (an empty write's with the bytes gathered
+ * before it, or, if none are, it goes as it is). What is gathered goes on at every flush, close, disconnect and
  * deregistration, and when the handler is removed: nothing is held past the writes that would
  * have carried it.
  *
@@ -57,16 +57,48 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    sendAll();
+    // A write that fails at once (the channel closed) runs its listeners, which may write again
+    // through a handler above that still points here: gathered anew, it goes too.
+    for (int i = 0; chunk != null; i++) {
+      if (i == 16) {
+        dropGathered(new IllegalStateException("writes kept coming while the HTTP/2 connection's handlers went"));
+        return;
+      }
+      sendAll();
+    }
+  }
+
+  /** Releases what is gathered and fails its promises. */
+  private void dropGathered(Throwable cause) {
+    ByteBuf c = chunk;
+    chunk = null;
+    if (c != null) {
+      c.release();
+    }
+    int count = promiseCount;
+    promiseCount = 0;
+    for (int i = 0; i < count; i++) {
+      promises[i].tryFailure(cause);
+      promises[i] = null;
+    }
   }
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof ByteBuf buf) {
       int n = buf.readableBytes();
-      // An empty write goes as it is (after what was gathered): it carries no bytes to gather,
-      // and its promise (netty's close after a GOAWAY waits on one) must complete all the same.
-      if (n > 0 && n <= SMALL) {
+      if (n == 0) {
+        // No bytes to gather: its promise (netty's close after a GOAWAY waits on one) completes
+        // with the write of the bytes gathered before it, or, when there are none, it goes as it is.
+        if (chunk != null && chunk.writerIndex() > from) {
+          buf.release();
+          keep(promise);
+          return;
+        }
+        ctx.write(msg, promise);
+        return;
+      }
+      if (n <= SMALL) {
         try {
           room(n).writeBytes(buf, buf.readerIndex(), n);
         } finally {
@@ -88,6 +120,9 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   ByteBuf append(int n, ChannelPromise promise) {
     if (n <= 0 || n > SMALL) {
       throw new IllegalArgumentException(n + " bytes is not a small write (1 to " + SMALL + ")");
+    }
+    if (!promise.isVoid() && promise.channel() != ctx.channel()) {
+      throw new IllegalArgumentException("a promise of another channel: " + promise.channel());
     }
     ByteBuf c = room(n);
     c.writerIndex(c.writerIndex() + n);
@@ -157,10 +192,13 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     } else if (from == 0 && end <= CHUNK / 4) {
       ByteBuf copy;
       try {
-        copy = ctx.alloc().buffer(end, end).writeBytes(c, 0, end);
-      } finally {
-        c.release();
+        copy = ctx.alloc().buffer(end, end);
+      } catch (RuntimeException | OutOfMemoryError e) {
+        write(c); // no memory for a copy: the chunk goes as it is
+        return;
       }
+      copy.writeBytes(c, 0, end);
+      c.release();
       write(copy);
     } else {
       write(c.readerIndex(from));

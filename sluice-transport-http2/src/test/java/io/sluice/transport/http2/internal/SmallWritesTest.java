@@ -116,14 +116,54 @@ class SmallWritesTest {
   }
 
   @Test
-  void anEmptyWriteGoesAfterWhatWasGatheredAndItsPromiseCompletes() {
+  void anEmptyWriteRidesWithTheBytesGatheredBeforeIt() {
     ch = new EmbeddedChannel(small);
     ch.write(text("ab"));
     ChannelPromise empty = ch.newPromise();
-    ch.write(Unpooled.EMPTY_BUFFER, empty); // what netty's close writes after a GOAWAY, and waits on
+    ch.write(Unpooled.EMPTY_BUFFER, empty); // netty's empty DATA, or its close's write after a GOAWAY
     ch.flush();
-    assertThat(sent()).containsExactly("ab", "");
+    ByteBuf out = ch.readOutbound();
+    assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo("ab");
+    assertThat(out.capacity()).as("copied: no chunk held for two bytes").isEqualTo(2);
+    out.release();
+    assertThat((Object) ch.readOutbound()).isNull();
     assertThat(empty.isSuccess()).isTrue();
+  }
+
+  @Test
+  void anEmptyWriteWithNothingGatheredGoesAsItIs() {
+    ch = new EmbeddedChannel(small);
+    ChannelPromise empty = ch.newPromise();
+    ch.write(Unpooled.EMPTY_BUFFER, empty);
+    ch.flush();
+    assertThat(sent()).containsExactly("");
+    assertThat(empty.isSuccess()).isTrue();
+  }
+
+  @Test
+  void whatAFailedWriteWritesWhileTheHandlerGoesGoesToo() {
+    RuntimeException boom = new RuntimeException("socket gone");
+    ChannelOutboundHandlerAdapter above = new ChannelOutboundHandlerAdapter();
+    ch =
+        new EmbeddedChannel(
+            new ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ((ByteBuf) msg).release();
+                promise.setFailure(boom);
+              }
+            },
+            small,
+            above);
+    ChannelHandlerContext aboveCtx = ch.pipeline().context(above);
+    ch.pipeline().remove(above); // as a closed channel's pipeline goes, from the top: still points here
+    ChannelPromise first = ch.newPromise();
+    ChannelPromise again = ch.newPromise();
+    first.addListener(f -> aboveCtx.write(text("again"), again));
+    aboveCtx.write(text("first"), first);
+    ch.pipeline().remove(small);
+    assertThat(first.cause()).isSameAs(boom);
+    assertThat(again.cause()).as("gathered while the handler went, then sent").isSameAs(boom);
   }
 
   @Test
