@@ -49,6 +49,8 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   /** The promises of the gathered writes but void ones, completed with the write that carries them. */
   private ChannelPromise[] promises = new ChannelPromise[8];
   private int promiseCount;
+  /** The handler is being removed: writes are no longer gathered. */
+  private boolean gone;
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
@@ -58,7 +60,9 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     // A write that fails at once (the channel closed) runs its listeners, which may write again
-    // through a handler above that still points here: gathered anew, it goes too.
+    // through a handler above that still points here: from now on such a write goes as it is,
+    // and what the short way appends meanwhile goes too.
+    gone = true;
     for (int i = 0; chunk != null; i++) {
       if (i == 16) {
         dropGathered(new IllegalStateException("writes kept coming while the HTTP/2 connection's handlers went"));
@@ -75,17 +79,17 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     if (c != null) {
       c.release();
     }
-    int count = promiseCount;
+    ChannelPromise[] failed = java.util.Arrays.copyOf(promises, promiseCount);
+    java.util.Arrays.fill(promises, 0, promiseCount, null);
     promiseCount = 0;
-    for (int i = 0; i < count; i++) {
-      promises[i].tryFailure(cause);
-      promises[i] = null;
+    for (ChannelPromise p : failed) { // their listeners may write again: into the emptied array
+      p.tryFailure(cause);
     }
   }
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-    if (msg instanceof ByteBuf buf) {
+    if (msg instanceof ByteBuf buf && !gone) {
       int n = buf.readableBytes();
       if (n == 0) {
         // No bytes to gather: its promise (netty's close after a GOAWAY waits on one) completes
