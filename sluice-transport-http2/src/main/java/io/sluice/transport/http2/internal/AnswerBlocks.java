@@ -53,8 +53,12 @@ final class AnswerBlocks {
     this.budget = budget;
   }
 
-  /** An answer or a request went out with kept blocks only (no HPACK encoding). */
+  /**
+   * An answer or a request went out with kept blocks only (no HPACK encoding, past netty's frame
+   * writer): it counts for the control-frame budget as those written through it do.
+   */
   void keptWrite() {
+    budget.answered();
     keptWrites++;
   }
 

@@ -125,19 +125,10 @@ public final class H2Answers {
         // The kept blocks around the message as it is: HEADERS and the DATA frame header put
         // straight into the connection's gathered small writes, the message written after them (a
         // small one gathered too), then the trailers.
-        SmallWrites small = h.smallWrites();
-        int split = 2 * FRAME_HEADER_LENGTH + head.length;
-        ByteBuf g = small.append(split, ctx.voidPromise());
-        int at = g.writerIndex() - split;
-        frameHeader(g, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
-        frameHeader(g, at + FRAME_HEADER_LENGTH + head.length, n, DATA, 0, id);
+        appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
         ctx.write(data, ctx.voidPromise());
-        int end = FRAME_HEADER_LENGTH + tail.length;
-        g = small.append(end, promise);
-        at = g.writerIndex() - end;
-        frameHeader(g, at, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(at + FRAME_HEADER_LENGTH, tail);
+        appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
       }
-      blocks.budget.answered();
       blocks.keptWrite();
     } else {
       blocks.write(h, id, headers, false, ctx.voidPromise());
@@ -184,12 +175,7 @@ public final class H2Answers {
     if (head != null) {
       // The kept block and the DATA frame header straight into the connection's gathered small
       // writes, the frame after them (gathered too when small: one write for a loop turn's requests).
-      int split = 2 * FRAME_HEADER_LENGTH + head.length;
-      ByteBuf g = h.smallWrites().append(split, ctx.voidPromise());
-      int at = g.writerIndex() - split;
-      frameHeader(g, at, head.length, HEADERS, END_HEADERS, id).setBytes(at + FRAME_HEADER_LENGTH, head);
-      frameHeader(g, at + FRAME_HEADER_LENGTH + head.length, n, DATA, dataFlags, id);
-      blocks.budget.answered();
+      appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
       blocks.keptWrite();
       ctx.write(data, promise);
     } else {
@@ -242,6 +228,23 @@ public final class H2Answers {
   private static void writeDataHeader(H2Handler h, int n, int flags, int id) {
     ByteBuf g = h.smallWrites().append(FRAME_HEADER_LENGTH, h.ctx().voidPromise());
     frameHeader(g, g.writerIndex() - FRAME_HEADER_LENGTH, n, DATA, flags, id);
+  }
+
+  /**
+   * Puts a HEADERS frame of the kept {@code block} (with {@code headersFlags}) on stream {@code
+   * id} into the gathered small writes, followed, when {@code dataLength >= 0}, by the header of
+   * the DATA frame of that many bytes (with {@code dataFlags}) that the caller writes next; as a
+   * write with {@code promise}.
+   */
+  private static void appendKept(
+      H2Handler h, byte[] block, int headersFlags, int id, int dataLength, int dataFlags, ChannelPromise promise) {
+    int n = FRAME_HEADER_LENGTH + block.length + (dataLength >= 0 ? FRAME_HEADER_LENGTH : 0);
+    ByteBuf g = h.smallWrites().append(n, promise);
+    int at = g.writerIndex() - n;
+    frameHeader(g, at, block.length, HEADERS, headersFlags, id).setBytes(at + FRAME_HEADER_LENGTH, block);
+    if (dataLength >= 0) {
+      frameHeader(g, at + FRAME_HEADER_LENGTH + block.length, dataLength, DATA, dataFlags, id);
+    }
   }
 
   private static ByteBuf frameHeader(ByteBuf buf, int at, int length, int type, int flags, int id) {

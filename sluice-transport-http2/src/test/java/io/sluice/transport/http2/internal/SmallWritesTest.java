@@ -35,6 +35,17 @@ class SmallWritesTest {
     return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
   }
 
+  /** A socket whose every write fails at once with {@code cause} (what it was given, released). */
+  static ChannelOutboundHandlerAdapter failingSocket(Throwable cause) {
+    return new ChannelOutboundHandlerAdapter() {
+      @Override
+      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        io.netty.util.ReferenceCountUtil.release(msg);
+        promise.tryFailure(cause);
+      }
+    };
+  }
+
   /** What was written to the socket since the last call, one string per buffer (released). */
   private List<String> sent() {
     List<String> out = new ArrayList<>();
@@ -98,13 +109,7 @@ class SmallWritesTest {
     RuntimeException boom = new RuntimeException("socket gone");
     ch =
         new EmbeddedChannel(
-            new ChannelOutboundHandlerAdapter() {
-              @Override
-              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                ((ByteBuf) msg).release();
-                promise.setFailure(boom);
-              }
-            },
+            failingSocket(boom),
             small);
     ChannelPromise a = ch.newPromise();
     ChannelPromise b = ch.newPromise();
@@ -146,13 +151,7 @@ class SmallWritesTest {
     ChannelOutboundHandlerAdapter above = new ChannelOutboundHandlerAdapter();
     ch =
         new EmbeddedChannel(
-            new ChannelOutboundHandlerAdapter() {
-              @Override
-              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                ((ByteBuf) msg).release();
-                promise.setFailure(boom);
-              }
-            },
+            failingSocket(boom),
             small,
             above);
     ChannelHandlerContext aboveCtx = ch.pipeline().context(above);
@@ -202,13 +201,7 @@ class SmallWritesTest {
     RuntimeException boom = new RuntimeException("socket gone");
     ch =
         new EmbeddedChannel(
-            new ChannelOutboundHandlerAdapter() {
-              @Override
-              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                ((ByteBuf) msg).release();
-                promise.setFailure(boom);
-              }
-            },
+            failingSocket(boom),
             small);
     ChannelPromise again = ch.newPromise();
     ChannelPromise first = ch.newPromise();

@@ -113,15 +113,7 @@ class StreamMappingUnsentBytesTest {
       s.requestStream(1);
       long progress = s.mapping.outboundProgress();
       RuntimeException gone = new RuntimeException("the socket is gone");
-      s.server.pipeline().addFirst(
-          new io.netty.channel.ChannelOutboundHandlerAdapter() {
-            @Override
-            public void write(
-                io.netty.channel.ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
-              io.netty.util.ReferenceCountUtil.release(msg);
-              promise.tryFailure(gone);
-            }
-          });
+      s.server.pipeline().addFirst(SmallWritesTest.failingSocket(gone));
       s.mapping.write(
           Unpooled.wrappedBuffer(FrameBuilder.lengthPrefixed(FrameBuilder.payload(1, true, true).data("last").toBytes())));
       s.mapping.flush();
