@@ -328,13 +328,13 @@ public final class BenchMain {
         throw new Args.UsageException("--pair takes two impls, A,B; got '" + pair + "'");
       }
       String interaction = a.get("interaction", "stream");
-      if (!interaction.equals(Spec.TEXTS24)) { // texts24: the latency table's case (Orchestrator)
+      boolean texts = interaction.equals(Spec.TEXTS24); // the latency table's case (Orchestrator)
+      if (!texts) {
         Spec.checkInteraction(interaction, false);
-      }
-      if (interaction.equals(Spec.TEXTS24) && a.has("size")) {
+      } else if (a.has("size")) {
         throw new Args.UsageException("--interaction texts24 streams fixed texts: no --size");
       }
-      int size = interaction.equals(Spec.TEXTS24) ? 0 : a.getInt("size", 8, 0, 1 << 20);
+      int size = texts ? 0 : a.getInt("size", 8, 0, 1 << 20);
       o.interleaved(checkImpl(ab[0]), checkImpl(ab[1]), interaction, size,
           warmup, epochs, rounds, SLICE_MILLIS, SETTLE_MILLIS);
       return 0;

@@ -336,10 +336,7 @@ final class Orchestrator implements AutoCloseable {
     try {
       server = server(impl, interaction, size);
       int port = server.listening();
-      List<String> args = new ArrayList<>(List.of("client", "--impl", impl,
-          "--interaction", interaction, "--size", String.valueOf(size),
-          "--port", String.valueOf(port), "--latency", "--concurrency", String.valueOf(concurrency),
-          "--warmup", String.valueOf(warmup), "--seconds", String.valueOf(seconds)));
+      List<String> args = latencyClient(impl, interaction, size, port, concurrency, warmup, seconds);
       args.addAll(tickArgs());
       client = Child.start(command(impl, 1, false, args.toArray(new String[0])));
       long marked = 0;
@@ -517,6 +514,15 @@ final class Orchestrator implements AutoCloseable {
     return String.format(Locale.ROOT, "%.0f/s", perSecond);
   }
 
+  /** A latency client's arguments ({@code ChildMain}'s {@code client --latency}), to add to. */
+  static List<String> latencyClient(
+      String impl, String interaction, int size, int port, int concurrency, int warmup, int seconds) {
+    return new ArrayList<>(List.of("client", "--impl", impl,
+        "--interaction", interaction, "--size", String.valueOf(size),
+        "--port", String.valueOf(port), "--latency", "--concurrency", String.valueOf(concurrency),
+        "--warmup", String.valueOf(warmup), "--seconds", String.valueOf(seconds)));
+  }
+
   /** Callers on the connection of a {@code --pair} of {@code texts24}: the latency table's largest. */
   static final int PAIRED_CONCURRENCY = 8;
 
@@ -543,18 +549,15 @@ final class Orchestrator implements AutoCloseable {
         // The client's own clock does not end the run: the orchestrator stops it.
         // texts24: the latency table's request-streams, PAIRED_CONCURRENCY callers, counted as
         // streams completed (the latency client's COUNT); else the throughput load.
-        client =
-            Child.start(
-                interaction.equals(Spec.TEXTS24)
-                    ? o.command(impl, classpath, 1, false, "client", "--impl", impl,
-                        "--interaction", interaction, "--size", "0", "--port", String.valueOf(port),
-                        "--latency", "--concurrency", String.valueOf(PAIRED_CONCURRENCY),
-                        "--warmup", "0", "--seconds", "86400")
-                    : o.command(impl, classpath, 1, false, "client", "--impl", impl,
-                        "--interaction", interaction, "--size", String.valueOf(size),
-                        "--port", String.valueOf(port),
-                        "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
-                        "--seconds", "86400"));
+        List<String> args =
+            interaction.equals(Spec.TEXTS24)
+                ? latencyClient(impl, interaction, size, port, PAIRED_CONCURRENCY, 0, 86400)
+                : List.of("client", "--impl", impl,
+                    "--interaction", interaction, "--size", String.valueOf(size),
+                    "--port", String.valueOf(port),
+                    "--window", String.valueOf(Spec.defaultWindow(impl, interaction)),
+                    "--seconds", "86400");
+        client = Child.start(o.command(impl, classpath, 1, false, args.toArray(new String[0])));
       } catch (IOException | InterruptedException | RuntimeException e) {
         server.stop();
         throw e;
