@@ -38,9 +38,9 @@ import java.net.SocketAddress;
  */
 final class SmallWrites extends ChannelOutboundHandlerAdapter {
   /** Writes of at most this many bytes are gathered. */
-  static final int SMALL = 1024;
+  static final int SMALL = 2048;
   /** The buffer small writes are gathered in: what goes on at once at the latest. */
-  static final int CHUNK = 4096;
+  static final int CHUNK = 8192;
 
   private ChannelHandlerContext ctx;
   /** The buffer gathered bytes are in (null when none): unsent from {@link #from} to its writer index. */
