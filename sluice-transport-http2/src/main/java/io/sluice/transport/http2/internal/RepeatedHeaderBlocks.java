@@ -5,17 +5,21 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersDecoder;
+import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
+import io.netty.util.AsciiString;
+import java.util.Map;
 
 /**
  * A connection's HPACK decoding that remembers a few recent header blocks that left the decoder's
- * dynamic table alone, and answers a block seen again byte for byte with a copy of what it decoded
- * to, without decoding it. A peer making the same call over and over sends the same block every
+ * dynamic table alone, and answers a block seen again byte for byte with what it decoded to,
+ * without decoding it: one read-only headers object, shared by every block it answers, or (headers
+ * netty's read-only ones cannot hold, see {@link #readOnly}) a copy per block. A peer making the same call over and over sends the same block every
  * time once its encoder has settled: a gRPC client's request headers, all of them fields the
  * encoder indexed long ago, or h2load's, whose {@code :path} nghttp2 sends as a literal it never
  * indexes (then Huffman-decoded anew on every call by netty's decoder); a client receives the same
  * response headers and trailers on every call.
  *
- * <p>Why a copy is right: what a block decodes to depends only on its bytes, the dynamic table and
+ * <p>Why that is right: what a block decodes to depends only on its bytes, the dynamic table and
  * the decoder's limits. A block is remembered only if it has nothing but indexed fields and
  * literals that are not indexed ({@link #leavesTableAlone}): decoding it changes nothing. Every
  * remembered block is forgotten when any block may change the table (a literal with incremental
@@ -24,7 +28,9 @@ import io.netty.handler.codec.http2.Http2HeadersDecoder;
  * limits ({@link #maxHeaderTableSize(long)}, {@link #maxHeaderListSize(long, long)}). So a block
  * that matches a remembered one meets the very table and limits it was decoded against, and
  * decodes to the same headers (netty's checks included, which passed then). The checks netty makes
- * after decoding (pseudo-headers a request needs, content-length) still run on the copy.
+ * after decoding (pseudo-headers a request needs, content-length) still run on what is handed out.
+ * Nothing in Sluice changes the headers it receives; a change would throw (read-only), not reach
+ * the next stream.
  *
  * <p>Bounded: {@link #SLOTS} blocks of at most {@link #MAX_BLOCK} bytes and {@link #MAX_FIELDS}
  * fields each, the arrays made when the first block is remembered. A block is remembered on its
@@ -44,7 +50,10 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
   /** The remembered blocks' bytes (null until one is); {@code lengths[i] == 0}: slot i is free. */
   private byte[][] blocks;
   private int[] lengths;
-  /** What block i decoded to, once seen twice (else null); never handed out, only copies. */
+  /**
+   * What block i decoded to, once seen twice (else null): read-only and handed out as it is, or
+   * mutable and only ever copied.
+   */
   private Http2Headers[] decoded;
   /** A direct block's bytes while {@link #find} compares them (made on first need). */
   private byte[] probe;
@@ -74,7 +83,8 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
       if (slot >= 0 && decoded[slot] != null) {
         block.skipBytes(length);
         hits++;
-        return copy(decoded[slot], validate);
+        Http2Headers d = decoded[slot];
+        return d instanceof ReadOnlyHttp2Headers ? d : copy(d, validate);
       }
     }
     // A block too long to remember is scanned only if there is something to forget.
@@ -94,7 +104,10 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
     if (keep) {
       if (slot >= 0) {
         if (headers.size() <= MAX_FIELDS) {
-          decoded[slot] = copy(headers, validate); // before anyone sees (and might change) the original
+          // Before anyone sees (and might change) the original: a read-only one, handed out as it
+          // is from now on, or a copy, copied again for each block it answers.
+          Http2Headers ro = readOnly(headers);
+          decoded[slot] = ro != null ? ro : copy(headers, validate);
         }
       } else {
         remember(block, start, length);
@@ -156,6 +169,58 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
       java.util.Arrays.fill(lengths, 0);
       java.util.Arrays.fill(decoded, null);
     }
+  }
+
+  /**
+   * {@code headers} as netty's read-only headers, which can be shared, or null when they cannot
+   * say the same: its read-only headers know the pseudo-headers of a request (all four of
+   * {@code :method}, {@code :path}, {@code :scheme}, {@code :authority}), of an answer ({@code
+   * :status} alone) or none (trailers), and hold names and values as {@link AsciiString} (as
+   * netty's decoder makes them). A request with {@code :protocol} (extended CONNECT), or without
+   * {@code :authority}, is copied instead. The other fields keep their order.
+   */
+  static Http2Headers readOnly(Http2Headers headers) {
+    AsciiString method = null, path = null, scheme = null, authority = null, status = null;
+    int pseudo = 0;
+    AsciiString[] others = new AsciiString[2 * headers.size()];
+    int n = 0;
+    for (Map.Entry<CharSequence, CharSequence> e : headers) {
+      if (!(e.getKey() instanceof AsciiString name) || !(e.getValue() instanceof AsciiString value)) {
+        return null;
+      }
+      if (!Http2Headers.PseudoHeaderName.hasPseudoHeaderFormat(name)) {
+        others[n++] = name;
+        others[n++] = value;
+        continue;
+      }
+      pseudo++;
+      if (Http2Headers.PseudoHeaderName.METHOD.value().contentEquals(name) && method == null) {
+        method = value;
+      } else if (Http2Headers.PseudoHeaderName.PATH.value().contentEquals(name) && path == null) {
+        path = value;
+      } else if (Http2Headers.PseudoHeaderName.SCHEME.value().contentEquals(name) && scheme == null) {
+        scheme = value;
+      } else if (Http2Headers.PseudoHeaderName.AUTHORITY.value().contentEquals(name) && authority == null) {
+        authority = value;
+      } else if (Http2Headers.PseudoHeaderName.STATUS.value().contentEquals(name) && status == null) {
+        status = value;
+      } else {
+        return null; // :protocol, or one seen twice (netty's decoder refuses that already)
+      }
+    }
+    if (n < others.length) {
+      others = java.util.Arrays.copyOf(others, n);
+    }
+    if (pseudo == 0) {
+      return ReadOnlyHttp2Headers.trailers(false, others);
+    }
+    if (pseudo == 1 && status != null) {
+      return ReadOnlyHttp2Headers.serverHeaders(false, status, others);
+    }
+    if (pseudo == 4 && method != null && path != null && scheme != null && authority != null) {
+      return ReadOnlyHttp2Headers.clientHeaders(false, method, path, scheme, authority, others);
+    }
+    return null;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.sluice.transport.http2.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -27,7 +28,7 @@ class RepeatedHeaderBlocksTest {
 
   @ParameterizedTest(name = "direct buffers: {0}")
   @ValueSource(booleans = {false, true})
-  void aRepeatedBlockIsAnsweredWithoutDecodingAndEachAnswerIsItsOwnCopy(boolean direct) throws Exception {
+  void aRepeatedBlockIsAnsweredWithoutDecodingAndNoAnswerCanChangeTheNext(boolean direct) throws Exception {
     RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty(), true);
     byte[] block = h2loadLikeRequest("/grpc.testing.BenchmarkService/UnaryCall");
     Http2Headers first = decode(blocks, block, direct);
@@ -37,11 +38,42 @@ class RepeatedHeaderBlocksTest {
     assertThat(blocks.hits()).isEqualTo(1);
     assertThat(entries(third)).isEqualTo(entries(first)).isEqualTo(entries(second));
     assertThat(third.path().toString()).isEqualTo("/grpc.testing.BenchmarkService/UnaryCall");
-    third.set("grpc-timeout", "1S");
-    third.remove(":path");
+    assertThatThrownBy(() -> third.set("grpc-timeout", "1S")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> third.remove(":path")).isInstanceOf(UnsupportedOperationException.class);
+    second.set("grpc-timeout", "1S"); // the decoder's own, which the remembered one is not
+    second.remove(":path");
     Http2Headers fourth = decode(blocks, block, direct);
     assertThat(blocks.hits()).isEqualTo(2);
+    assertThat(fourth).isSameAs(third); // shared: read-only
     assertThat(entries(fourth)).isEqualTo(entries(first));
+  }
+
+  /** Answers and trailers are shared as requests are; headers netty's read-only ones cannot hold are copied each time. */
+  @Test
+  void answersAndTrailersAreSharedAndWhatCannotBeReadOnlyIsCopiedEachTime() throws Exception {
+    Http2Headers answer = new DefaultHttp2Headers().status("200").add("content-type", "application/grpc");
+    Http2Headers trailers = new DefaultHttp2Headers().add("grpc-status", "0").add("x-b", "1").add("x-b", "2");
+    Http2Headers connect =
+        new DefaultHttp2Headers().method("CONNECT").scheme("https").authority("a").path("/ws").add(":protocol", "websocket");
+    Http2Headers noAuthority = new DefaultHttp2Headers().method("POST").scheme("http").path("/p");
+    for (Http2Headers h : List.of(answer, trailers, connect, noAuthority)) {
+      RepeatedHeaderBlocks blocks = new RepeatedHeaderBlocks(netty(), true);
+      byte[] block = encodeWithoutIndexing(h);
+      Http2Headers seen = null;
+      for (int i = 0; i < 4; i++) {
+        Http2Headers got = decode(blocks, block, i % 2 == 0);
+        assertThat(entries(got)).as("%s", h).isEqualTo(entries(h));
+        boolean shared = h == answer || h == trailers;
+        if (i == 3) { // the second answer from memory
+          assertThat(got == seen).as("the same object for %s", h).isEqualTo(shared);
+        }
+        if (i == 2 && !shared) {
+          got.add("x-mine", "1"); // a copy of its own: the next answer has no x-mine
+        }
+        seen = got;
+      }
+      assertThat(blocks.hits()).isEqualTo(2);
+    }
   }
 
   @Test
@@ -188,6 +220,15 @@ class RepeatedHeaderBlocksTest {
     return b.bytes();
   }
 
+  /** {@code headers} as a block of literals without indexing, names literal too (it leaves the table alone). */
+  private static byte[] encodeWithoutIndexing(Http2Headers headers) {
+    Block b = new Block();
+    for (Map.Entry<CharSequence, CharSequence> e : headers) {
+      b.literal(0x00, 4, 0, e.getKey().toString(), e.getValue().toString());
+    }
+    return b.bytes();
+  }
+
   private static Http2HeadersDecoder netty() {
     return new DefaultHttp2HeadersDecoder(true, 8192, -1);
   }
@@ -212,12 +253,20 @@ class RepeatedHeaderBlocksTest {
     }
   }
 
+  /**
+   * The fields as text: the pseudo-headers first and sorted (their order means nothing, and
+   * netty's read-only headers keep their own), then the others in the order they came.
+   */
   private static List<String> entries(Http2Headers headers) {
+    List<String> pseudo = new ArrayList<>();
     List<String> out = new ArrayList<>();
     for (Map.Entry<CharSequence, CharSequence> e : headers) {
-      out.add(e.getKey() + ": " + e.getValue());
+      String field = e.getKey() + ": " + e.getValue();
+      (field.startsWith(":") ? pseudo : out).add(field);
     }
-    return out;
+    java.util.Collections.sort(pseudo);
+    pseudo.addAll(out);
+    return pseudo;
   }
 
   private static byte[] bytes(ByteBuf buf) {
