@@ -142,8 +142,22 @@ public final class H2Answers {
     }
     stream.headersSent(false); // the response headers
     stream.headersSent(false); // and the trailers
-    h.closeStreamLocal(stream, promise);
+    closeLocalNow(h, stream);
     return true;
+  }
+
+  /**
+   * Closes {@code stream}'s local side now that its last frame is handed over, and with it the
+   * stream if its remote side is closed too. netty's {@code closeStreamLocal} closes such a
+   * stream only once the write completes (a listener on its promise), for two reasons that do not
+   * hold here: a graceful shutdown waits for the streams to close, and closing a stream drops
+   * what its flow controller still queues. {@link #fits} made sure that no GOAWAY went either way
+   * (so no shutdown waits) and that nothing of the stream is queued (its frames went past the flow
+   * controller), in this same call. So the stream leaves the connection's active streams at once
+   * and the promise carries no listener of netty's.
+   */
+  private static void closeLocalNow(H2Handler h, Http2Stream stream) {
+    h.closeStreamLocal(stream, h.ctx().channel().newSucceededFuture());
   }
 
   /**

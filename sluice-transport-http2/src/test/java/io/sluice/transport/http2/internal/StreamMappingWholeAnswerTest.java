@@ -116,6 +116,32 @@ class StreamMappingWholeAnswerTest {
   }
 
   /**
+   * A whole answer to a request whose client half has ended closes the stream as it is handed
+   * over, before any flush (netty's own way waits for the write with a listener per answer), and
+   * the engine hears nothing of that close: only the request came to it.
+   */
+  @Test
+  void aWholeAnswerClosesItsStreamAsItIsHandedOverAndTheEngineHearsNoCancel() throws Exception {
+    try (ServerSide s = new ServerSide(ByteBufAllocator.DEFAULT)) {
+      for (int i = 0; i < 4; i++) { // the first answers with blocks written by netty, then kept ones
+        int id = 2 * i + 1;
+        s.requestStream(id);
+        int before = s.engine.types.size();
+        byte[] answer = frames(FrameBuilder.payload(id, true, true).data("ok").toBytes());
+        s.mapping.write(Unpooled.wrappedBuffer(answer));
+        Http2Stream stream = s.serverH2.connection().stream(id);
+        assertThat(stream == null || stream.state() == Http2Stream.State.CLOSED).as("stream %d closed before the flush", id).isTrue();
+        assertThat(s.serverH2.connection().numActiveStreams()).isZero();
+        assertThat((Object) s.server.readOutbound()).as("nothing flushed yet").isNull();
+        s.mapping.flush();
+        readAnswer(s, id, answer, true);
+        assertThat(s.engine.types.size()).as("frames the engine got after the answer").isEqualTo(before);
+      }
+      assertThat(s.engine.errors).isEmpty();
+    }
+  }
+
+  /**
    * A request-stream with bounded demand: the client keeps its half open (it may still send
    * REQUEST_N), so the whole answer leaves the stream half closed on the server's side until the
    * client ends its half.
