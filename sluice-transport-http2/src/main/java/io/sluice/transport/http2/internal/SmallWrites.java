@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import java.net.SocketAddress;
@@ -28,9 +29,9 @@ import java.net.SocketAddress;
  *
  * <p>The bytes are gathered in one buffer per flush (a new one when it is full): what goes on
  * before a large write is a slice of it, and at the flush the rest of it goes as it is, so a loop
- * turn costs one allocation however many times it is cut; a flush of only a few bytes copies them
- * into a buffer of their size instead, so that what the channel holds for a peer that reads
- * nothing stays near what it counts.
+ * turn costs one allocation however many times it is cut; a flush of only a few bytes behind
+ * bytes the socket has not taken copies them into a buffer of their size instead, so that what the
+ * channel holds for a peer that reads nothing stays near what it counts.
  *
  * <p>The channel's outbound buffer counts gathered bytes only once they go on (at the latest at the
  * loop turn's flush, and never more than {@link #CHUNK} of them): the writability it reports lags
@@ -179,10 +180,11 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
 
   /**
    * Sends what is gathered and not sent yet, and lets go of the buffer: handed over with it, or,
-   * when it holds only a little (nothing cut from it went before), copied into a buffer of its
-   * size and released, so that the channel's outbound buffer, which counts readable bytes, never
-   * holds a mostly empty chunk per flush (a peer that reads nothing while its PINGs are acked
-   * would otherwise pin a chunk for each ack of a few bytes).
+   * when it holds only a little (nothing cut from it went before) and the socket has not taken
+   * what was flushed before, copied into a buffer of its size and released, so that the channel's
+   * outbound buffer, which counts readable bytes, never holds a mostly empty chunk per flush (a
+   * peer that reads nothing while its PINGs are acked would otherwise pin a chunk for each ack of
+   * a few bytes). A socket that keeps up takes the chunk at this flush: no copy then.
    */
   private void sendAll() {
     ByteBuf c = chunk;
@@ -193,7 +195,7 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     int end = c.writerIndex();
     if (end == from) {
       c.release();
-    } else if (from == 0 && end <= CHUNK / 4) {
+    } else if (from == 0 && end <= CHUNK / 4 && behind()) {
       ByteBuf copy;
       try {
         copy = ctx.alloc().buffer(end, end);
@@ -207,6 +209,15 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     } else {
       write(c.readerIndex(from));
     }
+  }
+
+  /**
+   * Whether the socket still holds bytes of an earlier flush (its peer reads slowly, or not at
+   * all): what this flush hands over would wait behind them.
+   */
+  private boolean behind() {
+    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+    return out != null && !out.isEmpty();
   }
 
   /** Writes {@code part} with the kept promises. */

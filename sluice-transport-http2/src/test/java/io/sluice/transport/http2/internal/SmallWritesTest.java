@@ -129,7 +129,7 @@ class SmallWritesTest {
     ch.flush();
     ByteBuf out = ch.readOutbound();
     assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo("ab");
-    assertThat(out.capacity()).as("copied: no chunk held for two bytes").isEqualTo(2);
+    assertThat(out.capacity()).as("the chunk itself: the empty write cut no slice").isEqualTo(SmallWrites.CHUNK);
     out.release();
     assertThat((Object) ch.readOutbound()).isNull();
     assertThat(empty.isSuccess()).isTrue();
@@ -178,14 +178,79 @@ class SmallWritesTest {
     assertThat(p.isSuccess()).isTrue();
   }
 
+  /**
+   * A flush of a few bytes hands the chunk itself over while the socket keeps up (it takes the
+   * chunk at once), and copies them into a buffer of their size once it holds bytes of an earlier
+   * flush: a loopback connection whose server never reads, so that a peer that reads nothing does
+   * not pin a chunk per flush.
+   */
   @Test
-  void aFewBytesFlushedGoInABufferOfTheirSizeAndMoreInTheChunk() {
+  void aFewBytesFlushedBehindUntakenOnesGoInABufferOfTheirSizeElseInTheChunk() throws Exception {
+    io.netty.channel.EventLoopGroup group =
+        new io.netty.channel.MultiThreadIoEventLoopGroup(1, io.netty.channel.nio.NioIoHandler.newFactory());
+    try {
+      io.netty.channel.Channel server =
+          new io.netty.bootstrap.ServerBootstrap()
+              .group(group)
+              .channel(io.netty.channel.socket.nio.NioServerSocketChannel.class)
+              .childOption(io.netty.channel.ChannelOption.AUTO_READ, false) // never reads
+              .childOption(io.netty.channel.ChannelOption.SO_RCVBUF, 4096)
+              .childHandler(new io.netty.channel.ChannelInboundHandlerAdapter())
+              .bind(java.net.InetAddress.getLoopbackAddress(), 0)
+              .sync()
+              .channel();
+      List<Integer> capacities = new ArrayList<>(); // of each buffer handed to the socket
+      io.netty.channel.Channel client =
+          new io.netty.bootstrap.Bootstrap()
+              .group(group)
+              .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+              .option(io.netty.channel.ChannelOption.SO_SNDBUF, 4096)
+              .handler(
+                  new io.netty.channel.ChannelInitializer<io.netty.channel.Channel>() {
+                    @Override
+                    protected void initChannel(io.netty.channel.Channel c) {
+                      c.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
+                        @Override
+                        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                          capacities.add(((ByteBuf) msg).capacity());
+                          ctx.write(msg, promise);
+                        }
+                      });
+                      c.pipeline().addLast(small);
+                    }
+                  })
+              .connect(server.localAddress())
+              .sync()
+              .channel();
+      try {
+        String[] outcome =
+            client.eventLoop().submit(() -> {
+              client.writeAndFlush(text("x".repeat(17)));
+              int keptUp = capacities.get(capacities.size() - 1);
+              io.netty.channel.ChannelOutboundBuffer out = client.unsafe().outboundBuffer();
+              for (int i = 0; i < 10_000 && out.isEmpty(); i++) { // until the socket takes no more
+                client.writeAndFlush(Unpooled.wrappedBuffer(new byte[64 * 1024]));
+              }
+              if (out.isEmpty()) {
+                return new String[] {"the socket never filled up"};
+              }
+              client.writeAndFlush(text("y".repeat(17)));
+              return new String[] {String.valueOf(keptUp), String.valueOf(capacities.get(capacities.size() - 1))};
+            }).get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(outcome).as("capacity of the 17 bytes: while the socket keeps up, behind untaken bytes")
+            .containsExactly(String.valueOf(SmallWrites.CHUNK), "17");
+      } finally {
+        client.close().sync();
+        server.close().sync();
+      }
+    } finally {
+      group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).sync();
+    }
+  }
+
+  @Test
+  void moreThanAFewBytesGoInTheChunk() {
     ch = new EmbeddedChannel(small);
-    ch.write(text("x".repeat(17)));
-    ch.flush();
-    ByteBuf few = ch.readOutbound();
-    assertThat(few.capacity()).as("17 bytes do not hold a chunk").isEqualTo(17);
-    few.release();
     String more = "y".repeat(SmallWrites.CHUNK / 4 + 1);
     ch.write(text(more.substring(0, SmallWrites.SMALL)));
     ch.write(text(more.substring(SmallWrites.SMALL)));
