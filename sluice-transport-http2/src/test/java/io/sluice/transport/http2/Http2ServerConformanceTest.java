@@ -402,6 +402,31 @@ class Http2ServerConformanceTest {
     }
   }
 
+  /**
+   * The same request header block, sent again and again (as h2load or curl send theirs, literals
+   * never indexed) with a {@code content-length}, is served every time: the server answers a block
+   * it has seen before from memory, and netty's decoder writes {@code content-length} back into
+   * what it is handed, which must therefore be headers of its own.
+   */
+  @Test
+  void theSameRequestBlockWithAContentLengthIsServedEveryTime() throws Exception {
+    try (RawH2Peer p = RawH2Peer.handshake(port)) {
+      byte[] body = FrameBuilder.lengthPrefixed(FrameBuilder.requestStream(1, 10).data("count:2").toBytes());
+      byte[] block =
+          Hpack.block(
+              ":method", "POST", ":scheme", "http", ":authority", "127.0.0.1", ":path", "/rsocket/stream",
+              "content-type", RawH2Peer.CONTENT_TYPE, "content-length", Integer.toString(body.length));
+      for (int i = 0; i < 6; i++) {
+        int id = 2 * i + 1;
+        p.send(concat(headers(id, false, block), data(id, true, body)));
+        p.await(x -> x.trailer(id, "rsocket-status") != null || x.goAway != null, GUARD);
+        assertThat(p.goAway).as("GOAWAY after request %d", i + 1).isNull();
+        assertThat(p.status(id)).as("status of request %d", i + 1).isEqualTo("200");
+        assertThat(p.trailer(id, "rsocket-status")).isEqualTo("0");
+      }
+    }
+  }
+
   @Test
   void aValidRequestIsServed() throws Exception {
     try (RawH2Peer p = RawH2Peer.handshake(port)) {

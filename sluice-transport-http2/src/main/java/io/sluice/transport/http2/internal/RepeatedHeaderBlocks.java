@@ -1,6 +1,7 @@
 package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -13,11 +14,11 @@ import java.util.Map;
  * A connection's HPACK decoding that remembers a few recent header blocks that left the decoder's
  * dynamic table alone, and answers a block seen again byte for byte with what it decoded to,
  * without decoding it: one read-only headers object, shared by every block it answers, or (headers
- * netty's read-only ones cannot hold, see {@link #readOnly}) a copy per block. A peer making the same call over and over sends the same block every
- * time once its encoder has settled: a gRPC client's request headers, all of them fields the
- * encoder indexed long ago, or h2load's, whose {@code :path} nghttp2 sends as a literal it never
- * indexes (then Huffman-decoded anew on every call by netty's decoder); a client receives the same
- * response headers and trailers on every call.
+ * netty's read-only ones cannot hold, see {@link #readOnly}) a copy per block. A peer making the
+ * same call over and over sends the same block every time once its encoder has settled: a gRPC
+ * client's request headers, all of them fields the encoder indexed long ago, or h2load's, whose
+ * {@code :path} nghttp2 sends as a literal it never indexes (then Huffman-decoded anew on every
+ * call by netty's decoder); a client receives the same response headers and trailers on every call.
  *
  * <p>Why that is right: what a block decodes to depends only on its bytes, the dynamic table and
  * the decoder's limits. A block is remembered only if it has nothing but indexed fields and
@@ -29,8 +30,9 @@ import java.util.Map;
  * that matches a remembered one meets the very table and limits it was decoded against, and
  * decodes to the same headers (netty's checks included, which passed then). The checks netty makes
  * after decoding (pseudo-headers a request needs, content-length) still run on what is handed out.
- * Nothing in Sluice changes the headers it receives; a change would throw (read-only), not reach
- * the next stream.
+ * Nothing in Sluice changes the headers it receives; netty's decoder does once, writing {@code
+ * content-length} back normalized, so headers with that field are always copies. Any other change
+ * would throw (read-only), not reach the next stream.
  *
  * <p>Bounded: {@link #SLOTS} blocks of at most {@link #MAX_BLOCK} bytes and {@link #MAX_FIELDS}
  * fields each, the arrays made when the first block is remembered. A block is remembered on its
@@ -177,7 +179,9 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
    * {@code :method}, {@code :path}, {@code :scheme}, {@code :authority}), of an answer ({@code
    * :status} alone) or none (trailers), and hold names and values as {@link AsciiString} (as
    * netty's decoder makes them). A request with {@code :protocol} (extended CONNECT), or without
-   * {@code :authority}, is copied instead. The other fields keep their order.
+   * {@code :authority}, is copied instead, and so are headers with {@code content-length}: netty's
+   * connection decoder sets that field again on what it is handed (a read-only one would throw,
+   * and fail the connection). The other fields keep their order.
    */
   static Http2Headers readOnly(Http2Headers headers) {
     AsciiString method = null, path = null, scheme = null, authority = null, status = null;
@@ -189,6 +193,9 @@ final class RepeatedHeaderBlocks implements Http2HeadersDecoder, Http2HeadersDec
         return null;
       }
       if (!Http2Headers.PseudoHeaderName.hasPseudoHeaderFormat(name)) {
+        if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)) {
+          return null; // netty's decoder sets it again (normalized) on the headers it hands on
+        }
         others[n++] = name;
         others[n++] = value;
         continue;
