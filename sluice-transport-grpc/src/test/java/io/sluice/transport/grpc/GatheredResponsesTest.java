@@ -35,8 +35,11 @@ import org.junit.jupiter.api.TestInstance;
 class GatheredResponsesTest {
   private static final Duration GUARD = Duration.ofSeconds(20);
   private static final String SERVICE = "test.Gathered";
-  /** Longer than the responses the server gathers (1 KiB at most): written apart. */
-  private static final String LARGE = "x".repeat(1600);
+  /**
+   * Longer than the responses the server gathers (1 KiB at most): written apart; and than the
+   * connection's gathered small writes (2 KiB), so it reaches the socket as it is.
+   */
+  private static final String LARGE = "x".repeat(3000);
   private GrpcServer.Running server;
 
   @BeforeAll
