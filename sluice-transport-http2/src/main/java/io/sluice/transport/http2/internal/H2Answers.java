@@ -154,9 +154,15 @@ public final class H2Answers {
    * what its flow controller still queues. {@link #fits} made sure that no GOAWAY went either way
    * (so no shutdown waits) and that nothing of the stream is queued (its frames went past the flow
    * controller), in this same call. So the stream leaves the connection's active streams at once
-   * and the promise carries no listener of netty's.
+   * and the promise carries no listener of netty's. What the peer sent on it and was not consumed
+   * yet (a reader that paused) goes back to the connection's window first: netty's flow controller
+   * would give it back in the close and flush the channel there and then, in the middle of the
+   * caller's writes; consumed here, its WINDOW_UPDATE waits for the caller's flush.
    */
   private static void closeLocalNow(H2Handler h, Http2Stream stream) {
+    if (stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE) {
+      h.consume(stream, h.unconsumedBytes(stream));
+    }
     h.closeStreamLocal(stream, h.ctx().channel().newSucceededFuture());
   }
 

@@ -46,9 +46,9 @@ import java.util.concurrent.TimeUnit;
  * (CVE-2023-44487) does, work started for streams nobody waits for. More than {@link
  * Limits#maxEarlyResets} in {@link Limits#earlyResetWindowNanos} is a connection error
  * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
- * a stream, {@code take(n)}) is not counted here, nor one of a stream answered whole within the
- * same read ({@link H2Answers#writeWhole} closes it at once: its work is done, and netty ignores a
- * reset of a closed stream). The streams this side resets are
+ * a stream, {@code take(n)}) is not counted here, nor one of a stream whose request had ended
+ * and that was answered whole within the same read ({@link H2Answers#writeWhole} closes it at
+ * once: its work is done, and netty ignores a reset of a closed stream). The streams this side resets are
  * remembered (the newest {@value StreamHistory#RESET_IDS_KEPT}), and the frames the peer sent on them before it
  * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
  *
@@ -571,6 +571,11 @@ public final class H2Handler extends Http2ConnectionHandler implements Http2Fram
    */
   private Http2LocalFlowController localFlow() {
     return connection().local().flowController();
+  }
+
+  /** Bytes received on {@code stream} and not consumed yet (its share of the receive windows). */
+  int unconsumedBytes(Http2Stream stream) {
+    return localFlow().unconsumedBytes(stream);
   }
 
   /** Returns {@code n} consumed bytes of {@code stream} to the flow controllers (window updates). */

@@ -135,6 +135,80 @@ class WholeAnswerWritesTest {
     return new Answer(written.size(), kept == 1);
   }
 
+  /**
+   * A whole answer on a stream whose request bytes were not consumed (a reader that paused) gives
+   * them back to the connection's window without flushing: the caller flushes. (Closing the
+   * stream with them unconsumed made netty's flow controller flush in the middle of the caller's
+   * writes.) The flush then carries the connection's WINDOW_UPDATE with the answer.
+   */
+  @Test
+  void anAnswerOnAStreamWithUnconsumedBytesLeavesTheFlushToTheCaller() throws Exception {
+    H2Handler.Limits limits = new H2Handler.Limits(100, 65535, 65535, 8192, 16384, false);
+    List<Http2Stream> streams = new ArrayList<>();
+    H2Handler.Router router =
+        (h, stream, headers, endStream) -> {
+          handler.add(h);
+          streams.add(stream);
+          return new H2Handler.StreamSink() {
+            @Override
+            public void onHeaders(Http2Stream s, Http2Headers hd, boolean end) {}
+
+            @Override
+            public int onData(Http2Stream s, ByteBuf d, int padding, boolean end) {
+              return 0; // consumes nothing yet
+            }
+
+            @Override
+            public void onReset(Http2Stream s, long code) {}
+
+            @Override
+            public void onClosed(Http2Stream s) {}
+          };
+        };
+    ch = new EmbeddedChannel(H2Handler.build(true, limits, router));
+    H2Handler clientH2 = H2Handler.build(false, limits, null);
+    EmbeddedChannel client = new EmbeddedChannel(clientH2);
+    try {
+      for (int i = 0; i < 3; i++) {
+        StreamMappingInboundTest.carry(client, ch);
+        StreamMappingInboundTest.carry(ch, client);
+        clientH2.flushNow();
+      }
+      Http2Headers request = new DefaultHttp2Headers().method("POST").scheme("http").authority("a").path("/x");
+      clientH2.encoder().writeHeaders(clientH2.ctx(), 1, request, 0, false, clientH2.newPromise());
+      clientH2.encoder().writeData(clientH2.ctx(), 1, Unpooled.wrappedBuffer(new byte[40_000]), 0, true, clientH2.newPromise());
+      clientH2.flushNow();
+      StreamMappingInboundTest.carry(client, ch);
+      for (Object o; (o = ch.readOutbound()) != null; ) {
+        ((ByteBuf) o).release();
+      }
+      Http2Stream stream = streams.get(0);
+      assertThat(stream.state()).isEqualTo(Http2Stream.State.HALF_CLOSED_REMOTE);
+      H2Handler server = handler.get(0);
+      ByteBuf data = Unpooled.buffer(H2Answers.HEAD_ROOM + 8 + H2Answers.TAIL_ROOM);
+      data.setIndex(H2Answers.HEAD_ROOM, H2Answers.HEAD_ROOM).writeBytes(new byte[8]);
+      assertThat(H2Answers.writeWhole(server, stream, OK, data, OK_END, server.ctx().newPromise())).isTrue();
+      assertThat((Object) ch.readOutbound()).as("written before the caller's flush").isNull();
+      assertThat(stream.state()).isEqualTo(Http2Stream.State.CLOSED);
+      server.flushNow();
+      List<ByteBuf> written = new ArrayList<>();
+      for (Object o; (o = ch.readOutbound()) != null; ) {
+        written.add((ByteBuf) o);
+      }
+      List<WrittenFrames.Frame> frames;
+      try {
+        frames = WrittenFrames.parse(written);
+      } finally {
+        written.forEach(ByteBuf::release);
+      }
+      assertThat(frames).as("the connection's window given back, with the flush")
+          .anyMatch(f -> f.type() == 0x8 && f.stream() == 0);
+      assertThat(frames).anyMatch(f -> f.type() == HEADERS && f.stream() == 1);
+    } finally {
+      client.finishAndReleaseAll();
+    }
+  }
+
   @Test
   void fromTheThirdAnswerOnTheKeptBlocksGoAndASmallAnswerIsOneBuffer() throws Exception {
     server();
