@@ -48,9 +48,10 @@ import java.util.concurrent.TimeUnit;
  * ENHANCE_YOUR_CALM. A reset of a stream the client had an answer on (a cancel, a deadline during
  * a stream, {@code take(n)}) is not counted here, nor one of a stream whose request had ended
  * and that was answered whole within the same read ({@link H2Answers#writeWhole} closes it at
- * once: its work is done, and netty ignores a reset of a closed stream). The streams this side resets are
- * remembered (the newest {@value StreamHistory#RESET_IDS_KEPT}), and the frames the peer sent on them before it
- * saw the reset are ignored, as RFC 9113 5.1 requires, not answered with a reset of their own.
+ * once: its work is done, and netty ignores a reset of a closed stream). The streams this side
+ * resets are remembered (the newest {@value StreamHistory#RESET_IDS_KEPT}), and the frames the
+ * peer sent on them before it saw the reset are ignored, as RFC 9113 5.1 requires, not answered
+ * with a reset of their own.
  *
  * <p><b>Answers before the request's end.</b> A server that answered a request in full while the
  * client is still sending it ({@link H2Answers#respondAndEnd}, {@link #discardRequestRest}) does not reset
