@@ -68,12 +68,21 @@ class BalancerLeaseTest {
             return StreamListener.DISCARDING;
           }
         };
-    SluiceServer s =
-        Connections.start(
-                TcpServerTransport.create("127.0.0.1", port),
-                ConnectionOptions.builder().leasePolicy(policy).build(),
-                (setup, requester) -> named)
-            .get(10, TimeUnit.SECONDS);
+    SluiceServer s;
+    try {
+      s =
+          Connections.start(
+                  TcpServerTransport.create("127.0.0.1", port),
+                  ConnectionOptions.builder().leasePolicy(policy).build(),
+                  (setup, requester) -> named)
+              .get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof java.net.BindException) {
+        // A restart on a port its stopped server let go of: say who holds it (seen once in CI).
+        throw new AssertionError("cannot bind 127.0.0.1:" + port + "; its sockets:\n" + Ports.holders(port), e);
+      }
+      throw e;
+    }
     servers.add(s);
     handled.put(((InetSocketAddress) s.address()).getPort(), count);
     return s;

@@ -40,4 +40,36 @@ public final class Ports {
     }
     throw new IOException("no free port found below " + low);
   }
+
+  /** TCP states as /proc/net/tcp numbers them (1 to 11). */
+  private static final String[] STATES = {
+    "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
+    "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING"
+  };
+
+  /**
+   * The sockets of this host bound to local TCP {@code port}, as /proc/net/tcp and tcp6 list them
+   * (local and remote address, state, owner's uid and inode), for a test's failure message when a
+   * bind finds the port taken; "none listed" if no socket has it, or what could not be read.
+   */
+  public static String holders(int port) {
+    String hexPort = String.format(java.util.Locale.ROOT, ":%04X", port);
+    StringBuilder out = new StringBuilder();
+    for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+      try {
+        for (String line : Files.readAllLines(Path.of(table)).stream().skip(1).toList()) { // past the heading
+          String[] f = line.trim().split("\\s+");
+          if (f.length > 9 && f[1].endsWith(hexPort)) {
+            int state = Integer.parseInt(f[3], 16);
+            out.append(table).append(' ').append(f[1]).append(" -> ").append(f[2]).append(' ')
+                .append(state < STATES.length ? STATES[state] : f[3]).append(" uid ").append(f[7])
+                .append(" inode ").append(f[9]).append('\n');
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        out.append(table).append(": not read (").append(e).append(")\n");
+      }
+    }
+    return out.length() == 0 ? "none listed" : out.toString();
+  }
 }
