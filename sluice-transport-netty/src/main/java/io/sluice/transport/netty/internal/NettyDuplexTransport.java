@@ -73,6 +73,11 @@ public final class NettyDuplexTransport extends ByteToMessageDecoder implements 
     return Framing.LENGTH_PREFIXED;
   }
 
+  /** The connection's channel, for tests. */
+  Channel channel() {
+    return channel;
+  }
+
   @Override
   public EventExecutor executor() {
     return channel.eventLoop();

@@ -1,0 +1,156 @@
+package io.sluice.transport.netty.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.sluice.transport.FrameReceiver;
+import io.sluice.transport.ServerTransport;
+import io.sluice.transport.netty.TcpServerTransport;
+import io.sluice.transport.netty.Tls;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A TLS server whose peer reads nothing: each small answer it flushes waits in the channel's
+ * outbound buffer, and must hold about what the buffer counts (its writability, the write-stall
+ * guards and every bound on unsent bytes count readable bytes). With the JDK's provider (the
+ * default where netty-tcnative is not on the class path) netty's SslHandler encrypts each flush
+ * into a heap buffer of the session's packet size, about 16.7 KiB however small the record; what
+ * keeps a peer that sends one small frame at a time from making the server hold 16.7 KiB per
+ * frame is that netty's socket channels copy a heap buffer into a direct one of its readable size
+ * as it is written. This holds that against netty upgrades and other channel types, through the
+ * TCP server transport, on both providers.
+ */
+class TlsHeldBytesTest {
+  /** Small frames the peer sends one at a time, each answered with a small frame and a flush. */
+  static final int FRAMES = 100;
+  /** What the server writes at the first frame, more than the two sockets' buffers take. */
+  static final int BLOB_FRAMES = 16;
+
+  static final int BLOB_FRAME = 512 * 1024;
+
+  /** Answers every frame with a small frame, after a blob the peer will never read at the first. */
+  static final class SmallAnswers implements FrameReceiver {
+    final NettyDuplexTransport transport;
+    final AtomicInteger frames = new AtomicInteger();
+
+    SmallAnswers(NettyDuplexTransport transport) {
+      this.transport = transport;
+    }
+
+    @Override
+    public int maxFrameSize() {
+      return 64 * 1024;
+    }
+
+    @Override
+    public int maxQueuedOutboundBytes() {
+      return 64 * 1024;
+    }
+
+    @Override
+    public void onFrame(ByteBuf frame) { // lent: read only
+      if (frames.get() == 0) {
+        for (int i = 0; i < BLOB_FRAMES; i++) {
+          transport.write(transport.alloc().buffer(BLOB_FRAME).writeZero(BLOB_FRAME));
+        }
+      }
+      transport.write(transport.alloc().buffer(20).writeMedium(17).writeZero(17));
+      transport.flush();
+      frames.incrementAndGet();
+    }
+
+    @Override
+    public void onReadComplete() {}
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {}
+
+    @Override
+    public void onTransportError(Throwable cause) {}
+
+    @Override
+    public void onClosed() {}
+  }
+
+  /** Of the channel's flushed, untaken messages: [count, readable bytes, capacity, count of small ones]. */
+  static long[] held(Channel ch) throws Exception {
+    return ch.eventLoop()
+        .submit(
+            () -> {
+              long[] h = new long[4];
+              ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+              out.forEachFlushedMessage(
+                  m -> {
+                    ByteBuf b = (ByteBuf) m;
+                    h[0]++;
+                    h[1] += b.readableBytes();
+                    h[2] += b.capacity();
+                    if (b.readableBytes() < 256) {
+                      h[3]++;
+                    }
+                    return true;
+                  });
+              return h;
+            })
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+  void smallRecordsWaitingForAPeerThatReadsNothingHoldWhatTheyCount(SslProvider provider) throws Exception {
+    CompletableFuture<SmallAnswers> server = new CompletableFuture<>();
+    ServerTransport.Bound bound =
+        TcpServerTransport.create("127.0.0.1", 0)
+            .withSsl(Tls.server(Tls.selfSigned("localhost")).provider(provider).build())
+            .bind(
+                t -> {
+                  SmallAnswers a = new SmallAnswers((NettyDuplexTransport) t);
+                  t.start(a);
+                  server.complete(a);
+                })
+            .get(10, TimeUnit.SECONDS);
+    int port = ((InetSocketAddress) bound.address()).getPort();
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, InsecureTrustManagerFactory.INSTANCE.getTrustManagers(), null);
+    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket()) {
+      s.setReceiveBufferSize(4096);
+      s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+      s.startHandshake();
+      OutputStream out = s.getOutputStream();
+      SmallAnswers answers = server.get(10, TimeUnit.SECONDS);
+      // One frame at a time, each read and answered (one small flush) before the next is sent.
+      for (int i = 1; i <= FRAMES; i++) {
+        out.write(new byte[] {0, 0, 5, 1, 2, 3, 4, 5});
+        out.flush();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (answers.frames.get() < i && System.nanoTime() < deadline) {
+          Thread.sleep(1);
+        }
+        assertThat(answers.frames.get()).as("frames the server answered").isEqualTo(i);
+      }
+      long[] h = held(answers.transport.channel());
+      assertThat(h[3]).as("small records waiting in the outbound buffer (%s)", java.util.Arrays.toString(h))
+          .isGreaterThanOrEqualTo(FRAMES - 1);
+      // Were each small record to keep the SslHandler's 16.7 KiB buffer: over 1.5 MiB unused.
+      assertThat(h[2] - h[1]).as("bytes held beyond those counted (%s)", java.util.Arrays.toString(h))
+          .isLessThan(64 * 1024);
+    } finally {
+      bound.close();
+      if (server.isDone()) {
+        server.get().transport.channel().close().await(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+}
