@@ -3,8 +3,6 @@ package io.sluice.transport.http2.internal;
 import static io.netty.handler.codec.http2.Http2CodecUtil.FRAME_HEADER_LENGTH;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -16,7 +14,9 @@ import java.util.function.LongSupplier;
  * flow-control window, or in the channel's buffer. Each write the transport makes gets a promise
  * that knows its bytes ({@link #track}): DATA exactly; HEADERS, whose HPACK size is known only once
  * written, at an estimate ({@link #headers}); RST_STREAM its 13. When the promise completes
- * (written, or dropped with its stream) they leave the count. Above the high water mark the
+ * (written, or dropped with its stream) they leave the count: the promise tells this count itself
+ * as it completes, after the listeners others added to it, with no listener of its own (a
+ * listener costs a notification round per write: its list, the executor check, three monitors). Above the high water mark the
  * transport is unwritable, back below half of it writable again; the listener hears each change.
  * What {@code isWritable()}, {@code outboundProgress()} and {@code unsentBytes()} of a {@code
  * DuplexTransport} over HTTP/2 report. HEADERS count too because some answers are nothing else (a
@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Threads.</b> The channel's event loop only.
  */
-final class OutboundBytes implements ChannelFutureListener {
+final class OutboundBytes {
   /** Hears the writability changes. */
   interface Listener {
     void onWritabilityChanged(boolean writable);
@@ -101,13 +101,12 @@ final class OutboundBytes implements ChannelFutureListener {
     }
   }
 
-  @Override
-  public void operationComplete(ChannelFuture f) {
-    Counted c = (Counted) f;
+  /** {@code c} completed, {@code success} if its bytes were written. */
+  void done(Counted c, boolean success) {
     int n = c.bytes;
     syncFlushes();
     queued -= n;
-    if (f.isSuccess()) {
+    if (success) {
       written += n; // progress is what the socket took: a failed write (the channel closing) took nothing
     }
     if (c.flushMark == flushMark) {
@@ -139,16 +138,62 @@ final class OutboundBytes implements ChannelFutureListener {
     return queued - unflushed;
   }
 
-  /** A promise that knows how many bytes its write carries. */
+  /**
+   * A promise that knows how many bytes its write carries, and tells its count once it completes
+   * (every way a promise completes ends in one of the methods below; the no-argument {@code
+   * setSuccess()} and {@code trySuccess()} call them).
+   */
   private static final class Counted extends DefaultChannelPromise {
     final int bytes;
     final long flushMark;
+    private final OutboundBytes count;
 
-    Counted(Channel channel, int bytes, long flushMark, ChannelFutureListener listener) {
+    Counted(Channel channel, int bytes, long flushMark, OutboundBytes count) {
       super(channel);
       this.bytes = bytes;
       this.flushMark = flushMark;
-      addListener(listener);
+      this.count = count;
+    }
+
+    @Override
+    public ChannelPromise setSuccess(Void result) {
+      super.setSuccess(result); // throws if already complete: counted once
+      count.done(this, true);
+      return this;
+    }
+
+    @Override
+    public boolean trySuccess(Void result) {
+      if (!super.trySuccess(result)) {
+        return false;
+      }
+      count.done(this, true);
+      return true;
+    }
+
+    @Override
+    public ChannelPromise setFailure(Throwable cause) {
+      super.setFailure(cause);
+      count.done(this, false);
+      return this;
+    }
+
+    @Override
+    public boolean tryFailure(Throwable cause) {
+      if (!super.tryFailure(cause)) {
+        return false;
+      }
+      count.done(this, false);
+      return true;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      if (!super.cancel(mayInterruptIfRunning)) {
+        return false;
+      }
+      count.done(this, false);
+      return true;
     }
   }
 }
