@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
  * written, at an estimate ({@link #headers}); RST_STREAM its 13. When the promise completes
  * (written, or dropped with its stream) they leave the count: the promise tells this count itself
  * as it completes, after the listeners others added to it, with no listener of its own (a
- * listener costs a notification round per write: its list, the executor check, three monitors). Above the high water mark the
- * transport is unwritable, back below half of it writable again; the listener hears each change.
+ * listener costs a notification round per write: its list, the executor check, three monitors).
+ * Above the high water mark the transport is unwritable, back below half of it writable again;
+ * the listener hears each change.
  * What {@code isWritable()}, {@code outboundProgress()} and {@code unsentBytes()} of a {@code
  * DuplexTransport} over HTTP/2 report. HEADERS count too because some answers are nothing else (a
  * stream's ERROR is trailers only): a peer that makes us answer that way and reads nothing would
