@@ -1,12 +1,15 @@
 package io.sluice.transport.http2.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.net.SocketAddress;
 
 /**
@@ -31,13 +34,32 @@ import java.net.SocketAddress;
  * before a large write is a slice of it, and at the flush the rest of it goes as it is, so a loop
  * turn costs one allocation however many times it is cut; a flush of only a few bytes behind
  * bytes the socket has not taken copies them into a buffer of their size instead, so that what the
- * channel holds for a peer that reads nothing stays near what it counts.
+ * channel holds for a peer that reads nothing stays near what it counts. A gathering buffer the
+ * socket emptied within its flush (or one let go unsent) is kept for the next one of any
+ * connection on the same event loop ({@link #SPARE}: one per loop thread, so an idle connection
+ * holds none), when the channel uses netty's default allocator: an allocation fewer per flush.
  *
  * <p>The channel's outbound buffer counts gathered bytes only once they go on (at the latest at the
  * loop turn's flush, and never more than {@link #CHUNK} of them): the writability it reports lags
  * by at most that much. Confined to the channel's event loop.
  */
 final class SmallWrites extends ChannelOutboundHandlerAdapter {
+  /**
+   * A gathering buffer no one else holds any more, for the next connection of this event loop's
+   * thread that needs one: at most one per thread, and only on threads that release their fast
+   * thread-locals as they end (netty's event loops), where {@link FastThreadLocal#onRemoval}
+   * releases it.
+   */
+  static final FastThreadLocal<ByteBuf> SPARE =
+      new FastThreadLocal<>() {
+        @Override
+        protected void onRemoval(ByteBuf spare) {
+          if (spare != null) {
+            spare.release();
+          }
+        }
+      };
+
   /** Writes of at most this many bytes are gathered. */
   static final int SMALL = 2048;
   /** The buffer small writes are gathered in: what goes on at once at the latest. */
@@ -143,7 +165,8 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
         sendAll(); // a failed write's listeners may write again, into a chunk of their own
       }
       if (chunk == null) {
-        chunk = ctx.alloc().buffer(CHUNK, CHUNK);
+        ByteBuf spare = recycles() ? SPARE.getAndSet(null) : null;
+        chunk = spare != null ? spare : ctx.alloc().buffer(CHUNK, CHUNK);
         from = 0;
       }
       c = chunk;
@@ -187,28 +210,60 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
    * a few bytes). A socket that keeps up takes the chunk at this flush: no copy then.
    */
   private void sendAll() {
+    sendAll(false);
+  }
+
+  /**
+   * {@link #sendAll()}; when {@code keep}, returns the buffer if it went on as it is, with a
+   * reference of the caller's ({@link #letGo} it after the flush), else null.
+   */
+  private ByteBuf sendAll(boolean keep) {
     ByteBuf c = chunk;
     if (c == null) {
-      return;
+      return null;
     }
     chunk = null;
     int end = c.writerIndex();
     if (end == from) {
-      c.release();
+      letGo(c);
     } else if (from == 0 && end <= CHUNK / 4 && behind()) {
       ByteBuf copy;
       try {
         copy = ctx.alloc().buffer(end, end);
       } catch (RuntimeException | OutOfMemoryError e) {
         write(c); // no memory for a copy: the chunk goes as it is
-        return;
+        return null;
       }
       copy.writeBytes(c, 0, end);
-      c.release();
+      letGo(c);
       write(copy);
     } else {
+      keep = keep && recycles();
+      if (keep) {
+        c.retain();
+      }
       write(c.readerIndex(from));
+      return keep ? c : null;
     }
+    return null;
+  }
+
+  /**
+   * Releases this connection's reference to gathering buffer {@code c}; kept as the thread's
+   * {@link #SPARE}, emptied, if that one was the last (what went on of it was written and
+   * released) and the thread has none.
+   */
+  private void letGo(ByteBuf c) {
+    if (c.refCnt() == 1 && c.capacity() == CHUNK && recycles() && SPARE.get() == null) {
+      SPARE.set(c.clear());
+    } else {
+      c.release();
+    }
+  }
+
+  /** Whether gathering buffers are kept for reuse on this connection's thread (see {@link #SPARE}). */
+  private boolean recycles() {
+    return ctx.alloc() == ByteBufAllocator.DEFAULT && FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals();
   }
 
   /**
@@ -239,8 +294,14 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
 
   @Override
   public void flush(ChannelHandlerContext ctx) {
-    sendAll();
-    ctx.flush();
+    ByteBuf handed = sendAll(true);
+    try {
+      ctx.flush();
+    } finally {
+      if (handed != null) {
+        letGo(handed); // the socket has taken it as a rule (then reused), else it is still queued
+      }
+    }
   }
 
   @Override
