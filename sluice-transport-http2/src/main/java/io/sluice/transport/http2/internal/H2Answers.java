@@ -121,10 +121,14 @@ public final class H2Answers {
         frameHeader(data, end, tail.length, HEADERS, END_HEADERS | END_STREAM, id).setBytes(end + FRAME_HEADER_LENGTH, tail);
         data.setIndex(at, end + FRAME_HEADER_LENGTH + tail.length);
         ctx.write(data, promise);
+      } else if (3 * FRAME_HEADER_LENGTH + head.length + n + tail.length <= SmallWrites.SMALL) {
+        // A small answer: HEADERS, the DATA frame with the message and the trailers put into the
+        // connection's gathered small writes at once, as one write.
+        appendWhole(h, head, END_HEADERS, id, data, 0, tail, promise);
       } else {
         // The kept blocks around the message as it is: HEADERS and the DATA frame header put
-        // straight into the connection's gathered small writes, the message written after them (a
-        // small one gathered too), then the trailers.
+        // straight into the connection's gathered small writes, the message written after them,
+        // then the trailers.
         appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
         ctx.write(data, ctx.voidPromise());
         appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
@@ -192,9 +196,14 @@ public final class H2Answers {
     int id = stream.id();
     int n = data.readableBytes();
     int dataFlags = endStream ? END_STREAM : 0;
-    if (head != null) {
+    if (head != null && 2 * FRAME_HEADER_LENGTH + head.length + n <= SmallWrites.SMALL) {
+      // A small request: the kept block and the DATA frame with the message put into the
+      // connection's gathered small writes at once (one write for a loop turn's requests).
+      appendWhole(h, head, END_HEADERS, id, data, dataFlags, null, promise);
+      blocks.keptWrite();
+    } else if (head != null) {
       // The kept block and the DATA frame header straight into the connection's gathered small
-      // writes, the frame after them (gathered too when small: one write for a loop turn's requests).
+      // writes, the frame after them.
       appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
       blocks.keptWrite();
       ctx.write(data, promise);
@@ -264,6 +273,34 @@ public final class H2Answers {
     frameHeader(g, at, block.length, HEADERS, headersFlags, id).setBytes(at + FRAME_HEADER_LENGTH, block);
     if (dataLength >= 0) {
       frameHeader(g, at + FRAME_HEADER_LENGTH + block.length, dataLength, DATA, dataFlags, id);
+    }
+  }
+
+  /**
+   * Puts a HEADERS frame of the kept {@code block} (with {@code headersFlags}) on stream {@code
+   * id}, a DATA frame (with {@code dataFlags}) carrying a copy of {@code data}, and, unless null, a
+   * HEADERS frame of the kept {@code trailers} ending the stream, into the gathered small writes as
+   * one write with {@code promise}; releases {@code data}. At most {@link SmallWrites#SMALL} bytes
+   * in all.
+   */
+  private static void appendWhole(
+      H2Handler h, byte[] block, int headersFlags, int id, ByteBuf data, int dataFlags, byte[] trailers,
+      ChannelPromise promise) {
+    try {
+      int n = data.readableBytes();
+      int total = 2 * FRAME_HEADER_LENGTH + block.length + n + (trailers == null ? 0 : FRAME_HEADER_LENGTH + trailers.length);
+      ByteBuf g = h.smallWrites().append(total, promise);
+      int at = g.writerIndex() - total;
+      frameHeader(g, at, block.length, HEADERS, headersFlags, id).setBytes(at + FRAME_HEADER_LENGTH, block);
+      at += FRAME_HEADER_LENGTH + block.length;
+      frameHeader(g, at, n, DATA, dataFlags, id).setBytes(at + FRAME_HEADER_LENGTH, data, data.readerIndex(), n);
+      if (trailers != null) {
+        at += FRAME_HEADER_LENGTH + n;
+        frameHeader(g, at, trailers.length, HEADERS, END_HEADERS | END_STREAM, id)
+            .setBytes(at + FRAME_HEADER_LENGTH, trailers);
+      }
+    } finally {
+      data.release();
     }
   }
 
