@@ -6,6 +6,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
@@ -15,8 +17,8 @@ import java.util.function.LongSupplier;
  * that knows its bytes ({@link #track}): DATA exactly; HEADERS, whose HPACK size is known only once
  * written, at an estimate ({@link #headers}); RST_STREAM its 13. When the promise completes
  * (written, or dropped with its stream) they leave the count: the promise tells this count itself
- * as it completes, after the listeners others added to it, with no listener of its own (a
- * listener costs a notification round per write: its list, the executor check, three monitors).
+ * as it completes, with no listener of its own (a listener costs a notification round per write:
+ * its list, the executor check, three monitors).
  * Above the high water mark the transport is unwritable, back below half of it writable again;
  * the listener hears each change.
  * What {@code isWritable()}, {@code outboundProgress()} and {@code unsentBytes()} of a {@code
@@ -32,6 +34,8 @@ final class OutboundBytes {
   interface Listener {
     void onWritabilityChanged(boolean writable);
   }
+
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(OutboundBytes.class);
 
   /** An RST_STREAM frame: its header and error code. */
   static final int RST_STREAM = FRAME_HEADER_LENGTH + 4;
@@ -140,9 +144,13 @@ final class OutboundBytes {
   }
 
   /**
-   * A promise that knows how many bytes its write carries, and tells its count once it completes
-   * (every way a promise completes ends in one of the methods below; the no-argument {@code
-   * setSuccess()} and {@code trySuccess()} call them).
+   * A promise that knows how many bytes its write carries, and tells its count as it completes:
+   * first, before the listeners others added to it, as the count's own listener was told when it
+   * had one, and with what the count's listener throws caught and logged, as netty does for a
+   * listener (it must not reach the channel's outbound buffer, which completes the promise in the
+   * middle of its bookkeeping). Every way a promise completes ends in one of the methods below
+   * (the no-argument {@code setSuccess()} and {@code trySuccess()} call them); on the event loop
+   * only, where nothing else can complete it in between.
    */
   private static final class Counted extends DefaultChannelPromise {
     final int bytes;
@@ -158,43 +166,54 @@ final class OutboundBytes {
 
     @Override
     public ChannelPromise setSuccess(Void result) {
-      super.setSuccess(result); // throws if already complete: counted once
-      count.done(this, true);
-      return this;
+      if (!isDone()) {
+        tell(true);
+      }
+      return super.setSuccess(result); // throws if it was complete already, as before
     }
 
     @Override
     public boolean trySuccess(Void result) {
-      if (!super.trySuccess(result)) {
+      if (isDone()) {
         return false;
       }
-      count.done(this, true);
-      return true;
+      tell(true);
+      return super.trySuccess(result);
     }
 
     @Override
     public ChannelPromise setFailure(Throwable cause) {
-      super.setFailure(cause);
-      count.done(this, false);
-      return this;
+      if (!isDone()) {
+        tell(false);
+      }
+      return super.setFailure(cause);
     }
 
     @Override
     public boolean tryFailure(Throwable cause) {
-      if (!super.tryFailure(cause)) {
+      if (isDone()) {
         return false;
       }
-      count.done(this, false);
-      return true;
+      tell(false);
+      return super.tryFailure(cause);
     }
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
+      // After the fact: a promise made uncancellable refuses, and then nothing is counted.
       if (!super.cancel(mayInterruptIfRunning)) {
         return false;
       }
-      count.done(this, false);
+      tell(false);
       return true;
+    }
+
+    private void tell(boolean success) {
+      try {
+        count.done(this, success);
+      } catch (Throwable t) {
+        logger.warn("a write's count threw as its promise completed", t);
+      }
     }
   }
 }
