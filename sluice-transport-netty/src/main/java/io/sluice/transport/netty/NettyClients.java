@@ -14,6 +14,7 @@ import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * The connecting half the stream-socket clients (TCP, unix domain sockets) share: one {@link
@@ -52,7 +53,7 @@ final class NettyClients {
                   protected void initChannel(Channel ch) {
                     if (ssl != null) {
                       tls[0] = ssl.apply(ch);
-                      ch.pipeline().addLast(tls[0]);
+                      SnugTlsRecords.add(ch.pipeline(), tls[0]);
                     }
                     transport[0] = new NettyDuplexTransport(ch);
                     ch.pipeline().addLast(transport[0]);

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import javax.net.ssl.SSLException;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * Connects to an RSocket server over WebSocket (RFC 6455), {@code ws://} or {@code wss://}: one
@@ -181,7 +182,7 @@ public final class WebSocketClientTransport implements ClientTransport {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (context != null) {
-                      ch.pipeline().addLast(context.newHandler(ch.alloc(), host, port));
+                      SnugTlsRecords.add(ch.pipeline(), context.newHandler(ch.alloc(), host, port));
                     }
                     ch.pipeline().addLast(ClientUpgradeHandler.newDecoder(s));
                     ch.pipeline().addLast(new ClientUpgradeHandler(s, hostHeader, result));

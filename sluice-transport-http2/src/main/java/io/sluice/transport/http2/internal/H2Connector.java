@@ -15,6 +15,7 @@ import io.sluice.transport.netty.internal.Resolvers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * The client side's one way to open an HTTP/2 connection, for every HTTP/2 client here (the
@@ -98,7 +99,7 @@ public final class H2Connector {
                     }
                     // HTTP/2 goes in behind the handshake from the pipeline, never from a listener
                     // the connecting thread adds: see AlpnH2.
-                    ch.pipeline().addLast(target.ssl().newHandler(ch.alloc(), target.host(), target.port()));
+                    SnugTlsRecords.add(ch.pipeline(), target.ssl().newHandler(ch.alloc(), target.host(), target.port()));
                     ch.pipeline()
                         .addLast(new AlpnH2(() -> H2Handler.build(false, target.limits(), null), peer, once));
                   }

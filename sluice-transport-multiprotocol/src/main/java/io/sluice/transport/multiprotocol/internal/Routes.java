@@ -18,6 +18,7 @@ import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * What a bound multiprotocol server does with each connection: starts its {@link
@@ -144,7 +145,7 @@ public final class Routes {
       return;
     }
     ChannelPipeline p = ctx.pipeline();
-    p.addLast(ssl.newHandler(ctx.alloc()));
+    SnugTlsRecords.add(p, ssl.newHandler(ctx.alloc()));
     p.addLast(new AlpnRouter(this, deadline));
   }
 

@@ -77,7 +77,7 @@ public final class ServerChannels {
                     }
                     ch.closeFuture().addListener(f -> open.decrementAndGet());
                     if (ssl != null) {
-                      ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+                      SnugTlsRecords.add(ch.pipeline(), ssl.newHandler(ch.alloc()));
                     }
                     child.init(ch);
                   }
