@@ -32,8 +32,9 @@ import io.netty.handler.codec.http2.Http2Stream;
  * as that writer wrote them last ({@link AnswerBlocks}); the message goes out as it is, its DATA
  * frame header put in the room left before it (and then the header frames around it: one buffer,
  * one write) or, when it has none, put with the kept HEADERS into the connection's gathered small
- * writes ({@link SmallWrites}, the kept trailers there too after the message), and the
- * flow-control windows are charged directly. It
+ * writes ({@link SmallWrites}, the kept trailers there too after the message; a small message is
+ * copied in with them, as the gathering would copy it), and the flow-control windows are charged
+ * directly. It
  * is taken only when nothing could tell the difference: the stream has written nothing and has
  * nothing queued, the message fits both windows and the peer's frame size now, the header blocks
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
@@ -126,9 +127,9 @@ public final class H2Answers {
         // connection's gathered small writes at once, as one write.
         appendWhole(h, head, END_HEADERS, id, data, 0, tail, promise);
       } else {
-        // The kept blocks around the message as it is: HEADERS and the DATA frame header put
-        // straight into the connection's gathered small writes, the message written after them,
-        // then the trailers.
+        // The kept blocks around the message: HEADERS and the DATA frame header put straight into
+        // the connection's gathered small writes, the message written after them (gathered too
+        // when small), then the trailers.
         appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
         ctx.write(data, ctx.voidPromise());
         appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
@@ -176,7 +177,7 @@ public final class H2Answers {
    * netty's connection encoder as {@link #writeWhole} writes an answer, on the same conditions
    * (the header block a kept one when it still holds, else through netty's frame writer; with a
    * kept block, block and DATA frame header put into the connection's gathered small writes, the
-   * message written after them, and gathered too when small). Returns false, having
+   * message written after them, or copied in with them when small). Returns false, having
    * done nothing and kept {@code data}, when it cannot; true when the request is written: {@code
    * data} is then the channel's, {@code promise} completes with the write, and when {@code
    * endStream} the stream's local side is closed. The caller flushes.
@@ -203,7 +204,7 @@ public final class H2Answers {
       blocks.keptWrite();
     } else if (head != null) {
       // The kept block and the DATA frame header straight into the connection's gathered small
-      // writes, the frame after them.
+      // writes, the message after them (gathered too when small).
       appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
       blocks.keptWrite();
       ctx.write(data, promise);
@@ -281,7 +282,7 @@ public final class H2Answers {
    * id}, a DATA frame (with {@code dataFlags}) carrying a copy of {@code data}, and, unless null, a
    * HEADERS frame of the kept {@code trailers} ending the stream, into the gathered small writes as
    * one write with {@code promise}; releases {@code data}. At most {@link SmallWrites#SMALL} bytes
-   * in all.
+   * in all. If no room can be had for them, {@code promise} fails and the exception is thrown.
    */
   private static void appendWhole(
       H2Handler h, byte[] block, int headersFlags, int id, ByteBuf data, int dataFlags, byte[] trailers,
@@ -289,7 +290,13 @@ public final class H2Answers {
     try {
       int n = data.readableBytes();
       int total = 2 * FRAME_HEADER_LENGTH + block.length + n + (trailers == null ? 0 : FRAME_HEADER_LENGTH + trailers.length);
-      ByteBuf g = h.smallWrites().append(total, promise);
+      ByteBuf g;
+      try {
+        g = h.smallWrites().append(total, promise);
+      } catch (RuntimeException | Error e) {
+        promise.tryFailure(e); // not kept (no room could be had): the write failed
+        throw e;
+      }
       int at = g.writerIndex() - total;
       frameHeader(g, at, block.length, HEADERS, headersFlags, id).setBytes(at + FRAME_HEADER_LENGTH, block);
       at += FRAME_HEADER_LENGTH + block.length;

@@ -9,6 +9,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
@@ -183,6 +184,7 @@ final class OutboundBytes {
 
     @Override
     public ChannelPromise setFailure(Throwable cause) {
+      Objects.requireNonNull(cause, "cause"); // before the count: a refused failure counts nothing
       if (!isDone()) {
         tell(false);
       }
@@ -191,6 +193,7 @@ final class OutboundBytes {
 
     @Override
     public boolean tryFailure(Throwable cause) {
+      Objects.requireNonNull(cause, "cause");
       if (isDone()) {
         return false;
       }

@@ -90,4 +90,19 @@ class OutboundBytesTest {
     }
     ch.finishAndReleaseAll();
   }
+
+  @Test
+  void aFailureWithoutACauseIsRefusedAndCountsNothing() {
+    ChannelPromise p = count.track(10);
+    flushes++;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.tryFailure(null))
+        .isInstanceOf(NullPointerException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.setFailure(null))
+        .isInstanceOf(NullPointerException.class);
+    assertThat(count.unsent()).as("unsent bytes after the refused failures").isEqualTo(10);
+    p.setSuccess();
+    assertThat(count.unsent()).as("unsent bytes once written").isZero();
+    assertThat(count.written()).isEqualTo(10);
+    ch.finishAndReleaseAll();
+  }
 }
