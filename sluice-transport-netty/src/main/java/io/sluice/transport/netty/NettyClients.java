@@ -10,11 +10,11 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * The connecting half the stream-socket clients (TCP, unix domain sockets) share: one {@link

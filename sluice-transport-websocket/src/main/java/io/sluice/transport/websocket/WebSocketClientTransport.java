@@ -12,6 +12,7 @@ import io.sluice.transport.ClientTransport;
 import io.sluice.transport.DuplexTransport;
 import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.Resolvers;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 import io.sluice.transport.websocket.internal.ClientUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.net.URI;
@@ -20,7 +21,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import javax.net.ssl.SSLException;
-import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * Connects to an RSocket server over WebSocket (RFC 6455), {@code ws://} or {@code wss://}: one

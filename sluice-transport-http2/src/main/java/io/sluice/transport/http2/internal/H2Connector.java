@@ -12,10 +12,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.sluice.transport.netty.internal.EventLoops;
 import io.sluice.transport.netty.internal.Resolvers;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
-import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * The client side's one way to open an HTTP/2 connection, for every HTTP/2 client here (the

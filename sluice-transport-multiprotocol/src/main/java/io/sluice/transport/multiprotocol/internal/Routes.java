@@ -13,12 +13,12 @@ import io.sluice.transport.http2.internal.WebSocketAcceptor;
 import io.sluice.transport.http2.internal.H2KeepAlive;
 import io.sluice.transport.http2.internal.WriteStallGuard;
 import io.sluice.transport.netty.internal.NettyDuplexTransport;
+import io.sluice.transport.netty.internal.SnugTlsRecords;
 import io.sluice.transport.websocket.internal.ServerUpgradeHandler;
 import io.sluice.transport.websocket.internal.UpgradeSettings;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import io.sluice.transport.netty.internal.SnugTlsRecords;
 
 /**
  * What a bound multiprotocol server does with each connection: starts its {@link

@@ -15,9 +15,9 @@ import io.netty.handler.ssl.SslHandler;
  * it sees are the encrypted records.
  *
  * <p>netty's {@code SslHandler} with the JDK's provider (the default where netty-tcnative is not on
- * the class path) encrypts each flush into a heap buffer of the session's packet size, about
- * 16.7 KiB, however small the record. netty's socket channels copy a heap buffer into a direct one
- * of its readable size as they take it, but NIO's only when the allocator pools direct buffers:
+ * the class path) encrypts each record into a heap buffer of the session's packet size, about
+ * 16.7 KiB, however small the record. netty's socket channels copy a heap buffer written to them
+ * into a direct one of its readable size, but NIO's only when the allocator pools direct buffers:
  * with an unpooled allocator ({@code -Dio.netty.allocator.type=unpooled}) each small record (a
  * PING's acknowledgement, a keepalive's answer, a few dozen bytes) that waits behind bytes a peer
  * has not read holds its whole buffer, while the outbound buffer, the channel's writability and

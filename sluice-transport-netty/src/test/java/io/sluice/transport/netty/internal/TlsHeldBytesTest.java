@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * guards and every bound on unsent bytes count readable bytes). With the JDK's provider (the
  * default where netty-tcnative is not on the class path) netty's SslHandler encrypts each flush
  * into a heap buffer of the session's packet size, about 16.7 KiB however small the record. netty's
- * socket channels copy a heap buffer into a direct one of its size as they take it, but NIO's only
+ * socket channels copy a heap buffer written to them into a direct one of its size, but NIO's only
  * with a pooled allocator; with an unpooled one, {@link SnugTlsRecords} does. Through the TCP
  * server transport, on both providers, with netty's default allocator and an unpooled one (set on
  * the connection's channel once it is handed over, so the answers' records are made with it).
@@ -89,7 +89,8 @@ class TlsHeldBytesTest {
 
   /**
    * Of the channel's flushed, untaken messages: [count, readable bytes, capacity, count of small
-   * ones (under 256 bytes), capacity the small ones do not use].
+   * ones (under 256 bytes), capacity the small ones do not use]. The first is left out of the small
+   * ones: the socket may have taken part of it (a record of the blob), leaving any few bytes.
    */
   static long[] held(Channel ch) throws Exception {
     return ch.eventLoop()
@@ -103,7 +104,7 @@ class TlsHeldBytesTest {
                     h[0]++;
                     h[1] += b.readableBytes();
                     h[2] += b.capacity();
-                    if (b.readableBytes() < 256) {
+                    if (h[0] > 1 && b.readableBytes() < 256) {
                       h[3]++;
                       h[4] += b.capacity() - b.readableBytes();
                     }
@@ -161,7 +162,7 @@ class TlsHeldBytesTest {
       }
       long[] h = held(answers.transport.channel());
       assertThat(h[3]).as("small records waiting in the outbound buffer (%s)", java.util.Arrays.toString(h))
-          .isGreaterThanOrEqualTo(FRAMES - 1);
+          .isGreaterThanOrEqualTo(FRAMES - 2);
       // Were each small record to keep the SslHandler's 16.7 KiB buffer: over 1.5 MiB unused. (The
       // blob's records, 16 KiB each, may leave a few hundred bytes of their buffers unused.)
       assertThat(h[4]).as("bytes the small records hold beyond those counted (%s)", java.util.Arrays.toString(h))
