@@ -5,11 +5,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.sluice.transport.netty.internal.OutboundProgress;
 import java.net.SocketAddress;
 
 /**
@@ -226,7 +226,7 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
     int end = c.writerIndex();
     if (end == from) {
       letGo(c);
-    } else if (from == 0 && end <= CHUNK / 4 && behind()) {
+    } else if (from == 0 && end <= CHUNK / 4 && OutboundProgress.behind(ctx.channel())) {
       ByteBuf copy;
       try {
         copy = ctx.alloc().buffer(end, end);
@@ -264,15 +264,6 @@ final class SmallWrites extends ChannelOutboundHandlerAdapter {
   /** Whether gathering buffers are kept for reuse on this connection's thread (see {@link #SPARE}). */
   private boolean recycles() {
     return ctx.alloc() == ByteBufAllocator.DEFAULT && FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals();
-  }
-
-  /**
-   * Whether the socket still holds bytes of an earlier flush (its peer reads slowly, or not at
-   * all): what this flush hands over would wait behind them.
-   */
-  private boolean behind() {
-    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-    return out != null && !out.isEmpty();
   }
 
   /** Writes {@code part} with the kept promises. */

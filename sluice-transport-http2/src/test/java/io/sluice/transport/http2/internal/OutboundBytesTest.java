@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,17 +31,29 @@ class OutboundBytesTest {
         }
       });
 
+  @AfterEach
+  void close() {
+    ch.finishAndReleaseAll();
+  }
+
   private ByteBuf bytes(int n) {
     return Unpooled.buffer(n).writeZero(n);
   }
 
-  @Test
-  void aListenerThatThrowsAsAWriteCompletesLeavesTheOtherWritesAlone() {
+  /** Two writes counted past a high water mark of 10 (the count unwritable): 100 bytes, then 5. */
+  private ChannelPromise[] twoWritesPastTheHighWater() {
     count.highWater(10);
-    ChannelPromise first = count.track(100);
-    ChannelPromise second = count.track(5);
+    ChannelPromise[] p = {count.track(100), count.track(5)};
     count.checkHighWater();
     assertThat(count.writable()).isFalse();
+    return p;
+  }
+
+  @Test
+  void aListenerThatThrowsAsAWriteCompletesLeavesTheOtherWritesAlone() {
+    ChannelPromise[] p = twoWritesPastTheHighWater();
+    ChannelPromise first = p[0];
+    ChannelPromise second = p[1];
     ch.write(bytes(100), first);
     ch.write(bytes(5), second);
     flushes++;
@@ -50,18 +63,13 @@ class OutboundBytesTest {
     assertThat(ch.isOpen()).as("channel open").isTrue();
     assertThat(count.writable()).isTrue();
     assertThat(count.written()).isEqualTo(105);
-    for (Object o; (o = ch.readOutbound()) != null; ) {
-      ((ByteBuf) o).release();
-    }
-    ch.finishAndReleaseAll();
   }
 
   @Test
   void aListenerThatThrowsAsTheCloseFailsAWriteLeavesTheCloseWhole() {
-    count.highWater(10);
-    ChannelPromise first = count.track(100);
-    ChannelPromise second = count.track(5);
-    count.checkHighWater();
+    ChannelPromise[] p = twoWritesPastTheHighWater();
+    ChannelPromise first = p[0];
+    ChannelPromise second = p[1];
     ByteBuf a = bytes(100);
     ByteBuf b = bytes(5);
     ch.write(a, first);
@@ -85,10 +93,6 @@ class OutboundBytesTest {
     assertThat(count.unsent()).as("unsent bytes once flushed").isEqualTo(40);
     ch.flush();
     assertThat(unsentSeen).as("unsent bytes a listener of the write sees").containsExactly(0L);
-    for (Object o; (o = ch.readOutbound()) != null; ) {
-      ((ByteBuf) o).release();
-    }
-    ch.finishAndReleaseAll();
   }
 
   @Test
@@ -103,6 +107,5 @@ class OutboundBytesTest {
     p.setSuccess();
     assertThat(count.unsent()).as("unsent bytes once written").isZero();
     assertThat(count.written()).isEqualTo(10);
-    ch.finishAndReleaseAll();
   }
 }

@@ -22,4 +22,14 @@ public final class OutboundProgress {
     ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
     return written - (b == null ? 0 : b.totalPendingWriteBytes());
   }
+
+  /**
+   * Whether {@code ch}'s outbound buffer still holds flushed bytes the socket has not taken (its
+   * peer reads slowly, or not at all): what is written now would wait behind them. On the event
+   * loop only.
+   */
+  public static boolean behind(Channel ch) {
+    ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
+    return b != null && !b.isEmpty();
+  }
 }

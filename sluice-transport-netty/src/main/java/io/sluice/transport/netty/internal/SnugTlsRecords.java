@@ -3,7 +3,6 @@ package io.sluice.transport.netty.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
@@ -50,7 +49,7 @@ public final class SnugTlsRecords extends ChannelOutboundHandlerAdapter {
     if (msg instanceof ByteBuf record) {
       int n = record.readableBytes();
       int capacity = record.capacity();
-      if (capacity - n >= SLACK && n <= capacity / 2 && behind(ctx)) {
+      if (capacity - n >= SLACK && n <= capacity / 2 && OutboundProgress.behind(ctx.channel())) {
         ByteBuf copy;
         try {
           copy = ctx.alloc().buffer(n, n);
@@ -71,11 +70,5 @@ public final class SnugTlsRecords extends ChannelOutboundHandlerAdapter {
       }
     }
     ctx.write(msg, promise);
-  }
-
-  /** Whether the channel's outbound buffer holds flushed bytes the socket has not taken. */
-  private static boolean behind(ChannelHandlerContext ctx) {
-    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-    return out != null && !out.isEmpty();
   }
 }
