@@ -18,7 +18,6 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.uring.IoUring;
@@ -321,7 +320,7 @@ public final class EventLoops {
       case IO_URING:
         return IoUringServerSocketChannel.class;
       default:
-        return NioServerSocketChannel.class;
+        return NioListener.class; // NioServerSocketChannel that tells when its port is free
     }
   }
 

@@ -100,16 +100,19 @@ public final class ServerChannels {
             return;
           }
           CompletableFuture<Void> closed = new CompletableFuture<>();
+          ListenerRelease release = ListenerRelease.of(server);
           server
               .closeFuture()
               .addListener(
-                  c -> {
-                    try {
-                      hooks.afterClose();
-                    } finally {
-                      closed.complete(null);
-                    }
-                  });
+                  c ->
+                      release.afterClose( // the port free again before onClose() completes
+                          () -> {
+                            try {
+                              hooks.afterClose();
+                            } finally {
+                              closed.complete(null);
+                            }
+                          }));
           result.complete(new BoundServer(description, server, server.localAddress(), closed));
         });
     return result;

@@ -1,0 +1,87 @@
+package io.sluice.transport.netty.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * When a closed listener's socket is really gone, so that a server's {@code onClose()} completes
+ * with its port free: a server restarted on the same port as soon as the old one stopped (a
+ * rolling restart in one process, a test) found the old socket still listening. netty completes
+ * a channel's close future before the socket goes with two engines: NIO (the JDK closes a socket
+ * a selector holds at that selector's next select; see {@link NioListener}) and io_uring (the
+ * close is an operation submitted to the ring). epoll closes it in the close itself. Internal:
+ * not an API.
+ */
+final class ListenerRelease {
+  /** Checks of a closed listener, 1 ms apart, before going on anyway (its loop is stuck). */
+  private static final int MAX_CHECKS = 10_000;
+
+  private final Channel server;
+  /** True once the socket is gone; null: gone as the channel closes. */
+  private final BooleanSupplier released;
+
+  private ListenerRelease(Channel server, BooleanSupplier released) {
+    this.server = server;
+    this.released = released;
+  }
+
+  /** For bound, still open {@code server}: on its event loop. */
+  static ListenerRelease of(Channel server) {
+    if (server instanceof NioListener l) {
+      return new ListenerRelease(server, l::released);
+    }
+    if (server instanceof UnixChannel u) {
+      // The socket is gone once its descriptor no longer names it (the number may name another
+      // file by then); where /proc cannot say, as the channel closes.
+      Path fd = Path.of("/proc/self/fd/" + u.fd().intValue());
+      String socket = link(fd);
+      if (socket != null && socket.startsWith("socket:")) {
+        return new ListenerRelease(server, () -> !socket.equals(link(fd)));
+      }
+    }
+    return new ListenerRelease(server, null);
+  }
+
+  private static String link(Path fd) {
+    try {
+      return Files.readSymbolicLink(fd).toString();
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Runs {@code then} once the closed listener's socket is gone: on the server's event loop, or
+   * on the thread that shuts that loop down (its end closes the socket anyway).
+   */
+  void afterClose(Runnable then) {
+    check(then, MAX_CHECKS);
+  }
+
+  private void check(Runnable then, int left) {
+    if (released == null || left == 0 || released.getAsBoolean()) {
+      then.run();
+      return;
+    }
+    Future<?> next;
+    try {
+      next = server.eventLoop().schedule(() -> check(then, left - 1), 1, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException shuttingDown) {
+      then.run();
+      return;
+    }
+    next.addListener(
+        f -> {
+          if (f.isCancelled()) {
+            then.run(); // the loop is shutting down: as above
+          }
+        });
+  }
+}
