@@ -106,8 +106,9 @@ public final class SluiceServer implements ServerTransport.Bound {
    * ServerTransport.Bound#stop}: the gRPC calls of a multiprotocol server, say). Calling it again
    * returns the same future and changes nothing.
    *
-   * @return completes once the listener, every connection and what the transport serves itself
-   *     have closed
+   * @return completes once the listener (its address free to bind again), every connection and
+   *     what the transport serves itself have closed; it may complete on an event loop, so never
+   *     block an event loop waiting for it
    * @throws IllegalArgumentException if {@code grace} is negative
    */
   public CompletableFuture<Void> stop(Duration grace) {

@@ -44,7 +44,11 @@ public interface ServerTransport {
       return onClose();
     }
 
-    /** Completes once the listener is closed. */
+    /**
+     * Completes once the listener is closed and its address free to bind again. It may complete
+     * on the listener's event loop a turn after the close: a thread of that loop must not block
+     * waiting for it.
+     */
     CompletableFuture<Void> onClose();
   }
 }
