@@ -1,9 +1,12 @@
 package io.sluice.transport.http2.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
@@ -263,5 +266,63 @@ class WholeAnswerWritesTest {
     assertThat(answer(7).kept()).isFalse();
     assertThat(answer(9).kept()).isFalse();
     assertThat(answer(11).kept()).isTrue();
+  }
+
+  /**
+   * A small answer with kept blocks whose gathering buffer cannot be had (the allocator refuses
+   * it, as netty does when direct memory runs out): the answer's promise fails with the cause,
+   * its message is released, nothing of it is written, and the next answer goes out whole.
+   */
+  @Test
+  void aSmallAnswerThatGetsNoRoomFailsItsPromiseAndReleasesItsMessage() throws Exception {
+    room = false;
+    server();
+    answer(1);
+    answer(3); // the blocks are kept from here
+    ByteBufAllocator before = ch.config().getAllocator();
+    OutOfMemoryError refused = new OutOfMemoryError("refused by the test's allocator");
+    boolean[] refuse = {false};
+    ch.config()
+        .setAllocator(
+            new io.netty.buffer.AbstractByteBufAllocator(false) {
+              @Override
+              public boolean isDirectBufferPooled() {
+                return false;
+              }
+
+              @Override
+              protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                if (refuse[0]) {
+                  throw refused;
+                }
+                return Unpooled.buffer(initialCapacity, maxCapacity);
+              }
+
+              @Override
+              protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                if (refuse[0]) {
+                  throw refused;
+                }
+                return Unpooled.directBuffer(initialCapacity, maxCapacity);
+              }
+            });
+    ch.writeInbound(ControlFrameFloodTest.request(5)); // not ended: the router leaves it open
+    H2Handler h = handler.get(handler.size() - 1);
+    Http2Stream s5 = h.connection().stream(5);
+    ByteBuf body = Unpooled.wrappedBuffer(new byte[bodyLength]);
+    ChannelPromise promise = h.ctx().newPromise();
+    refuse[0] = true;
+    try {
+      assertThatThrownBy(() -> H2Answers.writeWhole(h, s5, OK, body.asReadOnly(), OK_END, promise)).isSameAs(refused);
+    } finally {
+      refuse[0] = false;
+    }
+    assertThat(promise.isDone()).isTrue();
+    assertThat(promise.cause()).isSameAs(refused);
+    assertThat(body.refCnt()).as("the message released").isZero();
+    h.flushNow();
+    assertThat(drain()).as("nothing of the answer written").isEmpty();
+    ch.config().setAllocator(before);
+    assertThat(answer(7)).isEqualTo(new Answer(1, true));
   }
 }
