@@ -4,7 +4,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
@@ -258,7 +257,7 @@ public final class EventLoops {
       default:
         throw new IllegalArgumentException("not an engine: " + mode);
     }
-    return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
+    return new ClosingEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
   }
 
   /**
