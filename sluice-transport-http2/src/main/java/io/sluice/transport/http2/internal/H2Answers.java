@@ -294,6 +294,7 @@ public final class H2Answers {
       try {
         g = h.smallWrites().append(total, promise);
       } catch (RuntimeException | Error e) {
+        giveBack(h, id, n); // nothing of it was written: the peer will never return that window
         promise.tryFailure(e); // not kept (no room could be had): the write failed
         throw e;
       }
@@ -308,6 +309,21 @@ public final class H2Answers {
       }
     } finally {
       data.release();
+    }
+  }
+
+  /** Gives the {@code n} bytes {@link #fits} charged stream {@code id} and the connection back. */
+  private static void giveBack(H2Handler h, int id, int n) {
+    Http2Connection connection = h.connection();
+    Http2RemoteFlowController flow = connection.remote().flowController();
+    Http2Stream stream = connection.stream(id);
+    try {
+      if (stream != null) {
+        flow.incrementWindowSize(stream, n);
+      }
+      flow.incrementWindowSize(connection.connectionStream(), n);
+    } catch (Http2Exception e) {
+      throw new IllegalStateException("a window given back what it was just charged cannot overflow", e);
     }
   }
 

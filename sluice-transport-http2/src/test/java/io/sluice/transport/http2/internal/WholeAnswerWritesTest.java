@@ -271,7 +271,8 @@ class WholeAnswerWritesTest {
   /**
    * A small answer with kept blocks whose gathering buffer cannot be had (the allocator refuses
    * it, as netty does when direct memory runs out): the answer's promise fails with the cause,
-   * its message is released, nothing of it is written, and the next answer goes out whole.
+   * its message is released, nothing of it is written, the windows it was charged are given back,
+ * and the next answer goes out whole.
    */
   @Test
   void aSmallAnswerThatGetsNoRoomFailsItsPromiseAndReleasesItsMessage() throws Exception {
@@ -311,18 +312,23 @@ class WholeAnswerWritesTest {
     Http2Stream s5 = h.connection().stream(5);
     ByteBuf body = Unpooled.wrappedBuffer(new byte[bodyLength]);
     ChannelPromise promise = h.ctx().newPromise();
+    var flow = h.connection().remote().flowController();
+    int connectionWindow = flow.windowSize(h.connection().connectionStream());
+    int streamWindow = flow.windowSize(s5);
     refuse[0] = true;
     try {
       assertThatThrownBy(() -> H2Answers.writeWhole(h, s5, OK, body.asReadOnly(), OK_END, promise)).isSameAs(refused);
     } finally {
       refuse[0] = false;
+      ch.config().setAllocator(before);
     }
     assertThat(promise.isDone()).isTrue();
     assertThat(promise.cause()).isSameAs(refused);
     assertThat(body.refCnt()).as("the message released").isZero();
+    assertThat(flow.windowSize(h.connection().connectionStream())).as("the connection's window, given back").isEqualTo(connectionWindow);
+    assertThat(flow.windowSize(s5)).as("the stream's window, given back").isEqualTo(streamWindow);
     h.flushNow();
     assertThat(drain()).as("nothing of the answer written").isEmpty();
-    ch.config().setAllocator(before);
     assertThat(answer(7)).isEqualTo(new Answer(1, true));
   }
 }
