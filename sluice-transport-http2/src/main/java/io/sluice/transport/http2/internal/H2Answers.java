@@ -130,17 +130,27 @@ public final class H2Answers {
         // The kept blocks around the message: HEADERS and the DATA frame header put straight into
         // the connection's gathered small writes, the message written after them (gathered too
         // when small), then the trailers.
-        appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
+        try {
+          appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
+        } catch (RuntimeException | Error e) {
+          undo(h, id, data, n, promise, e);
+          throw e;
+        }
         ctx.write(data, ctx.voidPromise());
         appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
       }
       blocks.keptWrite();
     } else {
-      blocks.write(h, id, headers, false, ctx.voidPromise());
-      if (room) {
-        frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
-      } else {
-        writeDataHeader(h, n, 0, id);
+      try {
+        blocks.write(h, id, headers, false, ctx.voidPromise());
+        if (room) {
+          frameHeader(data, dataAt, n, DATA, 0, id).readerIndex(dataAt);
+        } else {
+          writeDataHeader(h, n, 0, id);
+        }
+      } catch (RuntimeException | Error e) {
+        undo(h, id, data, n, promise, e);
+        throw e;
       }
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
@@ -205,12 +215,22 @@ public final class H2Answers {
     } else if (head != null) {
       // The kept block and the DATA frame header straight into the connection's gathered small
       // writes, the message after them (gathered too when small).
-      appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
+      try {
+        appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
+      } catch (RuntimeException | Error e) {
+        undo(h, id, data, n, promise, e);
+        throw e;
+      }
       blocks.keptWrite();
       ctx.write(data, promise);
     } else {
-      blocks.write(h, id, headers, false, ctx.voidPromise());
-      writeDataHeader(h, n, dataFlags, id);
+      try {
+        blocks.write(h, id, headers, false, ctx.voidPromise());
+        writeDataHeader(h, n, dataFlags, id);
+      } catch (RuntimeException | Error e) {
+        undo(h, id, data, n, promise, e);
+        throw e;
+      }
       ctx.write(data, promise);
     }
     stream.headersSent(false);
@@ -310,6 +330,17 @@ public final class H2Answers {
     } finally {
       data.release();
     }
+  }
+
+  /**
+   * What failed before {@code data} was written (no room for the frames before it: the allocator
+   * refused): releases it, gives the {@code n} bytes of window it was charged back, and fails
+   * {@code promise} with {@code e}, which the caller throws on.
+   */
+  private static void undo(H2Handler h, int id, ByteBuf data, int n, ChannelPromise promise, Throwable e) {
+    data.release();
+    giveBack(h, id, n);
+    promise.tryFailure(e);
   }
 
   /** Gives the {@code n} bytes {@link #fits} charged stream {@code id} and the connection back. */
