@@ -17,6 +17,8 @@ import io.netty.handler.codec.http2.Http2FrameWriter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 /**
  * Whole answers a server writes on a request stream: a plain HTTP answer that ends the stream
@@ -40,9 +42,14 @@ import io.netty.handler.codec.http2.Http2Stream;
  * fit the peer's header list size, no GOAWAY went either way, the channel is writable. Otherwise
  * the caller writes the answer through the encoder as usual.
  *
+ * <p>A write that gets no buffer half way (the allocator refuses one: direct memory is out) fails
+ * its promise, releases what was not written, and closes the connection; it does not throw.
+ *
  * <p>On the connection's event loop only.
  */
 public final class H2Answers {
+  private static final InternalLogger logger = InternalLoggerFactory.getInstance(H2Answers.class);
+
   private H2Answers() {}
 
   /**
@@ -125,7 +132,9 @@ public final class H2Answers {
       } else if (3 * FRAME_HEADER_LENGTH + head.length + n + tail.length <= SmallWrites.SMALL) {
         // A small answer: HEADERS, the DATA frame with the message and the trailers put into the
         // connection's gathered small writes at once, as one write.
-        appendWhole(h, head, END_HEADERS, id, data, 0, tail, promise);
+        if (!appendWhole(h, head, END_HEADERS, id, data, 0, tail, promise)) {
+          return true; // failed: see appendWhole
+        }
       } else {
         // The kept blocks around the message: HEADERS and the DATA frame header put straight into
         // the connection's gathered small writes, the message written after them (gathered too
@@ -134,10 +143,16 @@ public final class H2Answers {
           appendKept(h, head, END_HEADERS, id, n, 0, ctx.voidPromise());
         } catch (RuntimeException | Error e) {
           undo(h, id, data, n, promise, e);
-          throw e;
+          return true;
         }
         ctx.write(data, ctx.voidPromise());
-        appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
+        try {
+          appendKept(h, tail, END_HEADERS | END_STREAM, id, -1, 0, promise);
+        } catch (RuntimeException | Error e) {
+          promise.tryFailure(e); // the message went: only the trailers could not
+          failConnection(h, e);
+          return true;
+        }
       }
       blocks.keptWrite();
     } else {
@@ -150,7 +165,7 @@ public final class H2Answers {
         }
       } catch (RuntimeException | Error e) {
         undo(h, id, data, n, promise, e);
-        throw e;
+        return true;
       }
       ctx.write(data, ctx.voidPromise());
       blocks.write(h, id, trailers, true, promise);
@@ -210,7 +225,9 @@ public final class H2Answers {
     if (head != null && 2 * FRAME_HEADER_LENGTH + head.length + n <= SmallWrites.SMALL) {
       // A small request: the kept block and the DATA frame with the message put into the
       // connection's gathered small writes at once (one write for a loop turn's requests).
-      appendWhole(h, head, END_HEADERS, id, data, dataFlags, null, promise);
+      if (!appendWhole(h, head, END_HEADERS, id, data, dataFlags, null, promise)) {
+        return true; // failed: see appendWhole
+      }
       blocks.keptWrite();
     } else if (head != null) {
       // The kept block and the DATA frame header straight into the connection's gathered small
@@ -219,7 +236,7 @@ public final class H2Answers {
         appendKept(h, head, END_HEADERS, id, n, dataFlags, ctx.voidPromise());
       } catch (RuntimeException | Error e) {
         undo(h, id, data, n, promise, e);
-        throw e;
+        return true;
       }
       blocks.keptWrite();
       ctx.write(data, promise);
@@ -229,7 +246,7 @@ public final class H2Answers {
         writeDataHeader(h, n, dataFlags, id);
       } catch (RuntimeException | Error e) {
         undo(h, id, data, n, promise, e);
-        throw e;
+        return true;
       }
       ctx.write(data, promise);
     }
@@ -304,7 +321,7 @@ public final class H2Answers {
    * one write with {@code promise}; releases {@code data}. At most {@link SmallWrites#SMALL} bytes
    * in all. If no room can be had for them, {@code promise} fails and the exception is thrown.
    */
-  private static void appendWhole(
+  private static boolean appendWhole(
       H2Handler h, byte[] block, int headersFlags, int id, ByteBuf data, int dataFlags, byte[] trailers,
       ChannelPromise promise) {
     try {
@@ -316,7 +333,8 @@ public final class H2Answers {
       } catch (RuntimeException | Error e) {
         giveBack(h, id, n); // nothing of it was written: the peer will never return that window
         promise.tryFailure(e); // not kept (no room could be had): the write failed
-        throw e;
+        failConnection(h, e);
+        return false;
       }
       int at = g.writerIndex() - total;
       frameHeader(g, at, block.length, HEADERS, headersFlags, id).setBytes(at + FRAME_HEADER_LENGTH, block);
@@ -327,6 +345,7 @@ public final class H2Answers {
         frameHeader(g, at, trailers.length, HEADERS, END_HEADERS | END_STREAM, id)
             .setBytes(at + FRAME_HEADER_LENGTH, trailers);
       }
+      return true;
     } finally {
       data.release();
     }
@@ -341,6 +360,19 @@ public final class H2Answers {
     data.release();
     giveBack(h, id, n);
     promise.tryFailure(e);
+    failConnection(h, e);
+  }
+
+  /**
+   * Closes the connection after a write of an answer or request failed half way for want of a
+   * buffer (the allocator refused one: direct memory is out): what went out of it may be a HEADERS
+   * frame without the rest, the stream's state and the HPACK tables no longer what the peer will
+   * see, so no stream of it can go on. The close (no grace period: see H2Handler) ends every
+   * stream, and frees what the connection holds.
+   */
+  private static void failConnection(H2Handler h, Throwable e) {
+    logger.warn("HTTP/2 connection {}: no buffer for an answer or request ({}); closing it", h.ctx().channel(), e.toString());
+    h.ctx().close();
   }
 
   /** Gives the {@code n} bytes {@link #fits} charged stream {@code id} and the connection back. */
